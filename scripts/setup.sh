@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Installs what the service (or, with "test", the test suite) needs and is missing:
+# Debian packages, npm packages and livekit-server. Safe to run again: it skips what exists.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+purpose="${1:-run}"
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+# binary -> Debian package
+declare -A needed=(
+  [espeak-ng]=espeak-ng
+  [ffmpeg]=ffmpeg
+  [ffprobe]=ffmpeg
+  [redis-server]=redis-server
+  [python3]=python3
+  [make]=make
+  [g++]=g++
+)
+if [ "$purpose" = "test" ]; then
+  needed[pg_ctlcluster]=postgresql
+  needed[psql]=postgresql-client
+  needed[sox]=sox
+  needed[chromium]=chromium
+fi
+
+missing=()
+for bin in "${!needed[@]}"; do
+  command -v "$bin" >/dev/null 2>&1 || missing+=("${needed[$bin]}")
+done
+# pg_ctlcluster exists with the client alone; the server needs the postgresql package.
+if [ "$purpose" = "test" ] && ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
+  missing+=(postgresql)
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    log "missing system packages: ${missing[*]}"
+    log "install them with: sudo apt-get install -y ${missing[*]}"
+    exit 1
+  fi
+  log "installing system packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+node_major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
+if [ "$node_major" -lt 20 ]; then
+  log "Node.js 20 or newer is required (found: $(node --version 2>/dev/null || echo none))"
+  exit 1
+fi
+
+# npm packages: install when node_modules is missing or older than the lockfile.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ] \
+  || [ package.json -nt node_modules/.package-lock.json ]; then
+  log "installing npm packages"
+  # `npm install`, not `npm ci`: it installs the locked versions too, and it accepts a
+  # lockfile without the other platforms' optional packages (biome, msgpackr-extract),
+  # which registry mirrors that carry only this platform's builds leave out.
+  npm install --no-fund --no-audit --loglevel=error
+fi
+
+if [ "$purpose" = "test" ] || [ "${AWP_INSTALL_LIVEKIT:-1}" = "1" ]; then
+  if [ -x scripts/install-livekit.sh ] || [ -f scripts/install-livekit.sh ]; then
+    bash scripts/install-livekit.sh || {
+      if [ "$purpose" = "test" ]; then exit 1; fi
+      log "livekit-server could not be installed; agent sessions will be unavailable"
+    }
+  fi
+fi

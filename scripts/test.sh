@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# `npm test`: installs what is missing, starts a private Redis and PostgreSQL (unless
+# TEST_REDIS_URL / TEST_POSTGRES_URL point at running ones), checks formatting, types and
+# import cycles, then runs the whole suite (integration tests on SQLite and PostgreSQL).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh test
+export PATH="$PWD/node_modules/.bin:$PATH"
+
+cleanup_cmds=()
+cleanup() { for c in "${cleanup_cmds[@]}"; do eval "$c" || true; done; }
+trap cleanup EXIT
+
+if [ -z "${TEST_REDIS_URL:-}" ]; then
+  port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+  redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --loglevel warning \
+    --daemonize yes --pidfile "/tmp/awp-test-redis-$port.pid"
+  cleanup_cmds+=("kill \$(cat /tmp/awp-test-redis-$port.pid)")
+  for _ in $(seq 1 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+  export TEST_REDIS_URL="redis://127.0.0.1:$port"
+fi
+
+if [ -z "${TEST_POSTGRES_URL:-}" ]; then
+  bash scripts/test-postgres.sh
+  export TEST_POSTGRES_URL="postgres://awp:awp@127.0.0.1:5432/postgres"
+fi
+
+echo "[test] format, lint, types, import cycles" >&2
+biome check .
+tsc --noEmit -p tsconfig.json
+npm run -s cycles
+
+echo "[test] test suite" >&2
+mkdir -p test-results
+status=0
+vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@" || status=$?
+node scripts/test-summary.mjs test-results/vitest.json || true
+exit "$status"

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { MediaError } from '../../../media/errors.ts';
+import { float32ToPcm, pcmToFloat32 } from '../../../media/pcm.ts';
+import { createResampler, PassThroughResampler } from '../../../media/resample.ts';
+import { splitPcm } from '../../helpers/audio.ts';
+
+/** A linear sine sweep from `f0Hz` to `f1Hz`, sampled at `rateHz`. */
+function sweep(rateHz: number, seconds: number, f0Hz: number, f1Hz: number): Float32Array {
+  const out = new Float32Array(Math.round(rateHz * seconds));
+  const slope = (f1Hz - f0Hz) / seconds;
+  for (let i = 0; i < out.length; i++) {
+    const t = i / rateHz;
+    out[i] = 0.5 * Math.sin(2 * Math.PI * (f0Hz * t + 0.5 * slope * t * t));
+  }
+  return out;
+}
+
+/** SNR of `actual` against `expected`, skipping `edge` samples at both ends. */
+function snrDb(expected: Float32Array, actual: Float32Array, edge: number): number {
+  let signal = 0;
+  let noise = 0;
+  const end = Math.min(expected.length, actual.length) - edge;
+  for (let i = edge; i < end; i++) {
+    signal += expected[i]! ** 2;
+    noise += (expected[i]! - actual[i]!) ** 2;
+  }
+  return 10 * Math.log10(signal / noise);
+}
+
+const SOURCE_RATES_HZ = [16000, 22050, 24000, 44100, 48000];
+const TARGET_RATES_HZ = [16000, 24000, 44100, 48000];
+const pairs = SOURCE_RATES_HZ.flatMap((from) =>
+  TARGET_RATES_HZ.filter((to) => to !== from).map((to) => [from, to] as const),
+);
+
+describe('createResampler', () => {
+  // In band = up to 90% of the lower Nyquist frequency. The sweep goes through in odd-sized
+  // chunks, so a discontinuity at any boundary would show up as noise.
+  it.each(pairs)('keeps a sine sweep above 60 dB SNR in band, %i Hz -> %i Hz', async (from, to) => {
+    const seconds = 2;
+    const topHz = 0.9 * (Math.min(from, to) / 2);
+    const input = { data: float32ToPcm(sweep(from, seconds, 50, topHz)), sampleRateHz: from };
+    const expected = sweep(to, seconds, 50, topHz);
+    const resampler = await createResampler(from, to);
+    const parts = splitPcm(input, from).map((chunk) => resampler.push(chunk.data));
+    parts.push(resampler.flush());
+    resampler.destroy();
+    const output = pcmToFloat32(Buffer.concat(parts));
+
+    expect(output.length).toBe(Math.round((input.data.byteLength / 2) * (to / from)));
+    expect(snrDb(expected, output, Math.round(to * 0.01))).toBeGreaterThanOrEqual(60);
+  });
+
+  it('gives the same bytes whether pushed whole or in tiny chunks', async () => {
+    const input = { data: float32ToPcm(sweep(22050, 0.5, 100, 9000)), sampleRateHz: 22050 };
+    const whole = await createResampler(22050, 48000);
+    const expected = Buffer.concat([whole.push(input.data), whole.flush()]);
+    const chunked = await createResampler(22050, 48000);
+    const parts = splitPcm(input, 7, 5).map((chunk) => chunked.push(chunk.data));
+    parts.push(chunked.flush());
+    expect(Buffer.concat(parts).equals(expected)).toBe(true);
+  });
+
+  it('resets on flush so one resampler can run a second stream', async () => {
+    const input = float32ToPcm(sweep(24000, 0.3, 100, 5000));
+    const resampler = await createResampler(24000, 16000);
+    const first = Buffer.concat([resampler.push(input), resampler.flush()]);
+    const second = Buffer.concat([resampler.push(input), resampler.flush()]);
+    expect(second.equals(first)).toBe(true);
+  });
+
+  it('accepts buffers at odd byte offsets (pooled Node buffers)', async () => {
+    const input = float32ToPcm(sweep(22050, 0.1, 100, 5000));
+    const shifted = Buffer.alloc(input.byteLength + 1).subarray(1);
+    input.copy(shifted);
+    const a = await createResampler(22050, 24000);
+    const b = await createResampler(22050, 24000);
+    expect(Buffer.concat([a.push(shifted), a.flush()])).toEqual(
+      Buffer.concat([b.push(input), b.flush()]),
+    );
+  });
+
+  it('is a pass-through at equal rates', async () => {
+    const resampler = await createResampler(24000, 24000);
+    expect(resampler).toBeInstanceOf(PassThroughResampler);
+    const input = float32ToPcm(sweep(24000, 0.1, 100, 5000));
+    expect(resampler.push(input)).toBe(input);
+    expect(resampler.flush().byteLength).toBe(0);
+  });
+
+  it('rejects impossible rates with a typed error', async () => {
+    await expect(createResampler(0, 16000)).rejects.toMatchObject({
+      kind: 'resampler_failed',
+    });
+    await expect(createResampler(22050.5, 16000)).rejects.toBeInstanceOf(MediaError);
+    await expect(createResampler(22050, 16000, { quality: 11 })).rejects.toBeInstanceOf(MediaError);
+  });
+
+  it('throws after destroy instead of touching freed memory', async () => {
+    const resampler = await createResampler(22050, 16000);
+    resampler.destroy();
+    expect(() => resampler.push(Buffer.alloc(4))).toThrow(MediaError);
+  });
+});

@@ -1,0 +1,233 @@
+import { OggOpusDecoder } from 'ogg-opus-decoder';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MediaError } from '../../../media/errors.ts';
+import { getOutputFormatInfo, OUTPUT_FORMATS } from '../../../media/formats.ts';
+import { type PcmChunk, pcmRms } from '../../../media/pcm.ts';
+import { AudioTranscoder, encodeAudio } from '../../../media/transcode.ts';
+import {
+  asyncChunks,
+  collectChunks,
+  decodeWithFfmpeg,
+  espeakPcm,
+  floatRms,
+  runProcess,
+  splitPcm,
+} from '../../helpers/audio.ts';
+
+/** Two synthesized segments at espeak-ng's 22,050 Hz, as a provider would stream them. */
+let segments: PcmChunk[];
+let sourceMs: number;
+
+beforeAll(async () => {
+  segments = [
+    await espeakPcm('The first sentence of this request.'),
+    await espeakPcm('A second segment joins the same stream.'),
+  ];
+  sourceMs = segments.reduce((sum, s) => sum + (s.data.byteLength / 2 / s.sampleRateHz) * 1000, 0);
+});
+
+function sourceChunks(): PcmChunk[] {
+  return segments.flatMap((segment, index) => splitPcm(segment, index + 1));
+}
+
+/** ffmpeg children of this test process (the encoders' subprocesses). */
+async function ffmpegChildren(): Promise<number[]> {
+  const ps = await runProcess('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)]);
+  return ps.stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line.includes('ffmpeg'))
+    .map((line) => Number.parseInt(line, 10));
+}
+
+async function expectNoFfmpegLeft(): Promise<void> {
+  for (let i = 0; i < 50 && (await ffmpegChildren()).length > 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(await ffmpegChildren()).toEqual([]);
+}
+
+describe('encodeAudio', () => {
+  it.each(OUTPUT_FORMATS)(
+    'encodes speech to %s: right rate, mono, source duration, not silent',
+    async (format) => {
+      const info = getOutputFormatInfo(format);
+      const chunks = await collectChunks(
+        encodeAudio(asyncChunks(sourceChunks()), format, AbortSignal.timeout(20_000)),
+      );
+      expect(chunks.length).toBeGreaterThan(1);
+      const encoded = Buffer.concat(chunks);
+
+      let decodedMs: number;
+      let rms: number;
+      if (info.codec === 'pcm') {
+        decodedMs = (encoded.byteLength / 2 / info.sampleRateHz) * 1000;
+        rms = pcmRms(encoded);
+      } else {
+        const decoded = await decodeWithFfmpeg(encoded);
+        expect(decoded.stderr).toBe('');
+        expect(decoded.sampleRateHz).toBe(info.sampleRateHz);
+        expect(decoded.channels).toBe(1);
+        decodedMs = (decoded.pcm.byteLength / 2 / decoded.sampleRateHz) * 1000;
+        rms = pcmRms(decoded.pcm);
+      }
+      expect(Math.abs(decodedMs - sourceMs) / sourceMs).toBeLessThan(0.05);
+      expect(rms).toBeGreaterThan(0.02);
+
+      const counter = info.createDurationCounter();
+      for (const chunk of chunks) counter.push(chunk);
+      expect(Math.abs(counter.durationMs - decodedMs) / decodedMs).toBeLessThan(0.05);
+    },
+    20_000,
+  );
+
+  it('decodes Opus output with ogg-opus-decoder too', async () => {
+    const encoded = Buffer.concat(
+      await collectChunks(
+        encodeAudio(asyncChunks(sourceChunks()), 'opus_48000_64', AbortSignal.timeout(10_000)),
+      ),
+    );
+    const decoder = new OggOpusDecoder();
+    await decoder.ready;
+    const decoded = await decoder.decodeFile(new Uint8Array(encoded));
+    decoder.free();
+    expect(decoded.errors).toEqual([]);
+    expect(Math.abs(decoded.samplesDecoded / 48 - sourceMs) / sourceMs).toBeLessThan(0.05);
+    expect(floatRms(decoded.channelData[0]!)).toBeGreaterThan(0.02);
+  });
+
+  it.each(OUTPUT_FORMATS)(
+    'yields %s bytes before the source ends',
+    async (format) => {
+      let release: () => void = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const first = segments[0]!;
+      async function* source(): AsyncIterable<PcmChunk> {
+        yield first;
+        await gate; // the provider is still synthesizing
+        yield segments[1]!;
+      }
+      const iterator = encodeAudio(source(), format, AbortSignal.timeout(10_000))[
+        Symbol.asyncIterator
+      ]();
+      const early = await iterator.next();
+      expect(early.done).toBe(false);
+      expect(early.value!.byteLength).toBeGreaterThan(0);
+      release();
+      while (!(await iterator.next()).done) {}
+    },
+    20_000,
+  );
+
+  it.each(OUTPUT_FORMATS)(
+    'stops on abort with the abort reason (%s)',
+    async (format) => {
+      const controller = new AbortController();
+      async function* endless(): AsyncIterable<PcmChunk> {
+        for (;;) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          yield segments[0]!;
+        }
+      }
+      const reading = (async () => {
+        let received = 0;
+        for await (const chunk of encodeAudio(endless(), format, controller.signal)) {
+          received += chunk.byteLength;
+          if (received > 0) controller.abort(new Error('client went away'));
+        }
+      })();
+      await expect(reading).rejects.toThrow('client went away');
+      await expectNoFfmpegLeft();
+    },
+    20_000,
+  );
+
+  it('rethrows a source error as is, and kills ffmpeg', async () => {
+    class ProviderError extends Error {}
+    async function* failing(): AsyncIterable<PcmChunk> {
+      yield segments[0]!;
+      throw new ProviderError('upstream closed');
+    }
+    const reading = collectChunks(
+      encodeAudio(failing(), 'aac_44100_128', AbortSignal.timeout(10_000)),
+    );
+    await expect(reading).rejects.toBeInstanceOf(ProviderError);
+    await expectNoFfmpegLeft();
+  });
+
+  it('reports a missing ffmpeg as a MediaError', async () => {
+    const reading = collectChunks(
+      encodeAudio(asyncChunks(sourceChunks()), 'aac_44100_128', AbortSignal.timeout(10_000), {
+        ffmpegPath: '/nonexistent/ffmpeg',
+      }),
+    );
+    await expect(reading).rejects.toMatchObject({ kind: 'encoder_missing' });
+    await expect(reading).rejects.toBeInstanceOf(MediaError);
+  });
+
+  it('stops the encoder and the source when the consumer breaks out', async () => {
+    let sourceClosed = false;
+    async function* source(): AsyncIterable<PcmChunk> {
+      try {
+        for (;;) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          yield segments[0]!;
+        }
+      } finally {
+        sourceClosed = true;
+      }
+    }
+    for await (const _bytes of encodeAudio(
+      source(),
+      'aac_44100_128',
+      AbortSignal.timeout(10_000),
+    )) {
+      break;
+    }
+    await expectNoFfmpegLeft();
+    for (let i = 0; i < 50 && !sourceClosed; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(sourceClosed).toBe(true);
+  }, 20_000);
+
+  it('pulls the source only as fast as the consumer reads (bounded buffering)', async () => {
+    let pulled = 0;
+    const tenthOfASecond = { data: Buffer.alloc(4800 * 2, 1), sampleRateHz: 48000 };
+    async function* endless(): AsyncIterable<PcmChunk> {
+      for (;;) {
+        pulled++;
+        yield tenthOfASecond;
+      }
+    }
+    const iterator = encodeAudio(endless(), 'pcm_48000', AbortSignal.timeout(10_000), {
+      highWaterMarkBytes: 64 * 1024,
+    })[Symbol.asyncIterator]();
+    await iterator.next();
+    await new Promise((resolve) => setTimeout(resolve, 200)); // a stalled client
+    // 64 KiB is about 0.7 s of 48 kHz PCM: the source must not run ahead much further.
+    expect(pulled).toBeLessThan(12);
+    await iterator.return?.();
+  });
+});
+
+describe('AudioTranscoder', () => {
+  it('keeps one stream when the input rate changes between segments', async () => {
+    const transcoder = new AudioTranscoder('opus_48000_64');
+    const reading = collectChunks(transcoder.output);
+    const at24k = { data: Buffer.alloc(24000 * 2), sampleRateHz: 24000 }; // 1 s
+    for (let i = 0; i < at24k.data.byteLength / 2; i++) {
+      at24k.data.writeInt16LE(Math.round(8000 * Math.sin(i / 5)), i * 2);
+    }
+    await transcoder.write(segments[0]!);
+    await transcoder.write(at24k);
+    await transcoder.end();
+    const decoded = await decodeWithFfmpeg(Buffer.concat(await reading));
+    expect(decoded.stderr).toBe('');
+    const expectedMs = (segments[0]!.data.byteLength / 2 / 22050) * 1000 + 1000;
+    const decodedMs = decoded.pcm.byteLength / 2 / 48;
+    expect(Math.abs(decodedMs - expectedMs)).toBeLessThan(2);
+  });
+});

@@ -1,0 +1,169 @@
+import { availableParallelism } from 'node:os';
+import type { PcmChunk } from '../../../media/pcm.ts';
+import { ProviderError } from '../errors.ts';
+import type { SynthesisRequest, TtsProvider } from '../provider.ts';
+import { EnginePool, type EnginePoolStats, type EngineSpec } from './engine-pool.ts';
+import type { EngineExit } from './engine-process.ts';
+import { wordsPerMinute } from './speech-rate.ts';
+import { WavFormatError, WavPcmStream } from './wav-stream.ts';
+
+/** Settings of the {@link NativeProvider}; every field has a default. */
+export interface NativeProviderOptions {
+  /** espeak-ng executable, a path or a name on PATH. Default `espeak-ng`. */
+  readonly binaryPath?: string;
+  /** Most espeak-ng processes alive at once (warm spares included). Default 2 × CPU count. */
+  readonly maxProcesses?: number;
+  /** Idle pre-spawned processes kept for recently used voices; 0 disables. Default 2. */
+  readonly warmProcesses?: number;
+  /** A warm process unused this long is killed. Default 60 s. */
+  readonly warmIdleMs?: number;
+  /**
+   * Diagnostic hook, called when an engine process starts serving a request (before the
+   * text is written). Tests use it to find the pid; never shown to clients.
+   */
+  readonly onEngineProcess?: (event: EngineProcessEvent) => void;
+}
+
+/** Which process serves which request; see {@link NativeProviderOptions.onEngineProcess}. */
+export interface EngineProcessEvent {
+  readonly pid: number | undefined;
+  readonly providerVoiceId: string;
+  readonly wordsPerMinute: number;
+}
+
+/** espeak-ng voice names: letters, digits, `-`, `_`, `+` (variant), never a leading `-`. */
+const VOICE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_+-]{0,63}$/;
+
+/**
+ * The native model: espeak-ng run as a bounded pool of subprocesses (GPL: we only ever
+ * talk to it over a process boundary). Yields 22,050 Hz mono PCM while espeak-ng is
+ * still synthesizing.
+ *
+ * - Text goes to stdin (`--stdin`), never through a shell or argv, so a leading `-` is
+ *   text. No `-m`: markup is read as plain text.
+ * - `speed` maps to `-s` words per minute, see {@link wordsPerMinute}.
+ * - Cancellation: when `signal` aborts, the process is killed with SIGKILL, the iterator
+ *   throws `signal.reason` once the process has exited, and the pool slot is free again.
+ *   Breaking out of the loop early does the same without throwing.
+ * - A missing binary, a crash or a non-zero exit fails only that request with
+ *   `ProviderError('unavailable')` (public `provider_error`, retryable).
+ *
+ * @example
+ * const provider = new NativeProvider({ maxProcesses: 4 });
+ * for await (const chunk of provider.synthesize({ text: 'Hello.', providerVoiceId: 'en-us+f3' }, signal)) {
+ *   sink.write(chunk.data);
+ * }
+ */
+export class NativeProvider implements TtsProvider {
+  readonly name = 'native';
+  readonly #binaryPath: string;
+  readonly #pool: EnginePool;
+  readonly #onEngineProcess: ((event: EngineProcessEvent) => void) | undefined;
+
+  constructor(options: NativeProviderOptions = {}) {
+    this.#binaryPath = options.binaryPath ?? 'espeak-ng';
+    this.#onEngineProcess = options.onEngineProcess;
+    this.#pool = new EnginePool({
+      binaryPath: this.#binaryPath,
+      maxProcesses: options.maxProcesses ?? Math.max(1, 2 * availableParallelism()),
+      warmProcesses: options.warmProcesses ?? 2,
+      warmIdleMs: options.warmIdleMs ?? 60_000,
+    });
+  }
+
+  /** Current pool occupancy (for metrics and tests). */
+  get stats(): EnginePoolStats {
+    return this.#pool.stats;
+  }
+
+  /** Kills idle warm processes and stops keeping them; requests in flight finish. */
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+
+  async *synthesize(request: SynthesisRequest, signal: AbortSignal): AsyncGenerator<PcmChunk> {
+    signal.throwIfAborted();
+    const voice = request.providerVoiceId;
+    if (!VOICE_PATTERN.test(voice)) {
+      throw new ProviderError('rejected', `invalid espeak-ng voice name ${JSON.stringify(voice)}`);
+    }
+    const wpm = wordsPerMinute(request.speed);
+    const spec: EngineSpec = {
+      key: `${voice}|${wpm}`,
+      args: ['--stdout', '--stdin', '-b', '1', '-v', voice, '-s', String(wpm)],
+    };
+
+    const engine = await this.#pool.acquire(spec, signal);
+    const onAbort = () => engine.kill();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      this.#onEngineProcess?.({ pid: engine.pid, providerVoiceId: voice, wordsPerMinute: wpm });
+      signal.throwIfAborted();
+      // NUL would end espeak-ng's text early; it is never speakable anyway.
+      engine.sendText(request.text.replaceAll('\0', ' '));
+
+      const wav = new WavPcmStream();
+      let readError: unknown;
+      try {
+        for await (const bytes of engine.stdout) {
+          if (signal.aborted) break;
+          const data = wav.push(bytes as Buffer);
+          const format = wav.format;
+          if (data.length > 0 && format !== undefined) {
+            yield { data, sampleRateHz: format.sampleRateHz };
+          }
+          if (signal.aborted) break;
+        }
+      } catch (error) {
+        readError = error;
+      }
+      signal.throwIfAborted();
+
+      const exit = await engine.exited;
+      this.#throwIfFailed(exit, engine.stderr);
+      if (readError instanceof WavFormatError) {
+        throw new ProviderError('unavailable', `espeak-ng output: ${readError.message}`, {
+          cause: readError,
+        });
+      }
+      if (readError !== undefined) {
+        throw new ProviderError('unavailable', 'reading espeak-ng output failed', {
+          cause: readError,
+        });
+      }
+      try {
+        wav.end();
+      } catch (error) {
+        throw new ProviderError('unavailable', `espeak-ng output: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+      this.#pool.noteSuccess(spec);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      engine.kill();
+      await engine.exited;
+    }
+  }
+
+  #throwIfFailed(exit: EngineExit, stderr: string): void {
+    const detail = stderr === '' ? '' : `: ${stderr}`;
+    if (exit.spawnError !== undefined) {
+      const reason =
+        exit.spawnError.code === 'ENOENT'
+          ? 'not found'
+          : exit.spawnError.code === 'EACCES'
+            ? 'not executable'
+            : `could not start (${exit.spawnError.code ?? exit.spawnError.message})`;
+      throw new ProviderError('unavailable', `espeak-ng binary ${reason}: ${this.#binaryPath}`, {
+        cause: exit.spawnError,
+      });
+    }
+    if (exit.signal !== null) {
+      throw new ProviderError('unavailable', `espeak-ng was killed by ${exit.signal}${detail}`);
+    }
+    if (exit.code !== 0) {
+      throw new ProviderError('unavailable', `espeak-ng exited with code ${exit.code}${detail}`);
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import type { PcmChunk } from '../../media/pcm.ts';
+
+/** Features a voice route supports. Mirrors the public `capabilities` values. */
+export type VoiceCapability = 'tts' | 'voice_tags';
+
+/** What a provider needs to synthesize one segment of text. */
+export interface SynthesisRequest {
+  /** Text to speak; already stripped of unsupported tags. */
+  readonly text: string;
+  /** Provider-side voice reference of the route (never shown to clients). */
+  readonly providerVoiceId: string;
+  /** Provider-side model of the route, when the provider has several. */
+  readonly model?: string;
+  /** Speaking-speed multiplier, 1 = normal. */
+  readonly speed?: number;
+  /** Request-wide expressive cues, only for routes that advertise `voice_tags`. */
+  readonly voiceTags?: readonly string[];
+  /** Sample rate the caller will deliver; providers may use it to avoid resampling. */
+  readonly preferredSampleRateHz?: number;
+}
+
+/**
+ * One speech engine (native model or an upstream vendor). Implementations yield PCM as
+ * soon as it is produced and stop work at once when `signal` aborts.
+ * Failures are thrown as `ProviderError` (see ./errors.ts).
+ */
+export interface TtsProvider {
+  /** Internal name, for logs and the ledger only; never shown to clients. */
+  readonly name: string;
+  synthesize(request: SynthesisRequest, signal: AbortSignal): AsyncIterable<PcmChunk>;
+}

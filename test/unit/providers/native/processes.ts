@@ -1,0 +1,43 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+
+/** Pids of espeak-ng processes whose parent is this test process (zombies included). */
+export function childEngineProcesses(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited while we looked
+    }
+    // "pid (comm) state ppid ...": comm may hold spaces, so split after the last ')'.
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+    if (ppid === process.pid && comm === 'espeak-ng') pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/** Whether a process with this pid exists (a zombie counts: it was not reaped yet). */
+export function pidExists(pid: number): boolean {
+  return existsSync(`/proc/${pid}`);
+}
+
+/** Waits until `condition` holds, polling; throws after `timeoutMs`. */
+export async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** A text that takes espeak-ng a while and yields minutes of audio. */
+export function longText(sentences = 60): string {
+  const base =
+    'This is a long passage of text that keeps the speech engine busy for a while, ' +
+    'so that audio has to stream out while it is still being synthesized.';
+  return Array.from({ length: sentences }, (_, i) => `Sentence ${i + 1}. ${base}`).join(' ');
+}

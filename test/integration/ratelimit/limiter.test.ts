@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../../src/errors.ts';
+import { RateLimiter } from '../../../src/ratelimit/limiter.ts';
+import { RateLimitStoreTimeoutError } from '../../../src/ratelimit/store-timeout-error.ts';
+import { createRedis } from '../../../src/redis/client.ts';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+describe('RateLimiter against a real Redis', () => {
+  // A prefix of its own keeps parallel runs on one Redis from sharing buckets.
+  const prefix = `test-rl-${randomUUID()}`;
+  // Two clients stand for two api processes.
+  let redisA: Redis;
+  let redisB: Redis;
+  let limiter: RateLimiter;
+
+  beforeAll(async () => {
+    redisA = createRedis(REDIS_URL);
+    redisB = createRedis(REDIS_URL);
+    await Promise.all([redisA.ping(), redisB.ping()]);
+    limiter = new RateLimiter(redisA, { prefix });
+  });
+
+  afterAll(async () => {
+    const keys = await redisA.keys(`${prefix}:*`);
+    if (keys.length > 0) await redisA.del(...keys);
+    await Promise.all([redisA.quit(), redisB.quit()]);
+  });
+
+  it('allows the burst at once, then refuses with the wait until the next cell', async () => {
+    const limit = { perMinute: 60, burst: 3 };
+    const decisions = [];
+    for (let i = 0; i < 4; i++) decisions.push(await limiter.consume('burst', limit));
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
+    expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0]);
+    expect(decisions.slice(0, 3).every((d) => d.retryAfterMs === 0)).toBe(true);
+    // One cell every 1000 ms; the three calls took a little of that already.
+    expect(decisions[3]!.retryAfterMs).toBeGreaterThan(500);
+    expect(decisions[3]!.retryAfterMs).toBeLessThanOrEqual(1000);
+  });
+
+  it('defaults the burst to perMinute / 6 rounded up', async () => {
+    const first = await limiter.consume('default-burst', { perMinute: 61 });
+    expect(first).toEqual({ allowed: true, retryAfterMs: 0, remaining: 10 });
+    const slow = await limiter.consume('default-burst-slow', { perMinute: 1 });
+    expect(slow).toEqual({ allowed: true, retryAfterMs: 0, remaining: 0 });
+    expect((await limiter.consume('default-burst-slow', { perMinute: 1 })).allowed).toBe(false);
+  });
+
+  it('charges the cost in cells and refuses a cost that does not fit', async () => {
+    const limit = { perMinute: 60, burst: 5 };
+    expect(await limiter.consume('cost', limit, 3)).toMatchObject({ allowed: true, remaining: 2 });
+    const refused = await limiter.consume('cost', limit, 3);
+    expect(refused).toMatchObject({ allowed: false, remaining: 2 });
+    expect(refused.retryAfterMs).toBeGreaterThan(0);
+    // The refused request took nothing.
+    expect(await limiter.consume('cost', limit, 2)).toMatchObject({ allowed: true, remaining: 0 });
+  });
+
+  it('refills at the steady rate and lets idle keys expire', async () => {
+    const limit = { perMinute: 600, burst: 2 }; // one cell every 100 ms
+    const key = `${prefix}:rl:refill`;
+    expect((await limiter.consume('refill', limit)).allowed).toBe(true);
+    expect((await limiter.consume('refill', limit)).allowed).toBe(true);
+    const refused = await limiter.consume('refill', limit);
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfterMs).toBeGreaterThan(0);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(100);
+    const ttlMs = await redisA.pttl(key);
+    expect(ttlMs).toBeGreaterThan(0);
+    expect(ttlMs).toBeLessThanOrEqual(200);
+
+    // Waiting the advertised time is enough for one more.
+    await sleep(refused.retryAfterMs + 5);
+    expect((await limiter.consume('refill', limit)).allowed).toBe(true);
+
+    // After 250 ms the bucket is full again: the key is gone, and only the burst passes.
+    await sleep(250);
+    expect(await redisA.exists(key)).toBe(0);
+    const after = [];
+    for (let i = 0; i < 3; i++) after.push((await limiter.consume('refill', limit)).allowed);
+    expect(after).toEqual([true, true, false]);
+  });
+
+  it('shares one budget between limiters on separate connections', async () => {
+    const other = new RateLimiter(redisB, { prefix });
+    const limit = { perMinute: 60, burst: 4 };
+    const decisions = [];
+    for (const each of [limiter, other, limiter, other, other, limiter]) {
+      decisions.push(await each.consume('shared', limit));
+    }
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true, false, false]);
+    expect(decisions.map((d) => d.remaining)).toEqual([3, 2, 1, 0, 0, 0]);
+  });
+
+  it('keeps buckets independent', async () => {
+    const limit = { perMinute: 60, burst: 1 };
+    expect((await limiter.consume('independent-a', limit)).allowed).toBe(true);
+    expect((await limiter.consume('independent-a', limit)).allowed).toBe(false);
+    expect((await limiter.consume('independent-b', limit)).allowed).toBe(true);
+    // Same bucket name under another prefix is another bucket.
+    const elsewhere = new RateLimiter(redisB, { prefix: `${prefix}-other` });
+    expect((await elsewhere.consume('independent-a', limit)).allowed).toBe(true);
+    await redisA.del(`${prefix}-other:rl:independent-a`);
+  });
+
+  it('does nothing for an unlimited rate, not even a Redis call', async () => {
+    // A closed client rejects every command, so any Redis call would surface.
+    const closed = createRedis(REDIS_URL);
+    await closed.quit();
+    const errors: unknown[] = [];
+    const offline = new RateLimiter(closed, { prefix, onError: (e) => errors.push(e) });
+    for (const perMinute of [0, Number.POSITIVE_INFINITY]) {
+      for (let i = 0; i < 5; i++) {
+        expect(await offline.consume('unlimited', { perMinute })).toEqual({
+          allowed: true,
+          retryAfterMs: 0,
+          remaining: Number.POSITIVE_INFINITY,
+        });
+        await offline.enforce('unlimited', { perMinute });
+      }
+    }
+    expect(errors).toEqual([]);
+    expect(await redisA.exists(`${prefix}:rl:unlimited`)).toBe(0);
+    // The premise holds: a limited rate on the same client does reach (the closed) Redis.
+    await expect(offline.consume('unlimited', { perMinute: 60 })).rejects.toThrow();
+  });
+
+  it('enforce throws rate_limited with retryAfterSeconds once the rate is exceeded', async () => {
+    const limit = { perMinute: 60, burst: 1 };
+    await limiter.enforce('enforce', limit);
+    const error = await limiter.enforce('enforce', limit).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    const apiError = error as ApiError;
+    expect(apiError.code).toBe('rate_limited');
+    expect(apiError.status).toBe(429);
+    expect(apiError.retryable).toBe(true);
+    expect(apiError.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(apiError.message).toBe(
+      `Rate limit exceeded; retry after ${apiError.retryAfterSeconds} s.`,
+    );
+  });
+
+  it('rejects limits and costs that make no sense, even in enforce', async () => {
+    await expect(limiter.consume('bad', { perMinute: -1 })).rejects.toThrow(RangeError);
+    await expect(limiter.consume('bad', { perMinute: 60, burst: 0 })).rejects.toThrow(RangeError);
+    await expect(limiter.consume('bad', { perMinute: 60 }, -1)).rejects.toThrow(RangeError);
+    await expect(limiter.enforce('bad', { perMinute: 60, burst: 2 }, 3)).rejects.toThrow(
+      RangeError,
+    );
+  });
+});
+
+describe('RateLimiter without a working Redis', () => {
+  it('fails open promptly when Redis is unreachable', { timeout: 5_000 }, async () => {
+    const redis = new Redis('redis://127.0.0.1:1', {
+      connectTimeout: 200,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => 100,
+    });
+    redis.on('error', () => {});
+    const errors: unknown[] = [];
+    const limiter = new RateLimiter(redis, {
+      prefix: 'unreachable',
+      onError: (e) => errors.push(e),
+    });
+    try {
+      const started = performance.now();
+      for (let i = 0; i < 3; i++) await limiter.enforce('down', { perMinute: 60, burst: 1 });
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(errors).toHaveLength(3);
+      expect(errors.every((e) => e instanceof Error)).toBe(true);
+      // consume leaves the choice to the caller.
+      await expect(limiter.consume('down', { perMinute: 60 })).rejects.toThrow();
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('gives up after timeoutMs when Redis accepts but never answers', {
+    timeout: 5_000,
+  }, async () => {
+    // A TCP server that swallows everything: ioredis connects and then waits forever.
+    const sockets = new Set<Socket>();
+    const silent: Server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const redis = createRedis(`redis://127.0.0.1:${port}`);
+    const errors: unknown[] = [];
+    const limiter = new RateLimiter(redis, {
+      prefix: 'silent',
+      timeoutMs: 150,
+      onError: (e) => errors.push(e),
+    });
+    try {
+      const started = performance.now();
+      await limiter.enforce('hang', { perMinute: 60 });
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toBeInstanceOf(RateLimitStoreTimeoutError);
+    } finally {
+      redis.disconnect();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});

@@ -1,0 +1,172 @@
+import { hostname } from 'node:os';
+import type { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import { getOutputFormatInfo } from '../media/formats.ts';
+import { Authenticator } from './auth/authenticate.ts';
+import { ApiKeyStore } from './auth/key-store.ts';
+import { MILLICREDITS_PER_CREDIT } from './billing/cost.ts';
+import { InstanceHeartbeat } from './billing/instance-heartbeat.ts';
+import { Ledger } from './billing/ledger.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/schema.ts';
+import { buildOpenApiDocument } from './http/openapi.ts';
+import { routeHandler } from './http/pipeline.ts';
+import type { AnyRoute } from './http/route.ts';
+import { UwsHttpServer } from './http/uws/server.ts';
+import { AudioPersistence, type AudioPersistenceJobData } from './jobs/audio-persistence.ts';
+import { createQueue, QUEUE_NAMES } from './jobs/queues.ts';
+import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
+import type { Logger } from './observability/logger.ts';
+import { Metrics } from './observability/metrics.ts';
+import { NativeProvider } from './providers/native/index.ts';
+import { RateLimiter } from './ratelimit/limiter.ts';
+import { systemRoutes } from './system/routes.ts';
+import { OneShotSynthesis } from './tts/oneshot.ts';
+import type { AudioPersister } from './tts/ports.ts';
+import { KeyRateLimitGuard } from './tts/rate-limit.ts';
+import { ttsRoutes } from './tts/routes.ts';
+import { VoiceCatalog } from './voices/catalog.ts';
+import { voiceRoutes } from './voices/routes.ts';
+
+export const API_VERSION = '1.6.0';
+
+export interface ApiDependencies {
+  config: Config;
+  db: Kysely<Database>;
+  redis: Redis;
+  logger: Logger;
+}
+
+export interface Api {
+  server: UwsHttpServer;
+  routes: AnyRoute[];
+  keyStore: ApiKeyStore;
+  /** Starts background work: heartbeat, abandoned-request sweep, in-process job workers. */
+  start(): Promise<void>;
+  /** Marks the process as shutting down: readiness fails from now on. */
+  beginShutdown(): void;
+  close(): Promise<void>;
+}
+
+const FILE_EXTENSIONS = { pcm: 'pcm', aac: 'aac', opus: 'ogg' } as const;
+
+/** Wires domain modules to routes and routes to the uWS server. Nothing listens yet. */
+export function createApi(deps: ApiDependencies): Api {
+  const { config, db, redis, logger } = deps;
+  const instanceId = config.INSTANCE_ID ?? `api@${hostname()}:${config.PORT || process.pid}`;
+  const metrics = new Metrics();
+  const keyStore = new ApiKeyStore(
+    db,
+    { cacheTtlMs: config.KEY_CACHE_TTL_MS, lastUsedFlushMs: config.KEY_LAST_USED_FLUSH_MS },
+    logger,
+  );
+  const authenticator = new Authenticator(keyStore);
+
+  const nativeProvider = new NativeProvider({
+    ...(config.NATIVE_MAX_PROCESSES ? { maxProcesses: config.NATIVE_MAX_PROCESSES } : {}),
+  });
+  const catalog = new VoiceCatalog({
+    nativeProvider,
+    nativePricing: {
+      millicreditsPer1kChars: config.PRICE_NATIVE_CREDITS_PER_1K_CHARS * MILLICREDITS_PER_CREDIT,
+      passThrough: false,
+    },
+  });
+  const ledger = new Ledger(db, instanceId);
+  const heartbeat = new InstanceHeartbeat(db, ledger, instanceId, logger);
+  const rateLimiter = new RateLimiter(redis, {
+    prefix: config.REDIS_PREFIX,
+    onError: (error) => logger.warn({ err: error }, 'rate limiter unavailable; request admitted'),
+  });
+
+  const audioQueue = config.AUDIO_PERSISTENCE
+    ? createQueue<AudioPersistenceJobData>(QUEUE_NAMES.audioPersistence, {
+        redisUrl: config.REDIS_URL,
+        redisPrefix: config.REDIS_PREFIX,
+        logger,
+      })
+    : undefined;
+  const persistence = audioQueue
+    ? new AudioPersistence(audioQueue, redis, {
+        prefix: config.REDIS_PREFIX,
+        maxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
+        ttlSeconds: 3600,
+        logger,
+      })
+    : undefined;
+  const persister: AudioPersister = {
+    enqueue: async (input) => {
+      if (!persistence) return;
+      await persistence.enqueue({
+        ...input,
+        extension: FILE_EXTENSIONS[getOutputFormatInfo(input.format).codec],
+      });
+    },
+  };
+
+  const oneShot = new OneShotSynthesis({
+    catalog,
+    ledger,
+    persister,
+    guard: new KeyRateLimitGuard(rateLimiter, config.TTS_RATE_LIMIT_PER_MINUTE),
+    logger,
+    opusComplexity: config.OPUS_COMPLEXITY,
+  });
+
+  let shuttingDown = false;
+  let openApi: object | undefined;
+  let workers: JobWorkers | undefined;
+
+  const routes: AnyRoute[] = [
+    ...systemRoutes({
+      db,
+      redis,
+      metrics,
+      openApiDocument: () => {
+        openApi ??= buildOpenApiDocument(routes, {
+          title: 'AWP speech and agents API',
+          version: API_VERSION,
+        });
+        return openApi;
+      },
+      shuttingDown: () => shuttingDown,
+    }),
+    ...voiceRoutes(catalog),
+    ...ttsRoutes(oneShot),
+  ];
+
+  const server = new UwsHttpServer({
+    routes: routes.map((route) => ({
+      method: route.method,
+      pattern: route.path,
+      bodyLimitBytes: route.bodyLimitBytes ?? config.BODY_LIMIT_BYTES,
+      handler: routeHandler(route, authenticator),
+    })),
+    hostEnvironments: config.ENVIRONMENT_HOSTS,
+    logger,
+    metrics,
+  });
+
+  return {
+    server,
+    routes,
+    keyStore,
+    start: async () => {
+      await heartbeat.start();
+      if (config.RUN_JOBS_IN_PROCESS && config.AUDIO_PERSISTENCE) {
+        workers = startJobWorkers({ config, db, logger, instanceId });
+      }
+    },
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+    close: async () => {
+      server.close();
+      await keyStore.close();
+      await workers?.close();
+      await audioQueue?.close();
+      await heartbeat.stop();
+      await nativeProvider.close();
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+/** `host=environment` pairs, comma separated: `api.example.com=production,dev.example.com=development`. */
+const hostMap = z
+  .string()
+  .transform((value, ctx) => {
+    const map = new Map<string, Environment>();
+    for (const pair of value.split(',').map((p) => p.trim())) {
+      if (pair === '') continue;
+      const [host, environment] = pair.split('=').map((p) => p.trim().toLowerCase());
+      if (!host || (environment !== 'production' && environment !== 'development')) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected host=production|development pairs, got "${pair}"`,
+        });
+        return z.NEVER;
+      }
+      map.set(host, environment);
+    }
+    return map;
+  })
+  .default(new Map());
+
+export const ENVIRONMENTS = ['production', 'development'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** Every environment variable the api and jobs processes read, in one schema. */
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['production', 'development', 'test']).default('production'),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** Listener of the production environment. 0 picks a free port (tests). */
+  PORT: port.default(8080),
+  /** Listener of the development environment. 0 picks a free port (tests). */
+  DEV_PORT: port.default(8081),
+  /** Host names mapped to environments; a mapped Host header wins over the listener. */
+  ENVIRONMENT_HOSTS: hostMap,
+  /** Public base URLs, used in responses that carry URLs (stream tokens). */
+  PUBLIC_BASE_URL: z.url().optional(),
+  PUBLIC_DEV_BASE_URL: z.url().optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  /** A postgres:// URL selects PostgreSQL; unset means SQLite under DATA_DIR. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .default('redis://127.0.0.1:6379'),
+  /** Prefix of every Redis key this deployment writes (lets deployments share a Redis). */
+  REDIS_PREFIX: z.string().min(1).default('awp'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Largest JSON request body accepted by default, in bytes. */
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(256 * 1024),
+  /** How long SIGTERM waits for in-flight requests before closing. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(10_000),
+  /** How long an api process may serve a cached key lookup; bounds revocation delay. */
+  KEY_CACHE_TTL_MS: z.coerce.number().int().nonnegative().max(1000).default(500),
+  /** How often last-used times of API keys are written to the database. */
+  KEY_LAST_USED_FLUSH_MS: z.coerce.number().int().positive().default(30_000),
+  /** HMAC secret of short-lived tokens; required when several api processes run. */
+  TOKEN_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /**
+   * Identity of this process in the ledger. A process restarted with the same id closes
+   * the requests its previous life left open at once. Default: host name and ports.
+   */
+  INSTANCE_ID: z.string().min(1).max(200).optional(),
+  /** Price of the native model, in credits per 1,000 characters. */
+  PRICE_NATIVE_CREDITS_PER_1K_CHARS: z.coerce.number().nonnegative().default(10),
+  /** Synthesis requests per minute per API key (0 = unlimited); bursts of a sixth of it. */
+  TTS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(600),
+  /** Most espeak-ng processes at once. Default: twice the CPU count. */
+  NATIVE_MAX_PROCESSES: z.coerce.number().int().positive().optional(),
+  /** libopus complexity (0-10) of `opus_48000_64`; chosen by the benchmark. */
+  OPUS_COMPLEXITY: z.coerce.number().int().min(0).max(10).optional(),
+  /** Store synthesized audio after each request (best effort, through a job). */
+  AUDIO_PERSISTENCE: bool.default(true),
+  /** Audio larger than this is not stored. */
+  AUDIO_PERSISTENCE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
+  /** Run the job workers inside the api process (single node). */
+  RUN_JOBS_IN_PROCESS: bool.default(true),
+  /** Create a development workspace with two keys on first start and print them. */
+  BOOTSTRAP_WORKSPACE: bool.default(false),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Thrown when the environment does not satisfy the schema; names each bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
+    );
+  }
+  return parsed.data;
+}

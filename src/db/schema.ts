@@ -1,0 +1,109 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Table types shared by both dialects. Timestamps are ISO 8601 UTC strings and booleans
+ * are 0/1 integers so SQLite and PostgreSQL read and write the same values.
+ */
+export interface Database {
+  organizations: OrganizationsTable;
+  organization_capabilities: OrganizationCapabilitiesTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  api_keys: ApiKeysTable;
+  synthesis_requests: SynthesisRequestsTable;
+  service_instances: ServiceInstancesTable;
+}
+
+export type OrganizationStatus = 'active' | 'suspended';
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  status: OrganizationStatus;
+  /** 1 once the billing account is provisioned. */
+  billing_provisioned: number;
+  /** Balance in millicredits (1 credit = 1,000 millicredits; 1,000 credits = 1 USD). */
+  credit_balance_millicredits: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OrganizationCapabilitiesTable {
+  organization_id: string;
+  capability: string;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  created_at: string;
+}
+
+export type Role = 'owner' | 'admin' | 'builder' | 'member';
+
+export interface MembershipsTable {
+  organization_id: string;
+  user_id: string;
+  role: Role;
+  created_at: string;
+}
+
+export type ApiKeyStatus = 'active' | 'revoked';
+
+export interface ApiKeysTable {
+  id: string;
+  organization_id: string;
+  environment: 'production' | 'development';
+  label: string;
+  /** First characters of the key, shown in listings. */
+  display_prefix: string;
+  /** SHA-256 of the full key, hex. The key itself is never stored. */
+  key_hash: string;
+  status: ApiKeyStatus;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export type SynthesisStatus = 'started' | 'succeeded' | 'failed' | 'cancelled';
+
+/** The audit ledger: one row per synthesis request, one-shot or streaming. */
+export interface SynthesisRequestsTable {
+  request_id: string;
+  audit_id: string;
+  organization_id: string;
+  environment: 'production' | 'development';
+  api_key_id: string | null;
+  transport: 'http' | 'websocket';
+  /** Public voice id. */
+  voice_id: string;
+  /** Internal route that served it (provider, model, provider voice); never shown to clients. */
+  route: string;
+  output_format: string;
+  partner_session_id: string | null;
+  context_id: string | null;
+  chars_requested: number;
+  chars_synthesized: Generated<number>;
+  provider_audio_ms: Generated<number>;
+  encoded_duration_ms: Generated<number>;
+  price_millicredits_per_1k_chars: number;
+  /** Credit held while the request runs; released at the end. */
+  reserved_millicredits: number;
+  cost_millicredits: Generated<number>;
+  pass_through: number;
+  status: SynthesisStatus;
+  error_code: string | null;
+  audio_persisted: Generated<number>;
+  audio_location: string | null;
+  /** Process that serves the request; lets a restarted process close rows it left open. */
+  instance_id: string;
+  created_at: string;
+  finished_at: string | null;
+}
+
+/** Running api processes and their heartbeat. */
+export interface ServiceInstancesTable {
+  instance_id: string;
+  started_at: string;
+  last_seen_at: string;
+}

@@ -1,0 +1,171 @@
+/**
+ * The one list of API error codes: HTTP status, whether a retry can help, and meaning.
+ * `docs/errors.md` documents the same list; a test keeps the two in step.
+ */
+export const ERROR_CODES = {
+  invalid_request: {
+    status: 400,
+    retryable: false,
+    meaning: 'Bad JSON, event order, configuration or input limits.',
+  },
+  memory_identity_required: {
+    status: 400,
+    retryable: false,
+    meaning: 'The Agent has memory enabled and end_user_id is missing.',
+  },
+  documents_identity_required: {
+    status: 400,
+    retryable: false,
+    meaning: 'The Agent has documents enabled and end_user_id is missing.',
+  },
+  calendar_identity_required: {
+    status: 400,
+    retryable: false,
+    meaning: 'The Agent has calendar enabled and end_user_id is missing.',
+  },
+  unauthorized: {
+    status: 401,
+    retryable: false,
+    meaning: 'Authorization missing, not an accepted credential, unknown, revoked or expired.',
+  },
+  insufficient_credit: {
+    status: 402,
+    retryable: false,
+    meaning: 'Workspace balance exhausted or insufficient for the billable usage.',
+  },
+  organization_suspended: { status: 403, retryable: false, meaning: 'Workspace suspended.' },
+  capability_disabled: {
+    status: 403,
+    retryable: false,
+    meaning: 'The product the route belongs to is not enabled for the workspace.',
+  },
+  forbidden: {
+    status: 403,
+    retryable: false,
+    meaning: 'The credential is valid but may not perform this operation.',
+  },
+  session_token_agent_mismatch: {
+    status: 403,
+    retryable: false,
+    meaning: 'Session token used for an Agent other than the one it was minted for.',
+  },
+  not_found: { status: 404, retryable: false, meaning: 'Unknown route or resource id.' },
+  voice_not_found: {
+    status: 404,
+    retryable: false,
+    meaning: 'Unknown voice_id, or a voice not enabled for the calling key.',
+  },
+  method_not_allowed: {
+    status: 405,
+    retryable: false,
+    meaning: 'The route exists but not with this HTTP method.',
+  },
+  agent_not_api_ready: {
+    status: 409,
+    retryable: false,
+    meaning: 'The Agent has no public voice selection.',
+  },
+  agent_not_published: {
+    status: 409,
+    retryable: false,
+    meaning: 'Session token requested for an unpublished Agent.',
+  },
+  payload_too_large: {
+    status: 413,
+    retryable: false,
+    meaning: 'The request body is larger than the route accepts.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    retryable: false,
+    meaning: 'The request body is not application/json where JSON is required.',
+  },
+  rate_limited: {
+    status: 429,
+    retryable: true,
+    meaning: 'Rate or concurrency limit exceeded; retry after the Retry-After header.',
+  },
+  internal_error: {
+    status: 500,
+    retryable: true,
+    meaning: 'An unexpected failure inside the service.',
+  },
+  provider_error: {
+    status: 502,
+    retryable: false,
+    meaning: 'The speech provider failed; `retryable` says whether a retry can help.',
+  },
+  provider_auth_missing: {
+    status: 503,
+    retryable: false,
+    meaning: 'The provider credential for the voice is missing.',
+  },
+  provider_unavailable: {
+    status: 503,
+    retryable: true,
+    meaning: 'The voice is temporarily unavailable.',
+  },
+  organization_account_missing: {
+    status: 503,
+    retryable: false,
+    meaning: 'The workspace billing account is not provisioned.',
+  },
+  service_unavailable: {
+    status: 503,
+    retryable: true,
+    meaning: 'The service is starting or shutting down.',
+  },
+} as const satisfies Record<string, { status: number; retryable: boolean; meaning: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** An error with an API code; the HTTP layer turns it into the spec's error object. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryable: boolean;
+  /** Seconds for a `Retry-After` header, when the caller should wait. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    options: { retryable?: boolean; retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.retryable = options.retryable ?? ERROR_CODES[code].retryable;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  get detail(): string {
+    return this.message;
+  }
+}
+
+/** The spec's error object, as sent on HTTP and as a streaming event. */
+export interface ErrorBody {
+  event: 'error';
+  request_id: string;
+  code: ErrorCode;
+  retryable: boolean;
+  detail: string;
+}
+
+export function errorBody(error: ApiError, requestId: string): ErrorBody {
+  return {
+    event: 'error',
+    request_id: requestId,
+    code: error.code,
+    retryable: error.retryable,
+    detail: error.detail,
+  };
+}
+
+/** Any thrown value as an ApiError; unknown failures become a generic internal error. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  return new ApiError('internal_error', 'Internal error.', { cause: error });
+}

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { ERROR_CODES } from '../errors.ts';
+import type { AnyRoute } from './route.ts';
+
+export const errorSchema = z
+  .object({
+    event: z.literal('error'),
+    request_id: z.string().describe('Server-assigned id of the failed request.'),
+    code: z.enum(Object.keys(ERROR_CODES) as [string, ...string[]]),
+    retryable: z.boolean().describe('Authoritative: retry only when true.'),
+    detail: z.string().describe('Human-readable explanation; never match on it.'),
+  })
+  .meta({ title: 'Error' });
+
+type JsonSchema = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    reused: 'inline',
+  }) as JsonSchema;
+  return rest;
+}
+
+/** `/v1/agents/:agentId` as OpenAPI writes it: `/v1/agents/{agentId}`. */
+function openApiPath(pattern: string): string {
+  return pattern.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+/**
+ * The OpenAPI 3.1 document of the given routes, generated from the same zod schemas that
+ * validate requests.
+ */
+export function buildOpenApiDocument(
+  routes: readonly AnyRoute[],
+  info: { title: string; version: string },
+): JsonSchema {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = openApiPath(route.path);
+    const parameters: unknown[] = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }));
+    if (route.query) {
+      const schema = jsonSchema(route.query, 'input') as {
+        properties?: Record<string, unknown>;
+        required?: string[];
+      };
+      for (const [name, property] of Object.entries(schema.properties ?? {})) {
+        parameters.push({
+          name,
+          in: 'query',
+          required: schema.required?.includes(name) ?? false,
+          schema: property,
+        });
+      }
+    }
+    const responses: Record<string, unknown> = {};
+    for (const [status, spec] of Object.entries(route.responses)) {
+      const content: Record<string, unknown> = {};
+      if (spec.schema) content['application/json'] = { schema: jsonSchema(spec.schema, 'output') };
+      if (spec.contentType) {
+        content[spec.contentType] = { schema: { type: 'string', format: 'binary' } };
+      }
+      responses[status] = {
+        description: spec.description,
+        ...(Object.keys(content).length > 0 ? { content } : {}),
+        ...(spec.headers
+          ? {
+              headers: Object.fromEntries(
+                Object.entries(spec.headers).map(([name, description]) => [
+                  name,
+                  { description, schema: { type: 'string' } },
+                ]),
+              ),
+            }
+          : {}),
+      };
+    }
+    responses.default = {
+      description: 'Error object; match on `code`.',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: route.tags,
+      ...(route.auth.kind === 'none' ? { security: [] } : {}),
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(route.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+            },
+          }
+        : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: info.title,
+      version: info.version,
+      description:
+        'Speech synthesis and voice-agent API. Authenticate with `Authorization: Bearer awp_...`.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ workspaceKey: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        workspaceKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Permanent workspace API key (awp_...), scoped to one environment.',
+        },
+      },
+      schemas: { Error: jsonSchema(errorSchema, 'output') },
+    },
+  };
+}

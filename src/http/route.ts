@@ -1,0 +1,59 @@
+import type { z } from 'zod';
+import type { AuthContext } from '../auth/context.ts';
+import type { Capability } from '../workspaces/capabilities.ts';
+import type { HttpRequest, HttpResponse } from './types.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** How a route authenticates its caller. */
+export type RouteAuth =
+  /** Public: health, metrics, the OpenAPI document. */
+  | { kind: 'none' }
+  /** A permanent workspace key (`awp_`), and the workspace must be able to use `capability`. */
+  | { kind: 'workspace_key'; capability?: Capability };
+
+export interface ResponseSpec {
+  description: string;
+  /** JSON body schema; omit for non-JSON bodies. */
+  schema?: z.ZodType;
+  /** Content type of a non-JSON body (audio). */
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface RouteContext<Body, Query> {
+  request: HttpRequest;
+  /** The authenticated caller; null only on routes with `auth: { kind: 'none' }`. */
+  auth: AuthContext | null;
+  body: Body;
+  query: Query;
+}
+
+/**
+ * One HTTP route: its schemas are the single source of validation and of the OpenAPI
+ * document. `path` uses `:name` parameters.
+ */
+export interface RouteDefinition<Body = unknown, Query = unknown> {
+  method: HttpMethod;
+  path: string;
+  operationId: string;
+  summary: string;
+  tags: string[];
+  auth: RouteAuth;
+  /** Overrides the default body size limit. */
+  bodyLimitBytes?: number;
+  body?: z.ZodType<Body>;
+  query?: z.ZodType<Query>;
+  responses: Record<number, ResponseSpec>;
+  handle(context: RouteContext<Body, Query>): Promise<HttpResponse>;
+}
+
+/** Keeps a route's body and query types tied to its schemas. */
+export function defineRoute<Body = undefined, Query = undefined>(
+  route: RouteDefinition<Body, Query>,
+): RouteDefinition<Body, Query> {
+  return route;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a route list mixes body and query types.
+export type AnyRoute = RouteDefinition<any, any>;

@@ -1,0 +1,31 @@
+import type { Environment } from '../config.ts';
+
+/** A parsed HTTP request as route handlers see it; no uWS object leaks past the adapter. */
+export interface HttpRequest {
+  /** Upper-case method. */
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** Header names are lower case. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Path parameters by name (`/v1/agents/:agentId` gives `agentId`). */
+  readonly params: Readonly<Record<string, string>>;
+  /** Raw body, already size-limited. Empty when the request has none. */
+  readonly body: Buffer;
+  /** Server-assigned id of this request (UUIDv7), echoed in `X-Request-Id`. */
+  readonly requestId: string;
+  /** Environment addressed by the request (host map, else the listener's). */
+  readonly environment: Environment;
+  readonly remoteAddress: string;
+  /** Aborted when the client disconnects before the response is sent. */
+  readonly signal: AbortSignal;
+}
+
+/** What a handler returns; objects are sent as JSON. */
+export interface HttpResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body?: Buffer | string | object;
+}
+
+export type Handler = (request: HttpRequest) => Promise<HttpResponse>;

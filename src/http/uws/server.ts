@@ -1,0 +1,353 @@
+import type {
+  TemplatedApp,
+  HttpRequest as UwsRequest,
+  HttpResponse as UwsResponse,
+  us_listen_socket,
+} from 'uWebSockets.js';
+import { STATUS_CODES } from 'node:http';
+import { v7 as uuidv7 } from 'uuid';
+import type { Environment } from '../../config.ts';
+import { ApiError, errorBody, toApiError } from '../../errors.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { Metrics } from '../../observability/metrics.ts';
+import type { HttpMethod } from '../route.ts';
+import type { Handler, HttpRequest, HttpResponse } from '../types.ts';
+import { uws } from './native.ts';
+import { BodyTooLargeError, readBody } from './read-body.ts';
+
+/** A handler bound to a method and a uWS path pattern (`/v1/agents/:agentId`). */
+export interface MountedRoute {
+  method: HttpMethod;
+  pattern: string;
+  bodyLimitBytes: number;
+  handler: Handler;
+}
+
+export interface Listener {
+  host: string;
+  port: number;
+  environment: Environment;
+}
+
+export interface UwsServerOptions {
+  routes: MountedRoute[];
+  /** Host names (lower case, no port) whose Host header selects an environment. */
+  hostEnvironments: ReadonlyMap<string, Environment>;
+  logger: Logger;
+  metrics: Metrics;
+  /** Registers extra handlers (WebSocket routes) on each environment's app. */
+  setup?: (app: TemplatedApp, environment: Environment) => void;
+}
+
+const EMPTY = Buffer.alloc(0);
+const CHUNKED_RESPONSE_BYTES = 64 * 1024;
+
+interface ResponseState {
+  done: boolean;
+  aborted: AbortController;
+}
+
+/**
+ * The only module that touches uWS request and response objects. It owns the uWS rules:
+ * `onAborted` before any await, headers copied before async work, every late write
+ * corked, large bodies streamed with `tryEnd`/`onWritable`.
+ */
+export class UwsHttpServer {
+  private readonly apps: { app: TemplatedApp; socket: us_listen_socket | null }[] = [];
+  private readonly matchers: { method: HttpMethod; regex: RegExp }[];
+  private inFlightCount = 0;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly options: UwsServerOptions) {
+    this.matchers = options.routes.map((route) => ({
+      method: route.method,
+      regex: patternRegex(route.pattern),
+    }));
+  }
+
+  get inFlight(): number {
+    return this.inFlightCount;
+  }
+
+  /** Starts one uWS app per listener; resolves with the ports actually bound. */
+  async listen(listeners: Listener[]): Promise<(Listener & { port: number })[]> {
+    const bound: (Listener & { port: number })[] = [];
+    for (const listener of listeners) {
+      const app = uws.App();
+      this.options.setup?.(app, listener.environment);
+      for (const route of this.options.routes) this.mount(app, route, listener.environment);
+      app.any('/*', (res, req) => this.fallback(res, req, listener.environment));
+      const socket = await new Promise<us_listen_socket | false>((resolve) =>
+        app.listen(listener.host, listener.port, (s) => resolve(s)),
+      );
+      if (!socket) {
+        this.stopListening();
+        throw new Error(`Cannot listen on ${listener.host}:${listener.port}`);
+      }
+      this.apps.push({ app, socket });
+      bound.push({ ...listener, port: uws.us_socket_local_port(socket) });
+    }
+    return bound;
+  }
+
+  /** Stops accepting connections; requests in flight go on. */
+  stopListening(): void {
+    for (const entry of this.apps) {
+      if (entry.socket) uws.us_listen_socket_close(entry.socket);
+      entry.socket = null;
+    }
+  }
+
+  /** Resolves true once no request is in flight, or false after `timeoutMs`. */
+  drain(timeoutMs: number): Promise<boolean> {
+    if (this.inFlightCount === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  /** Closes every connection at once. */
+  close(): void {
+    this.stopListening();
+    // `close` exists on the native App but is missing from the package's type declarations.
+    for (const entry of this.apps) (entry.app as TemplatedApp & { close(): void }).close();
+    this.apps.length = 0;
+  }
+
+  private mount(app: TemplatedApp, route: MountedRoute, environment: Environment): void {
+    const names = paramNames(route.pattern);
+    const register = {
+      GET: app.get,
+      POST: app.post,
+      PUT: app.put,
+      PATCH: app.patch,
+      DELETE: app.del,
+    }[route.method].bind(app);
+    register(route.pattern, (res, req) => {
+      const params: Record<string, string> = {};
+      names.forEach((name, index) => {
+        params[name] = decodeURIComponent(req.getParameter(index) ?? '');
+      });
+      this.serve(res, req, environment, route.pattern, params, route.bodyLimitBytes, route.handler);
+    });
+  }
+
+  private fallback(res: UwsResponse, req: UwsRequest, environment: Environment): void {
+    const path = req.getUrl();
+    const allowed = this.matchers.filter((m) => m.regex.test(path)).map((m) => m.method);
+    this.serve(res, req, environment, '(unmatched)', {}, 0, async () => {
+      if (allowed.length > 0) {
+        throw Object.assign(
+          new ApiError('method_not_allowed', `Use ${allowed.join(' or ')} on this path.`),
+          { allow: allowed.join(', ') },
+        );
+      }
+      throw new ApiError('not_found', 'No such route.');
+    });
+  }
+
+  private serve(
+    res: UwsResponse,
+    req: UwsRequest,
+    listenerEnvironment: Environment,
+    routeLabel: string,
+    params: Record<string, string>,
+    bodyLimitBytes: number,
+    handler: Handler,
+  ): void {
+    const startedAt = performance.now();
+    const state: ResponseState = { done: false, aborted: new AbortController() };
+    this.inFlightCount++;
+    this.options.metrics.inFlight.inc();
+    res.onAborted(() => {
+      if (state.done) return;
+      state.aborted.abort();
+      this.finish(state, method, routeLabel, 499, startedAt, requestId);
+    });
+
+    // Everything read from `req` must be copied now: it is invalid after this call returns.
+    const requestId = uuidv7();
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const headers: Record<string, string> = {};
+    req.forEach((key, value) => {
+      headers[key] = value;
+    });
+    const path = req.getUrl();
+    const query = new URLSearchParams(req.getQuery() ?? '');
+    const hostname = (headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+    const environment = this.options.hostEnvironments.get(hostname) ?? listenerEnvironment;
+    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+
+    let body: Promise<Buffer>;
+    const contentLength = headers['content-length'];
+    const chunked = /chunked/i.test(headers['transfer-encoding'] ?? '');
+    if (!chunked && (contentLength === undefined || contentLength === '0')) {
+      body = Promise.resolve(EMPTY);
+    } else if (Number(contentLength) > bodyLimitBytes) {
+      body = Promise.reject(new BodyTooLargeError(bodyLimitBytes));
+    } else {
+      body = readBody(res, bodyLimitBytes);
+    }
+
+    const run = async (): Promise<HttpResponse> => {
+      const request: HttpRequest = {
+        method,
+        path,
+        query,
+        headers,
+        params,
+        body: await body,
+        requestId,
+        environment,
+        remoteAddress,
+        signal: state.aborted.signal,
+      };
+      return handler(request);
+    };
+
+    run()
+      .catch((error: unknown) => this.errorResponse(error, requestId, method, routeLabel))
+      .then((response) => {
+        if (state.done) return;
+        this.write(res, state, response, requestId, () =>
+          this.finish(state, method, routeLabel, response.status, startedAt, requestId),
+        );
+      })
+      .catch((error: unknown) => {
+        this.options.logger.error({ err: error, request_id: requestId }, 'writing response failed');
+        if (!state.done) {
+          res.cork(() => res.close());
+          this.finish(state, method, routeLabel, 500, startedAt, requestId);
+        }
+      });
+  }
+
+  private errorResponse(
+    error: unknown,
+    requestId: string,
+    method: string,
+    routeLabel: string,
+  ): HttpResponse {
+    const apiError =
+      error instanceof BodyTooLargeError
+        ? new ApiError('payload_too_large', `The request body exceeds ${error.limitBytes} bytes.`)
+        : toApiError(error);
+    if (apiError.code === 'internal_error') {
+      this.options.logger.error(
+        { err: error, request_id: requestId, method, route: routeLabel },
+        'request failed',
+      );
+    }
+    const headers: Record<string, string> = {};
+    if (apiError.retryAfterSeconds !== undefined) {
+      headers['retry-after'] = String(Math.max(1, Math.ceil(apiError.retryAfterSeconds)));
+    }
+    const allow = (error as { allow?: unknown }).allow;
+    if (typeof allow === 'string') headers.allow = allow;
+    if (error instanceof BodyTooLargeError) headers.connection = 'close';
+    return { status: apiError.status, headers, body: errorBody(apiError, requestId) };
+  }
+
+  private write(
+    res: UwsResponse,
+    state: ResponseState,
+    response: HttpResponse,
+    requestId: string,
+    onDone: () => void,
+  ): void {
+    const headers: Record<string, string> = { ...response.headers };
+    let payload: Buffer;
+    if (response.body === undefined) {
+      payload = EMPTY;
+    } else if (Buffer.isBuffer(response.body)) {
+      payload = response.body;
+    } else if (typeof response.body === 'string') {
+      payload = Buffer.from(response.body, 'utf8');
+      headers['content-type'] ??= 'text/plain; charset=utf-8';
+    } else {
+      payload = Buffer.from(JSON.stringify(response.body), 'utf8');
+      headers['content-type'] ??= 'application/json';
+    }
+    const closeConnection = headers.connection === 'close';
+    delete headers.connection;
+
+    res.cork(() => {
+      res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`.trimEnd());
+      res.writeHeader('x-request-id', requestId);
+      for (const [name, value] of Object.entries(headers)) res.writeHeader(name, value);
+      if (payload.byteLength <= CHUNKED_RESPONSE_BYTES || closeConnection) {
+        res.end(payload, closeConnection);
+        onDone();
+        return;
+      }
+      // Large bodies go out as the socket drains, so a slow client never makes uWS copy
+      // the whole body into its own buffer.
+      const total = payload.byteLength;
+      const [, done] = res.tryEnd(payload, total);
+      if (done) {
+        onDone();
+        return;
+      }
+      res.onWritable((offset) => {
+        if (state.done) return true;
+        const [ok, finished] = res.tryEnd(payload.subarray(offset), total);
+        if (finished) onDone();
+        return ok;
+      });
+    });
+  }
+
+  private finish(
+    state: ResponseState,
+    method: string,
+    routeLabel: string,
+    status: number,
+    startedAt: number,
+    requestId: string,
+  ): void {
+    if (state.done) return;
+    state.done = true;
+    const seconds = (performance.now() - startedAt) / 1000;
+    const { metrics, logger } = this.options;
+    metrics.inFlight.dec();
+    metrics.httpRequests.inc({ method, route: routeLabel, status: String(status) });
+    metrics.httpDuration.observe({ method, route: routeLabel }, seconds);
+    logger.info(
+      {
+        request_id: requestId,
+        method,
+        route: routeLabel,
+        status,
+        duration_ms: Math.round(seconds * 10_000) / 10,
+      },
+      'request',
+    );
+    this.inFlightCount--;
+    if (this.inFlightCount === 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const wake of waiters) wake();
+    }
+  }
+}
+
+function paramNames(pattern: string): string[] {
+  return pattern
+    .split('/')
+    .filter((segment) => segment.startsWith(':'))
+    .map((segment) => segment.slice(1));
+}
+
+function patternRegex(pattern: string): RegExp {
+  const source = pattern
+    .split('/')
+    .map((segment) =>
+      segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )
+    .join('/');
+  return new RegExp(`^${source}/?$`);
+}

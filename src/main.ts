@@ -1,0 +1,95 @@
+import { createApi } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase } from './db/connect.ts';
+import { nativeBindingLoaded } from './http/uws/native.ts';
+import { createLogger } from './observability/logger.ts';
+import { createRedis } from './redis/client.ts';
+import { bootstrapWorkspace } from './workspaces/bootstrap.ts';
+
+/** The api process: config -> database -> Redis -> routes -> listen; graceful shutdown. */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.LOG_LEVEL);
+  if (!nativeBindingLoaded()) {
+    logger.fatal('the native uWebSockets.js binary did not load; refusing the slow fallback');
+    process.exit(1);
+  }
+
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+  });
+  logger.info({ dialect: database.dialect }, 'database ready');
+  const redis = createRedis(config.REDIS_URL);
+
+  if (config.BOOTSTRAP_WORKSPACE) {
+    const created = await bootstrapWorkspace(database.db);
+    if (created) {
+      // Shown once on the operator's terminal, never through the logger.
+      process.stdout.write(
+        [
+          '',
+          'Created a development workspace. Keep these keys: they are not shown again.',
+          `  workspace:        ${created.workspaceId}`,
+          `  production key:   ${created.productionKey.key}   (port ${config.PORT})`,
+          `  development key:  ${created.developmentKey.key}   (port ${config.DEV_PORT})`,
+          '',
+        ].join('\n') + '\n',
+      );
+    }
+  }
+
+  const api = createApi({ config, db: database.db, redis, logger });
+  await api.start();
+  const bound = await api.server.listen([
+    { host: config.HOST, port: config.PORT, environment: 'production' },
+    { host: config.HOST, port: config.DEV_PORT, environment: 'development' },
+  ]);
+  for (const listener of bound) {
+    logger.info(
+      {
+        environment: listener.environment,
+        host: listener.host,
+        port: listener.port,
+        uws: 'native',
+      },
+      'listening',
+    );
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, in_flight: api.server.inFlight }, 'shutting down');
+    api.beginShutdown();
+    api.server.stopListening();
+    const drained = await api.server.drain(config.SHUTDOWN_GRACE_MS);
+    if (!drained) logger.warn({ in_flight: api.server.inFlight }, 'grace period over');
+    await api.close();
+    redis.disconnect();
+    await database.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `Startup failed: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  if (error instanceof Error && error.cause)
+    process.stderr.write(`  cause: ${String(error.cause)}\n`);
+  process.exit(1);
+});

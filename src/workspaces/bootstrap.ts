@@ -1,0 +1,38 @@
+import type { Kysely } from 'kysely';
+import { ApiKeys, type CreatedApiKey } from '../auth/api-keys.ts';
+import type { Database } from '../db/schema.ts';
+import { CAPABILITIES } from './capabilities.ts';
+import { Members } from './members.ts';
+import { Workspaces } from './workspaces.ts';
+
+export interface BootstrapResult {
+  workspaceId: string;
+  productionKey: CreatedApiKey;
+  developmentKey: CreatedApiKey;
+}
+
+/** Credits given to the first workspace of a fresh single-node install. */
+const STARTER_CREDITS = 100_000;
+
+/**
+ * On a fresh database, creates a ready-to-use development workspace (every capability,
+ * billing provisioned, starter credit, an owner) with a production and a development key.
+ * Returns null when any workspace already exists.
+ */
+export async function bootstrapWorkspace(db: Kysely<Database>): Promise<BootstrapResult | null> {
+  const existing = await db.selectFrom('organizations').select('id').limit(1).execute();
+  if (existing.length > 0) return null;
+  const workspace = await new Workspaces(db).create({
+    name: 'Development workspace',
+    capabilities: [...CAPABILITIES],
+    billingProvisioned: true,
+    credits: STARTER_CREDITS,
+  });
+  await new Members(db).add(workspace.id, 'owner@localhost', 'owner');
+  const keys = new ApiKeys(db);
+  return {
+    workspaceId: workspace.id,
+    productionKey: await keys.create(workspace.id, 'production', 'bootstrap production'),
+    developmentKey: await keys.create(workspace.id, 'development', 'bootstrap development'),
+  };
+}

@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { Database, Role } from '../db/schema.ts';
+import { ApiError } from '../errors.ts';
+
+export const ROLES = ['owner', 'admin', 'builder', 'member'] as const satisfies readonly Role[];
+
+/** Roles that may create, list and revoke API keys. */
+export const KEY_MANAGER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
+/** Roles that may create, clone, import and configure voices. */
+export const VOICE_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
+
+export interface Member {
+  userId: string;
+  email: string;
+  role: Role;
+}
+
+/** Users and their roles in workspaces. */
+export class Members {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Adds a user (created on first use, by email) to a workspace, or changes their role. */
+  async add(organizationId: string, email: string, role: Role): Promise<Member> {
+    const normalized = email.trim().toLowerCase();
+    if (!/^[^\s@]+@[^\s@]+$/.test(normalized)) {
+      throw new ApiError('invalid_request', 'A valid email address is required.');
+    }
+    const organization = await this.db
+      .selectFrom('organizations')
+      .select('id')
+      .where('id', '=', organizationId)
+      .executeTakeFirst();
+    if (!organization) throw new ApiError('not_found', `No workspace ${organizationId}.`);
+    return this.db.transaction().execute(async (trx) => {
+      const now = new Date().toISOString();
+      await trx
+        .insertInto('users')
+        .values({ id: uuidv7(), email: normalized, created_at: now })
+        .onConflict((oc) => oc.column('email').doNothing())
+        .execute();
+      const user = await trx
+        .selectFrom('users')
+        .select('id')
+        .where('email', '=', normalized)
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto('memberships')
+        .values({ organization_id: organizationId, user_id: user.id, role, created_at: now })
+        .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doUpdateSet({ role }))
+        .execute();
+      return { userId: user.id, email: normalized, role };
+    });
+  }
+
+  async list(organizationId: string): Promise<Member[]> {
+    const rows = await this.db
+      .selectFrom('memberships')
+      .innerJoin('users', 'users.id', 'memberships.user_id')
+      .select(['users.id as userId', 'users.email', 'memberships.role'])
+      .where('memberships.organization_id', '=', organizationId)
+      .orderBy('memberships.created_at')
+      .execute();
+    return rows;
+  }
+}

@@ -1,0 +1,142 @@
+import type { Kysely } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
+import type { Database, OrganizationStatus } from '../db/schema.ts';
+import { ApiError } from '../errors.ts';
+import type { Capability } from './capabilities.ts';
+
+export const MILLICREDITS_PER_CREDIT = 1000;
+
+export interface Workspace {
+  id: string;
+  name: string;
+  status: OrganizationStatus;
+  billingProvisioned: boolean;
+  credits: number;
+  capabilities: Capability[];
+  createdAt: string;
+}
+
+export interface CreateWorkspaceInput {
+  name: string;
+  capabilities?: Capability[];
+  billingProvisioned?: boolean;
+  credits?: number;
+}
+
+/** Workspaces (organizations): status, billing account, credit balance, capabilities. */
+export class Workspaces {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async create(input: CreateWorkspaceInput): Promise<Workspace> {
+    const id = uuidv7();
+    const now = new Date().toISOString();
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('organizations')
+        .values({
+          id,
+          name: input.name,
+          status: 'active',
+          billing_provisioned: input.billingProvisioned ? 1 : 0,
+          credit_balance_millicredits: Math.round((input.credits ?? 0) * MILLICREDITS_PER_CREDIT),
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      for (const capability of new Set(input.capabilities ?? [])) {
+        await trx
+          .insertInto('organization_capabilities')
+          .values({ organization_id: id, capability })
+          .execute();
+      }
+    });
+    return this.get(id);
+  }
+
+  async get(id: string): Promise<Workspace> {
+    const row = await this.db
+      .selectFrom('organizations')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) throw new ApiError('not_found', `No workspace ${id}.`);
+    const capabilities = await this.db
+      .selectFrom('organization_capabilities')
+      .select('capability')
+      .where('organization_id', '=', id)
+      .orderBy('capability')
+      .execute();
+    return {
+      id: row.id,
+      name: row.name,
+      status: row.status,
+      billingProvisioned: Number(row.billing_provisioned) === 1,
+      credits: Number(row.credit_balance_millicredits) / MILLICREDITS_PER_CREDIT,
+      capabilities: capabilities.map((c) => c.capability as Capability),
+      createdAt: row.created_at,
+    };
+  }
+
+  async list(): Promise<Workspace[]> {
+    const rows = await this.db
+      .selectFrom('organizations')
+      .select('id')
+      .orderBy('created_at')
+      .execute();
+    return Promise.all(rows.map((row) => this.get(row.id)));
+  }
+
+  async setStatus(id: string, status: OrganizationStatus): Promise<Workspace> {
+    await this.update(id, { status });
+    return this.get(id);
+  }
+
+  async provisionBilling(id: string): Promise<Workspace> {
+    await this.update(id, { billing_provisioned: 1 });
+    return this.get(id);
+  }
+
+  async setCredits(id: string, credits: number): Promise<Workspace> {
+    if (!Number.isFinite(credits) || credits < 0) {
+      throw new ApiError('invalid_request', 'Credits must be a non-negative number.');
+    }
+    await this.update(id, {
+      credit_balance_millicredits: Math.round(credits * MILLICREDITS_PER_CREDIT),
+    });
+    return this.get(id);
+  }
+
+  async setCapability(id: string, capability: Capability, enabled: boolean): Promise<Workspace> {
+    await this.get(id);
+    if (enabled) {
+      await this.db
+        .insertInto('organization_capabilities')
+        .values({ organization_id: id, capability })
+        .onConflict((oc) => oc.columns(['organization_id', 'capability']).doNothing())
+        .execute();
+    } else {
+      await this.db
+        .deleteFrom('organization_capabilities')
+        .where('organization_id', '=', id)
+        .where('capability', '=', capability)
+        .execute();
+    }
+    return this.get(id);
+  }
+
+  private async update(
+    id: string,
+    values: Partial<{
+      status: OrganizationStatus;
+      billing_provisioned: number;
+      credit_balance_millicredits: number;
+    }>,
+  ): Promise<void> {
+    const result = await this.db
+      .updateTable('organizations')
+      .set({ ...values, updated_at: new Date().toISOString() })
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw new ApiError('not_found', `No workspace ${id}.`);
+  }
+}

@@ -1,0 +1,125 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import path from 'node:path';
+import type { TestDatabase } from './database.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export interface ServerOptions {
+  database: TestDatabase;
+  /** Extra environment variables for the service. */
+  env?: Record<string, string>;
+}
+
+export interface RunningServer {
+  /** Base URL of the production environment listener. */
+  url: string;
+  /** Base URL of the development environment listener. */
+  devUrl: string;
+  process: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Structured log lines written so far. */
+  logs(): Record<string, unknown>[];
+  /** Sends SIGTERM and resolves with the exit code; SIGKILL after `timeoutMs`. */
+  stop(timeoutMs?: number): Promise<number | null>;
+  /** SIGKILL: a crash. */
+  kill(): Promise<void>;
+  env: Record<string, string>;
+}
+
+/** Environment shared by every process of one test (servers and the operator tool). */
+export function serviceEnv(database: TestDatabase, extra: Record<string, string> = {}) {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/root',
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DEV_PORT: '0',
+    DATA_DIR: database.dataDir,
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}`,
+    LOG_LEVEL: 'info',
+    SHUTDOWN_GRACE_MS: '5000',
+    ...extra,
+  };
+  if (database.databaseUrl) env.DATABASE_URL = database.databaseUrl;
+  return env;
+}
+
+/** Starts the real api process on ephemeral ports and waits until both listeners are up. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const env = serviceEnv(options.database, options.env);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const ports: Record<string, number> = {};
+  const ready = new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      for (const line of output.split('\n')) {
+        if (!line.includes('"listening"')) continue;
+        try {
+          const entry = JSON.parse(line) as { environment: string; port: number };
+          ports[entry.environment] = entry.port;
+        } catch {
+          // partial line
+        }
+      }
+      if (ports.production && ports.development) resolve();
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.once('exit', (code) =>
+      reject(new Error(`server exited with ${code} before listening:\n${output}`)),
+    );
+  });
+  const timeout = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  try {
+    await ready;
+  } finally {
+    clearTimeout(timeout);
+  }
+  const exited = new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+  return {
+    url: `http://127.0.0.1:${ports.production}`,
+    devUrl: `http://127.0.0.1:${ports.development}`,
+    process: child,
+    env,
+    output: () => output,
+    logs: () =>
+      output
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .flatMap((line) => {
+          try {
+            return [JSON.parse(line) as Record<string, unknown>];
+          } catch {
+            return [];
+          }
+        }),
+    stop: async (timeoutMs = 15_000) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await once(child, 'exit');
+      }
+    },
+  };
+}

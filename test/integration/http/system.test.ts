@@ -1,0 +1,115 @@
+import { spawnSync } from 'node:child_process';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { ROOT, type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+
+describe('system routes', () => {
+  let database: TestDatabase;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    server = await startServer({ database });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await database?.drop();
+  });
+
+  it('runs on the native uWebSockets.js binding', () => {
+    const listening = server.logs().filter((l) => l.msg === 'listening');
+    expect(listening).toHaveLength(2);
+    expect(listening.every((l) => l.uws === 'native')).toBe(true);
+  });
+
+  it('answers /healthz with 200 and a request id', async () => {
+    const response = await fetch(`${server.url}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('answers /readyz with the state of the database and Redis', async () => {
+    const response = await fetch(`${server.url}/readyz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', redis: 'ok', accepting: 'ok' },
+    });
+  });
+
+  it('serves Prometheus metrics that count requests', async () => {
+    await fetch(`${server.url}/healthz`);
+    const response = await fetch(`${server.url}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/plain');
+    const text = await response.text();
+    expect(text).toMatch(
+      /awp_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/,
+    );
+    expect(text).toContain('awp_http_request_duration_seconds_bucket');
+    expect(text).toContain('awp_process_cpu_seconds_total');
+  });
+
+  it('serves a valid OpenAPI 3.1 document of the mounted routes', async () => {
+    const response = await fetch(`${server.url}/v1/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    };
+    expect(document.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/voices', '/healthz']));
+    expect(document.paths['/v1/voices']).toHaveProperty('get');
+  });
+
+  it('never answers with HTML or a stack trace', async () => {
+    for (const path of ['/v1/', '/%', '/v1/voices/../../etc/passwd', '/v1/voices?x=%zz']) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      const text = await response.text();
+      expect(text).not.toMatch(/<html|at .*\.ts:\d+/i);
+    }
+  });
+});
+
+describe('readiness without Redis', () => {
+  it('reports not ready while Redis does not answer', async () => {
+    const database = await createTestDatabase('sqlite');
+    const server = await startServer({ database, env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    try {
+      const response = await fetch(`${server.url}/readyz`);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({
+        status: 'not_ready',
+        checks: { database: 'ok', redis: 'failed', accepting: 'ok' },
+      });
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    } finally {
+      await server.stop();
+      await database.drop();
+    }
+  });
+});
+
+describe('configuration', () => {
+  it('refuses to start with a clear error naming the bad variable', async () => {
+    const database = await createTestDatabase('sqlite');
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env: serviceEnv(database, { PORT: 'eighty', DATABASE_URL: 'mysql://x' }),
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    await database.drop();
+    expect(result.status).toBe(78);
+    expect(result.stderr).toContain('PORT');
+    expect(result.stderr).toContain('DATABASE_URL');
+    expect(result.stderr).not.toMatch(/at .*\.ts:\d+/);
+  });
+});

@@ -1,0 +1,147 @@
+import { v7 as uuidv7 } from 'uuid';
+import { getOutputFormatInfo, type OutputFormat } from '../../media/formats.ts';
+import { encodeAudio } from '../../media/transcode.ts';
+import type { AuthContext } from '../auth/context.ts';
+import type { Ledger } from '../billing/ledger.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { VoiceCatalog } from '../voices/catalog.ts';
+import type { AudioPersister, SynthesisGuard } from './ports.ts';
+import type { OneShotBody } from './schemas.ts';
+import { ProviderUsage, synthesisFailure, synthesizeSegment } from './synthesize.ts';
+import { codePointLength, prepareText } from './tags.ts';
+import { resolveSynthesisTarget } from './target.ts';
+
+export interface OneShotResult {
+  requestId: string;
+  auditId: string;
+  format: OutputFormat;
+  contentType: string;
+  audio: Buffer;
+  /** Duration of encoded playback. */
+  durationMs: number;
+  /** Wall time of synthesis and encoding. */
+  synthesisMs: number;
+}
+
+export interface OneShotDependencies {
+  catalog: VoiceCatalog;
+  ledger: Ledger;
+  persister: AudioPersister;
+  guard: SynthesisGuard;
+  logger: Logger;
+  opusComplexity?: number | undefined;
+}
+
+/**
+ * One-shot synthesis: the whole text in, the complete audio out. The ledger row (with its
+ * credit reservation) is written before any audio is produced and closed at the end.
+ */
+export class OneShotSynthesis {
+  constructor(private readonly deps: OneShotDependencies) {}
+
+  async run(
+    auth: AuthContext,
+    requestId: string,
+    body: OneShotBody,
+    signal: AbortSignal,
+  ): Promise<OneShotResult> {
+    const { catalog, ledger, guard } = this.deps;
+    await guard.admit(auth);
+    const { voice, format } = await resolveSynthesisTarget(
+      catalog,
+      auth,
+      body.voice_id,
+      body.output_format,
+    );
+    const prepared = prepareText(body.text, body.params?.voice_tags, voice.capabilities);
+    const chars = codePointLength(prepared.text);
+    const auditId = `aud_${uuidv7()}`;
+    await ledger.start({
+      requestId,
+      auditId,
+      organizationId: auth.organizationId,
+      environment: auth.environment,
+      apiKeyId: auth.keyId,
+      transport: 'http',
+      voiceId: voice.id,
+      route: voice.route.id,
+      outputFormat: format,
+      partnerSessionId: body.partner_session_id,
+      contextId: body.context_id,
+      reserveChars: chars,
+      millicreditsPer1kChars: voice.route.pricing.millicreditsPer1kChars,
+      passThrough: voice.route.pricing.passThrough,
+    });
+
+    const info = getOutputFormatInfo(format);
+    const usage = new ProviderUsage();
+    const counter = info.createDurationCounter();
+    const chunks: Buffer[] = [];
+    const started = performance.now();
+    try {
+      const pcm = synthesizeSegment(
+        {
+          route: voice.route,
+          text: prepared.text,
+          voiceTags: prepared.voiceTags,
+          speed: body.params?.speed,
+          preferredSampleRateHz: info.sampleRateHz,
+        },
+        usage,
+        signal,
+      );
+      for await (const bytes of encodeAudio(pcm, format, signal, {
+        ...(this.deps.opusComplexity === undefined
+          ? {}
+          : { opusComplexity: this.deps.opusComplexity }),
+      })) {
+        counter.push(bytes);
+        chunks.push(bytes);
+      }
+    } catch (error) {
+      const cancelled = signal.aborted;
+      const failure = synthesisFailure(error);
+      await ledger.finish(requestId, {
+        status: cancelled ? 'cancelled' : 'failed',
+        errorCode: cancelled ? undefined : failure.code,
+        charsSynthesized: 0,
+        providerAudioMs: usage.audioMs,
+        encodedDurationMs: counter.durationMs,
+      });
+      if (!cancelled) {
+        this.deps.logger.warn(
+          { request_id: requestId, route: voice.route.id, err: error },
+          'one-shot synthesis failed',
+        );
+      }
+      throw failure;
+    }
+    const synthesisMs = performance.now() - started;
+    await ledger.finish(requestId, {
+      status: 'succeeded',
+      charsSynthesized: chars,
+      providerAudioMs: usage.audioMs,
+      encodedDurationMs: counter.durationMs,
+    });
+    const audio = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    setImmediate(() => {
+      void this.deps.persister.enqueue({
+        requestId,
+        organizationId: auth.organizationId,
+        environment: auth.environment,
+        format,
+        contentType: info.contentType,
+        audio,
+      });
+    });
+    return {
+      requestId,
+      auditId,
+      format,
+      contentType: info.contentType,
+      audio,
+      durationMs: counter.durationMs,
+      synthesisMs,
+    };
+  }
+}

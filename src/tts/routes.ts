@@ -1,0 +1,53 @@
+import type { z } from 'zod';
+import { requireAuth } from '../auth/context.ts';
+import { type AnyRoute, defineRoute } from '../http/route.ts';
+import type { OneShotSynthesis } from './oneshot.ts';
+import { type OneShotBody, oneShotBodySchema } from './schemas.ts';
+
+/** 20,000 code points of JSON-escaped text fit easily. */
+const ONESHOT_BODY_LIMIT_BYTES = 512 * 1024;
+
+export function ttsRoutes(oneShot: OneShotSynthesis): AnyRoute[] {
+  return [
+    defineRoute<OneShotBody>({
+      method: 'POST',
+      path: '/v1/tts',
+      operationId: 'synthesize',
+      summary: 'One-shot synthesis: complete text in, complete audio bytes out.',
+      tags: ['tts'],
+      auth: { kind: 'workspace_key', capability: 'tts' },
+      bodyLimitBytes: ONESHOT_BODY_LIMIT_BYTES,
+      body: oneShotBodySchema as z.ZodType<OneShotBody>,
+      responses: {
+        200: {
+          description:
+            'Raw audio bytes in the requested format; `Content-Type` and `X-Audio-Format` select the decoder.',
+          contentType: 'application/octet-stream',
+          headers: {
+            'X-Request-Id': 'Server-assigned request id.',
+            'X-Audit-Id': 'Audit ledger id.',
+            'X-Audio-Format': 'Delivered format (authoritative).',
+            'X-Audio-Duration-Ms': 'Duration of encoded playback.',
+            'Server-Timing': 'synth: synthesis and encoding time.',
+          },
+        },
+      },
+      handle: async ({ request, auth, body }) => {
+        const caller = requireAuth(auth);
+        const result = await oneShot.run(caller, request.requestId, body, request.signal);
+        return {
+          status: 200,
+          headers: {
+            'content-type': result.contentType,
+            'x-audio-format': result.format,
+            'x-audit-id': result.auditId,
+            'x-audio-duration-ms': String(result.durationMs),
+            'server-timing': `synth;dur=${result.synthesisMs.toFixed(1)}`,
+            'cache-control': 'no-store',
+          },
+          body: result.audio,
+        };
+      },
+    }),
+  ];
+}

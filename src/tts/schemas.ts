@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { codePointLength } from './tags.ts';
+
+export const MAX_ONESHOT_TEXT_CHARS = 20_000;
+export const MAX_STREAM_TEXT_EVENT_CHARS = 5_000;
+export const MAX_STREAM_TOTAL_TEXT_CHARS = 20_000;
+export const MAX_VOICE_TAGS = 2;
+export const MAX_VOICE_TAG_CHARS = 48;
+
+/** Fields a client must never send: the service owns request ids and voice routing. */
+const SERVER_OWNED: Record<string, string> = {
+  request_id: 'request_id is assigned by the server; do not send it',
+  model_id: 'clients select voices by voice_id only; model_id is not accepted',
+  model: 'clients select voices by voice_id only; model is not accepted',
+  provider: 'clients select voices by voice_id only; provider is not accepted',
+  provider_voice_id: 'clients select voices by voice_id only; provider_voice_id is not accepted',
+  routing: 'clients select voices by voice_id only; routing is not accepted',
+};
+
+/** Adds a precise message for server-owned fields before the strict object refuses them. */
+export function refuseServerOwned(
+  value: unknown,
+  ctx: { addIssue(issue: { code: 'custom'; path: (string | number)[]; message: string }): void },
+  path: (string | number)[] = [],
+): void {
+  if (typeof value !== 'object' || value === null) return;
+  for (const key of Object.keys(value)) {
+    const message = SERVER_OWNED[key];
+    if (message) ctx.addIssue({ code: 'custom', path: [...path, key], message });
+  }
+}
+
+export const voiceTagsSchema = z
+  .array(
+    z
+      .string()
+      .min(1, 'a voice tag cannot be empty')
+      .refine((tag) => codePointLength(tag) <= MAX_VOICE_TAG_CHARS, {
+        message: `each voice tag is at most ${MAX_VOICE_TAG_CHARS} characters`,
+      })
+      .refine((tag) => !/[[\]]/.test(tag), {
+        message: 'send bare tag values, without square brackets',
+      })
+      .refine((tag) => tag.trim() !== '', { message: 'a voice tag cannot be blank' }),
+  )
+  .min(1, 'voice_tags needs at least one tag when present')
+  .max(MAX_VOICE_TAGS, `at most ${MAX_VOICE_TAGS} voice tags`)
+  .describe('One or two request-wide cues, bare values without square brackets.');
+
+export const synthesisParamsSchema = z
+  .strictObject({
+    speed: z
+      .number()
+      .positive('speed must be a positive number')
+      .max(100, 'speed must be a reasonable multiplier')
+      .optional()
+      .describe('Speaking-speed multiplier; 1 is normal.'),
+    voice_tags: voiceTagsSchema.optional(),
+  })
+  .describe('Optional synthesis parameters.');
+
+const partnerSessionId = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe('External correlation id; never owns billing or idempotency.');
+const contextId = z.string().min(1).max(200).describe('Caller’s turn or playback-context id.');
+
+/** Body of `POST /v1/tts`. */
+export const oneShotBodySchema = z.preprocess(
+  (value, ctx) => {
+    refuseServerOwned(value, ctx);
+    return value;
+  },
+  z.strictObject({
+    text: z
+      .string()
+      .refine((text) => codePointLength(text) <= MAX_ONESHOT_TEXT_CHARS, {
+        message: `text is at most ${MAX_ONESHOT_TEXT_CHARS} characters (Unicode code points)`,
+      })
+      .describe('Complete UTF-8 text, at most 20,000 characters.'),
+    voice_id: z.string().min(1).max(200).describe('Id from GET /v1/voices.'),
+    output_format: z.string().min(1).max(64).describe('A format listed for this voice.'),
+    partner_session_id: partnerSessionId.optional(),
+    context_id: contextId.optional(),
+    params: synthesisParamsSchema.optional(),
+  }),
+);
+
+export type OneShotBody = {
+  text: string;
+  voice_id: string;
+  output_format: string;
+  partner_session_id?: string | undefined;
+  context_id?: string | undefined;
+  params?: { speed?: number | undefined; voice_tags?: string[] | undefined } | undefined;
+};

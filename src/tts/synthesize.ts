@@ -1,0 +1,60 @@
+import { MediaError } from '../../media/errors.ts';
+import type { PcmChunk } from '../../media/pcm.ts';
+import { pcmDurationMs } from '../../media/pcm.ts';
+import { ApiError } from '../errors.ts';
+import { ProviderError } from '../providers/errors.ts';
+import type { ResolvedRoute } from '../voices/catalog.ts';
+
+export interface SegmentRequest {
+  route: ResolvedRoute;
+  text: string;
+  voiceTags: readonly string[];
+  speed?: number | undefined;
+  preferredSampleRateHz: number;
+}
+
+/** Running totals of what the provider produced, for the ledger and `usage`. */
+export class ProviderUsage {
+  audioMs = 0;
+}
+
+/**
+ * PCM of one text segment from the route's provider, counting the provider audio it
+ * produced into `usage`.
+ */
+export async function* synthesizeSegment(
+  segment: SegmentRequest,
+  usage: ProviderUsage,
+  signal: AbortSignal,
+): AsyncIterable<PcmChunk> {
+  const { route } = segment;
+  const source = route.provider.synthesize(
+    {
+      text: segment.text,
+      providerVoiceId: route.providerVoiceId,
+      ...(route.model === undefined ? {} : { model: route.model }),
+      ...(segment.speed === undefined ? {} : { speed: segment.speed }),
+      ...(segment.voiceTags.length > 0 ? { voiceTags: segment.voiceTags } : {}),
+      preferredSampleRateHz: segment.preferredSampleRateHz,
+    },
+    signal,
+  );
+  for await (const chunk of source) {
+    usage.audioMs += pcmDurationMs(chunk.data.byteLength, chunk.sampleRateHz);
+    yield chunk;
+  }
+}
+
+/** The public error for a synthesis failure; internal detail stays in the log. */
+export function synthesisFailure(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof ProviderError) return error.toApiError();
+  if (error instanceof MediaError) {
+    return new ApiError('internal_error', 'Audio encoding failed; retry with a new request.', {
+      cause: error,
+    });
+  }
+  return new ApiError('internal_error', 'Synthesis failed; retry with a new request.', {
+    cause: error,
+  });
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { requireAuth } from '../auth/context.ts';
+import { type AnyRoute, defineRoute } from '../http/route.ts';
+import { toVoiceEntry, type VoiceCatalog } from './catalog.ts';
+
+export const voiceEntrySchema = z
+  .object({
+    id: z.string().describe('Service-owned voice id; pass it as `voice_id`.'),
+    name: z.string(),
+    output_formats: z.array(z.string()),
+    capabilities: z.array(z.enum(['tts', 'voice_tags'])),
+    nsfw: z.boolean(),
+  })
+  .meta({ title: 'Voice' });
+
+export const voiceListSchema = z.object({ voices: z.array(voiceEntrySchema) });
+
+export function voiceRoutes(catalog: VoiceCatalog): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/v1/voices',
+      operationId: 'listVoices',
+      summary: 'Voices enabled for the calling key’s workspace and environment.',
+      tags: ['voices'],
+      auth: { kind: 'workspace_key', capability: 'tts' },
+      responses: { 200: { description: 'The voice list.', schema: voiceListSchema } },
+      handle: async ({ auth }) => {
+        const caller = requireAuth(auth);
+        return {
+          status: 200,
+          body: {
+            voices: (await catalog.list(caller.organizationId, caller.environment)).map(
+              toVoiceEntry,
+            ),
+          },
+        };
+      },
+    }),
+  ];
+}

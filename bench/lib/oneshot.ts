@@ -1,0 +1,75 @@
+import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { openTestDatabase, seedWorkspace } from '../../test/helpers/seed.ts';
+import { type RunningServer, startServer } from '../../test/helpers/server.ts';
+import { nowMs, processTreeCpuSeconds, quantile, runConcurrently } from './stats.ts';
+
+export interface OneShotResult {
+  concurrency: number;
+  requests: number;
+  latencyMs: { p50: number; p95: number };
+  requestsPerS: number;
+  /** CPU seconds of the api process (and its engine subprocesses) per request. */
+  serverCpuMsPerRequest: number;
+}
+
+/** A real api process on SQLite with one funded workspace, for `POST /v1/tts`. */
+export class OneShotTarget {
+  #database: TestDatabase | undefined;
+  #server: RunningServer | undefined;
+  #key = '';
+
+  async start(): Promise<void> {
+    this.#database = await createTestDatabase('sqlite');
+    const handle = await openTestDatabase(this.#database);
+    const seeded = await seedWorkspace(handle, { credits: 100_000_000 });
+    await handle.close();
+    this.#key = seeded.productionKey;
+    this.#server = await startServer({
+      database: this.#database,
+      env: { TTS_RATE_LIMIT_PER_MINUTE: '10000000' },
+    });
+  }
+
+  async #request(voiceId: string, text: string): Promise<number> {
+    const server = this.#server as RunningServer;
+    const started = nowMs();
+    const response = await fetch(`${server.url}/v1/tts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.#key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ voice_id: voiceId, text, output_format: 'pcm_24000' }),
+    });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`POST /v1/tts answered ${response.status}`);
+    return nowMs() - started;
+  }
+
+  async measure(
+    voiceId: string,
+    text: string,
+    concurrency: number,
+    requests: number,
+  ): Promise<OneShotResult> {
+    const pid = (this.#server as RunningServer).process.pid as number;
+    await runConcurrently(concurrency * 2, concurrency, async () => {
+      await this.#request(voiceId, text);
+    });
+    const latencies: number[] = [];
+    const cpuBefore = processTreeCpuSeconds(pid);
+    const wallMs = await runConcurrently(requests, concurrency, async () => {
+      latencies.push(await this.#request(voiceId, text));
+    });
+    const cpu = processTreeCpuSeconds(pid) - cpuBefore;
+    return {
+      concurrency,
+      requests,
+      latencyMs: { p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95) },
+      requestsPerS: requests / (wallMs / 1000),
+      serverCpuMsPerRequest: (cpu * 1000) / requests,
+    };
+  }
+
+  async stop(): Promise<void> {
+    await this.#server?.stop();
+    await this.#database?.drop();
+  }
+}

@@ -1,0 +1,43 @@
+import type { OutputFormat } from '../../media/formats.ts';
+import { getOutputFormatInfo } from '../../media/formats.ts';
+import { encodeAudio } from '../../media/transcode.ts';
+import { NativeProvider } from '../../src/providers/native/index.ts';
+import { nowMs } from './stats.ts';
+
+export interface PipelineTiming {
+  /** From the call to the first encoded byte. */
+  firstByteMs: number;
+  wallMs: number;
+  /** Seconds of encoded playback. */
+  audioS: number;
+}
+
+/** The native provider through the media pipeline, as the service runs it. */
+export class PipelineRunner {
+  readonly provider: NativeProvider;
+  readonly #opusComplexity: number;
+
+  constructor(opusComplexity: number) {
+    this.provider = new NativeProvider();
+    this.#opusComplexity = opusComplexity;
+  }
+
+  async run(text: string, voice: string, format: OutputFormat): Promise<PipelineTiming> {
+    const controller = new AbortController();
+    const started = nowMs();
+    let firstByteMs = -1;
+    const counter = getOutputFormatInfo(format).createDurationCounter();
+    const source = this.provider.synthesize({ text, providerVoiceId: voice }, controller.signal);
+    for await (const bytes of encodeAudio(source, format, controller.signal, {
+      opusComplexity: this.#opusComplexity,
+    })) {
+      if (firstByteMs < 0) firstByteMs = nowMs() - started;
+      counter.push(bytes);
+    }
+    return { firstByteMs, wallMs: nowMs() - started, audioS: counter.durationMs / 1000 };
+  }
+
+  close(): Promise<void> {
+    return this.provider.close();
+  }
+}

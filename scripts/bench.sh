@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# `npm run bench`: installs what is missing, starts a private Redis for the one-shot HTTP
+# row, and runs bench/run.ts (pass `-- --quick` for a short smoke run that leaves
+# bench/README.md alone).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh run >&2
+
+port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --loglevel warning \
+  --daemonize yes --pidfile "/tmp/awp-bench-redis-$port.pid"
+trap 'kill "$(cat /tmp/awp-bench-redis-'"$port"'.pid)" 2>/dev/null || true' EXIT
+for _ in $(seq 1 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+export TEST_REDIS_URL="redis://127.0.0.1:$port"
+
+node --import tsx bench/run.ts "$@"

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { getOutputFormatInfo } from '../media/formats.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import { ApiKeyStore } from './auth/key-store.ts';
+import { StreamTokens } from './auth/stream-tokens.ts';
 import { MILLICREDITS_PER_CREDIT } from './billing/cost.ts';
 import { InstanceHeartbeat } from './billing/instance-heartbeat.ts';
 import { Ledger } from './billing/ledger.ts';
@@ -25,6 +26,10 @@ import { OneShotSynthesis } from './tts/oneshot.ts';
 import type { AudioPersister } from './tts/ports.ts';
 import { KeyRateLimitGuard } from './tts/rate-limit.ts';
 import { ttsRoutes } from './tts/routes.ts';
+import { OriginAllowlist } from './tts/stream/origins.ts';
+import { ttsStreamRoute } from './tts/stream/route.ts';
+import { StreamSlots } from './tts/stream/stream-slots.ts';
+import { streamTokenRoutes } from './tts/stream/token-routes.ts';
 import { VoiceCatalog } from './voices/catalog.ts';
 import { voiceRoutes } from './voices/routes.ts';
 
@@ -60,7 +65,8 @@ export function createApi(deps: ApiDependencies): Api {
     { cacheTtlMs: config.KEY_CACHE_TTL_MS, lastUsedFlushMs: config.KEY_LAST_USED_FLUSH_MS },
     logger,
   );
-  const authenticator = new Authenticator(keyStore);
+  const streamTokens = new StreamTokens(config.TOKEN_SIGNING_SECRET);
+  const authenticator = new Authenticator(keyStore, streamTokens);
 
   const nativeProvider = new NativeProvider({
     ...(config.NATIVE_MAX_PROCESSES ? { maxProcesses: config.NATIVE_MAX_PROCESSES } : {}),
@@ -104,14 +110,34 @@ export function createApi(deps: ApiDependencies): Api {
     },
   };
 
+  const guard = new KeyRateLimitGuard(rateLimiter, config.TTS_RATE_LIMIT_PER_MINUTE);
   const oneShot = new OneShotSynthesis({
     catalog,
     ledger,
     persister,
-    guard: new KeyRateLimitGuard(rateLimiter, config.TTS_RATE_LIMIT_PER_MINUTE),
+    guard,
     logger,
     opusComplexity: config.OPUS_COMPLEXITY,
   });
+  const streamRoute = ttsStreamRoute(
+    authenticator,
+    new OriginAllowlist(config.STREAM_ALLOWED_ORIGINS),
+    {
+      catalog,
+      ledger,
+      guard,
+      slots: new StreamSlots(redis, {
+        prefix: config.REDIS_PREFIX,
+        maxPerWorkspace: config.STREAM_MAX_CONCURRENT_PER_WORKSPACE,
+        onError: (error) => logger.warn({ err: error }, 'stream limiter unavailable; admitted'),
+      }),
+      persister,
+      logger,
+      opusComplexity: config.OPUS_COMPLEXITY,
+      idleTimeoutMs: config.STREAM_IDLE_TIMEOUT_MS,
+      persistMaxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
+    },
+  );
 
   let shuttingDown = false;
   let openApi: object | undefined;
@@ -133,6 +159,13 @@ export function createApi(deps: ApiDependencies): Api {
     }),
     ...voiceRoutes(catalog),
     ...ttsRoutes(oneShot),
+    ...streamTokenRoutes({
+      tokens: streamTokens,
+      publicBaseUrls: {
+        ...(config.PUBLIC_BASE_URL ? { production: config.PUBLIC_BASE_URL } : {}),
+        ...(config.PUBLIC_DEV_BASE_URL ? { development: config.PUBLIC_DEV_BASE_URL } : {}),
+      },
+    }),
   ];
 
   const server = new UwsHttpServer({
@@ -142,6 +175,7 @@ export function createApi(deps: ApiDependencies): Api {
       bodyLimitBytes: route.bodyLimitBytes ?? config.BODY_LIMIT_BYTES,
       handler: routeHandler(route, authenticator),
     })),
+    webSockets: [streamRoute],
     hostEnvironments: config.ENVIRONMENT_HOSTS,
     logger,
     metrics,

@@ -92,6 +92,24 @@ export const configSchema = z.object({
     .default(32 * 1024 * 1024),
   /** Run the job workers inside the api process (single node). */
   RUN_JOBS_IN_PROCESS: bool.default(true),
+  /**
+   * Origins a browser may open `/v1/tts/stream` from with a stream token: exact origins
+   * (`https://app.example.com`), `https://*.example.com` for subdomains, or `*` for any.
+   * Default: local development origins only.
+   */
+  STREAM_ALLOWED_ORIGINS: z
+    .string()
+    .default('http://localhost,http://127.0.0.1,https://localhost')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+    ),
+  /** Longest wait for a client event before `stop` (before `start` too). */
+  STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
+  /** Concurrent streaming requests per workspace (0 = unlimited), across api processes. */
+  STREAM_MAX_CONCURRENT_PER_WORKSPACE: z.coerce.number().int().nonnegative().default(500),
   /** Create a development workspace with two keys on first start and print them. */
   BOOTSTRAP_WORKSPACE: bool.default(false),
 });

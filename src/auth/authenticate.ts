@@ -3,7 +3,8 @@ import { ApiError } from '../errors.ts';
 import type { Capability } from '../workspaces/capabilities.ts';
 import type { AuthContext } from './context.ts';
 import { digestsEqual, hashApiKey, looksLikeApiKey } from './key-format.ts';
-import type { ApiKeyStore } from './key-store.ts';
+import type { ApiKeyStore, ResolvedKey } from './key-store.ts';
+import type { StreamTokens } from './stream-tokens.ts';
 
 /** The credential of an `Authorization: Bearer <credential>` header, if well formed. */
 export function bearerCredential(authorization: string | undefined): string | undefined {
@@ -17,7 +18,10 @@ export function bearerCredential(authorization: string | undefined): string | un
  * credential (401), suspension (403), billing account (503), capability (403).
  */
 export class Authenticator {
-  constructor(private readonly keys: ApiKeyStore) {}
+  constructor(
+    private readonly keys: ApiKeyStore,
+    private readonly streamTokens?: StreamTokens,
+  ) {}
 
   async workspaceKey(
     authorization: string | undefined,
@@ -31,6 +35,54 @@ export class Authenticator {
     if (!credential) {
       throw new ApiError('unauthorized', 'Authorization must be "Bearer <API key>".');
     }
+    return this.apiKey(credential, environment, capability);
+  }
+
+  /**
+   * The credential of a streaming connection: a workspace key as bearer header, or a
+   * stream token as bearer header or `token` query parameter. Same account checks.
+   */
+  async streamCredential(
+    authorization: string | undefined,
+    queryToken: string | undefined,
+    environment: Environment,
+    capability: Capability,
+  ): Promise<AuthContext> {
+    const bearer = bearerCredential(authorization);
+    if (authorization && !bearer) {
+      throw new ApiError('unauthorized', 'Authorization must be "Bearer <credential>".');
+    }
+    if (bearer && queryToken) {
+      throw new ApiError('unauthorized', 'Send one credential: a header or a token parameter.');
+    }
+    const credential = bearer ?? queryToken;
+    if (!credential) throw new ApiError('unauthorized', 'Missing credential.');
+    if (looksLikeApiKey(credential) && bearer) {
+      return this.apiKey(credential, environment, capability);
+    }
+    const claims = await this.streamTokens?.verify(credential);
+    if (!claims) throw new ApiError('unauthorized', 'Invalid or expired stream token.');
+    const key = await this.keys.resolveById(claims.keyId);
+    if (!key || key.organizationId !== claims.organizationId) {
+      throw new ApiError('unauthorized', 'Invalid or expired stream token.');
+    }
+    if (key.status !== 'active') {
+      throw new ApiError('unauthorized', 'The key that issued this stream token was revoked.');
+    }
+    if (claims.environment !== environment || key.environment !== environment) {
+      throw new ApiError(
+        'unauthorized',
+        `This stream token belongs to the ${claims.environment} environment; use its URL.`,
+      );
+    }
+    return this.accountChecks(key, capability, 'stream_token');
+  }
+
+  private async apiKey(
+    credential: string,
+    environment: Environment,
+    capability: Capability | undefined,
+  ): Promise<AuthContext> {
     if (!looksLikeApiKey(credential)) {
       throw new ApiError('unauthorized', 'A workspace API key (awp_...) is required.');
     }
@@ -48,6 +100,14 @@ export class Authenticator {
         `This API key belongs to the ${key.environment} environment; use its base URL.`,
       );
     }
+    return this.accountChecks(key, capability, 'api_key');
+  }
+
+  private accountChecks(
+    key: ResolvedKey,
+    capability: Capability | undefined,
+    credential: AuthContext['credential'],
+  ): AuthContext {
     if (key.organizationStatus === 'suspended') {
       throw new ApiError('organization_suspended', 'The workspace is suspended.');
     }
@@ -65,7 +125,7 @@ export class Authenticator {
     }
     this.keys.markUsed(key.id);
     return {
-      credential: 'api_key',
+      credential,
       keyId: key.id,
       organizationId: key.organizationId,
       environment: key.environment,

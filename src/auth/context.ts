@@ -4,7 +4,8 @@ import type { Capability } from '../workspaces/capabilities.ts';
 
 /** The caller of an authenticated request, after every account check passed. */
 export interface AuthContext {
-  readonly credential: 'api_key';
+  /** A permanent workspace key, or a short-lived stream token it minted. */
+  readonly credential: 'api_key' | 'stream_token';
   readonly keyId: string;
   readonly organizationId: string;
   readonly environment: Environment;

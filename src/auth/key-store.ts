@@ -48,14 +48,26 @@ export class ApiKeyStore {
   }
 
   resolve(keyHash: string): Promise<ResolvedKey | null> {
+    return this.cached(keyHash, () => this.load('key_hash', keyHash));
+  }
+
+  /** The key with this id (the issuer of a short-lived token), cached like `resolve`. */
+  resolveById(keyId: string): Promise<ResolvedKey | null> {
+    return this.cached(`id:${keyId}`, () => this.load('id', keyId));
+  }
+
+  private cached(
+    cacheKey: string,
+    load: () => Promise<ResolvedKey | null>,
+  ): Promise<ResolvedKey | null> {
     const now = Date.now();
-    const cached = this.cache.get(keyHash);
+    const cached = this.cache.get(cacheKey);
     if (cached && cached.expiresAt > now) return cached.value;
-    const value = this.load(keyHash);
+    const value = load();
     if (this.options.cacheTtlMs > 0) {
       if (this.cache.size >= MAX_CACHED_KEYS) this.evictExpired(now);
-      this.cache.set(keyHash, { value, expiresAt: now + this.options.cacheTtlMs });
-      value.catch(() => this.cache.delete(keyHash));
+      this.cache.set(cacheKey, { value, expiresAt: now + this.options.cacheTtlMs });
+      value.catch(() => this.cache.delete(cacheKey));
     }
     return value;
   }
@@ -95,7 +107,7 @@ export class ApiKeyStore {
     }
   }
 
-  private async load(keyHash: string): Promise<ResolvedKey | null> {
+  private async load(column: 'key_hash' | 'id', value: string): Promise<ResolvedKey | null> {
     const row = await this.db
       .selectFrom('api_keys')
       .innerJoin('organizations', 'organizations.id', 'api_keys.organization_id')
@@ -108,7 +120,7 @@ export class ApiKeyStore {
         'organizations.status as organization_status',
         'organizations.billing_provisioned',
       ])
-      .where('api_keys.key_hash', '=', keyHash)
+      .where(column === 'id' ? 'api_keys.id' : 'api_keys.key_hash', '=', value)
       .executeTakeFirst();
     if (!row) return null;
     const capabilityRows = await this.db

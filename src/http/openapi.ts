@@ -109,8 +109,17 @@ export function buildOpenApiDocument(
     info: {
       title: info.title,
       version: info.version,
-      description:
+      description: [
         'Speech synthesis and voice-agent API. Authenticate with `Authorization: Bearer awp_...`.',
+        '',
+        'Streaming synthesis is a WebSocket at `/v1/tts/stream` (not expressible in OpenAPI):',
+        'authenticate the upgrade with a workspace key as bearer header, or a stream token',
+        '(`POST /v1/tts/stream-tokens`) as bearer header or `token` query parameter. Client',
+        'events: `start` (once, first), `text` (1 to 5,000 characters), `flush`, `stop` (once).',
+        'Server events: `audio` (`seq` from 1), `usage`, `finish`, or one `error`. Close codes:',
+        '1000 after `finish` or `error`, 1008 for binary frames or invalid JSON, 1009 for frames',
+        'over 64 KiB. Events after `stop` are ignored.',
+      ].join('\n'),
     },
     servers: [{ url: '/' }],
     security: [{ workspaceKey: [] }],

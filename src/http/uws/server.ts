@@ -12,8 +12,10 @@ import type { Logger } from '../../observability/logger.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import type { HttpMethod } from '../route.ts';
 import type { Handler, HttpRequest, HttpResponse } from '../types.ts';
+import type { WebSocketRoute } from '../websocket.ts';
 import { uws } from './native.ts';
 import { BodyTooLargeError, readBody } from './read-body.ts';
+import { mountWebSocket } from './websocket.ts';
 
 /** A handler bound to a method and a uWS path pattern (`/v1/agents/:agentId`). */
 export interface MountedRoute {
@@ -35,8 +37,8 @@ export interface UwsServerOptions {
   hostEnvironments: ReadonlyMap<string, Environment>;
   logger: Logger;
   metrics: Metrics;
-  /** Registers extra handlers (WebSocket routes) on each environment's app. */
-  setup?: (app: TemplatedApp, environment: Environment) => void;
+  /** WebSocket routes; an open connection counts as a request in flight. */
+  webSockets?: WebSocketRoute[];
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -74,7 +76,19 @@ export class UwsHttpServer {
     const bound: (Listener & { port: number })[] = [];
     for (const listener of listeners) {
       const app = uws.App();
-      this.options.setup?.(app, listener.environment);
+      for (const route of this.options.webSockets ?? []) {
+        mountWebSocket({
+          app,
+          route,
+          listenerEnvironment: listener.environment,
+          hostEnvironments: this.options.hostEnvironments,
+          logger: this.options.logger,
+          onOpen: () => {
+            this.inFlightCount++;
+          },
+          onClose: () => this.requestDone(),
+        });
+      }
       for (const route of this.options.routes) this.mount(app, route, listener.environment);
       app.any('/*', (res, req) => this.fallback(res, req, listener.environment));
       const socket = await new Promise<us_listen_socket | false>((resolve) =>
@@ -326,6 +340,10 @@ export class UwsHttpServer {
       },
       'request',
     );
+    this.requestDone();
+  }
+
+  private requestDone(): void {
     this.inFlightCount--;
     if (this.inFlightCount === 0) {
       const waiters = this.idleWaiters;

@@ -1,0 +1,69 @@
+/**
+ * The connection a streaming session talks through, as the session needs it: JSON events
+ * out with backpressure, and a close. The uWS adapter implements it; nothing here knows
+ * about uWS.
+ */
+export interface StreamConnection {
+  /** Sends one text frame. */
+  send(text: string): void;
+  /** Bytes accepted by `send` and not yet written to the socket. */
+  bufferedAmount(): number;
+  /** Closes the connection after the frames already sent (a WebSocket close frame). */
+  close(code: number, reason: string): void;
+}
+
+/** Outgoing bytes above which the session stops producing until the socket drains. */
+export const SEND_HIGH_WATER_BYTES = 256 * 1024;
+
+/**
+ * Server events with flow control: `writable()` waits while the socket holds more than
+ * {@link SEND_HIGH_WATER_BYTES}, so a slow reader pauses synthesis instead of growing a
+ * buffer. Nothing is dropped.
+ */
+export class EventChannel {
+  #closed = false;
+  #waiters: (() => void)[] = [];
+
+  constructor(private readonly connection: StreamConnection) {}
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  send(event: object): void {
+    if (this.#closed) return;
+    this.connection.send(JSON.stringify(event));
+  }
+
+  /** Resolves once more events may be sent (at once unless the socket is backed up). */
+  writable(): Promise<void> {
+    if (this.#closed || this.connection.bufferedAmount() < SEND_HIGH_WATER_BYTES) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** The socket wrote some of its buffer. */
+  drained(): void {
+    if (this.connection.bufferedAmount() < SEND_HIGH_WATER_BYTES) this.#wake();
+  }
+
+  close(code: number, reason: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.connection.close(code, reason);
+    this.#wake();
+  }
+
+  /** The peer closed, or the connection broke. */
+  lost(): void {
+    this.#closed = true;
+    this.#wake();
+  }
+
+  #wake(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+}

@@ -1,0 +1,444 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { DurationCounter } from '../../../media/duration.ts';
+import { getOutputFormatInfo, type OutputFormat } from '../../../media/formats.ts';
+import { AudioTranscoder } from '../../../media/transcode.ts';
+import type { AuthContext } from '../../auth/context.ts';
+import { publicCost } from '../../billing/cost.ts';
+import type { Ledger, LedgerOutcome } from '../../billing/ledger.ts';
+import { ApiError, errorBody } from '../../errors.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { CatalogVoice, VoiceCatalog } from '../../voices/catalog.ts';
+import type { AudioPersister, SynthesisGuard } from '../ports.ts';
+import { MAX_STREAM_TOTAL_TEXT_CHARS } from '../schemas.ts';
+import { ProviderUsage, synthesisFailure, synthesizeSegment } from '../synthesize.ts';
+import { codePointLength, prepareText } from '../tags.ts';
+import { resolveSynthesisTarget } from '../target.ts';
+import type { EventChannel } from './channel.ts';
+import { type ClientEvent, parseClientEvent, type StartRequest } from './protocol.ts';
+import { SegmentQueue } from './segment-queue.ts';
+import type { StreamSlot, StreamSlots } from './stream-slots.ts';
+
+export interface StreamDependencies {
+  catalog: VoiceCatalog;
+  ledger: Ledger;
+  guard: SynthesisGuard;
+  slots: StreamSlots;
+  persister: AudioPersister;
+  logger: Logger;
+  opusComplexity?: number | undefined;
+  /** Longest wait for a client event until `stop`. */
+  idleTimeoutMs: number;
+  /** Streams whose audio exceeds this are not stored. */
+  persistMaxBytes: number;
+}
+
+/** Largest PCM payload of one `audio` event (about 0.7 s at 24 kHz). */
+const MAX_PCM_EVENT_BYTES = 32 * 1024;
+
+type State = 'awaiting_start' | 'starting' | 'open' | 'stopped' | 'ended';
+
+interface Target {
+  voice: CatalogVoice;
+  format: OutputFormat;
+  request: StartRequest;
+}
+
+/**
+ * One streaming synthesis request on one WebSocket: the spec's event protocol, credit
+ * reserved as text arrives, segments synthesized as they are flushed into one continuous
+ * encoded stream, and exactly one terminal event (`finish` or `error`).
+ *
+ * Client events are handled one at a time in arrival order. Events after `stop` are
+ * ignored. A closed socket cancels synthesis at once; the ledger row then ends
+ * `cancelled`, charged for the segments completed.
+ */
+export class StreamSession {
+  readonly requestId = uuidv7();
+  readonly #auditId = `aud_${uuidv7()}`;
+  #state: State = 'awaiting_start';
+  #chain: Promise<void> = Promise.resolve();
+  readonly #abort = new AbortController();
+  readonly #segments = new SegmentQueue();
+  #idleTimer: NodeJS.Timeout | undefined;
+  #buffer = '';
+  #receivedChars = 0;
+  #sentText = false;
+  #target: Target | undefined;
+  #slot: StreamSlot | undefined;
+  #ledgerOpen = false;
+  #ledgerClosed = false;
+  #production: Promise<void> | undefined;
+  readonly #usage = new ProviderUsage();
+  #charsSynthesized = 0;
+  #seq = 0;
+  #counter: DurationCounter | undefined;
+  #persistChunks: Buffer[] | null = [];
+  #persistBytes = 0;
+
+  constructor(
+    private readonly deps: StreamDependencies,
+    private readonly auth: AuthContext,
+    private readonly channel: EventChannel,
+  ) {}
+
+  /** The connection is open: the idle clock starts. */
+  opened(): void {
+    this.#armIdleTimer();
+  }
+
+  /** One parsed JSON frame from the client. */
+  receive(value: unknown): void {
+    if (this.#state === 'ended' || this.#state === 'stopped') return;
+    this.#armIdleTimer();
+    let event: ClientEvent;
+    try {
+      event = parseClientEvent(value);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    this.#chain = this.#chain.then(() => this.#handle(event)).catch((error) => this.#fail(error));
+  }
+
+  /** The socket is writable again. */
+  drained(): void {
+    this.channel.drained();
+  }
+
+  /** The peer closed the socket or it broke: cancel whatever runs. */
+  lost(): void {
+    this.channel.lost();
+    if (this.#state === 'ended') return;
+    this.#end();
+    void this.#settle({ status: 'cancelled' });
+  }
+
+  async #handle(event: ClientEvent): Promise<void> {
+    const state = this.#state;
+    if (state === 'ended' || state === 'stopped') return;
+    if (event.event === 'start') {
+      if (state !== 'awaiting_start') {
+        throw new ApiError(
+          'invalid_request',
+          'start was already sent: one WebSocket carries one request.',
+        );
+      }
+      await this.#start(event.request);
+      return;
+    }
+    if (state === 'awaiting_start') {
+      throw new ApiError(
+        'invalid_request',
+        `${event.event} before start: the first event must be start.`,
+      );
+    }
+    switch (event.event) {
+      case 'text':
+        return this.#text(event.text);
+      case 'flush':
+        this.#flush();
+        return;
+      case 'stop':
+        this.#stop();
+        return;
+    }
+  }
+
+  async #start(request: StartRequest): Promise<void> {
+    const { catalog, guard, slots, ledger } = this.deps;
+    this.#state = 'starting';
+    await guard.admit(this.auth);
+    const { voice, format } = await resolveSynthesisTarget(
+      catalog,
+      this.auth,
+      request.voice_id,
+      request.output_format,
+    );
+    const slot = await slots.acquire(this.auth.organizationId, this.requestId);
+    this.#slot = slot;
+    if (this.#isEnded()) {
+      slot.release();
+      return;
+    }
+    await ledger.start({
+      requestId: this.requestId,
+      auditId: this.#auditId,
+      organizationId: this.auth.organizationId,
+      environment: this.auth.environment,
+      apiKeyId: this.auth.keyId,
+      transport: 'websocket',
+      voiceId: voice.id,
+      route: voice.route.id,
+      outputFormat: format,
+      partnerSessionId: request.partner_session_id,
+      contextId: request.context_id,
+      reserveChars: 0,
+      millicreditsPer1kChars: voice.route.pricing.millicreditsPer1kChars,
+      passThrough: voice.route.pricing.passThrough,
+    });
+    this.#ledgerOpen = true;
+    this.#target = { voice, format, request };
+    if (this.#isEnded()) {
+      // The client left while the row was being written.
+      await this.#settle({ status: 'cancelled' });
+      return;
+    }
+    this.#state = 'open';
+    const production = this.#produce(this.#target);
+    this.#production = production;
+    production.then(
+      () => this.#succeed(),
+      (error: unknown) => this.#fail(error),
+    );
+  }
+
+  async #text(text: string): Promise<void> {
+    const chars = codePointLength(text);
+    const total = this.#receivedChars + chars;
+    if (total > MAX_STREAM_TOTAL_TEXT_CHARS) {
+      throw new ApiError(
+        'invalid_request',
+        `A request carries at most ${MAX_STREAM_TOTAL_TEXT_CHARS} characters of text in total.`,
+      );
+    }
+    await this.deps.ledger.reserveMore(this.requestId, this.auth.organizationId, chars);
+    this.#receivedChars = total;
+    this.#sentText = true;
+    this.#buffer += text;
+  }
+
+  #flush(): void {
+    if (this.#buffer === '') return;
+    this.#segments.push(this.#buffer);
+    this.#buffer = '';
+  }
+
+  #stop(): void {
+    this.#flush();
+    if (!this.#sentText) {
+      if (!this.#target?.request.params?.voice_tags?.length) {
+        throw new ApiError(
+          'invalid_request',
+          'stop without text: send text events, or voice_tags in start for a tag-only request.',
+        );
+      }
+      this.#segments.push('');
+    }
+    this.#segments.end();
+    this.#state = 'stopped';
+    clearTimeout(this.#idleTimer);
+  }
+
+  async #produce(target: Target): Promise<void> {
+    const { voice, format, request } = target;
+    const signal = this.#abort.signal;
+    const info = getOutputFormatInfo(format);
+    this.#counter = info.createDurationCounter();
+    const transcoder = new AudioTranscoder(format, {
+      signal,
+      ...(this.deps.opusComplexity === undefined
+        ? {}
+        : { opusComplexity: this.deps.opusComplexity }),
+    });
+    const pump = this.#pump(transcoder.output, format, info.codec === 'pcm');
+    // The pump fails on its own when synthesis is aborted; it is awaited below.
+    pump.catch(() => {});
+    try {
+      let spoken = false;
+      for await (const segment of this.#segments) {
+        let prepared: ReturnType<typeof prepareText>;
+        try {
+          prepared = prepareText(segment, request.params?.voice_tags, voice.capabilities);
+        } catch (error) {
+          // A tag-only request on a voice without tags fails; a flushed segment with
+          // nothing speakable in it (only cues or punctuation) is skipped.
+          if (segment === '') throw error;
+          continue;
+        }
+        const pcm = synthesizeSegment(
+          {
+            route: voice.route,
+            text: prepared.text,
+            voiceTags: prepared.voiceTags,
+            speed: request.params?.speed,
+            preferredSampleRateHz: info.sampleRateHz,
+          },
+          this.#usage,
+          signal,
+        );
+        for await (const chunk of pcm) await transcoder.write(chunk);
+        signal.throwIfAborted();
+        this.#charsSynthesized += codePointLength(prepared.text);
+        spoken = true;
+      }
+      signal.throwIfAborted();
+      if (!spoken) {
+        throw new ApiError(
+          'invalid_request',
+          'Nothing speakable remains once unsupported voice cues are removed.',
+        );
+      }
+      await transcoder.end();
+      await pump;
+    } catch (error) {
+      transcoder.abort(error);
+      await pump.catch(() => {});
+      throw error;
+    }
+  }
+
+  async #pump(output: AsyncIterable<Buffer>, format: OutputFormat, pcm: boolean): Promise<void> {
+    const contextId = this.#target?.request.context_id;
+    for await (const bytes of output) {
+      for (const piece of pcm ? splitPcm(bytes) : [bytes]) {
+        await this.channel.writable();
+        if (this.#state === 'ended') return;
+        this.#seq += 1;
+        this.channel.send({
+          event: 'audio',
+          request_id: this.requestId,
+          ...(contextId === undefined ? {} : { context_id: contextId }),
+          seq: this.#seq,
+          audio: piece.toString('base64'),
+          format,
+        });
+        this.#counter?.push(piece);
+        this.#collect(piece);
+      }
+    }
+  }
+
+  async #succeed(): Promise<void> {
+    if (this.#isEnded()) return;
+    const target = this.#target as Target;
+    let cost: number;
+    try {
+      cost = await this.#closeLedger({ status: 'succeeded' });
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    if (this.#isEnded()) return;
+    this.#end();
+    this.channel.send({
+      event: 'usage',
+      request_id: this.requestId,
+      usage: { chars: this.#charsSynthesized, audio_ms: Math.round(this.#usage.audioMs) },
+      voice_id: target.voice.id,
+    });
+    this.channel.send({
+      event: 'finish',
+      request_id: this.requestId,
+      reason: 'stop',
+      cost: publicCost(cost, target.voice.route.pricing),
+      audit_id: this.#auditId,
+      audio_persisted: false,
+    });
+    this.channel.close(1000, 'finish');
+    this.#slot?.release();
+    this.#persist(target);
+  }
+
+  /** The terminal `error` event, then close; synthesis stops and the row is closed. */
+  #fail(error: unknown): void {
+    if (this.#state === 'ended') return;
+    const failure = synthesisFailure(error);
+    this.#end();
+    if (!(error instanceof ApiError)) {
+      this.deps.logger.warn(
+        { request_id: this.requestId, route: this.#target?.voice.route.id, err: error },
+        'streaming synthesis failed',
+      );
+    }
+    this.channel.send(errorBody(failure, this.requestId));
+    this.channel.close(1000, 'error');
+    void this.#settle({ status: 'failed', errorCode: failure.code });
+  }
+
+  #end(): void {
+    this.#state = 'ended';
+    clearTimeout(this.#idleTimer);
+    this.#abort.abort(new ApiError('invalid_request', 'The request ended.'));
+    this.#segments.abort();
+    this.#persistChunks = null;
+  }
+
+  #isEnded(): boolean {
+    return this.#state === 'ended';
+  }
+
+  /** After a failure or cancellation: waits for synthesis to stop, then closes the row. */
+  async #settle(outcome: Pick<LedgerOutcome, 'status' | 'errorCode'>): Promise<void> {
+    await this.#production?.catch(() => {});
+    try {
+      await this.#closeLedger(outcome);
+    } catch (error) {
+      this.deps.logger.error(
+        { err: error, request_id: this.requestId },
+        'closing ledger row failed',
+      );
+    } finally {
+      this.#slot?.release();
+    }
+  }
+
+  async #closeLedger(outcome: Pick<LedgerOutcome, 'status' | 'errorCode'>): Promise<number> {
+    if (!this.#ledgerOpen || this.#ledgerClosed) return 0;
+    this.#ledgerClosed = true;
+    return this.deps.ledger.finish(this.requestId, {
+      ...outcome,
+      charsSynthesized: this.#charsSynthesized,
+      providerAudioMs: this.#usage.audioMs,
+      encodedDurationMs: this.#counter?.durationMs ?? 0,
+    });
+  }
+
+  #armIdleTimer(): void {
+    clearTimeout(this.#idleTimer);
+    const ms = this.deps.idleTimeoutMs;
+    this.#idleTimer = setTimeout(() => {
+      if (this.#state === 'stopped' || this.#state === 'ended') return;
+      this.#fail(
+        new ApiError('invalid_request', `No client event for ${Math.round(ms / 1000)} seconds.`),
+      );
+    }, ms);
+    this.#idleTimer.unref();
+  }
+
+  #collect(piece: Buffer): void {
+    if (!this.#persistChunks) return;
+    this.#persistBytes += piece.byteLength;
+    if (this.#persistBytes > this.deps.persistMaxBytes) {
+      this.#persistChunks = null;
+      return;
+    }
+    this.#persistChunks.push(piece);
+  }
+
+  #persist(target: Target): void {
+    const chunks = this.#persistChunks;
+    this.#persistChunks = null;
+    if (!chunks || chunks.length === 0) return;
+    const audio = Buffer.concat(chunks);
+    setImmediate(() => {
+      void this.deps.persister.enqueue({
+        requestId: this.requestId,
+        organizationId: this.auth.organizationId,
+        environment: this.auth.environment,
+        format: target.format,
+        contentType: getOutputFormatInfo(target.format).contentType,
+        audio,
+      });
+    });
+  }
+}
+
+/** PCM in event-sized pieces, each a whole number of samples. */
+function splitPcm(bytes: Buffer): Buffer[] {
+  if (bytes.byteLength <= MAX_PCM_EVENT_BYTES) return [bytes];
+  const pieces: Buffer[] = [];
+  for (let offset = 0; offset < bytes.byteLength; offset += MAX_PCM_EVENT_BYTES) {
+    pieces.push(bytes.subarray(offset, offset + MAX_PCM_EVENT_BYTES));
+  }
+  return pieces;
+}

@@ -1,0 +1,107 @@
+import type { Redis } from 'ioredis';
+import { ApiError } from '../../errors.ts';
+
+/** A held slot is refreshed this often; a slot not refreshed for LEASE_MS is free again. */
+const REFRESH_MS = 10_000;
+const LEASE_MS = 30_000;
+const TIMEOUT_MS = 500;
+
+const COMMAND = 'awpStreamSlotAcquire';
+
+// KEYS[1] = the workspace's sorted set (member = request id, score = lease expiry in ms).
+// ARGV: now, lease expiry, limit, member. Returns 1 when the slot was taken.
+const ACQUIRE_SCRIPT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ${LEASE_MS * 2})
+return 1
+`;
+
+type SlotClient = Redis & {
+  [COMMAND](
+    key: string,
+    now: number,
+    expiry: number,
+    limit: number,
+    member: string,
+  ): Promise<number>;
+};
+
+/** A taken slot; `release` frees it (idempotent). */
+export interface StreamSlot {
+  release(): void;
+}
+
+/**
+ * Caps concurrent streaming requests per workspace across every api process: one Redis
+ * sorted set per workspace holds a lease per open stream, refreshed while it runs, so a
+ * crashed process's streams free their slots within 30 seconds. When Redis does not answer
+ * the stream is admitted (and `onError` told): a limiter outage is not a synthesis outage.
+ */
+export class StreamSlots {
+  readonly #redis: SlotClient;
+
+  constructor(
+    redis: Redis,
+    private readonly options: {
+      prefix: string;
+      /** Streams per workspace; 0 means unlimited. */
+      maxPerWorkspace: number;
+      onError?: (error: unknown) => void;
+    },
+  ) {
+    if (!(COMMAND in redis)) {
+      redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: ACQUIRE_SCRIPT });
+    }
+    this.#redis = redis as SlotClient;
+  }
+
+  /** Takes a slot or throws `429 rate_limited`. */
+  async acquire(organizationId: string, requestId: string): Promise<StreamSlot> {
+    const limit = this.options.maxPerWorkspace;
+    if (limit === 0) return { release: () => {} };
+    const key = `${this.options.prefix}:streams:${organizationId}`;
+    let taken: number;
+    try {
+      const now = Date.now();
+      taken = await withTimeout(
+        this.#redis[COMMAND](key, now, now + LEASE_MS, limit, requestId),
+        TIMEOUT_MS,
+      );
+    } catch (error) {
+      this.options.onError?.(error);
+      return { release: () => {} };
+    }
+    if (taken !== 1) {
+      throw new ApiError(
+        'rate_limited',
+        `The workspace already has ${limit} streams open; retry when one finishes.`,
+        { retryAfterSeconds: 1 },
+      );
+    }
+    const refresh = setInterval(() => {
+      this.#redis.zadd(key, Date.now() + LEASE_MS, requestId).catch(() => {});
+    }, REFRESH_MS);
+    refresh.unref();
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        clearInterval(refresh);
+        this.#redis.zrem(key, requestId).catch(() => {});
+      },
+    };
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`stream slot check timed out after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

@@ -18,6 +18,18 @@ export class OneShotTarget {
   #server: RunningServer | undefined;
   #key = '';
 
+  get url(): string {
+    return (this.#server as RunningServer).url;
+  }
+
+  get key(): string {
+    return this.#key;
+  }
+
+  get pid(): number {
+    return (this.#server as RunningServer).process.pid as number;
+  }
+
   async start(): Promise<void> {
     this.#database = await createTestDatabase('sqlite');
     const handle = await openTestDatabase(this.#database);

@@ -14,3 +14,11 @@ export const LONG_TEXT = PARAGRAPH.repeat(Math.ceil(2000 / PARAGRAPH.length)).sl
 
 /** The voice every row uses (espeak-ng voice of the catalog's first English voice). */
 export const BENCH_ESPEAK_VOICE = 'en-us+f3';
+
+/** Utterances of a voice agent's turns, a few seconds of speech each. */
+export const UTTERANCES = [
+  'Sure, I can help with that. Your appointment is confirmed for Tuesday at ten.',
+  'The package left our warehouse this morning and should reach you in two days.',
+  'I did not catch the last part. Could you repeat the account number, please?',
+  'Thanks for waiting. I found three flights that match, the earliest leaves at seven.',
+];

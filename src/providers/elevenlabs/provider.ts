@@ -4,7 +4,7 @@ import {
   ConcurrencyLimiter,
   type ConcurrencyLimiterStats,
 } from '../upstream/concurrency-limiter.ts';
-import { type ApiKeySource, resolveApiKey } from '../upstream/credentials.ts';
+import { type ApiKeySource, requireApiKey } from '../upstream/credentials.ts';
 import { UpstreamHttpClient, type UpstreamRequest } from '../upstream/http-client.ts';
 import type { UpstreamLogger } from '../upstream/logger.ts';
 import { chooseSampleRate } from '../upstream/model-info.ts';
@@ -101,16 +101,7 @@ export class ElevenLabsProvider implements TtsProvider {
 
   async *synthesize(request: SynthesisRequest, signal: AbortSignal): AsyncGenerator<PcmChunk> {
     signal.throwIfAborted();
-    const key = resolveApiKey(this.#apiKey);
-    if (!key.ok) {
-      throw new UpstreamProviderError(
-        'auth_missing',
-        key.reason === 'missing'
-          ? `no ${this.name} API key is configured`
-          : `the configured ${this.name} API key is not a valid header value`,
-        { provider: this.name },
-      );
-    }
+    const apiKey = requireApiKey(this.#apiKey, this.name);
     const model = this.#model(request);
     if (!VOICE_ID_PATTERN.test(request.providerVoiceId)) {
       throw new UpstreamProviderError(
@@ -141,7 +132,7 @@ export class ElevenLabsProvider implements TtsProvider {
           method: 'POST',
           path: `/v1/text-to-speech/${encodeURIComponent(request.providerVoiceId)}/stream?output_format=pcm_${sampleRateHz}`,
           headers: {
-            [API_KEY_HEADER]: key.key,
+            [API_KEY_HEADER]: apiKey,
             'content-type': 'application/json',
           },
           body: Buffer.from(JSON.stringify(body), 'utf8'),
@@ -152,7 +143,7 @@ export class ElevenLabsProvider implements TtsProvider {
             client: this.#client,
             request: upstream,
             sampleRateHz,
-            apiKey: key.key,
+            apiKey,
             parseError: parseElevenLabsError,
             logger: this.#logger,
           },

@@ -5,7 +5,7 @@ import {
   ConcurrencyLimiter,
   type ConcurrencyLimiterStats,
 } from '../upstream/concurrency-limiter.ts';
-import { type ApiKeySource, resolveApiKey } from '../upstream/credentials.ts';
+import { type ApiKeySource, requireApiKey } from '../upstream/credentials.ts';
 import { UpstreamHttpClient } from '../upstream/http-client.ts';
 import type { UpstreamLogger } from '../upstream/logger.ts';
 import { chooseSampleRate } from '../upstream/model-info.ts';
@@ -103,16 +103,7 @@ export class FishAudioProvider implements TtsProvider {
 
   async *synthesize(request: SynthesisRequest, signal: AbortSignal): AsyncGenerator<PcmChunk> {
     signal.throwIfAborted();
-    const key = resolveApiKey(this.#apiKey);
-    if (!key.ok) {
-      throw new UpstreamProviderError(
-        'auth_missing',
-        key.reason === 'missing'
-          ? `no ${this.name} API key is configured`
-          : `the configured ${this.name} API key is not a valid header value`,
-        { provider: this.name },
-      );
-    }
+    const apiKey = requireApiKey(this.#apiKey, this.name);
     const model = this.#model(request);
     if (!REFERENCE_ID_PATTERN.test(request.providerVoiceId)) {
       throw new UpstreamProviderError(
@@ -148,7 +139,7 @@ export class FishAudioProvider implements TtsProvider {
             method: 'POST',
             path: '/v1/tts',
             headers: {
-              authorization: `Bearer ${key.key}`,
+              authorization: `Bearer ${apiKey}`,
               'content-type': 'application/json',
               model: model.model,
               traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
@@ -156,7 +147,7 @@ export class FishAudioProvider implements TtsProvider {
             body: Buffer.from(JSON.stringify(body), 'utf8'),
           },
           sampleRateHz,
-          apiKey: key.key,
+          apiKey: apiKey,
           parseError: parseFishAudioError,
           fallbackRequestId: traceId,
           logger: this.#logger,

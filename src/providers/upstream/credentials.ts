@@ -1,3 +1,5 @@
+import { UpstreamProviderError } from './status.ts';
+
 /**
  * Where an adapter reads its API key: a fixed string, or a function read on every
  * request so a rotated key takes effect without a restart.
@@ -23,6 +25,22 @@ export function resolveApiKey(source: ApiKeySource | undefined): ResolvedApiKey 
   if (key === undefined || key === '') return { ok: false, reason: 'missing' };
   if (!HEADER_SAFE.test(key)) return { ok: false, reason: 'malformed' };
   return { ok: true, key };
+}
+
+/**
+ * The key to send for `provider`, or an `auth_missing` failure (sending nothing) when it is
+ * missing or cannot travel in a header. The key never appears in the message.
+ */
+export function requireApiKey(source: ApiKeySource | undefined, provider: string): string {
+  const key = resolveApiKey(source);
+  if (key.ok) return key.key;
+  throw new UpstreamProviderError(
+    'auth_missing',
+    key.reason === 'missing'
+      ? `no ${provider} API key is configured`
+      : `the configured ${provider} API key is not a valid header value`,
+    { provider },
+  );
 }
 
 /**

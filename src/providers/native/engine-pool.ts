@@ -1,3 +1,4 @@
+import { WaitQueue } from '../wait-queue.ts';
 import { EngineProcess } from './engine-process.ts';
 
 /** Settings of an {@link EnginePool}. */
@@ -30,10 +31,6 @@ export interface EngineSpec {
   readonly args: readonly string[];
 }
 
-interface Waiter {
-  readonly grant: () => void;
-}
-
 interface WarmEntry {
   readonly process: EngineProcess;
   readonly timer: NodeJS.Timeout;
@@ -54,7 +51,7 @@ export class EnginePool {
   readonly #options: EnginePoolOptions;
   #slots = 0;
   #busy = 0;
-  readonly #waiters: Waiter[] = [];
+  readonly #waiters = new WaitQueue();
   /** Idle warm spares by key; Map order is least recently used first. */
   readonly #warm = new Map<string, WarmEntry>();
   /** Keys worth a warm spare, most recent first, at most `warmProcesses`. */
@@ -143,10 +140,9 @@ export class EnginePool {
 
   #releaseSlot(): void {
     this.#slots -= 1;
-    const next = this.#waiters.shift();
-    if (next !== undefined) {
+    if (this.#waiters.length > 0) {
       this.#slots += 1;
-      next.grant();
+      this.#waiters.grantNext();
       return;
     }
     this.#scheduleFill();
@@ -156,21 +152,7 @@ export class EnginePool {
     // Free a slot held by an idle spare: its exit hands the slot to the queue head.
     const [lru] = this.#warm.keys();
     if (lru !== undefined) this.#killWarm(lru);
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        const index = this.#waiters.indexOf(waiter);
-        if (index >= 0) this.#waiters.splice(index, 1);
-        reject(signal.reason);
-      };
-      const waiter: Waiter = {
-        grant: () => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        },
-      };
-      this.#waiters.push(waiter);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+    return this.#waiters.wait(signal);
   }
 
   #takeWarm(key: string): EngineProcess | undefined {

@@ -1,3 +1,5 @@
+import { WaitQueue } from '../wait-queue.ts';
+
 /** Occupancy of a {@link ConcurrencyLimiter}. */
 export interface ConcurrencyLimiterStats {
   readonly limit: number;
@@ -5,10 +7,6 @@ export interface ConcurrencyLimiterStats {
   readonly active: number;
   /** Callers queued for a slot. */
   readonly waiting: number;
-}
-
-interface Waiter {
-  readonly grant: () => void;
 }
 
 /**
@@ -28,7 +26,7 @@ interface Waiter {
 export class ConcurrencyLimiter {
   readonly #limit: number;
   #active = 0;
-  readonly #waiters: Waiter[] = [];
+  readonly #waiters = new WaitQueue();
 
   constructor(limit: number) {
     if (!Number.isInteger(limit) || limit < 1) {
@@ -51,21 +49,7 @@ export class ConcurrencyLimiter {
       this.#active += 1;
       return this.#releaser();
     }
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        const index = this.#waiters.indexOf(waiter);
-        if (index >= 0) this.#waiters.splice(index, 1);
-        reject(signal.reason);
-      };
-      const waiter: Waiter = {
-        grant: () => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        },
-      };
-      this.#waiters.push(waiter);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+    await this.#waiters.wait(signal);
     // The slot was handed over (active already counts it); give it back if the caller left.
     const release = this.#releaser();
     if (signal.aborted) {
@@ -80,9 +64,7 @@ export class ConcurrencyLimiter {
     return () => {
       if (released) return;
       released = true;
-      const next = this.#waiters.shift();
-      if (next !== undefined) next.grant();
-      else this.#active -= 1;
+      if (!this.#waiters.grantNext()) this.#active -= 1;
     };
   }
 }

@@ -20,7 +20,9 @@ import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
 import type { Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
 import { NativeProvider } from './providers/native/index.ts';
+import { UpstreamProviderRegistry } from './providers/upstream-registry.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
+import { SecretBox } from './secrets/secret-box.ts';
 import { systemRoutes } from './system/routes.ts';
 import { OneShotSynthesis } from './tts/oneshot.ts';
 import type { AudioPersister } from './tts/ports.ts';
@@ -31,7 +33,9 @@ import { ttsStreamRoute } from './tts/stream/route.ts';
 import { StreamSlots } from './tts/stream/stream-slots.ts';
 import { streamTokenRoutes } from './tts/stream/token-routes.ts';
 import { VoiceCatalog } from './voices/catalog.ts';
+import { ProviderAccounts } from './voices/provider-accounts.ts';
 import { voiceRoutes } from './voices/routes.ts';
+import { VoiceStore } from './voices/voice-store.ts';
 
 export const API_VERSION = '1.6.0';
 
@@ -71,12 +75,40 @@ export function createApi(deps: ApiDependencies): Api {
   const nativeProvider = new NativeProvider({
     ...(config.NATIVE_MAX_PROCESSES ? { maxProcesses: config.NATIVE_MAX_PROCESSES } : {}),
   });
+  const upstream = new UpstreamProviderRegistry({
+    vendors: {
+      elevenlabs: { baseUrl: config.ELEVENLABS_API_BASE, apiKey: config.ELEVENLABS_API_KEY },
+      fishaudio: { baseUrl: config.FISHAUDIO_API_BASE, apiKey: config.FISHAUDIO_API_KEY },
+    },
+    maxConcurrentPerAccount: config.UPSTREAM_MAX_CONCURRENT_PER_ACCOUNT,
+    timeouts: {
+      connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+      firstByteTimeoutMs: config.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
+      idleTimeoutMs: config.UPSTREAM_IDLE_TIMEOUT_MS,
+    },
+    logger,
+  });
+  const upstreamPricing = (creditsPer1k: number) => ({
+    millicreditsPer1kChars: creditsPer1k * MILLICREDITS_PER_CREDIT,
+    passThrough: true,
+  });
   const catalog = new VoiceCatalog({
     nativeProvider,
     nativePricing: {
       millicreditsPer1kChars: config.PRICE_NATIVE_CREDITS_PER_1K_CHARS * MILLICREDITS_PER_CREDIT,
       passThrough: false,
     },
+    store: new VoiceStore(db),
+    accounts: new ProviderAccounts(
+      db,
+      SecretBox.fromConfig({ secretsKey: config.SECRETS_KEY, dataDir: config.DATA_DIR }),
+    ),
+    upstream,
+    upstreamPricing: {
+      elevenlabs: upstreamPricing(config.PRICE_ELEVENLABS_CREDITS_PER_1K_CHARS),
+      fishaudio: upstreamPricing(config.PRICE_FISHAUDIO_CREDITS_PER_1K_CHARS),
+    },
+    logger,
   });
   const ledger = new Ledger(db, instanceId);
   const heartbeat = new InstanceHeartbeat(db, ledger, instanceId, logger);
@@ -201,6 +233,7 @@ export function createApi(deps: ApiDependencies): Api {
       await audioQueue?.close();
       await heartbeat.stop();
       await nativeProvider.close();
+      upstream.close();
     },
   };
 }

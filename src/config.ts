@@ -82,6 +82,31 @@ export const configSchema = z.object({
   NATIVE_MAX_PROCESSES: z.coerce.number().int().positive().optional(),
   /** libopus complexity (0-10) of `opus_48000_64`; chosen by the benchmark. */
   OPUS_COMPLEXITY: z.coerce.number().int().min(0).max(10).optional(),
+  /** ElevenLabs API origin (a fake in tests, a proxy in locked-down networks). */
+  ELEVENLABS_API_BASE: z.url().default('https://api.elevenlabs.io'),
+  /** Fish Audio API origin. */
+  FISHAUDIO_API_BASE: z.url().default('https://api.fish.audio'),
+  /** Deployment ElevenLabs key, for routes without a workspace provider account. */
+  ELEVENLABS_API_KEY: z.string().optional(),
+  /** Deployment Fish Audio key, for routes without a workspace provider account. */
+  FISHAUDIO_API_KEY: z.string().optional(),
+  /** Most concurrent upstream synthesis requests per provider account (FIFO queue beyond). */
+  UPSTREAM_MAX_CONCURRENT_PER_ACCOUNT: z.coerce.number().int().positive().default(5),
+  /** Upstream request: longest wait for the response headers. */
+  UPSTREAM_FIRST_BYTE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Upstream request: longest silence between audio chunks. */
+  UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** Upstream request: longest wait for a new TCP connection. */
+  UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  /** Price of ElevenLabs routes (provider cost, passed through), credits per 1,000 characters. */
+  PRICE_ELEVENLABS_CREDITS_PER_1K_CHARS: z.coerce.number().nonnegative().default(100),
+  /** Price of Fish Audio routes (provider cost, passed through), credits per 1,000 characters. */
+  PRICE_FISHAUDIO_CREDITS_PER_1K_CHARS: z.coerce.number().nonnegative().default(15),
+  /**
+   * Key that seals stored provider credentials (32+ characters). Required when processes on
+   * several machines share a database; unset, a key is generated into DATA_DIR/secrets.key.
+   */
+  SECRETS_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   /** Store synthesized audio after each request (best effort, through a job). */
   AUDIO_PERSISTENCE: bool.default(true),
   /** Audio larger than this is not stored. */

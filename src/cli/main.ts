@@ -2,8 +2,12 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ApiKeys } from '../auth/api-keys.ts';
 import { ConfigError, ENVIRONMENTS, loadConfig } from '../config.ts';
 import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
-import type { Role } from '../db/schema.ts';
+import type { Role, UpstreamProviderName } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import { UPSTREAM_PROVIDERS } from '../providers/upstream-registry.ts';
+import { SecretBox } from '../secrets/secret-box.ts';
+import { ProviderAccounts } from '../voices/provider-accounts.ts';
+import { type StoredVoice, VoiceStore } from '../voices/voice-store.ts';
 import { CAPABILITIES, type Capability } from '../workspaces/capabilities.ts';
 import { Members, ROLES } from '../workspaces/members.ts';
 import { Workspaces } from '../workspaces/workspaces.ts';
@@ -26,6 +30,33 @@ async function db(): Promise<DatabaseHandle> {
     database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   }
   return database;
+}
+
+function secretBox(): SecretBox {
+  const config = loadConfig();
+  return SecretBox.fromConfig({ secretsKey: config.SECRETS_KEY, dataDir: config.DATA_DIR });
+}
+
+async function providerAccounts(): Promise<ProviderAccounts> {
+  return new ProviderAccounts((await db()).db, secretBox());
+}
+
+/** Reads a secret from the named environment variable or from standard input, never argv. */
+async function readSecret(envName: string | undefined): Promise<string> {
+  if (envName !== undefined) {
+    const value = process.env[envName];
+    if (!value) throw new ApiError('invalid_request', `Environment variable ${envName} is empty.`);
+    return value;
+  }
+  if (process.stdin.isTTY) {
+    throw new ApiError(
+      'invalid_request',
+      'Pipe the API key on standard input, or name a variable with --api-key-env.',
+    );
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').trim();
 }
 
 function json(command: Command): Command {
@@ -236,6 +267,116 @@ json(
   const revoked = await new ApiKeys((await db()).db).revoke(options.workspace, options.key);
   printResult(outputOf(options), { key: revoked }, `Key ${revoked.id} is ${revoked.status}`);
 });
+
+// provider-account
+const providerAccount = program
+  .command('provider-account')
+  .description('a workspace’s own credentials at upstream voice providers');
+const providerOption = () =>
+  new Option('--provider <name>', 'upstream provider')
+    .choices(UPSTREAM_PROVIDERS)
+    .makeOptionMandatory();
+json(
+  providerAccount
+    .command('add')
+    .description('store an API key (read from stdin or --api-key-env; sealed at rest)')
+    .addOption(workspaceOption())
+    .addOption(providerOption())
+    .requiredOption('--label <label>', 'what the account is')
+    .option('--api-key-env <name>', 'read the key from this environment variable'),
+).action(async (options) => {
+  const apiKey = await readSecret(options.apiKeyEnv);
+  const account = await (await providerAccounts()).create({
+    workspaceId: options.workspace,
+    provider: options.provider as UpstreamProviderName,
+    label: options.label,
+    apiKey,
+  });
+  printResult(
+    outputOf(options),
+    { id: account.id, account },
+    `Added ${account.provider} account ${account.id} (key …${account.keyLast4})`,
+  );
+});
+json(
+  providerAccount
+    .command('list')
+    .description('list provider accounts')
+    .addOption(workspaceOption()),
+).action(async (options) => {
+  const accounts = await (await providerAccounts()).list(options.workspace);
+  printResult(
+    outputOf(options),
+    { accounts },
+    accounts.map((a) => `${a.id}  ${a.provider}  …${a.keyLast4}  ${a.label}`).join('\n') ||
+      'No provider accounts.',
+  );
+});
+json(
+  providerAccount
+    .command('remove')
+    .description('remove a provider account no voice route uses')
+    .addOption(workspaceOption())
+    .requiredOption('--account <id>', 'provider account id (pa_...)'),
+).action(async (options) => {
+  await (await providerAccounts()).remove(options.workspace, options.account);
+  printResult(outputOf(options), { removed: options.account }, `Removed ${options.account}`);
+});
+
+// voice
+const voice = program.command('voice').description('workspace voices');
+const environmentOption = () =>
+  new Option('--environment <env>', 'environment').choices(ENVIRONMENTS).makeOptionMandatory();
+json(
+  voice
+    .command('import')
+    .description('import an existing provider voice as a catalog voice with one Ready route')
+    .addOption(workspaceOption())
+    .addOption(environmentOption())
+    .addOption(providerOption())
+    .requiredOption('--provider-voice-id <id>', 'the voice id at the provider')
+    .requiredOption('--model <model>', 'provider model of the route')
+    .requiredOption('--name <name>', 'display name in the catalog')
+    .option('--nsfw', 'the voice is meant for adult content')
+    .option(
+      '--provider-account <id>',
+      'workspace provider account (default: the only one, else the deployment key)',
+    ),
+).action(async (options) => {
+  const imported = await new VoiceStore((await db()).db).importVoice({
+    workspaceId: options.workspace,
+    environment: options.environment,
+    provider: options.provider as UpstreamProviderName,
+    providerVoiceId: options.providerVoiceId,
+    model: options.model,
+    name: options.name,
+    nsfw: Boolean(options.nsfw),
+    providerAccountId: options.providerAccount,
+  });
+  printResult(
+    outputOf(options),
+    { id: imported.id, voice: imported },
+    `Imported ${imported.id} (${imported.name}) in ${imported.environment}`,
+  );
+});
+json(
+  voice
+    .command('list')
+    .description('list workspace voices and their routes')
+    .addOption(workspaceOption())
+    .addOption(environmentOption()),
+).action(async (options) => {
+  const voices = await new VoiceStore((await db()).db).list(options.workspace, options.environment);
+  printResult(outputOf(options), { voices }, voices.map(describeVoice).join('\n') || 'No voices.');
+});
+
+function describeVoice(v: StoredVoice): string {
+  const routes = v.routes.map(
+    (r) =>
+      `    ${r.id}  ${r.provider}/${r.model}  ${r.state}${r.enabled ? '' : ' (disabled)'}${r.id === v.defaultRouteId ? ' default' : ''}`,
+  );
+  return [`${v.id}  ${v.name}${v.nsfw ? ' (nsfw)' : ''}`, ...routes].join('\n');
+}
 
 function parseCapabilities(list: string | undefined): Capability[] {
   if (!list) return [];

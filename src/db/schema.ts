@@ -12,6 +12,9 @@ export interface Database {
   api_keys: ApiKeysTable;
   synthesis_requests: SynthesisRequestsTable;
   service_instances: ServiceInstancesTable;
+  provider_accounts: ProviderAccountsTable;
+  voices: VoicesTable;
+  voice_routes: VoiceRoutesTable;
 }
 
 export type OrganizationStatus = 'active' | 'suspended';
@@ -106,4 +109,51 @@ export interface ServiceInstancesTable {
   instance_id: string;
   started_at: string;
   last_seen_at: string;
+}
+
+/** Upstream vendors a voice route can use besides the native model. */
+export type UpstreamProviderName = 'elevenlabs' | 'fishaudio';
+
+/** A workspace's own credential at an upstream vendor. */
+export interface ProviderAccountsTable {
+  id: string;
+  organization_id: string;
+  provider: UpstreamProviderName;
+  label: string;
+  /** The API key sealed with the deployment's secrets key (see src/secrets/). */
+  api_key_ciphertext: string;
+  /** Last four characters of the key, for operators telling accounts apart. */
+  api_key_last4: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A workspace voice (imported or cloned); built-in native voices are not stored. */
+export interface VoicesTable {
+  /** Public `voice_id`. */
+  id: string;
+  organization_id: string;
+  environment: 'production' | 'development';
+  name: string;
+  nsfw: number;
+  default_route_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type VoiceRouteState = 'ready' | 'cloning' | 'failed' | 'blocked' | 'update_available';
+
+/** One provider-and-model pairing serving a voice. Never shown to synthesis clients. */
+export interface VoiceRoutesTable {
+  id: string;
+  voice_id: string;
+  provider: UpstreamProviderName;
+  model: string;
+  provider_voice_id: string;
+  /** Workspace provider account; null uses the deployment's credential. */
+  provider_account_id: string | null;
+  state: VoiceRouteState;
+  enabled: number;
+  created_at: string;
+  updated_at: string;
 }

@@ -1,7 +1,22 @@
 import type { OutputFormat } from '../../media/formats.ts';
 import type { Environment } from '../config.ts';
+import type { Logger } from '../observability/logger.ts';
 import { NATIVE_VOICES, type NativeVoice } from '../providers/native/index.ts';
 import type { TtsProvider, VoiceCapability } from '../providers/provider.ts';
+import { UpstreamProviderError } from '../providers/upstream/status.ts';
+import type {
+  UpstreamAccount,
+  UpstreamProviderKind,
+  UpstreamProviderRegistry,
+} from '../providers/upstream-registry.ts';
+import type { ProviderAccounts } from './provider-accounts.ts';
+import { upstreamModel } from './upstream-models.ts';
+import {
+  type StoredRoute,
+  type StoredVoice,
+  servingRoute,
+  type VoiceStore,
+} from './voice-store.ts';
 
 /** Price of a route, in millicredits per 1,000 characters. */
 export interface RoutePricing {
@@ -39,7 +54,7 @@ export interface VoiceEntry {
   nsfw: boolean;
 }
 
-export function toVoiceEntry(voice: CatalogVoice): VoiceEntry {
+export function toVoiceEntry(voice: Omit<CatalogVoice, 'route'>): VoiceEntry {
   return {
     id: voice.id,
     name: voice.name,
@@ -49,15 +64,27 @@ export function toVoiceEntry(voice: CatalogVoice): VoiceEntry {
   };
 }
 
+export interface VoiceCatalogOptions {
+  nativeProvider: TtsProvider;
+  nativePricing: RoutePricing;
+  store: VoiceStore;
+  accounts: ProviderAccounts;
+  upstream: UpstreamProviderRegistry;
+  upstreamPricing: { readonly [K in UpstreamProviderKind]: RoutePricing };
+  logger: Logger;
+}
+
 /**
- * The voices a workspace may use in one environment. Built-in native voices are enabled
- * for every workspace with the `tts` product (the route check has already enforced it).
+ * The voices a workspace may use in one environment: the built-in native voices (enabled
+ * for every workspace with the `tts` product; the route check has already enforced it)
+ * followed by the workspace's own voices that have a Ready enabled route. Provider, model
+ * and provider voice reference stay inside the route; the public entry never carries them.
  */
 export class VoiceCatalog {
   private readonly native: CatalogVoice[];
   private readonly nativeById: Map<string, CatalogVoice>;
 
-  constructor(options: { nativeProvider: TtsProvider; nativePricing: RoutePricing }) {
+  constructor(private readonly options: VoiceCatalogOptions) {
     this.native = NATIVE_VOICES.map((voice: NativeVoice) => ({
       id: voice.id,
       name: voice.name,
@@ -74,16 +101,86 @@ export class VoiceCatalog {
     this.nativeById = new Map(this.native.map((voice) => [voice.id, voice]));
   }
 
-  async list(_organizationId: string, _environment: Environment): Promise<CatalogVoice[]> {
-    return this.native;
+  async list(organizationId: string, environment: Environment): Promise<VoiceEntry[]> {
+    const stored = await this.options.store.list(organizationId, environment);
+    const own = stored.flatMap((voice) => {
+      const published = publish(voice);
+      return published ? [toVoiceEntry(published.voice)] : [];
+    });
+    return [...this.native.map(toVoiceEntry), ...own];
   }
 
   /** The voice, or null when it does not exist or is not enabled for the caller. */
   async resolve(
-    _organizationId: string,
-    _environment: Environment,
+    organizationId: string,
+    environment: Environment,
     voiceId: string,
   ): Promise<CatalogVoice | null> {
-    return this.nativeById.get(voiceId) ?? null;
+    const native = this.nativeById.get(voiceId);
+    if (native) return native;
+    if (!voiceId.startsWith('voice_')) return null;
+    const stored = await this.options.store.find(organizationId, environment, voiceId);
+    const published = stored && publish(stored);
+    if (!published) return null;
+    const { route } = published;
+    return {
+      ...published.voice,
+      route: {
+        id: `${route.provider}:${route.model}:${route.id}`,
+        provider: await this.#provider(route),
+        providerVoiceId: route.providerVoiceId,
+        model: route.model,
+        pricing: this.options.upstreamPricing[route.provider],
+      },
+    };
   }
+
+  async #provider(route: StoredRoute): Promise<TtsProvider> {
+    if (route.providerAccountId === null)
+      return this.options.upstream.provider(route.provider, null);
+    let account: UpstreamAccount | null;
+    try {
+      account = await this.options.accounts.credential(route.providerAccountId);
+    } catch (error) {
+      this.options.logger.error(
+        { route: route.id, provider_account: route.providerAccountId, err: error },
+        'provider account key cannot be opened; check SECRETS_KEY',
+      );
+      account = null;
+    }
+    if (!account) return missingCredential(route.provider);
+    return this.options.upstream.provider(route.provider, account);
+  }
+}
+
+/** The public face of a stored voice and the route serving it, or null when none can. */
+function publish(
+  voice: StoredVoice,
+): { voice: Omit<CatalogVoice, 'route'>; route: StoredRoute } | null {
+  const route = servingRoute(voice);
+  const model = route && upstreamModel(route.provider, route.model);
+  if (!route || !model) return null;
+  return {
+    voice: {
+      id: voice.id,
+      name: voice.name,
+      nsfw: voice.nsfw,
+      outputFormats: model.outputFormats,
+      capabilities: model.capabilities,
+    },
+    route,
+  };
+}
+
+/** A provider whose credential cannot be used: every request is `provider_auth_missing`. */
+function missingCredential(kind: UpstreamProviderKind): TtsProvider {
+  return {
+    name: kind,
+    // biome-ignore lint/correctness/useYield: fails before producing audio.
+    async *synthesize() {
+      throw new UpstreamProviderError('auth_missing', `the ${kind} provider account is unusable`, {
+        provider: kind,
+      });
+    },
+  };
 }

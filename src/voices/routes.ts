@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { requireAuth } from '../auth/context.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import { toVoiceEntry, type VoiceCatalog } from './catalog.ts';
+import type { VoiceCatalog } from './catalog.ts';
 
 export const voiceEntrySchema = z
   .object({
@@ -30,9 +30,7 @@ export function voiceRoutes(catalog: VoiceCatalog): AnyRoute[] {
         return {
           status: 200,
           body: {
-            voices: (await catalog.list(caller.organizationId, caller.environment)).map(
-              toVoiceEntry,
-            ),
+            voices: await catalog.list(caller.organizationId, caller.environment),
           },
         };
       },

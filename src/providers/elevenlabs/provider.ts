@@ -12,6 +12,7 @@ import { streamUpstreamPcm } from '../upstream/pcm-stream.ts';
 import { UpstreamProviderError } from '../upstream/status.ts';
 import { codePointCount, splitText } from '../upstream/text-split.ts';
 import type { UpstreamTimeouts } from '../upstream/timeouts.ts';
+import { withCuePrefix } from '../upstream/voice-tags.ts';
 import { parseElevenLabsError } from './error-body.ts';
 import { type ElevenLabsModelId, type ElevenLabsModelInfo, findElevenLabsModel } from './models.ts';
 import { elevenLabsSpeed } from './speed.ts';
@@ -124,7 +125,7 @@ export class ElevenLabsProvider implements TtsProvider {
     try {
       for (const part of parts) {
         const body = {
-          text: `${prefix}${part}`,
+          text: withCuePrefix(prefix, part),
           model_id: model.model,
           ...(speed === undefined ? {} : { voice_settings: { speed } }),
         };

@@ -35,7 +35,9 @@ export const FISHAUDIO_OUTPUT_FORMATS = [
 function model(id: FishAudioModelId, tagStyle: FishAudioTagStyle): FishAudioModelInfo {
   return {
     model: id,
-    capabilities: ['tts', 'voice_tags'],
+    // The service advertises voice tags on the S2 family only; S1's parenthesised cues are
+    // a fixed vocabulary, not the free-form natural-language tags clients send.
+    capabilities: tagStyle === 'brackets' ? ['tts', 'voice_tags'] : ['tts'],
     outputFormats: FISHAUDIO_OUTPUT_FORMATS,
     nativeSampleRates: FISHAUDIO_PCM_RATES,
     tagStyle,

@@ -12,6 +12,7 @@ import { chooseSampleRate } from '../upstream/model-info.ts';
 import { streamUpstreamPcm } from '../upstream/pcm-stream.ts';
 import { UpstreamProviderError } from '../upstream/status.ts';
 import type { UpstreamTimeouts } from '../upstream/timeouts.ts';
+import { withCuePrefix } from '../upstream/voice-tags.ts';
 import { parseFishAudioError } from './error-body.ts';
 import { type FishAudioModelId, type FishAudioModelInfo, findFishAudioModel } from './models.ts';
 import { fishAudioSpeed } from './speed.ts';
@@ -120,7 +121,7 @@ export class FishAudioProvider implements TtsProvider {
     );
     const speed = fishAudioSpeed(request.speed);
     const body = {
-      text: `${fishAudioTagPrefix(request.voiceTags, model.tagStyle)}${request.text}`,
+      text: withCuePrefix(fishAudioTagPrefix(request.voiceTags, model.tagStyle), request.text),
       reference_id: request.providerVoiceId,
       format: 'pcm',
       sample_rate: sampleRateHz,

@@ -35,3 +35,13 @@ export function sanitizeVoiceTags(tags: readonly string[] | undefined): string[]
   }
   return out;
 }
+
+/**
+ * `text` behind its cue prefix; a tag-only request (no text) is the cues alone, without
+ * the separating space.
+ *
+ * @example withCuePrefix('[sighs] ', '') // '[sighs]'
+ */
+export function withCuePrefix(prefix: string, text: string): string {
+  return text === '' ? prefix.trimEnd() : `${prefix}${text}`;
+}

@@ -1,0 +1,86 @@
+import { ElevenLabsProvider } from './elevenlabs/provider.ts';
+import { FishAudioProvider } from './fishaudio/provider.ts';
+import type { TtsProvider } from './provider.ts';
+import type { UpstreamLogger } from './upstream/logger.ts';
+import type { UpstreamTimeouts } from './upstream/timeouts.ts';
+
+/** Upstream vendors a route can name. */
+export type UpstreamProviderKind = 'elevenlabs' | 'fishaudio';
+
+export const UPSTREAM_PROVIDERS: readonly UpstreamProviderKind[] = ['elevenlabs', 'fishaudio'];
+
+/** Where one vendor lives and the deployment's own credential there. */
+export interface UpstreamVendorSettings {
+  readonly baseUrl: string;
+  /** Deployment-wide key, used by routes without a workspace provider account. */
+  readonly apiKey?: string | undefined;
+}
+
+export interface UpstreamRegistryOptions {
+  readonly vendors: { readonly [K in UpstreamProviderKind]: UpstreamVendorSettings };
+  /** Most concurrent upstream requests per provider account (queued beyond). */
+  readonly maxConcurrentPerAccount: number;
+  readonly timeouts?: Partial<UpstreamTimeouts>;
+  readonly logger?: UpstreamLogger;
+}
+
+/** A workspace's credential at a vendor, as the registry needs it. */
+export interface UpstreamAccount {
+  readonly id: string;
+  /** Changes whenever the key changes (the row's `updated_at`), so a new key takes effect. */
+  readonly version: string;
+  readonly apiKey: string;
+}
+
+interface Entry {
+  version: string;
+  provider: TtsProvider & { close(): void };
+}
+
+/**
+ * One adapter instance per provider account (and one per vendor for the deployment's own
+ * key), so each account has its own keep-alive connections and its own bound on
+ * concurrent upstream requests. Instances are created on first use.
+ */
+export class UpstreamProviderRegistry {
+  readonly #options: UpstreamRegistryOptions;
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(options: UpstreamRegistryOptions) {
+    this.#options = options;
+  }
+
+  /** The adapter for `kind` on `account`, or on the deployment's key when `account` is null. */
+  provider(kind: UpstreamProviderKind, account: UpstreamAccount | null): TtsProvider {
+    const key = `${kind}:${account?.id ?? 'deployment'}`;
+    const version = account?.version ?? 'deployment';
+    const existing = this.#entries.get(key);
+    if (existing && existing.version === version) return existing.provider;
+    if (existing) {
+      // The key changed: requests in flight finish on their connections; new ones use the
+      // new key. Idle connections of the old instance close once its requests end.
+      const old = existing.provider;
+      setTimeout(() => old.close(), 60_000).unref();
+    }
+    const provider = this.#create(kind, account);
+    this.#entries.set(key, { version, provider });
+    return provider;
+  }
+
+  close(): void {
+    for (const entry of this.#entries.values()) entry.provider.close();
+    this.#entries.clear();
+  }
+
+  #create(kind: UpstreamProviderKind, account: UpstreamAccount | null): Entry['provider'] {
+    const vendor = this.#options.vendors[kind];
+    const common = {
+      baseUrl: vendor.baseUrl,
+      apiKey: account ? account.apiKey : vendor.apiKey,
+      maxConcurrentRequests: this.#options.maxConcurrentPerAccount,
+      ...(this.#options.timeouts ? { timeouts: this.#options.timeouts } : {}),
+      ...(this.#options.logger ? { logger: this.#options.logger } : {}),
+    };
+    return kind === 'elevenlabs' ? new ElevenLabsProvider(common) : new FishAudioProvider(common);
+  }
+}

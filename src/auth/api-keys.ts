@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Environment } from '../config.ts';
 import type { ApiKeyStatus, Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import { requireWorkspace } from '../workspaces/workspaces.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from './key-format.ts';
 
 export interface ApiKeyInfo {
@@ -31,12 +32,7 @@ export class ApiKeys {
     environment: Environment,
     label: string,
   ): Promise<CreatedApiKey> {
-    const organization = await this.db
-      .selectFrom('organizations')
-      .select('id')
-      .where('id', '=', workspaceId)
-      .executeTakeFirst();
-    if (!organization) throw new ApiError('not_found', `No workspace ${workspaceId}.`);
+    await requireWorkspace(this.db, workspaceId);
     const trimmed = label.trim();
     if (trimmed === '' || trimmed.length > 100) {
       throw new ApiError('invalid_request', 'A label of 1 to 100 characters is required.');

@@ -4,6 +4,7 @@ import type { Database, ProviderAccountsTable, UpstreamProviderName } from '../d
 import { ApiError } from '../errors.ts';
 import type { UpstreamAccount } from '../providers/upstream-registry.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
+import { requireWorkspace } from '../workspaces/workspaces.ts';
 
 /** A provider account as operators see it: never the key, only its last four characters. */
 export interface ProviderAccount {
@@ -42,7 +43,7 @@ export class ProviderAccounts {
         'The API key must be 8 to 512 visible ASCII characters without spaces.',
       );
     }
-    await this.#requireWorkspace(input.workspaceId);
+    await requireWorkspace(this.db, input.workspaceId);
     const id = `pa_${randomBase62(20)}`;
     const now = new Date().toISOString();
     await this.db
@@ -116,15 +117,6 @@ export class ProviderAccounts {
       version: row.updated_at,
       apiKey: this.box.open(row.api_key_ciphertext, row.id),
     };
-  }
-
-  async #requireWorkspace(workspaceId: string): Promise<void> {
-    const found = await this.db
-      .selectFrom('organizations')
-      .select('id')
-      .where('id', '=', workspaceId)
-      .executeTakeFirst();
-    if (!found) throw new ApiError('not_found', `No workspace ${workspaceId}.`);
   }
 }
 

@@ -9,6 +9,7 @@ import type {
   VoicesTable,
 } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import { requireWorkspace } from '../workspaces/workspaces.ts';
 import { isProviderVoiceId, upstreamModel } from './upstream-models.ts';
 
 /** One provider-and-model pairing of a stored voice. Internal: never shown to clients. */
@@ -83,12 +84,7 @@ export class VoiceStore {
         'The provider voice id must be 1 to 64 letters, digits, "_" or "-".',
       );
     }
-    const workspace = await this.db
-      .selectFrom('organizations')
-      .select('id')
-      .where('id', '=', input.workspaceId)
-      .executeTakeFirst();
-    if (!workspace) throw new ApiError('not_found', `No workspace ${input.workspaceId}.`);
+    await requireWorkspace(this.db, input.workspaceId);
     const accountId = await this.#accountFor(input);
 
     const voiceId = `voice_${randomBase62(20)}`;

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { Database, Role } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import { requireWorkspace } from './workspaces.ts';
 
 export const ROLES = ['owner', 'admin', 'builder', 'member'] as const satisfies readonly Role[];
 
@@ -26,12 +27,7 @@ export class Members {
     if (!/^[^\s@]+@[^\s@]+$/.test(normalized)) {
       throw new ApiError('invalid_request', 'A valid email address is required.');
     }
-    const organization = await this.db
-      .selectFrom('organizations')
-      .select('id')
-      .where('id', '=', organizationId)
-      .executeTakeFirst();
-    if (!organization) throw new ApiError('not_found', `No workspace ${organizationId}.`);
+    await requireWorkspace(this.db, organizationId);
     return this.db.transaction().execute(async (trx) => {
       const now = new Date().toISOString();
       await trx

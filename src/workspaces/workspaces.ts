@@ -6,6 +6,16 @@ import type { Capability } from './capabilities.ts';
 
 export const MILLICREDITS_PER_CREDIT = 1000;
 
+/** Throws `not_found` unless the workspace exists. */
+export async function requireWorkspace(db: Kysely<Database>, id: string): Promise<void> {
+  const found = await db
+    .selectFrom('organizations')
+    .select('id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!found) throw new ApiError('not_found', `No workspace ${id}.`);
+}
+
 export interface Workspace {
   id: string;
   name: string;

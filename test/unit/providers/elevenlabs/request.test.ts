@@ -208,7 +208,7 @@ describe('ElevenLabs voice tags', () => {
     const { fake, provider } = await setup();
     const outcome = await speak(provider, { model: 'eleven_v3', text: '', voiceTags: ['laughs'] });
     expect(outcome.error).toBeUndefined();
-    expect(bodyOf(fake.requests[0]).text).toBe('[laughs] ');
+    expect(bodyOf(fake.requests[0]).text).toBe('[laughs]');
   });
 
   it('eleven_multilingual_v2 does not send tags', async () => {

@@ -73,6 +73,7 @@ export function createApi(deps: ApiDependencies): Api {
   const authenticator = new Authenticator(keyStore, streamTokens);
 
   const nativeProvider = new NativeProvider({
+    launcher: config.NATIVE_ENGINE_LAUNCHER,
     ...(config.NATIVE_MAX_PROCESSES ? { maxProcesses: config.NATIVE_MAX_PROCESSES } : {}),
   });
   const upstream = new UpstreamProviderRegistry({

@@ -80,6 +80,11 @@ export const configSchema = z.object({
   TTS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(600),
   /** Most espeak-ng processes at once. Default: twice the CPU count. */
   NATIVE_MAX_PROCESSES: z.coerce.number().int().positive().optional(),
+  /**
+   * Start espeak-ng through a small launcher process (true) or from the api process
+   * (false). Process starts from a large process block its event loop for milliseconds.
+   */
+  NATIVE_ENGINE_LAUNCHER: bool.default(true),
   /** libopus complexity (0-10) of `opus_48000_64`; chosen by the benchmark. */
   OPUS_COMPLEXITY: z.coerce.number().int().min(0).max(10).optional(),
   /** ElevenLabs API origin (a fake in tests, a proxy in locked-down networks). */

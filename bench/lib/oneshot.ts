@@ -38,7 +38,13 @@ export class OneShotTarget {
     this.#key = seeded.productionKey;
     this.#server = await startServer({
       database: this.#database,
-      env: { TTS_RATE_LIMIT_PER_MINUTE: '10000000' },
+      env: {
+        TTS_RATE_LIMIT_PER_MINUTE: '10000000',
+        // Compare engine starts: NATIVE_ENGINE_LAUNCHER=false npm run bench.
+        ...(process.env.NATIVE_ENGINE_LAUNCHER
+          ? { NATIVE_ENGINE_LAUNCHER: process.env.NATIVE_ENGINE_LAUNCHER }
+          : {}),
+      },
     });
   }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** The `q`-quantile (0..1) of `values` by nearest rank; NaN for an empty list. */
 export function quantile(values: readonly number[], q: number): number {
@@ -16,15 +16,35 @@ export function nowMs(): number {
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 /**
- * CPU seconds used by a process and its reaped children (utime + stime + cutime + cstime
- * from /proc/PID/stat). Subprocesses (espeak-ng, ffmpeg) are counted once they have exited.
+ * CPU seconds used by a process tree: the process and every live descendant (the engine
+ * launcher, running engines), each with its reaped children (utime + stime + cutime +
+ * cstime from /proc/PID/stat). Subprocesses that exited are counted through their parent.
  */
 export function processTreeCpuSeconds(pid: number | 'self' = 'self'): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name, which is in parentheses and may contain spaces.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // fields[0] is field 3 (state); utime is field 14 -> index 11.
-  const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index]), 0);
+  const root = pid === 'self' ? process.pid : pid;
+  const stats = new Map<number, string[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name, which is in parentheses and may contain spaces.
+      stats.set(Number(entry), stat.slice(stat.lastIndexOf(')') + 2).split(' '));
+    } catch {
+      // exited while we looked
+    }
+  }
+  let ticks = 0;
+  const pending = [root];
+  while (pending.length > 0) {
+    const current = pending.pop() as number;
+    const fields = stats.get(current);
+    if (!fields) continue;
+    // fields[0] is field 3 (state); utime is field 14 -> index 11.
+    ticks += [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index]), 0);
+    for (const [child, childFields] of stats) {
+      if (Number(childFields[1]) === current) pending.push(child);
+    }
+  }
   return ticks / TICKS_PER_SECOND;
 }
 

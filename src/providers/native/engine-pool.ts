@@ -1,4 +1,5 @@
 import { WaitQueue } from '../wait-queue.ts';
+import type { Engine, EngineStarter } from './engine.ts';
 import { EngineProcess } from './engine-process.ts';
 
 /** Settings of an {@link EnginePool}. */
@@ -11,6 +12,8 @@ export interface EnginePoolOptions {
   readonly warmProcesses: number;
   /** A warm process unused for this long is killed. */
   readonly warmIdleMs: number;
+  /** How processes are started. Default: spawned by this process. */
+  readonly startEngine?: EngineStarter;
 }
 
 /** What the pool holds right now. */
@@ -32,7 +35,7 @@ export interface EngineSpec {
 }
 
 interface WarmEntry {
-  readonly process: EngineProcess;
+  readonly process: Engine;
   readonly timer: NodeJS.Timeout;
 }
 
@@ -81,7 +84,7 @@ export class EnginePool {
    * reads stdout and kills it when done or cancelled. Waits in FIFO order when the pool
    * is full; rejects with `signal.reason` when `signal` aborts while waiting.
    */
-  async acquire(spec: EngineSpec, signal: AbortSignal): Promise<EngineProcess> {
+  async acquire(spec: EngineSpec, signal: AbortSignal): Promise<Engine> {
     signal.throwIfAborted();
     const warm = this.#takeWarm(spec.key);
     if (warm !== undefined) return this.#assign(warm);
@@ -122,7 +125,7 @@ export class EnginePool {
     await Promise.all(exits);
   }
 
-  #assign(process: EngineProcess): EngineProcess {
+  #assign(process: Engine): Engine {
     this.#busy += 1;
     void process.exited.then(() => {
       this.#busy -= 1;
@@ -132,8 +135,9 @@ export class EnginePool {
   }
 
   /** Spawns a process in a slot the caller already holds; the slot frees when it exits. */
-  #spawn(key: string, args: readonly string[]): EngineProcess {
-    const process = new EngineProcess(this.#options.binaryPath, args, key);
+  #spawn(key: string, args: readonly string[]): Engine {
+    const start = this.#options.startEngine ?? startLocalEngine;
+    const process = start(this.#options.binaryPath, args, key);
     void process.exited.then(() => this.#releaseSlot());
     return process;
   }
@@ -155,7 +159,7 @@ export class EnginePool {
     return this.#waiters.wait(signal);
   }
 
-  #takeWarm(key: string): EngineProcess | undefined {
+  #takeWarm(key: string): Engine | undefined {
     const entry = this.#warm.get(key);
     if (entry === undefined) return undefined;
     this.#warm.delete(key);
@@ -211,4 +215,8 @@ export class EnginePool {
     this.#warmKeys = this.#warmKeys.filter((k) => k !== key);
     this.#warmArgs.delete(key);
   }
+}
+
+function startLocalEngine(binaryPath: string, args: readonly string[], key: string): Engine {
+  return new EngineProcess(binaryPath, args, key);
 }

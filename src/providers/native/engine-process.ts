@@ -1,13 +1,8 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import type { Engine, EngineExit } from './engine.ts';
 
-/** How one espeak-ng process ended. */
-export interface EngineExit {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  /** Set when the process could not be started (missing binary, no permission). */
-  readonly spawnError?: NodeJS.ErrnoException;
-}
+export type { EngineExit } from './engine.ts';
 
 /** Keep this much of stderr for error messages. */
 const MAX_STDERR_BYTES = 4096;
@@ -17,7 +12,7 @@ const MAX_STDERR_BYTES = 4096;
  * stdout. It may be spawned ahead of time (warm): espeak-ng loads the voice, then blocks
  * reading stdin until the text arrives and stdin closes. Never run through a shell.
  */
-export class EngineProcess {
+export class EngineProcess implements Engine {
   readonly key: string;
   readonly #child: ChildProcessWithoutNullStreams;
   readonly #exited: Promise<EngineExit>;

@@ -2,8 +2,9 @@ import { availableParallelism } from 'node:os';
 import type { PcmChunk } from '../../../media/pcm.ts';
 import { ProviderError } from '../errors.ts';
 import type { SynthesisRequest, TtsProvider } from '../provider.ts';
+import type { EngineExit } from './engine.ts';
 import { EnginePool, type EnginePoolStats, type EngineSpec } from './engine-pool.ts';
-import type { EngineExit } from './engine-process.ts';
+import { EngineLauncher } from './launcher/engine-launcher.ts';
 import { wordsPerMinute } from './speech-rate.ts';
 import { WavFormatError, WavPcmStream } from './wav-stream.ts';
 
@@ -17,6 +18,12 @@ export interface NativeProviderOptions {
   readonly warmProcesses?: number;
   /** A warm process unused this long is killed. Default 60 s. */
   readonly warmIdleMs?: number;
+  /**
+   * Start espeak-ng through a small launcher process instead of from this process, so
+   * process starts never block this event loop (they cost more the larger this process
+   * is). Default false; the api enables it (`NATIVE_ENGINE_LAUNCHER`).
+   */
+  readonly launcher?: boolean;
   /**
    * Diagnostic hook, called when an engine process starts serving a request (before the
    * text is written). Tests use it to find the pid; never shown to clients.
@@ -59,11 +66,15 @@ export class NativeProvider implements TtsProvider {
   readonly #binaryPath: string;
   readonly #pool: EnginePool;
   readonly #onEngineProcess: ((event: EngineProcessEvent) => void) | undefined;
+  readonly #launcher: EngineLauncher | undefined;
 
   constructor(options: NativeProviderOptions = {}) {
     this.#binaryPath = options.binaryPath ?? 'espeak-ng';
     this.#onEngineProcess = options.onEngineProcess;
+    this.#launcher = options.launcher ? new EngineLauncher() : undefined;
+    const launcher = this.#launcher;
     this.#pool = new EnginePool({
+      ...(launcher ? { startEngine: (bin, args, key) => launcher.start(bin, args, key) } : {}),
       binaryPath: this.#binaryPath,
       maxProcesses: options.maxProcesses ?? Math.max(1, 2 * availableParallelism()),
       warmProcesses: options.warmProcesses ?? 2,
@@ -76,9 +87,13 @@ export class NativeProvider implements TtsProvider {
     return this.#pool.stats;
   }
 
-  /** Kills idle warm processes and stops keeping them; requests in flight finish. */
-  close(): Promise<void> {
-    return this.#pool.close();
+  /**
+   * Kills idle warm processes and stops keeping them; requests in flight finish. With the
+   * launcher, it is stopped last (ending anything still running).
+   */
+  async close(): Promise<void> {
+    await this.#pool.close();
+    await this.#launcher?.close();
   }
 
   async *synthesize(request: SynthesisRequest, signal: AbortSignal): AsyncGenerator<PcmChunk> {

@@ -223,11 +223,21 @@ describe('streaming synthesis flow', () => {
     client.send({ event: 'stop' });
     await client.waitFor((e) => e.event === 'audio');
     client.socket.pause();
-    const children = execFileSync('ps', ['--ppid', String(server.process.pid), '-o', 'pid=,comm='])
-      .toString()
-      .split('\n')
-      .filter((line) => line.includes('espeak'))
-      .map((line) => Number(line.trim().split(/\s+/)[0]));
+    // espeak-ng runs under the engine launcher, a child of the server.
+    const descendants = (parent: number) =>
+      // ps exits 1 when the process has no children.
+      execFileSync('sh', ['-c', `ps --ppid ${parent} -o pid=,comm= || true`])
+        .toString()
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => {
+          const [pid, comm] = line.trim().split(/\s+/);
+          return { pid: Number(pid), comm: comm ?? '' };
+        });
+    const children = descendants(server.process.pid!)
+      .flatMap((child) => [child, ...descendants(child.pid)])
+      .filter((p) => p.comm.includes('espeak'))
+      .map((p) => p.pid);
     expect(children.length).toBeGreaterThan(0);
     for (const pid of children) process.kill(pid, 'SIGKILL');
     client.socket.resume();

@@ -2,7 +2,34 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 /** Pids of espeak-ng processes whose parent is this test process (zombies included). */
 export function childEngineProcesses(): number[] {
-  const pids: number[] = [];
+  return processes()
+    .filter((p) => p.ppid === process.pid && p.comm === 'espeak-ng')
+    .map((p) => p.pid);
+}
+
+/** Pids of espeak-ng processes started by a launcher child of this test process. */
+export function launchedEngineProcesses(): number[] {
+  const all = processes();
+  const launchers = new Set(launcherProcesses());
+  return all.filter((p) => launchers.has(p.ppid) && p.comm === 'espeak-ng').map((p) => p.pid);
+}
+
+/** Pids of engine launcher processes whose parent is this test process. */
+export function launcherProcesses(): number[] {
+  return processes()
+    .filter((p) => p.ppid === process.pid)
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').includes('launcher-main');
+      } catch {
+        return false;
+      }
+    })
+    .map((p) => p.pid);
+}
+
+function processes(): { pid: number; ppid: number; comm: string }[] {
+  const found: { pid: number; ppid: number; comm: string }[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -15,9 +42,9 @@ export function childEngineProcesses(): number[] {
     const close = stat.lastIndexOf(')');
     const comm = stat.slice(stat.indexOf('(') + 1, close);
     const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-    if (ppid === process.pid && comm === 'espeak-ng') pids.push(Number(entry));
+    found.push({ pid: Number(entry), ppid, comm });
   }
-  return pids;
+  return found;
 }
 
 /** Whether a process with this pid exists (a zombie counts: it was not reaped yet). */

@@ -9,6 +9,28 @@ export interface TranscoderOptions extends EncoderFactoryOptions {
 }
 
 /**
+ * PCM in, one output format out, as one stream: {@link AudioTranscoder} in this thread, or
+ * one running on a worker thread (./worker/transcode-pool.ts).
+ */
+export interface Transcoder {
+  readonly format: OutputFormat;
+  /** Encoded bytes, emitted as soon as the encoder produces them. */
+  readonly output: AsyncIterable<Buffer>;
+  /** Resample and encode `chunk`; resolves when the transcoder can take more. */
+  write(chunk: PcmChunk): Promise<void>;
+  /** Flush and finish the encoded stream. */
+  end(): Promise<void>;
+  /** Stop at once; the output rejects with `reason`. */
+  abort(reason?: unknown): void;
+}
+
+/** Makes transcoders; the default makes {@link AudioTranscoder}s in this thread. */
+export type TranscoderFactory = (format: OutputFormat, options: TranscoderOptions) => Transcoder;
+
+export const inThreadTranscoder: TranscoderFactory = (format, options) =>
+  new AudioTranscoder(format, options);
+
+/**
  * PCM at any rate in, one output format out: resamples to the format's rate and encodes,
  * as one long stream. Chunks may come from several segments and even change rate (the
  * resampler is flushed and replaced), and the output stays a single decodable stream.
@@ -23,7 +45,7 @@ export interface TranscoderOptions extends EncoderFactoryOptions {
  * await transcoder.end();
  * await sending;
  */
-export class AudioTranscoder {
+export class AudioTranscoder implements Transcoder {
   readonly format: OutputFormat;
   readonly #encoder: AudioEncoder;
   readonly #resamplerOptions: ResamplerOptions;
@@ -138,9 +160,10 @@ export async function* encodeAudio(
   source: AsyncIterable<PcmChunk>,
   format: OutputFormat,
   signal: AbortSignal,
-  options: Omit<TranscoderOptions, 'signal'> = {},
+  options: Omit<TranscoderOptions, 'signal'> & { readonly transcoders?: TranscoderFactory } = {},
 ): AsyncIterable<Buffer> {
-  const transcoder = new AudioTranscoder(format, { ...options, signal });
+  const { transcoders = inThreadTranscoder, ...transcoderOptions } = options;
+  const transcoder = transcoders(format, { ...transcoderOptions, signal });
   let stopped = false;
   // Never rejects: every failure ends up on the transcoder's output.
   void (async () => {

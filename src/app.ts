@@ -1,7 +1,10 @@
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import type { OutputFormat } from '../media/formats.ts';
 import { getOutputFormatInfo } from '../media/formats.ts';
+import type { TranscoderOptions } from '../media/transcode.ts';
+import { TranscodePool } from '../media/worker/transcode-pool.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import { ApiKeyStore } from './auth/key-store.ts';
 import { StreamTokens } from './auth/stream-tokens.ts';
@@ -143,6 +146,12 @@ export function createApi(deps: ApiDependencies): Api {
     },
   };
 
+  const transcodeThreads = config.TRANSCODE_THREADS ?? Math.max(1, availableParallelism() - 1);
+  const transcodePool =
+    transcodeThreads > 0 ? new TranscodePool({ threads: transcodeThreads }) : undefined;
+  const transcoders = transcodePool
+    ? (format: OutputFormat, options: TranscoderOptions) => transcodePool.create(format, options)
+    : undefined;
   const guard = new KeyRateLimitGuard(rateLimiter, config.TTS_RATE_LIMIT_PER_MINUTE);
   const oneShot = new OneShotSynthesis({
     catalog,
@@ -151,6 +160,7 @@ export function createApi(deps: ApiDependencies): Api {
     guard,
     logger,
     opusComplexity: config.OPUS_COMPLEXITY,
+    transcoders,
   });
   const streamRoute = ttsStreamRoute(
     authenticator,
@@ -167,6 +177,7 @@ export function createApi(deps: ApiDependencies): Api {
       persister,
       logger,
       opusComplexity: config.OPUS_COMPLEXITY,
+      transcoders,
       idleTimeoutMs: config.STREAM_IDLE_TIMEOUT_MS,
       persistMaxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
     },
@@ -235,6 +246,7 @@ export function createApi(deps: ApiDependencies): Api {
       await heartbeat.stop();
       await nativeProvider.close();
       upstream.close();
+      await transcodePool?.close();
     },
   };
 }

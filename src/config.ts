@@ -85,6 +85,11 @@ export const configSchema = z.object({
    * (false). Process starts from a large process block its event loop for milliseconds.
    */
   NATIVE_ENGINE_LAUNCHER: bool.default(true),
+  /**
+   * Worker threads that resample and encode audio, off the event loop (0 = encode on the
+   * event loop). Default: one per CPU beyond the first, at least one.
+   */
+  TRANSCODE_THREADS: z.coerce.number().int().nonnegative().optional(),
   /** libopus complexity (0-10) of `opus_48000_64`; chosen by the benchmark. */
   OPUS_COMPLEXITY: z.coerce.number().int().min(0).max(10).optional(),
   /** ElevenLabs API origin (a fake in tests, a proxy in locked-down networks). */

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import { getOutputFormatInfo, type OutputFormat } from '../../media/formats.ts';
-import { encodeAudio } from '../../media/transcode.ts';
+import { encodeAudio, type TranscoderFactory } from '../../media/transcode.ts';
 import type { AuthContext } from '../auth/context.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -30,6 +30,8 @@ export interface OneShotDependencies {
   guard: SynthesisGuard;
   logger: Logger;
   opusComplexity?: number | undefined;
+  /** Where resampling and encoding run. Default: this thread. */
+  transcoders?: TranscoderFactory | undefined;
 }
 
 /**
@@ -94,6 +96,7 @@ export class OneShotSynthesis {
         ...(this.deps.opusComplexity === undefined
           ? {}
           : { opusComplexity: this.deps.opusComplexity }),
+        ...(this.deps.transcoders ? { transcoders: this.deps.transcoders } : {}),
       })) {
         counter.push(bytes);
         chunks.push(bytes);

@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { DurationCounter } from '../../../media/duration.ts';
 import { getOutputFormatInfo, type OutputFormat } from '../../../media/formats.ts';
-import { AudioTranscoder } from '../../../media/transcode.ts';
+import { inThreadTranscoder, type TranscoderFactory } from '../../../media/transcode.ts';
 import type { AuthContext } from '../../auth/context.ts';
 import { publicCost } from '../../billing/cost.ts';
 import type { Ledger, LedgerOutcome } from '../../billing/ledger.ts';
@@ -26,6 +26,8 @@ export interface StreamDependencies {
   persister: AudioPersister;
   logger: Logger;
   opusComplexity?: number | undefined;
+  /** Where resampling and encoding run. Default: this thread. */
+  transcoders?: TranscoderFactory | undefined;
   /** Longest wait for a client event until `stop`. */
   idleTimeoutMs: number;
   /** Streams whose audio exceeds this are not stored. */
@@ -234,7 +236,7 @@ export class StreamSession {
     const signal = this.#abort.signal;
     const info = getOutputFormatInfo(format);
     this.#counter = info.createDurationCounter();
-    const transcoder = new AudioTranscoder(format, {
+    const transcoder = (this.deps.transcoders ?? inThreadTranscoder)(format, {
       signal,
       ...(this.deps.opusComplexity === undefined
         ? {}

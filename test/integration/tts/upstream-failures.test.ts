@@ -306,10 +306,10 @@ describe('upstream provider failures', () => {
     [elevenlabs, fish, limitedElevenlabs, limitedFish] = await Promise.all([
       FakeElevenLabs.start({ chunkDelayMs: 1, apiKey: fakeKey('el') }),
       FakeFishAudio.start({ chunkDelayMs: 1, apiKey: fakeKey('fa') }),
-      // Audio spread over about a second, so a request is still streaming when a client
+      // Audio spread over about two and a half seconds, so a request is still streaming when a client
       // leaves and concurrent requests overlap.
-      FakeElevenLabs.start({ chunkDelayMs: 30, chunks: 30, apiKey: fakeKey('el') }),
-      FakeFishAudio.start({ chunkDelayMs: 30, chunks: 30, apiKey: fakeKey('fa') }),
+      FakeElevenLabs.start({ chunkDelayMs: 80, chunks: 30, apiKey: fakeKey('el') }),
+      FakeFishAudio.start({ chunkDelayMs: 80, chunks: 30, apiKey: fakeKey('fa') }),
     ]);
     database = await createTestDatabase('sqlite');
     handle = await openTestDatabase(database);

@@ -1,9 +1,15 @@
 import { OggOpusDecoder } from 'ogg-opus-decoder';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MediaError } from '../../../media/errors.ts';
-import { getOutputFormatInfo, OUTPUT_FORMATS } from '../../../media/formats.ts';
+import { getOutputFormatInfo, OUTPUT_FORMATS, type OutputFormat } from '../../../media/formats.ts';
 import { type PcmChunk, pcmRms } from '../../../media/pcm.ts';
-import { AudioTranscoder, encodeAudio } from '../../../media/transcode.ts';
+import {
+  AudioTranscoder,
+  encodeAudio,
+  type TranscoderFactory,
+  type TranscoderOptions,
+} from '../../../media/transcode.ts';
+import { TranscodePool } from '../../../media/worker/transcode-pool.ts';
 import {
   asyncChunks,
   collectChunks,
@@ -13,6 +19,14 @@ import {
   runProcess,
   splitPcm,
 } from '../../helpers/audio.ts';
+
+const pool = new TranscodePool({ threads: 2 });
+afterAll(() => pool.close());
+/** Where transcoding runs: every behaviour holds in this thread and on a worker thread. */
+const MODES: [string, TranscoderFactory | undefined][] = [
+  ['in this thread', undefined],
+  ['on a worker thread', (format, options) => pool.create(format, options)],
+];
 
 /** Two synthesized segments at espeak-ng's 22,050 Hz, as a provider would stream them. */
 let segments: PcmChunk[];
@@ -47,13 +61,20 @@ async function expectNoFfmpegLeft(): Promise<void> {
   expect(await ffmpegChildren()).toEqual([]);
 }
 
-describe('encodeAudio', () => {
+describe.each(MODES)('encodeAudio %s', (_mode, transcoders) => {
+  const encode = (
+    source: AsyncIterable<PcmChunk>,
+    format: OutputFormat,
+    signal: AbortSignal,
+    options: Omit<TranscoderOptions, 'signal'> = {},
+  ) => encodeAudio(source, format, signal, { ...options, ...(transcoders ? { transcoders } : {}) });
+
   it.each(OUTPUT_FORMATS)(
     'encodes speech to %s: right rate, mono, source duration, not silent',
     async (format) => {
       const info = getOutputFormatInfo(format);
       const chunks = await collectChunks(
-        encodeAudio(asyncChunks(sourceChunks()), format, AbortSignal.timeout(20_000)),
+        encode(asyncChunks(sourceChunks()), format, AbortSignal.timeout(20_000)),
       );
       expect(chunks.length).toBeGreaterThan(1);
       const encoded = Buffer.concat(chunks);
@@ -84,7 +105,7 @@ describe('encodeAudio', () => {
   it('decodes Opus output with ogg-opus-decoder too', async () => {
     const encoded = Buffer.concat(
       await collectChunks(
-        encodeAudio(asyncChunks(sourceChunks()), 'opus_48000_64', AbortSignal.timeout(10_000)),
+        encode(asyncChunks(sourceChunks()), 'opus_48000_64', AbortSignal.timeout(10_000)),
       ),
     );
     const decoder = new OggOpusDecoder();
@@ -109,7 +130,7 @@ describe('encodeAudio', () => {
         await gate; // the provider is still synthesizing
         yield segments[1]!;
       }
-      const iterator = encodeAudio(source(), format, AbortSignal.timeout(10_000))[
+      const iterator = encode(source(), format, AbortSignal.timeout(10_000))[
         Symbol.asyncIterator
       ]();
       const early = await iterator.next();
@@ -133,7 +154,7 @@ describe('encodeAudio', () => {
       }
       const reading = (async () => {
         let received = 0;
-        for await (const chunk of encodeAudio(endless(), format, controller.signal)) {
+        for await (const chunk of encode(endless(), format, controller.signal)) {
           received += chunk.byteLength;
           if (received > 0) controller.abort(new Error('client went away'));
         }
@@ -150,16 +171,14 @@ describe('encodeAudio', () => {
       yield segments[0]!;
       throw new ProviderError('upstream closed');
     }
-    const reading = collectChunks(
-      encodeAudio(failing(), 'aac_44100_128', AbortSignal.timeout(10_000)),
-    );
+    const reading = collectChunks(encode(failing(), 'aac_44100_128', AbortSignal.timeout(10_000)));
     await expect(reading).rejects.toBeInstanceOf(ProviderError);
     await expectNoFfmpegLeft();
   });
 
   it('reports a missing ffmpeg as a MediaError', async () => {
     const reading = collectChunks(
-      encodeAudio(asyncChunks(sourceChunks()), 'aac_44100_128', AbortSignal.timeout(10_000), {
+      encode(asyncChunks(sourceChunks()), 'aac_44100_128', AbortSignal.timeout(10_000), {
         ffmpegPath: '/nonexistent/ffmpeg',
       }),
     );
@@ -179,11 +198,7 @@ describe('encodeAudio', () => {
         sourceClosed = true;
       }
     }
-    for await (const _bytes of encodeAudio(
-      source(),
-      'aac_44100_128',
-      AbortSignal.timeout(10_000),
-    )) {
+    for await (const _bytes of encode(source(), 'aac_44100_128', AbortSignal.timeout(10_000))) {
       break;
     }
     await expectNoFfmpegLeft();
@@ -202,7 +217,7 @@ describe('encodeAudio', () => {
         yield tenthOfASecond;
       }
     }
-    const iterator = encodeAudio(endless(), 'pcm_48000', AbortSignal.timeout(10_000), {
+    const iterator = encode(endless(), 'pcm_48000', AbortSignal.timeout(10_000), {
       highWaterMarkBytes: 64 * 1024,
     })[Symbol.asyncIterator]();
     await iterator.next();

@@ -111,7 +111,7 @@ export class EngineLauncher {
   }
 
   #ensureLauncher(): ChildProcess {
-    if (this.#child && this.#child.connected) return this.#child;
+    if (this.#child?.connected) return this.#child;
     this.#ensureServer();
     const child = fork(LAUNCHER_ENTRY, [], {
       env: { ...process.env, [LAUNCHER_SOCKET_ENV]: this.#socketName },

@@ -419,8 +419,9 @@ async function main(): Promise<void> {
 
   const benchDir = import.meta.dirname;
   mkdirSync(path.join(benchDir, 'results'), { recursive: true });
+  // A quick run never replaces the recorded full results.
   writeFileSync(
-    path.join(benchDir, 'results', 'latest.json'),
+    path.join(benchDir, 'results', quick ? 'quick.json' : 'latest.json'),
     `${JSON.stringify(results, null, 2)}\n`,
   );
 

@@ -12,6 +12,9 @@ export interface OneShotResult {
   serverCpuMsPerRequest: number;
 }
 
+/** Service settings the benchmark passes on to the api process when set. */
+const SERVICE_SETTINGS = ['NATIVE_ENGINE_LAUNCHER', 'TRANSCODE_THREADS', 'OPUS_COMPLEXITY'];
+
 /** A real api process on SQLite with one funded workspace, for `POST /v1/tts`. */
 export class OneShotTarget {
   #database: TestDatabase | undefined;
@@ -40,10 +43,13 @@ export class OneShotTarget {
       database: this.#database,
       env: {
         TTS_RATE_LIMIT_PER_MINUTE: '10000000',
-        // Compare engine starts: NATIVE_ENGINE_LAUNCHER=false npm run bench.
-        ...(process.env.NATIVE_ENGINE_LAUNCHER
-          ? { NATIVE_ENGINE_LAUNCHER: process.env.NATIVE_ENGINE_LAUNCHER }
-          : {}),
+        // Settings to compare, e.g. `NATIVE_ENGINE_LAUNCHER=false npm run bench`.
+        ...Object.fromEntries(
+          SERVICE_SETTINGS.flatMap((name) => {
+            const value = process.env[name];
+            return value ? [[name, value]] : [];
+          }),
+        ),
       },
     });
   }

@@ -1,7 +1,7 @@
 import { AAC_SAMPLE_RATE_HZ, createAacEncoder } from './codecs/aac-ffmpeg.ts';
 import { AdtsDurationCounter } from './codecs/adts.ts';
 import { OggOpusDurationCounter } from './codecs/ogg-opus-duration.ts';
-import { createOggOpusEncoder, OPUS_SAMPLE_RATE_HZ } from './codecs/opus-ogg.ts';
+import { createOggOpusEncoder, OPUS_SAMPLE_RATE_HZ, opusInputRateFor } from './codecs/opus-ogg.ts';
 import { createPcmEncoder } from './codecs/pcm-passthrough.ts';
 import { type DurationCounter, PcmDurationCounter } from './duration.ts';
 import type { AudioEncoder, AudioEncoderOptions } from './encoder.ts';
@@ -28,6 +28,12 @@ export interface EncoderFactoryOptions extends AudioEncoderOptions {
   readonly opusComplexity?: number;
   /** ffmpeg executable for `aac_*` formats. Default `ffmpeg` on PATH. */
   readonly ffmpegPath?: string;
+  /**
+   * Rate of the PCM the caller has, when known. Opus then encodes from the lowest input
+   * rate that keeps its band (see `opusInputRateFor`); read the rate to resample to from
+   * the encoder's `sampleRateHz`.
+   */
+  readonly sourceSampleRateHz?: number;
 }
 
 /** What the service needs to know to deliver one output format. */
@@ -39,7 +45,7 @@ export interface OutputFormatInfo {
    * (RFC 2586) means big-endian samples, and ours are little-endian.
    */
   readonly contentType: string;
-  /** Rate of the encoded audio; the encoder's input must already be at this rate. */
+  /** Rate of the delivered audio (what a decoder plays it at). */
   readonly sampleRateHz: number;
   readonly channels: 1;
   /** Nominal bitrate: exact for PCM (rate x 16), the encoder target for AAC and Opus. */
@@ -89,6 +95,7 @@ const FORMAT_INFO: { readonly [F in OutputFormat]: OutputFormatInfo } = {
       createOggOpusEncoder({
         ...options,
         bitrateBps: 64000,
+        inputSampleRateHz: opusInputRateFor(options.sourceSampleRateHz),
         ...(options.opusComplexity === undefined ? {} : { complexity: options.opusComplexity }),
       }),
     createDurationCounter: () => new OggOpusDurationCounter(),

@@ -47,9 +47,15 @@ export const inThreadTranscoder: TranscoderFactory = (format, options) =>
  */
 export class AudioTranscoder implements Transcoder {
   readonly format: OutputFormat;
-  readonly #encoder: AudioEncoder;
+  readonly output: AsyncIterable<Buffer>;
+  readonly #encoderOptions: EncoderFactoryOptions;
   readonly #resamplerOptions: ResamplerOptions;
   readonly #signal: AbortSignal | undefined;
+  /** Created on the first write, when the source rate is known (Opus picks its input rate). */
+  #encoder: AudioEncoder | null = null;
+  readonly #encoderReady: Promise<AudioEncoder>;
+  #settleEncoder: { resolve: (e: AudioEncoder) => void; reject: (r: unknown) => void } | null =
+    null;
   #resampler: Resampler | null = null;
   /** Set by abort(); a step that finds it set stops with this reason. */
   #abortReason: { readonly reason: unknown } | null = null;
@@ -58,25 +64,30 @@ export class AudioTranscoder implements Transcoder {
 
   constructor(format: OutputFormat, options: TranscoderOptions = {}) {
     this.format = format;
-    this.#encoder = getOutputFormatInfo(format).createEncoder(options);
-    this.#resamplerOptions = options.resampler ?? {};
+    const { resampler, ...encoderOptions } = options;
+    this.#encoderOptions = encoderOptions;
+    this.#resamplerOptions = resampler ?? {};
+    this.#encoderReady = new Promise((resolve, reject) => {
+      this.#settleEncoder = { resolve, reject };
+    });
+    // Read only through `output`; an abort before the first write must not go unhandled.
+    this.#encoderReady.catch(() => {});
+    this.output = this.#readOutput();
     // The encoder watches the signal too; this frees the resampler at the same moment.
     this.#signal = options.signal;
-    this.#signal?.addEventListener('abort', this.#onAbort);
-  }
-
-  /** Encoded bytes, emitted as soon as the encoder produces them. */
-  get output(): AsyncIterable<Buffer> {
-    return this.#encoder.output;
+    if (this.#signal?.aborted) this.abort(this.#signal.reason);
+    else this.#signal?.addEventListener('abort', this.#onAbort);
   }
 
   /** Resample and encode `chunk`; resolves when the encoder can take more. */
   write(chunk: PcmChunk): Promise<void> {
     return this.#enqueue(async () => {
-      const resampler = await this.#resamplerFor(chunk.sampleRateHz);
+      this.#throwIfAborted();
+      const encoder = this.#encoderFor(chunk.sampleRateHz);
+      const resampler = await this.#resamplerFor(chunk.sampleRateHz, encoder);
       this.#throwIfAborted();
       const pcm = resampler.push(chunk.data);
-      if (pcm.byteLength > 0) await this.#encoder.write(pcm);
+      if (pcm.byteLength > 0) await encoder.write(pcm);
     });
   }
 
@@ -84,8 +95,9 @@ export class AudioTranscoder implements Transcoder {
   end(): Promise<void> {
     return this.#enqueue(async () => {
       this.#throwIfAborted();
-      await this.#retireResampler();
-      await this.#encoder.end();
+      const encoder = this.#encoderFor(undefined);
+      await this.#retireResampler(encoder);
+      await encoder.end();
       this.#signal?.removeEventListener('abort', this.#onAbort);
     });
   }
@@ -94,7 +106,9 @@ export class AudioTranscoder implements Transcoder {
   abort(reason: unknown = abortError()): void {
     this.#abortReason ??= { reason };
     this.#signal?.removeEventListener('abort', this.#onAbort);
-    this.#encoder.abort(reason);
+    if (this.#encoder) this.#encoder.abort(reason);
+    else this.#settleEncoder?.reject(reason);
+    this.#settleEncoder = null;
     this.#resampler?.destroy();
     this.#resampler = null;
   }
@@ -112,12 +126,34 @@ export class AudioTranscoder implements Transcoder {
     return run;
   }
 
-  async #resamplerFor(sampleRateHz: number): Promise<Resampler> {
+  async *#readOutput(): AsyncIterable<Buffer> {
+    const encoder = await this.#encoderReady;
+    yield* encoder.output;
+  }
+
+  /** The encoder, created for `sourceRateHz` on first use. */
+  #encoderFor(sourceRateHz: number | undefined): AudioEncoder {
+    if (this.#encoder) return this.#encoder;
+    try {
+      this.#encoder = getOutputFormatInfo(this.format).createEncoder({
+        ...this.#encoderOptions,
+        ...(sourceRateHz === undefined ? {} : { sourceSampleRateHz: sourceRateHz }),
+      });
+    } catch (error) {
+      this.abort(error);
+      throw error;
+    }
+    this.#settleEncoder?.resolve(this.#encoder);
+    this.#settleEncoder = null;
+    return this.#encoder;
+  }
+
+  async #resamplerFor(sampleRateHz: number, encoder: AudioEncoder): Promise<Resampler> {
     if (this.#resampler?.fromHz === sampleRateHz) return this.#resampler;
-    await this.#retireResampler();
+    await this.#retireResampler(encoder);
     const resampler = await createResampler(
       sampleRateHz,
-      this.#encoder.sampleRateHz,
+      encoder.sampleRateHz,
       this.#resamplerOptions,
     );
     if (this.#abortReason) {
@@ -130,13 +166,13 @@ export class AudioTranscoder implements Transcoder {
   }
 
   /** Send the old resampler's tail to the encoder and free it. */
-  async #retireResampler(): Promise<void> {
+  async #retireResampler(encoder: AudioEncoder): Promise<void> {
     const resampler = this.#resampler;
     if (!resampler) return;
     this.#resampler = null;
     try {
       const tail = resampler.flush();
-      if (tail.byteLength > 0) await this.#encoder.write(tail);
+      if (tail.byteLength > 0) await encoder.write(tail);
     } finally {
       resampler.destroy();
     }

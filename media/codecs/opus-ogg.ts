@@ -7,8 +7,24 @@ import { PcmFramer } from '../pcm-framer.ts';
 import { SyncAudioEncoder } from '../sync-encoder.ts';
 import { OGG_MAX_SEGMENTS, OggStreamWriter, oggSegmentCount } from './ogg.ts';
 
-/** Opus in Ogg always runs at 48 kHz here; resample before pushing. */
+/** Opus in Ogg decodes at 48 kHz; granule positions and pre-skip count 48 kHz samples. */
 export const OPUS_SAMPLE_RATE_HZ = 48000;
+
+/** Input rates libopus encodes from. Below 48 kHz the coded bandwidth is half the rate. */
+export const OPUS_INPUT_RATES_HZ = [8000, 12000, 16000, 24000, 48000] as const;
+export type OpusInputRateHz = (typeof OPUS_INPUT_RATES_HZ)[number];
+
+/**
+ * The input rate to encode a source at: the lowest Opus input rate that keeps the whole
+ * source band, at least 24 kHz (so speech keeps its 12 kHz band), else 48 kHz. A 22,050 Hz
+ * engine is encoded from 24 kHz, which halves resampling and encoding work and loses
+ * nothing the source had; decoders still play it at 48 kHz.
+ *
+ * @example opusInputRateFor(22050) // 24000
+ */
+export function opusInputRateFor(sourceRateHz: number | undefined): OpusInputRateHz {
+  return sourceRateHz !== undefined && sourceRateHz <= 24000 ? 24000 : 48000;
+}
 
 /**
  * Encoder delay of libopus at 48 kHz in the AUDIO and VOIP applications (Fs/400 + Fs/250
@@ -47,6 +63,8 @@ export interface OggOpusEncoderOptions {
   readonly maxFramesPerPage?: number;
   /** Ogg stream serial number; random by default. */
   readonly serialNumber?: number;
+  /** Rate of the PCM pushed in. Default 48 kHz. */
+  readonly inputSampleRateHz?: OpusInputRateHz;
 }
 
 /**
@@ -56,7 +74,8 @@ export interface OggOpusEncoderOptions {
  * decodable stream. The header pages come with the first audio page, so no returned chunk
  * is headers alone.
  *
- * Input is s16le mono PCM at 48 kHz.
+ * Input is s16le mono PCM at `inputSampleRateHz` (default 48 kHz); granule positions and
+ * the pre-skip are in 48 kHz samples whatever the input rate (RFC 7845).
  *
  * @example
  * const encoder = new OggOpusEncoder();
@@ -64,8 +83,13 @@ export interface OggOpusEncoderOptions {
  * send(encoder.end()); // pads the last frame and marks end of stream
  */
 export class OggOpusEncoder {
+  /** Encoder delay in 48 kHz samples. */
   readonly preSkip = LIBOPUS_LOOKAHEAD_SAMPLES;
+  readonly inputSampleRateHz: OpusInputRateHz;
+  /** Samples per frame at the input rate. */
   readonly frameSamples: number;
+  /** 48 kHz samples per input sample. */
+  readonly #scale: number;
   readonly #encoder: InstanceType<typeof opus.OpusEncoder>;
   readonly #framer: PcmFramer;
   readonly #ogg: OggStreamWriter;
@@ -77,7 +101,12 @@ export class OggOpusEncoder {
 
   constructor(options: OggOpusEncoderOptions = {}) {
     const frameDurationMs = options.frameDurationMs ?? 20;
-    this.frameSamples = (OPUS_SAMPLE_RATE_HZ * frameDurationMs) / 1000;
+    this.inputSampleRateHz = options.inputSampleRateHz ?? OPUS_SAMPLE_RATE_HZ;
+    if (!OPUS_INPUT_RATES_HZ.includes(this.inputSampleRateHz)) {
+      throw new RangeError(`Opus cannot encode from ${this.inputSampleRateHz} Hz`);
+    }
+    this.#scale = OPUS_SAMPLE_RATE_HZ / this.inputSampleRateHz;
+    this.frameSamples = (this.inputSampleRateHz * frameDurationMs) / 1000;
     this.#framer = new PcmFramer(this.frameSamples * PCM_BYTES_PER_SAMPLE);
     this.#ogg = new OggStreamWriter(options.serialNumber ?? randomInt(0, 2 ** 32));
     this.#maxFramesPerPage = Math.max(
@@ -89,7 +118,7 @@ export class OggOpusEncoder {
       throw new RangeError(`Opus complexity must be 0..10, got ${complexity}`);
     }
     try {
-      this.#encoder = new opus.OpusEncoder(OPUS_SAMPLE_RATE_HZ, 1);
+      this.#encoder = new opus.OpusEncoder(this.inputSampleRateHz, 1);
       this.#encoder.applyEncoderCTL(OPUS_SET_BITRATE, options.bitrateBps ?? 64000);
       this.#encoder.applyEncoderCTL(OPUS_SET_COMPLEXITY, complexity);
     } catch (error) {
@@ -99,13 +128,13 @@ export class OggOpusEncoder {
     }
   }
 
-  /** Samples pushed so far (48 kHz), not counting padding. */
+  /** Samples pushed so far (at the input rate), not counting padding. */
   get inputSamples(): number {
     return this.#inputSamples;
   }
 
   /**
-   * Encode `pcm` (48 kHz s16le mono) and return the Ogg pages of every frame it completed;
+   * Encode `pcm` (s16le mono at the input rate) and return the Ogg pages of every frame it completed;
    * empty when no frame completed yet (less than one frame is buffered).
    */
   push(pcm: Buffer): Buffer {
@@ -128,7 +157,7 @@ export class OggOpusEncoder {
     if (padded) packets.push(this.#encode(padded));
     // Decoded output lags input by the pre-skip: encode until every input sample is out.
     const silence = pcmSilence(this.frameSamples);
-    while (this.#encodedSamples < this.#inputSamples + this.preSkip) {
+    while (this.#encodedSamples * this.#scale < this.#inputSamples * this.#scale + this.preSkip) {
       packets.push(this.#encode(silence));
     }
     return this.#pages(packets, true);
@@ -161,16 +190,20 @@ export class OggOpusEncoder {
       pages.push(this.#ogg.writePage({ packets: [opusTags()], granulePosition: 0n }));
     }
     // Granule of a page = 48 kHz samples decoded up to its last packet, pre-skip included.
-    let granule = this.#encodedSamples - packets.length * this.frameSamples;
+    const frame48k = this.frameSamples * this.#scale;
+    const encoded48k = this.#encodedSamples * this.#scale;
+    let granule = encoded48k - packets.length * frame48k;
     for (const pagePackets of this.#splitIntoPages(packets)) {
-      granule += pagePackets.length * this.frameSamples;
-      const isLast = last && granule === this.#encodedSamples;
+      granule += pagePackets.length * frame48k;
+      const isLast = last && granule === encoded48k;
       pages.push(
         this.#ogg.writePage({
           packets: pagePackets,
           // The final granule is below the encoded total: it tells decoders where the real
           // audio ends so padding is cut (RFC 7845 section 4.5).
-          granulePosition: BigInt(isLast ? this.#inputSamples + this.preSkip : granule),
+          granulePosition: BigInt(
+            isLast ? this.#inputSamples * this.#scale + this.preSkip : granule,
+          ),
           eos: isLast,
         }),
       );
@@ -203,7 +236,7 @@ export class OggOpusEncoder {
     head.writeUInt8(1, 8); // version
     head.writeUInt8(1, 9); // channels
     head.writeUInt16LE(this.preSkip, 10);
-    head.writeUInt32LE(OPUS_SAMPLE_RATE_HZ, 12); // input rate, informational
+    head.writeUInt32LE(this.inputSampleRateHz, 12); // input rate, informational
     head.writeInt16LE(0, 16); // output gain
     head.writeUInt8(0, 18); // channel mapping family 0: mono/stereo
     return head;
@@ -221,13 +254,15 @@ function opusTags(): Buffer {
 }
 
 /**
- * A streaming Ogg Opus {@link AudioEncoder}: 48 kHz PCM in, Ogg pages out as frames complete.
+ * A streaming Ogg Opus {@link AudioEncoder}: PCM at the input rate (default 48 kHz) in, Ogg
+ * pages out as frames complete.
  *
  * @example
- * const encoder = createOggOpusEncoder({ signal });
+ * const encoder = createOggOpusEncoder({ signal, inputSampleRateHz: opusInputRateFor(22050) });
  */
 export function createOggOpusEncoder(
   options: OggOpusEncoderOptions & AudioEncoderOptions = {},
 ): AudioEncoder {
-  return new SyncAudioEncoder(new OggOpusEncoder(options), OPUS_SAMPLE_RATE_HZ, options);
+  const encoder = new OggOpusEncoder(options);
+  return new SyncAudioEncoder(encoder, encoder.inputSampleRateHz, options);
 }

@@ -7,6 +7,7 @@ import {
   createOggOpusEncoder,
   LIBOPUS_LOOKAHEAD_SAMPLES,
   OggOpusEncoder,
+  opusInputRateFor,
 } from '../../../media/codecs/opus-ogg.ts';
 import { MediaError } from '../../../media/errors.ts';
 import { pcmRms, pcmToFloat32 } from '../../../media/pcm.ts';
@@ -218,5 +219,63 @@ describe('createOggOpusEncoder', () => {
     await encoder.end();
     const decoded = await decodeWithWasm(Buffer.concat(await reading));
     expect(decoded.samplesDecoded).toBe(inputSamples);
+  });
+});
+
+describe('OggOpusEncoder from 24 kHz input', () => {
+  it('picks 24 kHz input for sources up to 24 kHz and 48 kHz above', () => {
+    expect(opusInputRateFor(22050)).toBe(24000);
+    expect(opusInputRateFor(24000)).toBe(24000);
+    expect(opusInputRateFor(16000)).toBe(24000);
+    expect(opusInputRateFor(44100)).toBe(48000);
+    expect(opusInputRateFor(undefined)).toBe(48000);
+    expect(() => new OggOpusEncoder({ inputSampleRateHz: 22050 as 24000 })).toThrow(RangeError);
+  });
+
+  it('decodes at 48 kHz to exactly twice the input samples, aligned, with the same duration', async () => {
+    const speech = await espeakPcm('Encoded from twenty four kilohertz input.');
+    const resampler = await createResampler(22050, 24000);
+    const pcm24k = Buffer.concat([resampler.push(speech.data), resampler.flush()]);
+    resampler.destroy();
+    const encoder = new OggOpusEncoder({ inputSampleRateHz: 24000 });
+    const chunks: Buffer[] = [];
+    for (const chunk of splitPcm({ data: pcm24k, sampleRateHz: 24000 }, 4, 3000)) {
+      chunks.push(encoder.push(chunk.data));
+    }
+    chunks.push(encoder.end());
+    const stream = Buffer.concat(chunks);
+    // OpusHead records the input rate; the pre-skip stays in 48 kHz samples.
+    const head = oggPagePackets([...new OggPageReader().push(stream)][0]!)[0]!;
+    expect(head.readUInt16LE(10)).toBe(LIBOPUS_LOOKAHEAD_SAMPLES);
+    expect(head.readUInt32LE(12)).toBe(24000);
+
+    const decoded = await decodeWithWasm(stream);
+    expect(decoded.errors).toEqual([]);
+    expect(decoded.sampleRate).toBe(48000);
+    expect(decoded.samplesDecoded).toBe((pcm24k.byteLength / 2) * 2);
+    const output = decoded.channelData[0]!;
+    expect(floatRms(output)).toBeGreaterThan(0.02);
+
+    // Aligned: the decoded 48 kHz audio matches the input upsampled, with no lag.
+    const up = await createResampler(24000, 48000);
+    const input = pcmToFloat32(Buffer.concat([up.push(pcm24k), up.flush()]));
+    up.destroy();
+    let bestLag = 0;
+    let best = Number.NEGATIVE_INFINITY;
+    for (let lag = -400; lag <= 400; lag++) {
+      let sum = 0;
+      for (let i = 4800; i < 4800 + 48000; i++) sum += input[i]! * (output[i + lag] ?? 0);
+      if (sum > best) {
+        best = sum;
+        bestLag = lag;
+      }
+    }
+    expect(Math.abs(bestLag)).toBeLessThanOrEqual(2);
+
+    const counter = new OggOpusDurationCounter();
+    counter.push(stream);
+    expect(counter.durationMs).toBe(Math.round(((pcm24k.byteLength / 2) * 1000) / 24000));
+    const ffmpeg = await decodeWithFfmpeg(stream);
+    expect(ffmpeg.sampleRateHz).toBe(48000);
   });
 });

@@ -229,6 +229,20 @@ describe.each(MODES)('encodeAudio %s', (_mode, transcoders) => {
 });
 
 describe('AudioTranscoder', () => {
+  it('encodes a 22,050 Hz source to Opus from 24 kHz input (half the work), 48 kHz out', async () => {
+    const transcoder = new AudioTranscoder('opus_48000_64');
+    const reading = collectChunks(transcoder.output);
+    await transcoder.write(segments[0]!);
+    await transcoder.end();
+    const stream = Buffer.concat(await reading);
+    const head = stream.subarray(stream.indexOf('OpusHead'));
+    expect(head.readUInt32LE(12)).toBe(24000);
+    const decoded = await decodeWithFfmpeg(stream);
+    expect(decoded.sampleRateHz).toBe(48000);
+    const expectedMs = (segments[0]!.data.byteLength / 2 / 22050) * 1000;
+    expect(Math.abs(decoded.pcm.byteLength / 2 / 48 - expectedMs)).toBeLessThan(2);
+  });
+
   it('keeps one stream when the input rate changes between segments', async () => {
     const transcoder = new AudioTranscoder('opus_48000_64');
     const reading = collectChunks(transcoder.output);

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { UpstreamProviderKind } from '../providers/upstream-registry.ts';
 
 /**
  * Table types shared by both dialects. Timestamps are ISO 8601 UTC strings and booleans
@@ -112,7 +113,7 @@ export interface ServiceInstancesTable {
 }
 
 /** Upstream vendors a voice route can use besides the native model. */
-export type UpstreamProviderName = 'elevenlabs' | 'fishaudio';
+export type UpstreamProviderName = UpstreamProviderKind;
 
 /** A workspace's own credential at an upstream vendor. */
 export interface ProviderAccountsTable {

@@ -56,12 +56,8 @@ export class UpstreamProviderRegistry {
     const version = account?.version ?? 'deployment';
     const existing = this.#entries.get(key);
     if (existing && existing.version === version) return existing.provider;
-    if (existing) {
-      // The key changed: requests in flight finish on their connections; new ones use the
-      // new key. Idle connections of the old instance close once its requests end.
-      const old = existing.provider;
-      setTimeout(() => old.close(), 60_000).unref();
-    }
+    // A changed key gets a new instance. The old one is dropped, not closed: its requests in
+    // flight finish, and its kept-alive connections close on their own once idle.
     const provider = this.#create(kind, account);
     this.#entries.set(key, { version, provider });
     return provider;

@@ -78,10 +78,10 @@ export class VoiceStore {
     if (!upstreamModel(input.provider, input.model)) {
       throw new ApiError('invalid_request', `Unknown ${input.provider} model "${input.model}".`);
     }
-    if (!isProviderVoiceId(input.providerVoiceId)) {
+    if (!isProviderVoiceId(input.provider, input.providerVoiceId)) {
       throw new ApiError(
         'invalid_request',
-        'The provider voice id must be 1 to 64 letters, digits, "_" or "-".',
+        `The provider voice id is not shaped like a ${input.provider} voice id (letters, digits, "_" or "-").`,
       );
     }
     await requireWorkspace(this.db, input.workspaceId);

@@ -7,6 +7,10 @@ export {
   type ElevenLabsModelInfo,
   findElevenLabsModel,
 } from './models.ts';
-export { ElevenLabsProvider, type ElevenLabsProviderOptions } from './provider.ts';
+export {
+  ElevenLabsProvider,
+  type ElevenLabsProviderOptions,
+  isElevenLabsVoiceId,
+} from './provider.ts';
 export { ELEVENLABS_MAX_SPEED, ELEVENLABS_MIN_SPEED, elevenLabsSpeed } from './speed.ts';
 export { elevenLabsTagPrefix } from './tags.ts';

@@ -47,6 +47,11 @@ const REQUEST_ID_HEADER = 'request-id';
 /** ElevenLabs voice ids: short alphanumeric strings. */
 const VOICE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** True when `id` has the shape of an ElevenLabs voice id. */
+export function isElevenLabsVoiceId(id: string): boolean {
+  return VOICE_ID_PATTERN.test(id);
+}
+
 /**
  * ElevenLabs streaming synthesis (`POST /v1/text-to-speech/{voice_id}/stream`) as a
  * {@link TtsProvider}, yielding raw PCM as it arrives.

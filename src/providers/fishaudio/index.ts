@@ -12,6 +12,7 @@ export {
   type FishAudioLatency,
   FishAudioProvider,
   type FishAudioProviderOptions,
+  isFishAudioReferenceId,
 } from './provider.ts';
 export { FISHAUDIO_MAX_SPEED, FISHAUDIO_MIN_SPEED, fishAudioSpeed } from './speed.ts';
 export { fishAudioTagPrefix } from './tags.ts';

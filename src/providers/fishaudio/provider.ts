@@ -48,6 +48,11 @@ export interface FishAudioProviderOptions {
 /** Fish voice model ids (`reference_id`): 32 hex characters today; kept loose but bounded. */
 const REFERENCE_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
+/** True when `id` has the shape of a Fish Audio voice model id (`reference_id`). */
+export function isFishAudioReferenceId(id: string): boolean {
+  return REFERENCE_ID_PATTERN.test(id);
+}
+
 /**
  * Fish Audio synthesis (`POST /v1/tts`, JSON body, `model` header) as a
  * {@link TtsProvider}, yielding the streamed headerless PCM (`format: "pcm"`) as it arrives.

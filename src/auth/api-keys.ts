@@ -40,7 +40,7 @@ export class ApiKeys {
     const key = generateApiKey();
     const row = {
       id: `key_${uuidv7().replaceAll('-', '')}`,
-      organization_id: workspaceId,
+      workspace_id: workspaceId,
       environment,
       label: trimmed,
       display_prefix: displayPrefix(key),
@@ -58,7 +58,7 @@ export class ApiKeys {
     const rows = await this.db
       .selectFrom('api_keys')
       .selectAll()
-      .where('organization_id', '=', workspaceId)
+      .where('workspace_id', '=', workspaceId)
       .orderBy('created_at')
       .orderBy('id')
       .execute();
@@ -72,14 +72,14 @@ export class ApiKeys {
       .updateTable('api_keys')
       .set({ status: 'revoked', revoked_at: now })
       .where('id', '=', keyId)
-      .where('organization_id', '=', workspaceId)
+      .where('workspace_id', '=', workspaceId)
       .where('status', '=', 'active')
       .executeTakeFirst();
     const row = await this.db
       .selectFrom('api_keys')
       .selectAll()
       .where('id', '=', keyId)
-      .where('organization_id', '=', workspaceId)
+      .where('workspace_id', '=', workspaceId)
       .executeTakeFirst();
     if (!row) throw new ApiError('not_found', `No key ${keyId} in workspace ${workspaceId}.`);
     return toInfo(row);
@@ -88,7 +88,7 @@ export class ApiKeys {
 
 function toInfo(row: {
   id: string;
-  organization_id: string;
+  workspace_id: string;
   environment: Environment;
   label: string;
   display_prefix: string;
@@ -99,7 +99,7 @@ function toInfo(row: {
 }): ApiKeyInfo {
   return {
     id: row.id,
-    workspaceId: row.organization_id,
+    workspaceId: row.workspace_id,
     environment: row.environment,
     label: row.label,
     prefix: row.display_prefix,

@@ -63,7 +63,7 @@ export class Authenticator {
     const claims = await this.streamTokens?.verify(credential);
     if (!claims) throw new ApiError('unauthorized', 'Invalid or expired stream token.');
     const key = await this.keys.resolveById(claims.keyId);
-    if (!key || key.organizationId !== claims.organizationId) {
+    if (!key || key.workspaceId !== claims.workspaceId) {
       throw new ApiError('unauthorized', 'Invalid or expired stream token.');
     }
     if (key.status !== 'active') {
@@ -108,7 +108,7 @@ export class Authenticator {
     capability: Capability | undefined,
     credential: AuthContext['credential'],
   ): AuthContext {
-    if (key.organizationStatus === 'suspended') {
+    if (key.workspaceStatus === 'suspended') {
       throw new ApiError('organization_suspended', 'The workspace is suspended.');
     }
     if (!key.billingProvisioned) {
@@ -127,7 +127,7 @@ export class Authenticator {
     return {
       credential,
       keyId: key.id,
-      organizationId: key.organizationId,
+      workspaceId: key.workspaceId,
       environment: key.environment,
       capabilities: key.capabilities,
     };

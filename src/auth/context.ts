@@ -7,7 +7,7 @@ export interface AuthContext {
   /** A permanent workspace key, or a short-lived stream token it minted. */
   readonly credential: 'api_key' | 'stream_token';
   readonly keyId: string;
-  readonly organizationId: string;
+  readonly workspaceId: string;
   readonly environment: Environment;
   readonly capabilities: ReadonlySet<Capability>;
 }

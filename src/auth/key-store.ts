@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Environment } from '../config.ts';
-import type { ApiKeyStatus, Database, OrganizationStatus } from '../db/schema.ts';
+import type { ApiKeyStatus, Database, WorkspaceStatus } from '../db/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import { type Capability, isCapability } from '../workspaces/capabilities.ts';
 
@@ -8,10 +8,10 @@ import { type Capability, isCapability } from '../workspaces/capabilities.ts';
 export interface ResolvedKey {
   readonly id: string;
   readonly keyHash: string;
-  readonly organizationId: string;
+  readonly workspaceId: string;
   readonly environment: Environment;
   readonly status: ApiKeyStatus;
-  readonly organizationStatus: OrganizationStatus;
+  readonly workspaceStatus: WorkspaceStatus;
   readonly billingProvisioned: boolean;
   readonly capabilities: ReadonlySet<Capability>;
 }
@@ -110,31 +110,31 @@ export class ApiKeyStore {
   private async load(column: 'key_hash' | 'id', value: string): Promise<ResolvedKey | null> {
     const row = await this.db
       .selectFrom('api_keys')
-      .innerJoin('organizations', 'organizations.id', 'api_keys.organization_id')
+      .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
       .select([
         'api_keys.id',
         'api_keys.key_hash',
-        'api_keys.organization_id',
+        'api_keys.workspace_id',
         'api_keys.environment',
         'api_keys.status',
-        'organizations.status as organization_status',
-        'organizations.billing_provisioned',
+        'workspaces.status as workspace_status',
+        'workspaces.billing_provisioned',
       ])
       .where(column === 'id' ? 'api_keys.id' : 'api_keys.key_hash', '=', value)
       .executeTakeFirst();
     if (!row) return null;
     const capabilityRows = await this.db
-      .selectFrom('organization_capabilities')
+      .selectFrom('workspace_capabilities')
       .select('capability')
-      .where('organization_id', '=', row.organization_id)
+      .where('workspace_id', '=', row.workspace_id)
       .execute();
     return {
       id: row.id,
       keyHash: row.key_hash,
-      organizationId: row.organization_id,
+      workspaceId: row.workspace_id,
       environment: row.environment,
       status: row.status,
-      organizationStatus: row.organization_status,
+      workspaceStatus: row.workspace_status,
       billingProvisioned: Number(row.billing_provisioned) === 1,
       capabilities: new Set(capabilityRows.map((r) => r.capability).filter(isCapability)),
     };

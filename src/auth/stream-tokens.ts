@@ -12,7 +12,7 @@ const ISSUER = 'awp';
 export interface StreamTokenClaims {
   /** The workspace key that minted the token; the token dies with it. */
   readonly keyId: string;
-  readonly organizationId: string;
+  readonly workspaceId: string;
   readonly environment: Environment;
   readonly expiresAt: Date;
 }
@@ -37,7 +37,7 @@ export class StreamTokens {
   ): Promise<{ token: string; expiresAt: Date }> {
     const expiresAtSeconds = Math.floor((now + STREAM_TOKEN_TTL_MS) / 1000);
     const expiresAt = new Date(expiresAtSeconds * 1000);
-    const token = await new SignJWT({ org: claims.organizationId, env: claims.environment })
+    const token = await new SignJWT({ org: claims.workspaceId, env: claims.environment })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.keyId)
       .setIssuer(ISSUER)
@@ -64,7 +64,7 @@ export class StreamTokens {
         return undefined;
       }
       if (env !== 'production' && env !== 'development') return undefined;
-      return { keyId: sub, organizationId: org, environment: env, expiresAt: new Date(exp * 1000) };
+      return { keyId: sub, workspaceId: org, environment: env, expiresAt: new Date(exp * 1000) };
     } catch (error) {
       if (error instanceof joseErrors.JOSEError) return undefined;
       throw error;

@@ -7,7 +7,7 @@ import { costMillicredits } from './cost.ts';
 export interface LedgerStart {
   requestId: string;
   auditId: string;
-  organizationId: string;
+  workspaceId: string;
   environment: Environment;
   apiKeyId: string | null;
   transport: 'http' | 'websocket';
@@ -49,7 +49,7 @@ export class Ledger {
     const row = {
       request_id: entry.requestId,
       audit_id: entry.auditId,
-      organization_id: entry.organizationId,
+      workspace_id: entry.workspaceId,
       environment: entry.environment,
       api_key_id: entry.apiKeyId,
       transport: entry.transport,
@@ -67,7 +67,7 @@ export class Ledger {
       created_at: now,
     };
     const reserved = await this.db.transaction().execute(async (trx) => {
-      if (reserve > 0 && !(await debit(trx, entry.organizationId, reserve))) return false;
+      if (reserve > 0 && !(await debit(trx, entry.workspaceId, reserve))) return false;
       await trx.insertInto('synthesis_requests').values(row).execute();
       return true;
     });
@@ -90,7 +90,7 @@ export class Ledger {
    * Reserves the cost of `chars` more characters of a running request (streaming text as
    * it arrives). Throws `insufficient_credit` when the balance cannot cover them.
    */
-  async reserveMore(requestId: string, organizationId: string, chars: number): Promise<void> {
+  async reserveMore(requestId: string, workspaceId: string, chars: number): Promise<void> {
     const ok = await this.db.transaction().execute(async (trx) => {
       const row = await trx
         .selectFrom('synthesis_requests')
@@ -102,7 +102,7 @@ export class Ledger {
       const price = Number(row.price_millicredits_per_1k_chars);
       const total = Number(row.chars_requested) + chars;
       const extra = costMillicredits(total, price) - Number(row.reserved_millicredits);
-      if (extra > 0 && !(await debit(trx, organizationId, extra))) return false;
+      if (extra > 0 && !(await debit(trx, workspaceId, extra))) return false;
       await trx
         .updateTable('synthesis_requests')
         .set({
@@ -126,7 +126,7 @@ export class Ledger {
       const row = await trx
         .selectFrom('synthesis_requests')
         .select([
-          'organization_id',
+          'workspace_id',
           'reserved_millicredits',
           'price_millicredits_per_1k_chars',
           'status',
@@ -143,11 +143,11 @@ export class Ledger {
       );
       if (reserved - cost > 0) {
         await trx
-          .updateTable('organizations')
+          .updateTable('workspaces')
           .set((eb) => ({
             credit_balance_millicredits: eb('credit_balance_millicredits', '+', reserved - cost),
           }))
-          .where('id', '=', row.organization_id)
+          .where('id', '=', row.workspace_id)
           .execute();
       }
       await trx
@@ -214,15 +214,15 @@ export class Ledger {
 
 async function debit(
   trx: Kysely<Database>,
-  organizationId: string,
+  workspaceId: string,
   millicredits: number,
 ): Promise<boolean> {
   const result = await trx
-    .updateTable('organizations')
+    .updateTable('workspaces')
     .set((eb) => ({
       credit_balance_millicredits: eb('credit_balance_millicredits', '-', millicredits),
     }))
-    .where('id', '=', organizationId)
+    .where('id', '=', workspaceId)
     .where('credit_balance_millicredits', '>=', millicredits)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

@@ -6,8 +6,8 @@ import type { UpstreamProviderKind } from '../providers/upstream-registry.ts';
  * are 0/1 integers so SQLite and PostgreSQL read and write the same values.
  */
 export interface Database {
-  organizations: OrganizationsTable;
-  organization_capabilities: OrganizationCapabilitiesTable;
+  workspaces: WorkspacesTable;
+  workspace_capabilities: WorkspaceCapabilitiesTable;
   users: UsersTable;
   memberships: MembershipsTable;
   api_keys: ApiKeysTable;
@@ -18,12 +18,12 @@ export interface Database {
   voice_routes: VoiceRoutesTable;
 }
 
-export type OrganizationStatus = 'active' | 'suspended';
+export type WorkspaceStatus = 'active' | 'suspended';
 
-export interface OrganizationsTable {
+export interface WorkspacesTable {
   id: string;
   name: string;
-  status: OrganizationStatus;
+  status: WorkspaceStatus;
   /** 1 once the billing account is provisioned. */
   billing_provisioned: number;
   /** Balance in millicredits (1 credit = 1,000 millicredits; 1,000 credits = 1 USD). */
@@ -32,8 +32,8 @@ export interface OrganizationsTable {
   updated_at: string;
 }
 
-export interface OrganizationCapabilitiesTable {
-  organization_id: string;
+export interface WorkspaceCapabilitiesTable {
+  workspace_id: string;
   capability: string;
 }
 
@@ -46,7 +46,7 @@ export interface UsersTable {
 export type Role = 'owner' | 'admin' | 'builder' | 'member';
 
 export interface MembershipsTable {
-  organization_id: string;
+  workspace_id: string;
   user_id: string;
   role: Role;
   created_at: string;
@@ -56,7 +56,7 @@ export type ApiKeyStatus = 'active' | 'revoked';
 
 export interface ApiKeysTable {
   id: string;
-  organization_id: string;
+  workspace_id: string;
   environment: 'production' | 'development';
   label: string;
   /** First characters of the key, shown in listings. */
@@ -75,7 +75,7 @@ export type SynthesisStatus = 'started' | 'succeeded' | 'failed' | 'cancelled';
 export interface SynthesisRequestsTable {
   request_id: string;
   audit_id: string;
-  organization_id: string;
+  workspace_id: string;
   environment: 'production' | 'development';
   api_key_id: string | null;
   transport: 'http' | 'websocket';
@@ -118,7 +118,7 @@ export type UpstreamProviderName = UpstreamProviderKind;
 /** A workspace's own credential at an upstream vendor. */
 export interface ProviderAccountsTable {
   id: string;
-  organization_id: string;
+  workspace_id: string;
   provider: UpstreamProviderName;
   label: string;
   /** The API key sealed with the deployment's secrets key (see src/secrets/). */
@@ -133,7 +133,7 @@ export interface ProviderAccountsTable {
 export interface VoicesTable {
   /** Public `voice_id`. */
   id: string;
-  organization_id: string;
+  workspace_id: string;
   environment: 'production' | 'development';
   name: string;
   nsfw: number;

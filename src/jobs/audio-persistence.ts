@@ -12,7 +12,7 @@ import { bullPrefix, QUEUE_NAMES, workerConnectionOptions } from './queues.ts';
  */
 export interface AudioPersistenceJobData {
   requestId: string;
-  organizationId: string;
+  workspaceId: string;
   environment: Environment;
   format: string;
   contentType: string;
@@ -24,7 +24,7 @@ export interface AudioPersistenceJobData {
 /** One finished synthesis request whose audio should be kept. */
 export interface AudioPersistenceRequest {
   requestId: string;
-  organizationId: string;
+  workspaceId: string;
   environment: Environment;
   /** The output format of the request, e.g. `mp3_44100_128`. */
   format: string;
@@ -69,7 +69,7 @@ const REMOVE_ON_FAIL = { age: 7 * 24 * 3600, count: 10_000 };
  * const persistence = new AudioPersistence(queue, redis, {
  *   prefix: config.REDIS_PREFIX, maxBytes: 20 * 1024 * 1024, ttlSeconds: 3600, logger,
  * });
- * void persistence.enqueue({ requestId, organizationId, environment, format,
+ * void persistence.enqueue({ requestId, workspaceId, environment, format,
  *   contentType: 'audio/mpeg', extension: 'mp3', audio });
  * ```
  */
@@ -129,13 +129,13 @@ export class AudioPersistence {
     const { requestId, audio } = request;
     const data: AudioPersistenceJobData = {
       requestId,
-      organizationId: request.organizationId,
+      workspaceId: request.workspaceId,
       environment: request.environment,
       format: request.format,
       contentType: request.contentType,
       extension: request.extension,
       objectKey: audioObjectKey({
-        organizationId: request.organizationId,
+        workspaceId: request.workspaceId,
         requestId,
         extension: request.extension,
         createdAt: new Date(),

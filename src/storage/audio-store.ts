@@ -9,7 +9,7 @@
  *
  * @example
  * ```ts
- * const key = audioObjectKey({ organizationId, requestId, extension: 'mp3', createdAt });
+ * const key = audioObjectKey({ workspaceId, requestId, extension: 'mp3', createdAt });
  * const { location } = await store.put(key, audio, 'audio/mpeg');
  * ```
  */
@@ -56,7 +56,7 @@ export function assertSafeObjectKey(objectKey: string): void {
 
 /** What names one request's audio. */
 export interface AudioObjectKeyParts {
-  organizationId: string;
+  workspaceId: string;
   requestId: string;
   /** File extension without the dot: `mp3`, `wav`, `ogg`. */
   extension: string;
@@ -65,18 +65,18 @@ export interface AudioObjectKeyParts {
 }
 
 /**
- * The object key of one request's audio: `{organizationId}/{yyyy}/{mm}/{dd}/{requestId}.{ext}`
+ * The object key of one request's audio: `{workspaceId}/{yyyy}/{mm}/{dd}/{requestId}.{ext}`
  * with the date in UTC. Throws {@link InvalidObjectKeyError} when a part holds a `/`, is
  * empty or would form a `.`/`..` segment.
  */
 export function audioObjectKey(parts: AudioObjectKeyParts): string {
-  const { organizationId, requestId, extension, createdAt } = parts;
+  const { workspaceId, requestId, extension, createdAt } = parts;
   const yyyy = String(createdAt.getUTCFullYear()).padStart(4, '0');
   const mm = String(createdAt.getUTCMonth() + 1).padStart(2, '0');
   const dd = String(createdAt.getUTCDate()).padStart(2, '0');
-  const key = `${organizationId}/${yyyy}/${mm}/${dd}/${requestId}.${extension}`;
+  const key = `${workspaceId}/${yyyy}/${mm}/${dd}/${requestId}.${extension}`;
   if (
-    [organizationId, requestId, extension].some((part) => part === '' || part.includes('/')) ||
+    [workspaceId, requestId, extension].some((part) => part === '' || part.includes('/')) ||
     Number.isNaN(createdAt.getTime())
   ) {
     throw new InvalidObjectKeyError(key);

@@ -61,7 +61,7 @@ export class OneShotSynthesis {
     await ledger.start({
       requestId,
       auditId,
-      organizationId: auth.organizationId,
+      workspaceId: auth.workspaceId,
       environment: auth.environment,
       apiKeyId: auth.keyId,
       transport: 'http',
@@ -130,7 +130,7 @@ export class OneShotSynthesis {
     setImmediate(() => {
       void this.deps.persister.enqueue({
         requestId,
-        organizationId: auth.organizationId,
+        workspaceId: auth.workspaceId,
         environment: auth.environment,
         format,
         contentType: info.contentType,

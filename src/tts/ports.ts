@@ -6,7 +6,7 @@ import type { Environment } from '../config.ts';
 export interface AudioPersister {
   enqueue(input: {
     requestId: string;
-    organizationId: string;
+    workspaceId: string;
     environment: Environment;
     format: OutputFormat;
     contentType: string;

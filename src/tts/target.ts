@@ -15,7 +15,7 @@ export async function resolveSynthesisTarget(
 ): Promise<{ voice: CatalogVoice; format: OutputFormat }> {
   const parsed = parseOutputFormat(outputFormat);
   if (!parsed.ok) throw new ApiError('invalid_request', parsed.message);
-  const voice = await catalog.resolve(auth.organizationId, auth.environment, voiceId);
+  const voice = await catalog.resolve(auth.workspaceId, auth.environment, voiceId);
   if (!voice) {
     throw new ApiError('voice_not_found', 'No voice with this voice_id is enabled for this key.');
   }

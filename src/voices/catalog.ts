@@ -101,8 +101,8 @@ export class VoiceCatalog {
     this.nativeById = new Map(this.native.map((voice) => [voice.id, voice]));
   }
 
-  async list(organizationId: string, environment: Environment): Promise<VoiceEntry[]> {
-    const stored = await this.options.store.list(organizationId, environment);
+  async list(workspaceId: string, environment: Environment): Promise<VoiceEntry[]> {
+    const stored = await this.options.store.list(workspaceId, environment);
     const own = stored.flatMap((voice) => {
       const published = publish(voice);
       return published ? [toVoiceEntry(published.voice)] : [];
@@ -112,14 +112,14 @@ export class VoiceCatalog {
 
   /** The voice, or null when it does not exist or is not enabled for the caller. */
   async resolve(
-    organizationId: string,
+    workspaceId: string,
     environment: Environment,
     voiceId: string,
   ): Promise<CatalogVoice | null> {
     const native = this.nativeById.get(voiceId);
     if (native) return native;
     if (!voiceId.startsWith('voice_')) return null;
-    const stored = await this.options.store.find(organizationId, environment, voiceId);
+    const stored = await this.options.store.find(workspaceId, environment, voiceId);
     const published = stored && publish(stored);
     if (!published) return null;
     const { route } = published;

@@ -50,7 +50,7 @@ export class ProviderAccounts {
       .insertInto('provider_accounts')
       .values({
         id,
-        organization_id: input.workspaceId,
+        workspace_id: input.workspaceId,
         provider: input.provider,
         label: input.label,
         api_key_ciphertext: this.box.seal(apiKey, id),
@@ -66,7 +66,7 @@ export class ProviderAccounts {
     const rows = await this.db
       .selectFrom('provider_accounts')
       .selectAll()
-      .where('organization_id', '=', workspaceId)
+      .where('workspace_id', '=', workspaceId)
       .orderBy('created_at')
       .execute();
     return rows.map(toAccount);
@@ -76,7 +76,7 @@ export class ProviderAccounts {
     const row = await this.db
       .selectFrom('provider_accounts')
       .selectAll()
-      .where('organization_id', '=', workspaceId)
+      .where('workspace_id', '=', workspaceId)
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row) throw new ApiError('not_found', `No provider account ${id} in this workspace.`);
@@ -99,7 +99,7 @@ export class ProviderAccounts {
     }
     await this.db
       .deleteFrom('provider_accounts')
-      .where('organization_id', '=', workspaceId)
+      .where('workspace_id', '=', workspaceId)
       .where('id', '=', id)
       .execute();
   }
@@ -123,7 +123,7 @@ export class ProviderAccounts {
 function toAccount(row: ProviderAccountsTable): ProviderAccount {
   return {
     id: row.id,
-    workspaceId: row.organization_id,
+    workspaceId: row.workspace_id,
     provider: row.provider,
     label: row.label,
     keyLast4: row.api_key_last4,

@@ -30,7 +30,7 @@ export function voiceRoutes(catalog: VoiceCatalog): AnyRoute[] {
         return {
           status: 200,
           body: {
-            voices: await catalog.list(caller.organizationId, caller.environment),
+            voices: await catalog.list(caller.workspaceId, caller.environment),
           },
         };
       },

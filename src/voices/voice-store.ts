@@ -95,7 +95,7 @@ export class VoiceStore {
         .insertInto('voices')
         .values({
           id: voiceId,
-          organization_id: input.workspaceId,
+          workspace_id: input.workspaceId,
           environment: input.environment,
           name,
           nsfw: input.nsfw ? 1 : 0,
@@ -130,7 +130,7 @@ export class VoiceStore {
     const voices = await this.db
       .selectFrom('voices')
       .selectAll()
-      .where('organization_id', '=', workspaceId)
+      .where('workspace_id', '=', workspaceId)
       .where('environment', '=', environment)
       .orderBy('created_at')
       .orderBy('id')
@@ -165,7 +165,7 @@ export class VoiceStore {
       .selectFrom('voices')
       .selectAll()
       .where('id', '=', voiceId)
-      .where('organization_id', '=', workspaceId)
+      .where('workspace_id', '=', workspaceId)
       .where('environment', '=', environment)
       .executeTakeFirst();
     if (!voice) return null;
@@ -183,7 +183,7 @@ export class VoiceStore {
     const accounts = await this.db
       .selectFrom('provider_accounts')
       .select(['id', 'provider'])
-      .where('organization_id', '=', input.workspaceId)
+      .where('workspace_id', '=', input.workspaceId)
       .where('provider', '=', input.provider)
       .execute();
     if (input.providerAccountId !== undefined) {
@@ -208,7 +208,7 @@ export class VoiceStore {
 function toVoice(voice: VoicesTable, routes: VoiceRoutesTable[]): StoredVoice {
   return {
     id: voice.id,
-    workspaceId: voice.organization_id,
+    workspaceId: voice.workspace_id,
     environment: voice.environment,
     name: voice.name,
     nsfw: voice.nsfw === 1,

@@ -20,7 +20,7 @@ const STARTER_CREDITS = 100_000;
  * Returns null when any workspace already exists.
  */
 export async function bootstrapWorkspace(db: Kysely<Database>): Promise<BootstrapResult | null> {
-  const existing = await db.selectFrom('organizations').select('id').limit(1).execute();
+  const existing = await db.selectFrom('workspaces').select('id').limit(1).execute();
   if (existing.length > 0) return null;
   const workspace = await new Workspaces(db).create({
     name: 'Development workspace',

@@ -22,12 +22,12 @@ export class Members {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Adds a user (created on first use, by email) to a workspace, or changes their role. */
-  async add(organizationId: string, email: string, role: Role): Promise<Member> {
+  async add(workspaceId: string, email: string, role: Role): Promise<Member> {
     const normalized = email.trim().toLowerCase();
     if (!/^[^\s@]+@[^\s@]+$/.test(normalized)) {
       throw new ApiError('invalid_request', 'A valid email address is required.');
     }
-    await requireWorkspace(this.db, organizationId);
+    await requireWorkspace(this.db, workspaceId);
     return this.db.transaction().execute(async (trx) => {
       const now = new Date().toISOString();
       await trx
@@ -42,19 +42,19 @@ export class Members {
         .executeTakeFirstOrThrow();
       await trx
         .insertInto('memberships')
-        .values({ organization_id: organizationId, user_id: user.id, role, created_at: now })
-        .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doUpdateSet({ role }))
+        .values({ workspace_id: workspaceId, user_id: user.id, role, created_at: now })
+        .onConflict((oc) => oc.columns(['workspace_id', 'user_id']).doUpdateSet({ role }))
         .execute();
       return { userId: user.id, email: normalized, role };
     });
   }
 
-  async list(organizationId: string): Promise<Member[]> {
+  async list(workspaceId: string): Promise<Member[]> {
     const rows = await this.db
       .selectFrom('memberships')
       .innerJoin('users', 'users.id', 'memberships.user_id')
       .select(['users.id as userId', 'users.email', 'memberships.role'])
-      .where('memberships.organization_id', '=', organizationId)
+      .where('memberships.workspace_id', '=', workspaceId)
       .orderBy('memberships.created_at')
       .execute();
     return rows;

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { Database, OrganizationStatus } from '../db/schema.ts';
+import type { Database, WorkspaceStatus } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import type { Capability } from './capabilities.ts';
 
@@ -9,7 +9,7 @@ export const MILLICREDITS_PER_CREDIT = 1000;
 /** Throws `not_found` unless the workspace exists. */
 export async function requireWorkspace(db: Kysely<Database>, id: string): Promise<void> {
   const found = await db
-    .selectFrom('organizations')
+    .selectFrom('workspaces')
     .select('id')
     .where('id', '=', id)
     .executeTakeFirst();
@@ -19,7 +19,7 @@ export async function requireWorkspace(db: Kysely<Database>, id: string): Promis
 export interface Workspace {
   id: string;
   name: string;
-  status: OrganizationStatus;
+  status: WorkspaceStatus;
   billingProvisioned: boolean;
   credits: number;
   capabilities: Capability[];
@@ -33,7 +33,7 @@ export interface CreateWorkspaceInput {
   credits?: number;
 }
 
-/** Workspaces (organizations): status, billing account, credit balance, capabilities. */
+/** Workspaces: status, billing account, credit balance, capabilities. */
 export class Workspaces {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -42,7 +42,7 @@ export class Workspaces {
     const now = new Date().toISOString();
     await this.db.transaction().execute(async (trx) => {
       await trx
-        .insertInto('organizations')
+        .insertInto('workspaces')
         .values({
           id,
           name: input.name,
@@ -55,8 +55,8 @@ export class Workspaces {
         .execute();
       for (const capability of new Set(input.capabilities ?? [])) {
         await trx
-          .insertInto('organization_capabilities')
-          .values({ organization_id: id, capability })
+          .insertInto('workspace_capabilities')
+          .values({ workspace_id: id, capability })
           .execute();
       }
     });
@@ -65,15 +65,15 @@ export class Workspaces {
 
   async get(id: string): Promise<Workspace> {
     const row = await this.db
-      .selectFrom('organizations')
+      .selectFrom('workspaces')
       .selectAll()
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row) throw new ApiError('not_found', `No workspace ${id}.`);
     const capabilities = await this.db
-      .selectFrom('organization_capabilities')
+      .selectFrom('workspace_capabilities')
       .select('capability')
-      .where('organization_id', '=', id)
+      .where('workspace_id', '=', id)
       .orderBy('capability')
       .execute();
     return {
@@ -89,14 +89,14 @@ export class Workspaces {
 
   async list(): Promise<Workspace[]> {
     const rows = await this.db
-      .selectFrom('organizations')
+      .selectFrom('workspaces')
       .select('id')
       .orderBy('created_at')
       .execute();
     return Promise.all(rows.map((row) => this.get(row.id)));
   }
 
-  async setStatus(id: string, status: OrganizationStatus): Promise<Workspace> {
+  async setStatus(id: string, status: WorkspaceStatus): Promise<Workspace> {
     await this.update(id, { status });
     return this.get(id);
   }
@@ -120,14 +120,14 @@ export class Workspaces {
     await this.get(id);
     if (enabled) {
       await this.db
-        .insertInto('organization_capabilities')
-        .values({ organization_id: id, capability })
-        .onConflict((oc) => oc.columns(['organization_id', 'capability']).doNothing())
+        .insertInto('workspace_capabilities')
+        .values({ workspace_id: id, capability })
+        .onConflict((oc) => oc.columns(['workspace_id', 'capability']).doNothing())
         .execute();
     } else {
       await this.db
-        .deleteFrom('organization_capabilities')
-        .where('organization_id', '=', id)
+        .deleteFrom('workspace_capabilities')
+        .where('workspace_id', '=', id)
         .where('capability', '=', capability)
         .execute();
     }
@@ -137,13 +137,13 @@ export class Workspaces {
   private async update(
     id: string,
     values: Partial<{
-      status: OrganizationStatus;
+      status: WorkspaceStatus;
       billing_provisioned: number;
       credit_balance_millicredits: number;
     }>,
   ): Promise<void> {
     const result = await this.db
-      .updateTable('organizations')
+      .updateTable('workspaces')
       .set({ ...values, updated_at: new Date().toISOString() })
       .where('id', '=', id)
       .executeTakeFirst();

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as foundation from './0001-foundation.ts';
 import * as synthesisLedger from './0002-synthesis-ledger.ts';
 import * as voices from './0003-voices.ts';
+import * as workspaceNames from './0004-workspace-names.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-synthesis-ledger': synthesisLedger,
   '0003-voices': voices,
+  '0004-workspace-names': workspaceNames,
 };

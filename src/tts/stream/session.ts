@@ -156,7 +156,7 @@ export class StreamSession {
       request.voice_id,
       request.output_format,
     );
-    const slot = await slots.acquire(this.auth.organizationId, this.requestId);
+    const slot = await slots.acquire(this.auth.workspaceId, this.requestId);
     this.#slot = slot;
     if (this.#isEnded()) {
       slot.release();
@@ -165,7 +165,7 @@ export class StreamSession {
     await ledger.start({
       requestId: this.requestId,
       auditId: this.#auditId,
-      organizationId: this.auth.organizationId,
+      workspaceId: this.auth.workspaceId,
       environment: this.auth.environment,
       apiKeyId: this.auth.keyId,
       transport: 'websocket',
@@ -203,7 +203,7 @@ export class StreamSession {
         `A request carries at most ${MAX_STREAM_TOTAL_TEXT_CHARS} characters of text in total.`,
       );
     }
-    await this.deps.ledger.reserveMore(this.requestId, this.auth.organizationId, chars);
+    await this.deps.ledger.reserveMore(this.requestId, this.auth.workspaceId, chars);
     this.#receivedChars = total;
     this.#sentText = true;
     this.#buffer += text;
@@ -425,7 +425,7 @@ export class StreamSession {
     setImmediate(() => {
       void this.deps.persister.enqueue({
         requestId: this.requestId,
-        organizationId: this.auth.organizationId,
+        workspaceId: this.auth.workspaceId,
         environment: this.auth.environment,
         format: target.format,
         contentType: getOutputFormatInfo(target.format).contentType,

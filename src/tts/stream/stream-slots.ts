@@ -58,10 +58,10 @@ export class StreamSlots {
   }
 
   /** Takes a slot or throws `429 rate_limited`. */
-  async acquire(organizationId: string, requestId: string): Promise<StreamSlot> {
+  async acquire(workspaceId: string, requestId: string): Promise<StreamSlot> {
     const limit = this.options.maxPerWorkspace;
     if (limit === 0) return { release: () => {} };
-    const key = `${this.options.prefix}:streams:${organizationId}`;
+    const key = `${this.options.prefix}:streams:${workspaceId}`;
     let taken: number;
     try {
       const now = Date.now();

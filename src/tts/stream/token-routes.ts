@@ -57,7 +57,7 @@ export function streamTokenRoutes(options: StreamTokenRouteOptions): AnyRoute[] 
         }
         const { token, expiresAt } = await options.tokens.mint({
           keyId: caller.keyId,
-          organizationId: caller.organizationId,
+          workspaceId: caller.workspaceId,
           environment: caller.environment,
         });
         return {

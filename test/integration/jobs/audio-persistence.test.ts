@@ -61,7 +61,7 @@ class RecordingStore implements AudioStore {
 function request(overrides: Partial<AudioPersistenceRequest> = {}): AudioPersistenceRequest {
   return {
     requestId: randomUUID(),
-    organizationId: `org_${randomBytes(4).toString('hex')}`,
+    workspaceId: `org_${randomBytes(4).toString('hex')}`,
     environment: 'production',
     format: 'mp3_44100_128',
     contentType: 'audio/mpeg',
@@ -155,7 +155,7 @@ describe('audio persistence over BullMQ and Redis', () => {
 
     const objectKey = job!.data.objectKey;
     expect(objectKey).toMatch(
-      new RegExp(`^${input.organizationId}/\\d{4}/\\d{2}/\\d{2}/${input.requestId}\\.mp3$`),
+      new RegExp(`^${input.workspaceId}/\\d{4}/\\d{2}/\\d{2}/${input.requestId}\\.mp3$`),
     );
     expect(fileURLToPath(location)).toBe(join(rootDir, objectKey));
     expect(await disk.get(objectKey)).toEqual(input.audio);

@@ -47,16 +47,16 @@ describe('LocalDiskAudioStore', () => {
     await expect(store.get(key)).rejects.toBeInstanceOf(InvalidObjectKeyError);
   });
 
-  it('builds keys as organization/yyyy/mm/dd/request.ext in UTC', () => {
+  it('builds keys as workspace/yyyy/mm/dd/request.ext in UTC', () => {
     const createdAt = new Date('2025-03-09T23:30:00-05:00');
     expect(
-      audioObjectKey({ organizationId: 'org_1', requestId: 'r1', extension: 'ogg', createdAt }),
+      audioObjectKey({ workspaceId: 'org_1', requestId: 'r1', extension: 'ogg', createdAt }),
     ).toBe('org_1/2025/03/10/r1.ogg');
     expect(() =>
-      audioObjectKey({ organizationId: '..', requestId: 'r1', extension: 'ogg', createdAt }),
+      audioObjectKey({ workspaceId: '..', requestId: 'r1', extension: 'ogg', createdAt }),
     ).toThrow(InvalidObjectKeyError);
     expect(() =>
-      audioObjectKey({ organizationId: 'a/b', requestId: 'r1', extension: 'ogg', createdAt }),
+      audioObjectKey({ workspaceId: 'a/b', requestId: 'r1', extension: 'ogg', createdAt }),
     ).toThrow(InvalidObjectKeyError);
   });
 });

@@ -44,7 +44,7 @@ describe.each(DIALECTS)('credit and rate limits on %s', (dialect) => {
     const rows = await handle.db
       .selectFrom('synthesis_requests')
       .selectAll()
-      .where('organization_id', '=', ws.workspaceId)
+      .where('workspace_id', '=', ws.workspaceId)
       .execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ status: 'failed', error_code: 'insufficient_credit' });
@@ -65,7 +65,7 @@ describe.each(DIALECTS)('credit and rate limits on %s', (dialect) => {
     const rows = await handle.db
       .selectFrom('synthesis_requests')
       .select(['status', 'cost_millicredits'])
-      .where('organization_id', '=', ws.workspaceId)
+      .where('workspace_id', '=', ws.workspaceId)
       .execute();
     expect(rows.filter((r) => r.status === 'succeeded')).toHaveLength(10);
     expect(rows.filter((r) => r.status === 'failed')).toHaveLength(40);

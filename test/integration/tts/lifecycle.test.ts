@@ -13,12 +13,12 @@ const LONG_TEXT = Array.from(
   (_, i) => `Sentence number ${i + 1} keeps the engine busy for a while longer than usual.`,
 ).join(' ');
 
-async function waitForStartedRow(handle: DatabaseHandle, organizationId: string) {
+async function waitForStartedRow(handle: DatabaseHandle, workspaceId: string) {
   for (let i = 0; i < 200; i++) {
     const row = await handle.db
       .selectFrom('synthesis_requests')
       .selectAll()
-      .where('organization_id', '=', organizationId)
+      .where('workspace_id', '=', workspaceId)
       .where('status', '=', 'started')
       .executeTakeFirst();
     if (row) return row;

@@ -156,7 +156,7 @@ describe.each(DIALECTS)('POST /v1/tts on %s', (dialect) => {
       .executeTakeFirstOrThrow();
     expect(row).toMatchObject({
       audit_id: response.headers.get('x-audit-id'),
-      organization_id: ws.workspaceId,
+      workspace_id: ws.workspaceId,
       environment: 'production',
       api_key_id: ws.productionKeyId,
       transport: 'http',

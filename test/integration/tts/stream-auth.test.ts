@@ -159,11 +159,11 @@ describe.each(DIALECTS)('streaming credentials on %s', (dialect) => {
   it('refuses an expired token', async () => {
     const tokens = new StreamTokens(SECRET);
     const expired = await tokens.mint(
-      { keyId: ws.productionKeyId, organizationId: ws.workspaceId, environment: 'production' },
+      { keyId: ws.productionKeyId, workspaceId: ws.workspaceId, environment: 'production' },
       Date.now() - 121_000,
     );
     const fresh = await tokens.mint(
-      { keyId: ws.productionKeyId, organizationId: ws.workspaceId, environment: 'production' },
+      { keyId: ws.productionKeyId, workspaceId: ws.workspaceId, environment: 'production' },
       Date.now() - 100_000,
     );
     expect((await refusal(openStream(streamUrl(server.url, expired.token)))).status).toBe(401);

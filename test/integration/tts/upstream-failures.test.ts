@@ -697,7 +697,7 @@ describe.each(DIALECTS)('workspace provider accounts and the ledger on %s', (dia
     Number(
       (
         await handle.db
-          .selectFrom('organizations')
+          .selectFrom('workspaces')
           .select('credit_balance_millicredits')
           .where('id', '=', workspaceId)
           .executeTakeFirstOrThrow()
@@ -847,7 +847,7 @@ describe.each(DIALECTS)('workspace provider accounts and the ledger on %s', (dia
     const rows = await handle.db
       .selectFrom('provider_accounts')
       .selectAll()
-      .where('organization_id', '=', owner.workspaceId)
+      .where('workspace_id', '=', owner.workspaceId)
       .execute();
     expect(rows.map((row) => row.id).sort()).toEqual(
       [accounts.elevenlabs, accounts.fishaudio].sort(),

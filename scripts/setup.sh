@@ -58,7 +58,8 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   # `npm install`, not `npm ci`: it installs the locked versions too, and it accepts a
   # lockfile without the other platforms' optional packages (biome, msgpackr-extract),
   # which registry mirrors that carry only this platform's builds leave out.
-  npm install --no-fund --no-audit --loglevel=error
+  # onnxruntime-node (Silero VAD, neural voices) must not download CUDA files in its postinstall.
+  ONNXRUNTIME_NODE_INSTALL=skip npm install --no-fund --no-audit --loglevel=error
 fi
 
 if [ "$purpose" = "test" ] || [ "${AWP_INSTALL_LIVEKIT:-1}" = "1" ]; then

@@ -26,6 +26,19 @@ const hostMap = z
   })
   .default(new Map());
 
+/** A comma-separated list of model names. */
+function modelList(fallback: string) {
+  return z
+    .string()
+    .default(fallback)
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+    );
+}
+
 export const ENVIRONMENTS = ['production', 'development'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
@@ -145,6 +158,29 @@ export const configSchema = z.object({
   STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
   /** Concurrent streaming requests per workspace (0 = unlimited), across api processes. */
   STREAM_MAX_CONCURRENT_PER_WORKSPACE: z.coerce.number().int().nonnegative().default(500),
+  /** OpenAI-compatible Chat Completions origin (OpenAI, vLLM, llama.cpp server, Ollama). */
+  OPENAI_BASE_URL: z.url().optional(),
+  /** Key of the OpenAI-compatible server; never logged. */
+  OPENAI_API_KEY: z.string().optional(),
+  /** `llm_model` values offered on the OpenAI-compatible provider, comma separated. */
+  OPENAI_MODELS: modelList('gpt-4.1-mini,gpt-4.1,o4-mini'),
+  /** Anthropic Messages API origin. */
+  ANTHROPIC_BASE_URL: z.url().optional(),
+  /** Anthropic key; never logged. */
+  ANTHROPIC_API_KEY: z.string().optional(),
+  /** `llm_model` values offered on the Anthropic provider, comma separated. */
+  ANTHROPIC_MODELS: modelList('claude-sonnet-4-5,claude-haiku-4-5'),
+  /** Offer the embedded local model (`llm_provider` `local`) when its weights are installed. */
+  LOCAL_LLM: bool.default(true),
+  /** GGUF file of the embedded model (installed by the setup script). */
+  LOCAL_LLM_MODEL_PATH: z.string().min(1).optional(),
+  /** Language-model prices, credits per 1,000,000 tokens (input/output), per provider. */
+  PRICE_OPENAI_CREDITS_PER_1M_INPUT_TOKENS: z.coerce.number().nonnegative().default(1000),
+  PRICE_OPENAI_CREDITS_PER_1M_OUTPUT_TOKENS: z.coerce.number().nonnegative().default(4000),
+  PRICE_ANTHROPIC_CREDITS_PER_1M_INPUT_TOKENS: z.coerce.number().nonnegative().default(3000),
+  PRICE_ANTHROPIC_CREDITS_PER_1M_OUTPUT_TOKENS: z.coerce.number().nonnegative().default(15000),
+  PRICE_LOCAL_CREDITS_PER_1M_INPUT_TOKENS: z.coerce.number().nonnegative().default(100),
+  PRICE_LOCAL_CREDITS_PER_1M_OUTPUT_TOKENS: z.coerce.number().nonnegative().default(100),
   /** Create a development workspace with two keys on first start and print them. */
   BOOTSTRAP_WORKSPACE: bool.default(false),
 });

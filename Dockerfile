@@ -21,8 +21,8 @@ ENV ONNXRUNTIME_NODE_INSTALL=skip
 RUN npm ci && npm cache clean --force
 
 COPY . .
-# Builds the operator dashboard and the workspace packages once those scripts exist.
-RUN npm run build --if-present
+# Compiled JavaScript in dist/: production never runs TypeScript through tsx.
+RUN npm run build
 
 ENV NODE_ENV=production \
   HOST=0.0.0.0 \

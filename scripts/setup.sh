@@ -32,6 +32,11 @@ done
 if [ "$purpose" = "test" ] && ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
   missing+=(postgresql)
 fi
+# Virtual environments (schemathesis, the speech-to-text sidecar) need venv and ensurepip,
+# which Debian ships apart from python3.
+if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+  missing+=(python3-venv)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
   if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
@@ -59,7 +64,7 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   # lockfile without the other platforms' optional packages (biome, msgpackr-extract),
   # which registry mirrors that carry only this platform's builds leave out.
   # onnxruntime-node (Silero VAD, neural voices) must not download CUDA files in its postinstall.
-  ONNXRUNTIME_NODE_INSTALL=skip npm install --no-fund --no-audit --loglevel=error
+  ONNXRUNTIME_NODE_INSTALL=skip npm install --no-fund --no-audit --no-progress --loglevel=error
 fi
 
 if [ "$purpose" = "test" ] || [ "${AWP_INSTALL_LIVEKIT:-1}" = "1" ]; then
@@ -69,4 +74,8 @@ if [ "$purpose" = "test" ] || [ "${AWP_INSTALL_LIVEKIT:-1}" = "1" ]; then
       log "livekit-server could not be installed; agent sessions will be unavailable"
     }
   fi
+fi
+
+if [ "$purpose" = "test" ]; then
+  bash scripts/install-schemathesis.sh
 fi

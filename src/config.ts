@@ -68,6 +68,8 @@ export const configSchema = z.object({
   /** Prefix of every Redis key this deployment writes (lets deployments share a Redis). */
   REDIS_PREFIX: z.string().min(1).default('awp'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise. */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   /** Largest JSON request body accepted by default, in bytes. */
   BODY_LIMIT_BYTES: z.coerce
     .number()

@@ -2,9 +2,10 @@ import { createApi } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/connect.ts';
 import { nativeBindingLoaded } from './http/uws/native.ts';
-import { createLogger } from './observability/logger.ts';
+import { createLogger, resolveLogFormat } from './observability/logger.ts';
 import { createRedis } from './redis/client.ts';
-import { bootstrapWorkspace } from './workspaces/bootstrap.ts';
+import { startBanner } from './system/banner.ts';
+import { type BootstrapResult, bootstrapWorkspace } from './workspaces/bootstrap.ts';
 
 /** The api process: config -> database -> Redis -> routes -> listen; graceful shutdown. */
 async function main(): Promise<void> {
@@ -18,7 +19,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.LOG_LEVEL);
+  const logFormat = resolveLogFormat(config.LOG_FORMAT);
+  const logger = createLogger(config.LOG_LEVEL, 'api', logFormat);
   if (!nativeBindingLoaded()) {
     logger.fatal('the native uWebSockets.js binary did not load; refusing the slow fallback');
     process.exit(1);
@@ -31,22 +33,8 @@ async function main(): Promise<void> {
   logger.info({ dialect: database.dialect }, 'database ready');
   const redis = createRedis(config.REDIS_URL);
 
-  if (config.BOOTSTRAP_WORKSPACE) {
-    const created = await bootstrapWorkspace(database.db);
-    if (created) {
-      // Shown once on the operator's terminal, never through the logger.
-      process.stdout.write(
-        [
-          '',
-          'Created a development workspace. Keep these keys: they are not shown again.',
-          `  workspace:        ${created.workspaceId}`,
-          `  production key:   ${created.productionKey.key}   (port ${config.PORT})`,
-          `  development key:  ${created.developmentKey.key}   (port ${config.DEV_PORT})`,
-          '',
-        ].join('\n') + '\n',
-      );
-    }
-  }
+  let created: BootstrapResult | null = null;
+  if (config.BOOTSTRAP_WORKSPACE) created = await bootstrapWorkspace(database.db);
 
   const api = createApi({ config, db: database.db, redis, logger });
   await api.start();
@@ -63,6 +51,30 @@ async function main(): Promise<void> {
         uws: 'native',
       },
       'listening',
+    );
+  }
+
+  // Keys just created must reach the operator once; a person at a terminal also gets the
+  // URLs and a first command. Neither goes through the logger.
+  if (created || logFormat === 'pretty') {
+    const urlOf = (environment: string) => {
+      const listener = bound.find((l) => l.environment === environment);
+      const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+      return `http://${host}:${listener?.port ?? 0}`;
+    };
+    const first = await database.db
+      .selectFrom('workspaces')
+      .select('id')
+      .orderBy('created_at')
+      .limit(1)
+      .executeTakeFirst();
+    process.stdout.write(
+      startBanner({
+        productionUrl: urlOf('production'),
+        developmentUrl: urlOf('development'),
+        created,
+        workspaceId: first?.id,
+      }),
     );
   }
 

@@ -1,16 +1,17 @@
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { abortError, DEFAULT_HIGH_WATER_MARK_BYTES } from '../encoder.ts';
 import { MediaError } from '../errors.ts';
 import type { OutputFormat } from '../formats.ts';
 import { OutputQueue } from '../output-queue.ts';
 import type { PcmChunk } from '../pcm.ts';
+import { siblingEntry } from '../runtime-entry.ts';
 import type { Transcoder, TranscoderOptions } from '../transcode.ts';
 import type { TranscodeCommand, TranscodeEvent } from './protocol.ts';
 
+const ENTRY = siblingEntry(import.meta.url, 'transcode-worker');
+// From source, worker threads need the TypeScript loader registered in their own thread.
 const BOOTSTRAP = path.join(import.meta.dirname, 'bootstrap.mjs');
-const ENTRY = pathToFileURL(path.join(import.meta.dirname, 'transcode-worker.ts')).href;
 
 interface WorkerSlot {
   readonly worker: Worker;
@@ -95,7 +96,9 @@ export class TranscodePool {
   }
 
   #start(index: number): WorkerSlot {
-    const worker = new Worker(BOOTSTRAP, { workerData: { entry: ENTRY } });
+    const worker = ENTRY.compiled
+      ? new Worker(ENTRY.file)
+      : new Worker(BOOTSTRAP, { workerData: { entry: ENTRY.url } });
     worker.unref();
     const slot: WorkerSlot = { worker, transcoders: new Map() };
     this.#slots[index] = slot;

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDatabase } from '../db/connect.ts';
-import { createLogger } from '../observability/logger.ts';
+import { createLogger, resolveLogFormat } from '../observability/logger.ts';
 import { startJobWorkers } from './workers.ts';
 
 /** The jobs process: BullMQ workers, for deployments that run them apart from the api. */
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.LOG_LEVEL, 'jobs');
+  const logger = createLogger(config.LOG_LEVEL, 'jobs', resolveLogFormat(config.LOG_FORMAT));
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,

@@ -1,8 +1,8 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
+import { siblingEntry } from '../../../../media/runtime-entry.ts';
 import type { Engine, EngineExit } from '../engine.ts';
 import {
   ENGINE_ID_BYTES,
@@ -11,7 +11,7 @@ import {
   type LauncherEvent,
 } from './protocol.ts';
 
-const LAUNCHER_ENTRY = path.join(import.meta.dirname, 'launcher-main.ts');
+const LAUNCHER_ENTRY = siblingEntry(import.meta.url, 'launcher-main');
 /** How long an engine's audio connection may trail its exit report. */
 const CONNECTION_GRACE_MS = 5_000;
 /** Engine ids wrap here (4 bytes on the wire). */
@@ -113,10 +113,9 @@ export class EngineLauncher {
   #ensureLauncher(): ChildProcess {
     if (this.#child?.connected) return this.#child;
     this.#ensureServer();
-    const child = fork(LAUNCHER_ENTRY, [], {
+    const child = fork(LAUNCHER_ENTRY.file, [], {
       env: { ...process.env, [LAUNCHER_SOCKET_ENV]: this.#socketName },
-      // The launcher is TypeScript too; resolved here so any working directory works.
-      execArgv: ['--import', import.meta.resolve('tsx')],
+      execArgv: [...LAUNCHER_ENTRY.execArgv],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       serialization: 'json',
     });

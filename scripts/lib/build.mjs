@@ -1,0 +1,75 @@
+// The release build: TypeScript of the service, jobs process, operator tool and agent
+// worker compiled to JavaScript in dist/ (source maps on), plus the runtime files that are
+// not TypeScript. `ensureBuilt()` rebuilds only when dist/ is missing or older than the
+// sources, so `npm start` and the `awp` bin always run current compiled code.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const DIST = path.join(ROOT, 'dist');
+const STAMP = path.join(DIST, '.build-stamp');
+const SOURCE_DIRS = ['src', 'media', 'worker'];
+const CONFIG_FILES = ['package.json', 'tsconfig.json', 'tsconfig.build.json'];
+/** Runtime files copied as they are (everything else in the source folders is TypeScript). */
+const ASSET = /\.(py|json|svg|png|jpg|webp|html|css|txt|wasm)$/;
+const SKIPPED_DIRS = new Set(['node_modules', '__pycache__', 'dashboard']);
+
+function* walk(dir) {
+  if (!existsSync(dir)) return;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!SKIPPED_DIRS.has(entry.name)) yield* walk(full);
+    } else if (entry.isFile()) {
+      yield full;
+    }
+  }
+}
+
+function sourceFiles() {
+  const files = CONFIG_FILES.map((f) => path.join(ROOT, f)).filter((f) => existsSync(f));
+  for (const dir of SOURCE_DIRS) files.push(...walk(path.join(ROOT, dir)));
+  return files;
+}
+
+/** True when dist/ is missing or a source or config file changed after the last build. */
+export function buildIsStale() {
+  if (!existsSync(STAMP)) return true;
+  const built = statSync(STAMP).mtimeMs;
+  return sourceFiles().some((file) => statSync(file).mtimeMs > built);
+}
+
+/** Compiles with tsc (type-checked) and copies the runtime assets. Throws on failure. */
+export function build({ quiet = false } = {}) {
+  const started = Date.now();
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json')], {
+    cwd: ROOT,
+    stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) {
+    if (quiet) process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
+    throw new Error(`the TypeScript build failed (exit ${result.status})`);
+  }
+  for (const dir of SOURCE_DIRS) {
+    for (const file of walk(path.join(ROOT, dir))) {
+      if (!ASSET.test(file) || file.endsWith('.d.ts')) continue;
+      const target = path.join(DIST, path.relative(ROOT, file));
+      mkdirSync(path.dirname(target), { recursive: true });
+      copyFileSync(file, target);
+    }
+  }
+  writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+  return Date.now() - started;
+}
+
+/** Builds when needed; says so on stderr (stdout stays clean for `--json` output). */
+export function ensureBuilt() {
+  if (!buildIsStale()) return;
+  process.stderr.write('[build] compiling to dist/ ...\n');
+  const ms = build({ quiet: true });
+  process.stderr.write(`[build] done in ${(ms / 1000).toFixed(1)} s\n`);
+}

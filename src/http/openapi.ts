@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.ts';
+import { codesByStatus, errorSchemaFor, routeErrorCodes } from './openapi-errors.ts';
 import type { AnyRoute } from './route.ts';
 
 export const errorSchema = z
@@ -22,6 +23,17 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
     reused: 'inline',
   }) as JsonSchema;
   return rest;
+}
+
+const REQUEST_ID_HEADER = 'Server-assigned id of this request (UUIDv7); quote it to support.';
+
+function headerObjects(headers: Record<string, string>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, description]) => [
+      name,
+      { description, schema: { type: 'string' } },
+    ]),
+  );
 }
 
 /** `/v1/agents/:agentId` as OpenAPI writes it: `/v1/agents/{agentId}`. */
@@ -64,27 +76,38 @@ export function buildOpenApiDocument(
     for (const [status, spec] of Object.entries(route.responses)) {
       const content: Record<string, unknown> = {};
       if (spec.schema) content['application/json'] = { schema: jsonSchema(spec.schema, 'output') };
-      if (spec.contentType) {
-        content[spec.contentType] = { schema: { type: 'string', format: 'binary' } };
+      const mediaTypes =
+        spec.contentType === undefined
+          ? []
+          : typeof spec.contentType === 'string'
+            ? [spec.contentType]
+            : spec.contentType;
+      for (const mediaType of mediaTypes) {
+        content[mediaType] = { schema: { type: 'string', format: 'binary' } };
       }
       responses[status] = {
         description: spec.description,
         ...(Object.keys(content).length > 0 ? { content } : {}),
-        ...(spec.headers
-          ? {
-              headers: Object.fromEntries(
-                Object.entries(spec.headers).map(([name, description]) => [
-                  name,
-                  { description, schema: { type: 'string' } },
-                ]),
-              ),
-            }
-          : {}),
+        headers: headerObjects({ 'X-Request-Id': REQUEST_ID_HEADER, ...spec.headers }),
+      };
+    }
+    for (const [status, codes] of codesByStatus(routeErrorCodes(route))) {
+      if (responses[String(status)]) continue;
+      const retryAfter = status === 429 || status === 503;
+      responses[String(status)] = {
+        description: `Error object; \`code\` is ${codes.map((c) => `\`${c}\``).join(' or ')}.`,
+        content: { 'application/json': { schema: jsonSchema(errorSchemaFor(codes), 'output') } },
+        headers: headerObjects({
+          'X-Request-Id': REQUEST_ID_HEADER,
+          ...(retryAfter ? { 'Retry-After': 'Seconds to wait before retrying, when known.' } : {}),
+        }),
       };
     }
     responses.default = {
-      description: 'Error object; match on `code`.',
+      description:
+        'Error object; match on `code`. An unknown path answers 404 `not_found`; a method the path does not have answers 405 `method_not_allowed` with an `Allow` header.',
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      headers: headerObjects({ 'X-Request-Id': REQUEST_ID_HEADER }),
     };
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {

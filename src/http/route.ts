@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AuthContext } from '../auth/context.ts';
+import type { ErrorCode } from '../errors.ts';
 import type { Capability } from '../workspaces/capabilities.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
 
@@ -16,8 +17,8 @@ export interface ResponseSpec {
   description: string;
   /** JSON body schema; omit for non-JSON bodies. */
   schema?: z.ZodType;
-  /** Content type of a non-JSON body (audio). */
-  contentType?: string;
+  /** Media types of a non-JSON body (audio), one entry per type the route can send. */
+  contentType?: string | readonly string[];
   headers?: Record<string, string>;
 }
 
@@ -45,6 +46,11 @@ export interface RouteDefinition<Body = unknown, Query = unknown> {
   body?: z.ZodType<Body>;
   query?: z.ZodType<Query>;
   responses: Record<number, ResponseSpec>;
+  /**
+   * Error codes this route answers beyond the ones its authentication, body and query
+   * already imply (see `src/http/openapi.ts`); they are listed in the OpenAPI document.
+   */
+  errors?: readonly ErrorCode[];
   handle(context: RouteContext<Body, Query>): Promise<HttpResponse>;
 }
 

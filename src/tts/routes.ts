@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { getOutputFormatInfo, OUTPUT_FORMATS } from '../../media/formats.ts';
 import { requireAuth } from '../auth/context.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { OneShotSynthesis } from './oneshot.ts';
@@ -18,11 +19,19 @@ export function ttsRoutes(oneShot: OneShotSynthesis): AnyRoute[] {
       auth: { kind: 'workspace_key', capability: 'tts' },
       bodyLimitBytes: ONESHOT_BODY_LIMIT_BYTES,
       body: oneShotBodySchema as z.ZodType<OneShotBody>,
+      errors: [
+        'voice_not_found',
+        'insufficient_credit',
+        'rate_limited',
+        'provider_error',
+        'provider_unavailable',
+        'provider_auth_missing',
+      ],
       responses: {
         200: {
           description:
             'Raw audio bytes in the requested format; `Content-Type` and `X-Audio-Format` select the decoder.',
-          contentType: 'application/octet-stream',
+          contentType: [...new Set(OUTPUT_FORMATS.map((f) => getOutputFormatInfo(f).contentType))],
           headers: {
             'X-Request-Id': 'Server-assigned request id.',
             'X-Audit-Id': 'Audit ledger id.',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OUTPUT_FORMATS } from '../../media/formats.ts';
 import { codePointLength } from './tags.ts';
 
 export const MAX_ONESHOT_TEXT_CHARS = 20_000;
@@ -66,25 +67,41 @@ const partnerSessionId = z
   .describe('External correlation id; never owns billing or idempotency.');
 const contextId = z.string().min(1).max(200).describe('Caller’s turn or playback-context id.');
 
+/** One of the spec's output formats; bare `pcm` and unknown names are refused. */
+export const outputFormatSchema = z
+  .enum(OUTPUT_FORMATS, {
+    error: () => `unknown output_format; expected one of ${OUTPUT_FORMATS.join(', ')}`,
+  })
+  .describe('A format listed for this voice.');
+
 /** Body of `POST /v1/tts`. */
 export const oneShotBodySchema = z.preprocess(
   (value, ctx) => {
     refuseServerOwned(value, ctx);
     return value;
   },
-  z.strictObject({
-    text: z
-      .string()
-      .refine((text) => codePointLength(text) <= MAX_ONESHOT_TEXT_CHARS, {
-        message: `text is at most ${MAX_ONESHOT_TEXT_CHARS} characters (Unicode code points)`,
-      })
-      .describe('Complete UTF-8 text, at most 20,000 characters.'),
-    voice_id: z.string().min(1).max(200).describe('Id from GET /v1/voices.'),
-    output_format: z.string().min(1).max(64).describe('A format listed for this voice.'),
-    partner_session_id: partnerSessionId.optional(),
-    context_id: contextId.optional(),
-    params: synthesisParamsSchema.optional(),
-  }),
+  z
+    .strictObject({
+      text: z
+        .string()
+        .refine((text) => codePointLength(text) <= MAX_ONESHOT_TEXT_CHARS, {
+          message: `text is at most ${MAX_ONESHOT_TEXT_CHARS} characters (Unicode code points)`,
+        })
+        .describe('Complete UTF-8 text, at most 20,000 characters.'),
+      voice_id: z.string().min(1).max(200).describe('Id from GET /v1/voices.'),
+      output_format: outputFormatSchema,
+      partner_session_id: partnerSessionId.optional(),
+      context_id: contextId.optional(),
+      params: synthesisParamsSchema.optional(),
+    })
+    .meta({
+      // The tag-only rule, for the document: `text` may be empty only with voice tags (and
+      // then only on a voice that advertises `voice_tags`, which the document cannot say).
+      anyOf: [
+        { properties: { text: { minLength: 1 } } },
+        { required: ['params'], properties: { params: { required: ['voice_tags'] } } },
+      ],
+    }),
 );
 
 export type OneShotBody = {

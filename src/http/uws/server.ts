@@ -67,6 +67,11 @@ export class UwsHttpServer {
     }));
   }
 
+  /** Method and path pattern of every HTTP route this server mounts. */
+  get mountedRoutes(): { method: HttpMethod; pattern: string }[] {
+    return this.options.routes.map((route) => ({ method: route.method, pattern: route.pattern }));
+  }
+
   get inFlight(): number {
     return this.inFlightCount;
   }
@@ -143,9 +148,16 @@ export class UwsHttpServer {
     }[route.method].bind(app);
     register(route.pattern, (res, req) => {
       const params: Record<string, string> = {};
-      names.forEach((name, index) => {
-        params[name] = decodeURIComponent(req.getParameter(index) ?? '');
-      });
+      try {
+        names.forEach((name, index) => {
+          params[name] = decodeURIComponent(req.getParameter(index) ?? '');
+        });
+      } catch {
+        this.serve(res, req, environment, route.pattern, {}, null, async () => {
+          throw new ApiError('invalid_request', 'The path has a malformed percent-escape.');
+        });
+        return;
+      }
       this.serve(res, req, environment, route.pattern, params, route.bodyLimitBytes, route.handler);
     });
   }
@@ -153,7 +165,9 @@ export class UwsHttpServer {
   private fallback(res: UwsResponse, req: UwsRequest, environment: Environment): void {
     const path = req.getUrl();
     const allowed = this.matchers.filter((m) => m.regex.test(path)).map((m) => m.method);
-    this.serve(res, req, environment, '(unmatched)', {}, 0, async () => {
+    // Nothing of the body is read: the answer does not depend on it, and a request with
+    // an unknown method or path is answered at once (the connection then closes).
+    this.serve(res, req, environment, '(unmatched)', {}, null, async () => {
       if (allowed.length > 0) {
         throw Object.assign(
           new ApiError('method_not_allowed', `Use ${allowed.join(' or ')} on this path.`),
@@ -170,7 +184,8 @@ export class UwsHttpServer {
     listenerEnvironment: Environment,
     routeLabel: string,
     params: Record<string, string>,
-    bodyLimitBytes: number,
+    /** null: the body is never read (unmatched requests). */
+    bodyLimitBytes: number | null,
     handler: Handler,
   ): void {
     const startedAt = performance.now();
@@ -199,7 +214,8 @@ export class UwsHttpServer {
     let body: Promise<Buffer>;
     const contentLength = headers['content-length'];
     const chunked = /chunked/i.test(headers['transfer-encoding'] ?? '');
-    if (!chunked && (contentLength === undefined || contentLength === '0')) {
+    const hasBody = chunked || (contentLength !== undefined && contentLength !== '0');
+    if (!hasBody || bodyLimitBytes === null) {
       body = Promise.resolve(EMPTY);
     } else if (Number(contentLength) > bodyLimitBytes) {
       body = Promise.reject(new BodyTooLargeError(bodyLimitBytes));
@@ -224,7 +240,13 @@ export class UwsHttpServer {
     };
 
     run()
-      .catch((error: unknown) => this.errorResponse(error, requestId, method, routeLabel))
+      .catch((error: unknown) => {
+        const response = this.errorResponse(error, requestId, method, routeLabel);
+        // A body left unread would be taken for the next request on this connection.
+        if (hasBody && bodyLimitBytes === null)
+          response.headers = { ...response.headers, connection: 'close' };
+        return response;
+      })
       .then((response) => {
         if (state.done) return;
         this.write(res, state, response, requestId, () =>

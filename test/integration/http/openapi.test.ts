@@ -1,0 +1,156 @@
+// The OpenAPI document is exact: valid, the same routes as the router, every error
+// response and header described, audio media types as sent, and the tag-only rule.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getOutputFormatInfo, OUTPUT_FORMATS } from '../../../media/formats.ts';
+import { createApi } from '../../../src/app.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { openDatabase } from '../../../src/db/connect.ts';
+import { ERROR_CODES } from '../../../src/errors.ts';
+import { buildOpenApiDocument } from '../../../src/http/openapi.ts';
+import { createLogger } from '../../../src/observability/logger.ts';
+import { createRedis } from '../../../src/redis/client.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+
+interface Operation {
+  operationId: string;
+  security?: unknown[];
+  requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
+  responses: Record<
+    string,
+    {
+      description: string;
+      headers?: Record<string, unknown>;
+      content?: Record<string, { schema: { properties?: { code?: { enum?: string[] } } } }>;
+    }
+  >;
+}
+type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
+
+describe('the OpenAPI document', () => {
+  let database: TestDatabase;
+  let server: RunningServer;
+  let document: Document;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    server = await startServer({ database });
+    document = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as Document;
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await database?.drop();
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(document.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(
+      document as unknown as Parameters<Validator['validate']>[0],
+    );
+    expect(result.errors ?? []).toEqual([]);
+  });
+
+  it('lists exactly the routes the router mounts', async () => {
+    const config = loadConfig(serviceEnv(database));
+    const handle = await openDatabase({ databaseUrl: undefined, dataDir: database.dataDir });
+    const redis = createRedis(config.REDIS_URL);
+    const api = createApi({ config, db: handle.db, redis, logger: createLogger('silent') });
+    try {
+      const mounted = api.server.mountedRoutes
+        .map((r) => `${r.method} ${r.pattern.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`)
+        .sort();
+      const built = buildOpenApiDocument(api.routes, { title: 't', version: 'v' }) as Document;
+      const documented = (doc: Document) =>
+        Object.entries(doc.paths)
+          .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+          .sort();
+      expect(documented(built)).toEqual(mounted);
+      expect(documented(document)).toEqual(mounted);
+    } finally {
+      await api.close();
+      redis.disconnect();
+      await handle.close();
+    }
+  });
+
+  it('describes every error a route answers, with its status, codes and headers', () => {
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        expect(operation.responses['500'], where).toBeDefined();
+        for (const [status, response] of Object.entries(operation.responses)) {
+          expect(response.headers?.['X-Request-Id'], `${where} ${status}`).toBeDefined();
+          const codes = response.content?.['application/json']?.schema.properties?.code?.enum;
+          if (status === 'default' || !codes) continue;
+          for (const code of codes) {
+            expect(ERROR_CODES[code as keyof typeof ERROR_CODES].status, `${where} ${code}`).toBe(
+              Number(status),
+            );
+          }
+          if (status === '429') expect(response.headers?.['Retry-After']).toBeDefined();
+        }
+        if (operation.security?.length !== 0) {
+          expect(operation.responses['401'], where).toBeDefined();
+          expect(operation.responses['403'], where).toBeDefined();
+        }
+        if (operation.requestBody) {
+          for (const status of ['400', '413', '415']) {
+            expect(operation.responses[status], `${where} ${status}`).toBeDefined();
+          }
+        }
+      }
+    }
+    const tts = document.paths['/v1/tts']?.post;
+    const statuses = Object.keys(tts?.responses ?? {}).sort();
+    expect(statuses).toEqual(
+      [
+        '200',
+        '400',
+        '401',
+        '402',
+        '403',
+        '404',
+        '413',
+        '415',
+        '429',
+        '500',
+        '502',
+        '503',
+        'default',
+      ].sort(),
+    );
+    expect(
+      tts?.responses['503']?.content?.['application/json']?.schema.properties?.code?.enum,
+    ).toEqual(
+      expect.arrayContaining([
+        'provider_unavailable',
+        'provider_auth_missing',
+        'organization_account_missing',
+      ]),
+    );
+  });
+
+  it('lists the media types one-shot synthesis really sends', async () => {
+    const content = document.paths['/v1/tts']?.post?.responses['200']?.content ?? {};
+    const expected = [...new Set(OUTPUT_FORMATS.map((f) => getOutputFormatInfo(f).contentType))];
+    expect(Object.keys(content).sort()).toEqual(expected.sort());
+    expect(expected).toContain('audio/ogg; codecs=opus');
+    expect(expected).toContain('audio/aac');
+    expect(expected).toContain('audio/pcm;rate=24000;channels=1');
+  });
+
+  it('expresses the tag-only rule and the output formats in the one-shot body', () => {
+    const schema = document.paths['/v1/tts']?.post?.requestBody?.content['application/json']
+      ?.schema as {
+      anyOf: unknown[];
+      properties: { output_format: { enum: string[] } };
+    };
+    expect(schema.properties.output_format.enum).toEqual([...OUTPUT_FORMATS]);
+    expect(schema.anyOf).toEqual([
+      { properties: { text: { minLength: 1 } } },
+      { required: ['params'], properties: { params: { required: ['voice_tags'] } } },
+    ]);
+  });
+});

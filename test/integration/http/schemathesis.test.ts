@@ -1,0 +1,79 @@
+// Schemathesis (PyPI, installed by scripts/install-schemathesis.sh) fuzzes the running
+// service from its own OpenAPI document with every check. Loopback only.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { ROOT, type RunningServer, startServer } from '../../helpers/server.ts';
+
+const SCHEMATHESIS = path.join(
+  process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'),
+  'awp/schemathesis-venv/bin/schemathesis',
+);
+
+function run(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(SCHEMATHESIS, args, {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_TELEMETRY: 'false' },
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => {
+      output += c.toString('utf8');
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      output += c.toString('utf8');
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+}
+
+describe('schemathesis against the running service', () => {
+  let database: TestDatabase;
+  let server: RunningServer;
+  let key: string;
+
+  beforeAll(async () => {
+    if (!existsSync(SCHEMATHESIS)) {
+      throw new Error(`${SCHEMATHESIS} is missing: run bash scripts/install-schemathesis.sh`);
+    }
+    database = await createTestDatabase('sqlite');
+    const handle = await openTestDatabase(database);
+    key = (await seedWorkspace(handle, { credits: 10_000_000 })).productionKey;
+    await handle.close();
+    // Every request counts against the rate limit: fuzzing is many requests in a burst.
+    server = await startServer({
+      database,
+      env: { TTS_RATE_LIMIT_PER_MINUTE: '0' },
+    });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await database?.drop();
+  });
+
+  it('finds no failure and no error with --checks all', async () => {
+    const result = await run([
+      '--config-file',
+      'test/schemathesis/schemathesis.toml',
+      'run',
+      `${server.url}/v1/openapi.json`,
+      '--header',
+      `Authorization: Bearer ${key}`,
+      '--checks',
+      'all',
+      '--max-examples',
+      '25',
+      '--seed',
+      '20261123',
+    ]);
+    expect(result.output).toMatch(/\d+ generated, \d+ passed/);
+    if (result.code !== 0) throw new Error(`schemathesis failed:\n${result.output}`);
+    expect(result.output).not.toMatch(/errored|Network Error|Connection/i);
+  }, 600_000);
+});

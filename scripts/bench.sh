@@ -13,4 +13,5 @@ trap 'kill "$(cat /tmp/awp-bench-redis-'"$port"'.pid)" 2>/dev/null || true' EXIT
 for _ in $(seq 1 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 export TEST_REDIS_URL="redis://127.0.0.1:$port"
 
+node scripts/build.mjs >&2 # the bench drives the compiled service
 node --import tsx bench/run.ts "$@"

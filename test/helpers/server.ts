@@ -49,10 +49,17 @@ export function serviceEnv(database: TestDatabase, extra: Record<string, string>
   return env;
 }
 
+/**
+ * How tests start the api: the compiled release build (dist/, built once by
+ * test/global-setup.ts), so tests exercise what production runs and a busy machine does
+ * not pay a TypeScript transpile per server start.
+ */
+export const API_COMMAND = ['--enable-source-maps', 'dist/src/main.js'];
+
 /** Starts the real api process on ephemeral ports and waits until both listeners are up. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const env = serviceEnv(options.database, options.env);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, API_COMMAND, {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { ROOT, type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+import {
+  API_COMMAND,
+  ROOT,
+  type RunningServer,
+  serviceEnv,
+  startServer,
+} from '../../helpers/server.ts';
 
 describe('system routes', () => {
   let database: TestDatabase;
@@ -84,7 +90,7 @@ describe('readiness without Redis', () => {
 describe('configuration', () => {
   it('refuses to start with a clear error naming the bad variable', async () => {
     const database = await createTestDatabase('sqlite');
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const result = spawnSync(process.execPath, API_COMMAND, {
       cwd: ROOT,
       env: serviceEnv(database, { PORT: 'eighty', DATABASE_URL: 'mysql://x' }),
       encoding: 'utf8',

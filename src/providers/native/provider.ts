@@ -181,7 +181,8 @@ export class NativeProvider implements TtsProvider {
     }
     const spec: EngineSpec = {
       key: `ipa|${language}`,
-      args: ['-q', '--ipa', '--stdin', '-b', '1', '-v', language],
+      // No --stdin: without it espeak-ng reads stdin line by line, one IPA line per line.
+      args: ['-q', '--ipa', '-b', '1', '-v', language],
     };
     const engine = await this.#pool.acquire(spec, signal);
     const onAbort = () => engine.kill();

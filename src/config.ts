@@ -91,6 +91,8 @@ export const configSchema = z.object({
   INSTANCE_ID: z.string().min(1).max(200).optional(),
   /** Price of the native model, in credits per 1,000 characters. */
   PRICE_NATIVE_CREDITS_PER_1K_CHARS: z.coerce.number().nonnegative().default(10),
+  /** Price of the neural native voices (Kokoro), in credits per 1,000 characters. */
+  PRICE_NEURAL_CREDITS_PER_1K_CHARS: z.coerce.number().nonnegative().default(30),
   /** Synthesis requests per minute per API key (0 = unlimited); bursts of a sixth of it. */
   TTS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(600),
   /** Most espeak-ng processes at once. Default: twice the CPU count. */
@@ -100,6 +102,18 @@ export const configSchema = z.object({
    * (false). Process starts from a large process block its event loop for milliseconds.
    */
   NATIVE_ENGINE_LAUNCHER: bool.default(true),
+  /** Offer the espeak-ng ("lite") native voices. */
+  NATIVE_LITE_VOICES: bool.default(true),
+  /** Offer the Kokoro-82M neural native voices (when installed: scripts/install-kokoro.sh). */
+  NATIVE_NEURAL_VOICES: bool.default(true),
+  /** Folder of the installed Kokoro files. Default `${XDG_CACHE_HOME:-~/.cache}/awp/kokoro`. */
+  KOKORO_DIR: z.string().min(1).optional(),
+  /** onnxruntime threads per neural inference. Default: the CPU count. */
+  KOKORO_THREADS: z.coerce.number().int().positive().optional(),
+  /** Neural inferences at once (one worker thread and model copy, ~550 MB, each). */
+  KOKORO_CONCURRENCY: z.coerce.number().int().positive().default(1),
+  /** A neural request that would wait longer than this for the model fails at once (503). */
+  KOKORO_MAX_WAIT_MS: z.coerce.number().int().positive().default(2000),
   /**
    * Worker threads that resample and encode audio, off the event loop (0 = encode on the
    * event loop). Default: one per CPU beyond the first, at least one.

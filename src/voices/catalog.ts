@@ -64,9 +64,20 @@ export function toVoiceEntry(voice: Omit<CatalogVoice, 'route'>): VoiceEntry {
   };
 }
 
+/** A family of built-in voices served by one native engine. */
+export interface NativeVoiceFamily {
+  provider: TtsProvider;
+  pricing: RoutePricing;
+  voices: readonly NativeVoice[];
+}
+
 export interface VoiceCatalogOptions {
   nativeProvider: TtsProvider;
   nativePricing: RoutePricing;
+  /** Offer the espeak-ng voices (default true). */
+  liteVoices?: boolean;
+  /** The neural voices, listed after the lite ones; absent when not installed or off. */
+  neural?: NativeVoiceFamily;
   store: VoiceStore;
   accounts: ProviderAccounts;
   upstream: UpstreamProviderRegistry;
@@ -85,19 +96,33 @@ export class VoiceCatalog {
   private readonly nativeById: Map<string, CatalogVoice>;
 
   constructor(private readonly options: VoiceCatalogOptions) {
-    this.native = NATIVE_VOICES.map((voice: NativeVoice) => ({
-      id: voice.id,
-      name: voice.name,
-      nsfw: voice.nsfw,
-      outputFormats: voice.outputFormats,
-      capabilities: voice.capabilities,
-      route: {
-        id: `${options.nativeProvider.name}:${voice.providerVoiceId}`,
-        provider: options.nativeProvider,
-        providerVoiceId: voice.providerVoiceId,
-        pricing: options.nativePricing,
-      },
-    }));
+    const families: NativeVoiceFamily[] = [
+      ...(options.liteVoices === false
+        ? []
+        : [
+            {
+              provider: options.nativeProvider,
+              pricing: options.nativePricing,
+              voices: NATIVE_VOICES,
+            },
+          ]),
+      ...(options.neural ? [options.neural] : []),
+    ];
+    this.native = families.flatMap((family) =>
+      family.voices.map((voice: NativeVoice) => ({
+        id: voice.id,
+        name: voice.name,
+        nsfw: voice.nsfw,
+        outputFormats: voice.outputFormats,
+        capabilities: voice.capabilities,
+        route: {
+          id: `${family.provider.name}:${voice.providerVoiceId}`,
+          provider: family.provider,
+          providerVoiceId: voice.providerVoiceId,
+          pricing: family.pricing,
+        },
+      })),
+    );
     this.nativeById = new Map(this.native.map((voice) => [voice.id, voice]));
   }
 

@@ -43,6 +43,8 @@ export function serviceEnv(database: TestDatabase, extra: Record<string, string>
     REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}`,
     LOG_LEVEL: 'info',
     SHUTDOWN_GRACE_MS: '5000',
+    // Each api with neural voices loads a ~550 MB model copy: only tests of them opt in.
+    NATIVE_NEURAL_VOICES: 'false',
     ...extra,
   };
   if (database.databaseUrl) env.DATABASE_URL = database.databaseUrl;

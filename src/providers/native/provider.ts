@@ -161,6 +161,52 @@ export class NativeProvider implements TtsProvider {
     }
   }
 
+  /**
+   * IPA phonemes of `lines` in espeak-ng `language`, one output line per input line (the
+   * front end of the neural voices). Runs through the same bounded pool and process
+   * boundary as synthesis; `-q` writes no audio. espeak-ng also breaks lines at clause
+   * punctuation, so callers pass text without it.
+   */
+  async phonemize(
+    lines: readonly string[],
+    language: string,
+    signal: AbortSignal,
+  ): Promise<string[]> {
+    signal.throwIfAborted();
+    if (!VOICE_PATTERN.test(language)) {
+      throw new ProviderError(
+        'rejected',
+        `invalid espeak-ng voice name ${JSON.stringify(language)}`,
+      );
+    }
+    const spec: EngineSpec = {
+      key: `ipa|${language}`,
+      // No --stdin: without it espeak-ng reads stdin line by line, one IPA line per line.
+      args: ['-q', '--ipa', '-b', '1', '-v', language],
+    };
+    const engine = await this.#pool.acquire(spec, signal);
+    const onAbort = () => engine.kill();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      signal.throwIfAborted();
+      engine.sendText(lines.map((line) => line.replaceAll('\0', ' ')).join('\n'));
+      const parts: Buffer[] = [];
+      for await (const bytes of engine.stdout) parts.push(bytes as Buffer);
+      signal.throwIfAborted();
+      this.#throwIfFailed(await engine.exited, engine.stderr);
+      this.#pool.noteSuccess(spec);
+      return Buffer.concat(parts)
+        .toString('utf8')
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line.length > 0);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      engine.kill();
+      await engine.exited;
+    }
+  }
+
   #throwIfFailed(exit: EngineExit, stderr: string): void {
     const detail = stderr === '' ? '' : `: ${stderr}`;
     if (exit.spawnError !== undefined) {

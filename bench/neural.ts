@@ -1,0 +1,161 @@
+/**
+ * Neural voices (Kokoro-82M) beside the raw model, in one run on the same text:
+ * `node --import tsx bench/neural.ts [--quick]`. The raw rows run the same ONNX session
+ * directly on the same tokens (the physical limit); the pipeline rows run KokoroProvider
+ * (espeak-ng phonemes, chunking, worker threads, seam shaping) producing pcm_24000.
+ * Writes bench/results/neural[-quick].json and prints a Markdown table.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import * as ort from 'onnxruntime-node';
+import {
+  chunkText,
+  defaultKokoroDir,
+  InferencePool,
+  KOKORO_SAMPLE_RATE_HZ,
+  KokoroProvider,
+  locateKokoroFiles,
+  normalizeText,
+  phonemizeChunk,
+  tokenize,
+} from '../src/providers/kokoro/index.ts';
+import { NativeProvider } from '../src/providers/native/index.ts';
+import { quantile, round } from './lib/stats.ts';
+import { LONG_TEXT, SHORT_TEXT } from './lib/texts.ts';
+
+const quick = process.argv.includes('--quick');
+const runs = quick ? 5 : 20;
+const files = locateKokoroFiles(process.env.KOKORO_DIR ?? defaultKokoroDir());
+const native = new NativeProvider();
+const phonemizer = (lines: readonly string[], language: string, signal: AbortSignal) =>
+  native.phonemize(lines, language, signal);
+const voice = 'af_heart';
+const styles = new Float32Array(
+  readFileSync(path.join(files.voicesDir, `${voice}.bin`)).buffer.slice(0),
+);
+const cpuS = () => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1e6;
+};
+
+/** The raw model on the whole short sentence: compute, audio, CPU, per thread count. */
+async function raw(threads: number) {
+  const session = await ort.InferenceSession.create(files.modelPath, {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+  });
+  const ipa = await phonemizeChunk(
+    normalizeText(SHORT_TEXT),
+    'en-us',
+    phonemizer,
+    new AbortController().signal,
+  );
+  const tokens = tokenize(ipa);
+  const row = tokens.length - 2;
+  const feeds = {
+    tokens: new ort.Tensor('int64', BigInt64Array.from(tokens, BigInt), [1, tokens.length]),
+    style: new ort.Tensor('float32', styles.slice(row * 256, row * 256 + 256), [1, 256]),
+    speed: new ort.Tensor('float32', Float32Array.of(1), [1]),
+  };
+  await session.run(feeds);
+  const walls: number[] = [];
+  let audioS = 0;
+  const cpu0 = cpuS();
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const out = await session.run(feeds);
+    walls.push(performance.now() - t0);
+    audioS += (out.audio!.data as Float32Array).length / KOKORO_SAMPLE_RATE_HZ;
+  }
+  const cpu = cpuS() - cpu0;
+  await session.release();
+  const wallS = walls.reduce((a, b) => a + b, 0) / 1000;
+  return {
+    id: `raw model, ${threads} thread(s)`,
+    computeP50Ms: round(quantile(walls, 0.5)),
+    rtf: round(wallS / audioS, 3),
+    cpuSPerAudioS: round(cpu / audioS, 3),
+  };
+}
+
+async function pipeline(threads: number, concurrency: number) {
+  const pool = new InferencePool({
+    modelPath: files.modelPath,
+    modelSha256: files.modelSha256,
+    sampleRateHz: KOKORO_SAMPLE_RATE_HZ,
+    threadsPerInference: threads,
+    concurrentInferences: concurrency,
+    maxWaitMs: 600_000,
+  });
+  await pool.ready();
+  const provider = new KokoroProvider({ pool, phonemizer, voicesDir: files.voicesDir });
+  const speak = async (text: string) => {
+    const t0 = performance.now();
+    let first = 0;
+    let bytes = 0;
+    for await (const chunk of provider.synthesize(
+      { text, providerVoiceId: voice },
+      new AbortController().signal,
+    )) {
+      if (!first) first = performance.now() - t0;
+      bytes += chunk.data.length;
+    }
+    return {
+      firstMs: first,
+      wallMs: performance.now() - t0,
+      audioS: bytes / 2 / KOKORO_SAMPLE_RATE_HZ,
+    };
+  };
+  await speak(SHORT_TEXT);
+  const firsts: number[] = [];
+  let audioS = 0;
+  let wallMs = 0;
+  const cpu0 = cpuS();
+  for (let i = 0; i < runs; i++) {
+    const r = await speak(SHORT_TEXT);
+    firsts.push(r.firstMs);
+    audioS += r.audioS;
+    wallMs += r.wallMs;
+  }
+  const cpu = cpuS() - cpu0;
+  // Realtime streams: N long texts at once; sustained when every stream's audio keeps
+  // ahead of playback (audio s / wall s >= 1 after its first audio).
+  let sustained = 0;
+  const longText = LONG_TEXT.slice(0, quick ? 400 : 1000);
+  for (let n = 1; n <= 4; n++) {
+    const results = await Promise.all(Array.from({ length: n }, () => speak(longText)));
+    const ok = results.every((r) => r.audioS / ((r.wallMs - r.firstMs) / 1000) >= 1);
+    if (!ok) break;
+    sustained = n;
+  }
+  const rssMb = round(process.memoryUsage().rss / 1e6, 0);
+  await pool.close();
+  return {
+    id: `pipeline pcm_24000, ${concurrency} x ${threads} thread(s)`,
+    firstAudioMs: { p50: round(quantile(firsts, 0.5)), p95: round(quantile(firsts, 0.95)) },
+    rtf: round(wallMs / 1000 / audioS, 3),
+    cpuSPerAudioS: round(cpu / audioS, 3),
+    realtimeStreams: sustained,
+    rssMb,
+  };
+}
+
+const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const rawRows = [await raw(1), await raw(2)];
+const pipelineRows = [await pipeline(2, 1), await pipeline(1, 2)];
+await native.close();
+const results = {
+  date: new Date().toISOString(),
+  command: `node --import tsx bench/neural.ts${quick ? ' --quick' : ''}`,
+  loadAverageAtStart: load,
+  chunks: chunkText(normalizeText(SHORT_TEXT)).map((c) => c.text),
+  raw: rawRows,
+  pipeline: pipelineRows,
+  ratioCpuToRaw2Threads: round(pipelineRows[0]!.cpuSPerAudioS / rawRows[1]!.cpuSPerAudioS, 2),
+};
+mkdirSync(path.join(import.meta.dirname, 'results'), { recursive: true });
+writeFileSync(
+  path.join(import.meta.dirname, 'results', quick ? 'neural-quick.json' : 'neural.json'),
+  `${JSON.stringify(results, null, 2)}\n`,
+);
+console.log(JSON.stringify(results, null, 2));

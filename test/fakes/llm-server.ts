@@ -12,6 +12,8 @@ import type { AddressInfo } from 'node:net';
  * - `stall_after_deltas`: stream until `deltas` content events were sent, then go silent
  *   with the connection open.
  * - `reset_after_deltas`: the same, then reset the TCP connection.
+ * - `end_after_deltas`: the same, then end the response properly, without the vendor's
+ *   closing events (a truncated stream).
  * - `stream_error_after_deltas`: the same, then the vendor's in-stream error event of
  *   `errorType` (Anthropic `overloaded_error`, OpenAI `server_error`) and the end.
  */
@@ -20,6 +22,7 @@ export type LlmFakeFailure =
   | { readonly kind: 'hang' }
   | { readonly kind: 'stall_after_deltas'; readonly deltas: number }
   | { readonly kind: 'reset_after_deltas'; readonly deltas: number }
+  | { readonly kind: 'end_after_deltas'; readonly deltas: number }
   | {
       readonly kind: 'stream_error_after_deltas';
       readonly deltas: number;

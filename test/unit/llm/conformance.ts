@@ -209,6 +209,19 @@ export function runLlmAdapterConformance<F extends FakeLlmServer>(
       expect(llmErrorOf(outcome).failure).toBe('unavailable');
     });
 
+    it('fails a stream that ends before its finish event as unavailable', async () => {
+      const fake = await start();
+      fake.script({ text: ['a', 'b', 'c'], failure: { kind: 'end_after_deltas', deltas: 2 } });
+      const provider = harness.makeProvider(fake, {});
+      const outcome = await chatOutcome(provider.chat(request(harness.model), signal()));
+      expect(outcome.events).toEqual([
+        { type: 'text', delta: 'a' },
+        { type: 'text', delta: 'b' },
+      ]);
+      expect(llmErrorOf(outcome).failure).toBe('unavailable');
+      expect(fake.requests[0]?.outcome).toBe('completed');
+    });
+
     it(`maps an in-stream ${harness.streamError.type} error to ${harness.streamError.failure}`, async () => {
       const fake = await start();
       fake.script({

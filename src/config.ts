@@ -190,6 +190,12 @@ export const configSchema = z.object({
   LOCAL_LLM: bool.default(true),
   /** GGUF file of the embedded model (installed by the setup script). */
   LOCAL_LLM_MODEL_PATH: z.string().min(1).optional(),
+  /** Language-model call: longest wait from sending the request to the first streamed token. */
+  LLM_FIRST_TOKEN_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Language-model call: longest silence between streamed events after the first token. */
+  LLM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** CPU threads of the embedded model; more than one spins and starves a busy machine. */
+  LOCAL_LLM_THREADS: z.coerce.number().int().positive().default(1),
   /** Language-model prices, credits per 1,000,000 tokens (input/output), per provider. */
   PRICE_OPENAI_CREDITS_PER_1M_INPUT_TOKENS: z.coerce.number().nonnegative().default(1000),
   PRICE_OPENAI_CREDITS_PER_1M_OUTPUT_TOKENS: z.coerce.number().nonnegative().default(4000),

@@ -18,11 +18,18 @@ export type LlmFailure =
 /** A typed language-model failure; `toApiError()` gives the public error without vendor detail. */
 export class LlmError extends Error {
   readonly failure: LlmFailure;
+  /** How long the vendor asked us to wait before retrying (`retry-after`), when it said. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(failure: LlmFailure, message: string, options?: { cause?: unknown }) {
+  constructor(
+    failure: LlmFailure,
+    message: string,
+    options?: { cause?: unknown; retryAfterMs?: number | undefined },
+  ) {
     super(message, options);
     this.name = 'LlmError';
     this.failure = failure;
+    this.retryAfterMs = options?.retryAfterMs;
   }
 
   get retryable(): boolean {

@@ -16,10 +16,25 @@ export interface LlmToolCall {
   arguments: string;
 }
 
+/**
+ * Reasoning the vendor produced and needs back unchanged in the next request of a tool-use
+ * loop (Anthropic extended thinking). Opaque to callers: copy `done.reasoning` into the
+ * assistant message that carries the tool calls.
+ */
+export type LlmReasoningBlock =
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string };
+
 export type LlmMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; toolCalls?: LlmToolCall[] }
+  | {
+      role: 'assistant';
+      content: string;
+      toolCalls?: LlmToolCall[];
+      /** The `reasoning` of the `done` event that ended this answer, if any. */
+      reasoning?: readonly LlmReasoningBlock[];
+    }
   | { role: 'tool'; toolCallId: string; content: string };
 
 /** A function the model may call. `parameters` is a JSON Schema object. */
@@ -55,6 +70,8 @@ export type LlmEvent =
       type: 'done';
       finishReason: 'stop' | 'tool_calls' | 'length';
       usage: LlmUsage;
+      /** Reasoning to send back with this answer's tool calls (Anthropic thinking). */
+      reasoning?: readonly LlmReasoningBlock[];
     };
 
 /** A model a provider offers, as the registry lists it. */
@@ -66,6 +83,11 @@ export interface LlmModelInfo {
   /** Price in millicredits per 1,000,000 tokens. */
   inputMillicreditsPer1M: number;
   outputMillicreditsPer1M: number;
+  /**
+   * False when the model cannot call tools: the provider then runs requests without their
+   * tools (the embedded model). Absent means tools are supported.
+   */
+  supportsTools?: boolean;
 }
 
 /**

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Logger } from '../observability/logger.ts';
+import { isOpenAiReasoningModel } from './openai-compatible/models.ts';
 import type { LlmModelInfo, LlmProvider, LlmProviderName, ThinkingLevel } from './provider.ts';
 
 /** A provider the deployment has configured: its models and how to create its adapter. */
@@ -90,7 +91,7 @@ export function defaultLocalModelPath(): string {
 /** Thinking levels a model of a provider accepts. */
 function thinkingLevelsOf(provider: LlmProviderName, model: string): ThinkingLevel[] {
   if (provider === 'openai') {
-    return /^(o\d|gpt-5)/.test(model) ? ['off', 'low', 'medium', 'high'] : ['off'];
+    return isOpenAiReasoningModel(model) ? ['off', 'low', 'medium', 'high'] : ['off'];
   }
   if (provider === 'anthropic') return ['off', 'low', 'medium', 'high'];
   return ['off'];
@@ -101,6 +102,10 @@ const PER_CREDIT = 1000;
 /** The catalog of the providers configured in `config`. */
 export function llmCatalogFromConfig(config: Config, logger: Logger): LlmCatalog {
   const specs: LlmProviderSpec[] = [];
+  const timeouts = {
+    firstTokenTimeoutMs: config.LLM_FIRST_TOKEN_TIMEOUT_MS,
+    idleTimeoutMs: config.LLM_IDLE_TIMEOUT_MS,
+  };
   const models = (
     provider: LlmProviderName,
     names: readonly string[],
@@ -112,6 +117,8 @@ export function llmCatalogFromConfig(config: Config, logger: Logger): LlmCatalog
       thinkingLevels: thinkingLevelsOf(provider, name),
       inputMillicreditsPer1M: inputCreditsPer1M * PER_CREDIT,
       outputMillicreditsPer1M: outputCreditsPer1M * PER_CREDIT,
+      // The embedded 135M model cannot call tools reliably: it runs without them.
+      ...(provider === 'local' ? { supportsTools: false } : {}),
     }));
 
   if (config.OPENAI_API_KEY || config.OPENAI_BASE_URL) {
@@ -130,6 +137,7 @@ export function llmCatalogFromConfig(config: Config, logger: Logger): LlmCatalog
           apiKey: config.OPENAI_API_KEY,
           models: specs.find((s) => s.name === 'openai')?.models ?? [],
           logger,
+          timeouts,
         });
       },
     });
@@ -150,6 +158,7 @@ export function llmCatalogFromConfig(config: Config, logger: Logger): LlmCatalog
           apiKey: config.ANTHROPIC_API_KEY,
           models: specs.find((s) => s.name === 'anthropic')?.models ?? [],
           logger,
+          timeouts,
         });
       },
     });
@@ -170,6 +179,7 @@ export function llmCatalogFromConfig(config: Config, logger: Logger): LlmCatalog
           modelPath: localPath,
           models: specs.find((s) => s.name === 'local')?.models ?? [],
           logger,
+          threads: config.LOCAL_LLM_THREADS,
         });
       },
     });

@@ -255,6 +255,15 @@ export class Agents {
         specs.find((spec) => spec.models.some((m) => m.name === input.llm_model))?.name ?? null;
     }
     if (provider === null || model === null) {
+      if (input.llm_provider !== undefined || input.llm_model !== undefined) {
+        throw new ApiError(
+          'invalid_request',
+          `This deployment does not offer ${input.llm_provider ?? ''} ${input.llm_model ?? ''}.`.replace(
+            / +/g,
+            ' ',
+          ),
+        );
+      }
       if (thinkingLevel !== 'off') {
         throw new ApiError('invalid_request', 'thinking_level needs a language model selection.');
       }

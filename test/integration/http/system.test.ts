@@ -64,7 +64,19 @@ describe('system routes', () => {
     const result = await new Validator().validate(document);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/voices', '/healthz']));
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/voices',
+        '/healthz',
+        '/v1/agents',
+        '/v1/agents/{agentId}',
+        '/v1/agents/{agentId}/publish',
+        '/v1/agents/{agentId}/session-tokens',
+        '/v1/agents/{agentId}/character-card',
+        '/v1/avatars',
+        '/v1/avatars/{avatarId}/preview',
+      ]),
+    );
     expect(document.paths['/v1/voices']).toHaveProperty('get');
   });
 

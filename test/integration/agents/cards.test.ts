@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
@@ -80,6 +81,39 @@ function withText(png: Buffer, keyword: string, value: string): Buffer {
     ),
     png.subarray(iend),
   ]);
+}
+
+/**
+ * Announces a body one byte over the 8 MiB limit and sends only its start: the server must
+ * answer 413 from the length alone (a client writing all 8 MiB would race the close).
+ */
+function oversizeUpload(
+  url: string,
+  key: string,
+): Promise<{ status: number; body: { code?: string } }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'image/png',
+        'content-length': String(8 * 1024 * 1024 + 1),
+      },
+    });
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        request.destroy();
+        resolve({
+          status: response.statusCode ?? 0,
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+        });
+      });
+    });
+    request.on('error', reject);
+    request.write(Buffer.alloc(1024));
+  });
 }
 
 const base64Json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
@@ -381,7 +415,11 @@ describe.each(DIALECTS)('character cards on %s', (dialect) => {
     expectError(await post(Buffer.from('{'), 'application/json'), 400, 'invalid_request');
     expectError(await post(Buffer.alloc(0)), 400, 'invalid_request');
     expectError(await post(good, 'image/jpeg'), 415, 'unsupported_media_type');
-    expectError(await post(Buffer.alloc(8 * 1024 * 1024 + 1)), 413, 'payload_too_large');
+    expectError(
+      await oversizeUpload(`${server.url}/v1/agents/${agent.id}/character-card`, ws.productionKey),
+      413,
+      'payload_too_large',
+    );
     // The card is unchanged after every refusal.
     expect((await api('GET', `/v1/agents/${agent.id}/character-card`)).body.data.name).toBe(
       agent.slug,

@@ -5,6 +5,13 @@ import type { OutputFormat } from '../media/formats.ts';
 import { getOutputFormatInfo } from '../media/formats.ts';
 import type { TranscoderOptions } from '../media/transcode.ts';
 import { TranscodePool } from '../media/worker/transcode-pool.ts';
+import { AgentStore } from './agents/agent-store.ts';
+import { Agents } from './agents/agents.ts';
+import { avatarRoutes } from './agents/avatar-routes.ts';
+import { cardRoutes } from './agents/card-routes.ts';
+import { agentRoutes } from './agents/routes.ts';
+import { sessionTokenRoutes } from './agents/session-token-routes.ts';
+import { AgentSessionTokens } from './agents/session-tokens.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import { ApiKeyStore } from './auth/key-store.ts';
 import { StreamTokens } from './auth/stream-tokens.ts';
@@ -20,6 +27,7 @@ import { UwsHttpServer } from './http/uws/server.ts';
 import { AudioPersistence, type AudioPersistenceJobData } from './jobs/audio-persistence.ts';
 import { createQueue, QUEUE_NAMES } from './jobs/queues.ts';
 import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
+import { llmCatalogFromConfig } from './llm/registry.ts';
 import type { Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
 import { createKokoroEngine, defaultKokoroDir } from './providers/kokoro/index.ts';
@@ -38,6 +46,7 @@ import { StreamSlots } from './tts/stream/stream-slots.ts';
 import { streamTokenRoutes } from './tts/stream/token-routes.ts';
 import { VoiceCatalog } from './voices/catalog.ts';
 import { ProviderAccounts } from './voices/provider-accounts.ts';
+import { PublicVoices } from './voices/public-voices.ts';
 import { voiceRoutes } from './voices/routes.ts';
 import { VoiceStore } from './voices/voice-store.ts';
 
@@ -208,6 +217,17 @@ export function createApi(deps: ApiDependencies): Api {
     },
   );
 
+  const llmCatalog = llmCatalogFromConfig(config, logger);
+  const agents = new Agents(new AgentStore(db), new PublicVoices(new VoiceStore(db)), llmCatalog);
+  const agentSessionTokens = new AgentSessionTokens(db, {
+    secret: config.TOKEN_SIGNING_SECRET,
+    keys: keyStore,
+  });
+  const publicBaseUrls = {
+    ...(config.PUBLIC_BASE_URL ? { production: config.PUBLIC_BASE_URL } : {}),
+    ...(config.PUBLIC_DEV_BASE_URL ? { development: config.PUBLIC_DEV_BASE_URL } : {}),
+  };
+
   let shuttingDown = false;
   let openApi: object | undefined;
   let workers: JobWorkers | undefined;
@@ -230,11 +250,12 @@ export function createApi(deps: ApiDependencies): Api {
     ...ttsRoutes(oneShot),
     ...streamTokenRoutes({
       tokens: streamTokens,
-      publicBaseUrls: {
-        ...(config.PUBLIC_BASE_URL ? { production: config.PUBLIC_BASE_URL } : {}),
-        ...(config.PUBLIC_DEV_BASE_URL ? { development: config.PUBLIC_DEV_BASE_URL } : {}),
-      },
+      publicBaseUrls,
     }),
+    ...agentRoutes(agents, llmCatalog),
+    ...cardRoutes(agents),
+    ...sessionTokenRoutes(agents, agentSessionTokens),
+    ...avatarRoutes(publicBaseUrls),
   ];
 
   const server = new UwsHttpServer({
@@ -273,6 +294,7 @@ export function createApi(deps: ApiDependencies): Api {
       await nativeProvider.close();
       upstream.close();
       await transcodePool?.close();
+      await llmCatalog.close();
     },
   };
 }

@@ -60,6 +60,12 @@ export const ERROR_CODES = {
     retryable: false,
     meaning: 'The route exists but not with this HTTP method.',
   },
+  conflict: {
+    status: 409,
+    retryable: false,
+    meaning:
+      'The request conflicts with the current state (a slug already taken, no usable model).',
+  },
   agent_not_api_ready: {
     status: 409,
     retryable: false,

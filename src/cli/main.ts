@@ -11,6 +11,7 @@ import { type StoredVoice, VoiceStore } from '../voices/voice-store.ts';
 import { CAPABILITIES, type Capability } from '../workspaces/capabilities.ts';
 import { Members, ROLES } from '../workspaces/members.ts';
 import { Workspaces } from '../workspaces/workspaces.ts';
+import { registerAgentCommands } from './agent-commands.ts';
 import { type Output, printResult } from './output.ts';
 
 /**
@@ -377,6 +378,8 @@ function describeVoice(v: StoredVoice): string {
   );
   return [`${v.id}  ${v.name}${v.nsfw ? ' (nsfw)' : ''}`, ...routes].join('\n');
 }
+
+registerAgentCommands(program, db);
 
 function parseCapabilities(list: string | undefined): Capability[] {
   if (!list) return [];

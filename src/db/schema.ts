@@ -16,6 +16,10 @@ export interface Database {
   provider_accounts: ProviderAccountsTable;
   voices: VoicesTable;
   voice_routes: VoiceRoutesTable;
+  agents: AgentsTable;
+  agent_revisions: AgentRevisionsTable;
+  agent_publications: AgentPublicationsTable;
+  agent_session_token_uses: AgentSessionTokenUsesTable;
 }
 
 export type WorkspaceStatus = 'active' | 'suspended';
@@ -157,4 +161,60 @@ export interface VoiceRoutesTable {
   enabled: number;
   created_at: string;
   updated_at: string;
+}
+
+/** A managed Agent: identity, slug and pointers to its draft revision and publication. */
+export interface AgentsTable {
+  /** UUID (v7). */
+  id: string;
+  workspace_id: string;
+  environment: 'production' | 'development';
+  /** Unique per workspace and environment. */
+  slug: string;
+  draft_revision_id: string;
+  draft_version: number;
+  active_publication_id: string | null;
+  /** Version of the newest publication; 0 before the first. */
+  publication_version: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One immutable draft revision: every write to an Agent adds a row. */
+export interface AgentRevisionsTable {
+  id: string;
+  agent_id: string;
+  version: number;
+  /** Character card V3 as JSON text. */
+  character_card: string;
+  voice_id: string | null;
+  avatar_id: string;
+  llm_provider: string | null;
+  llm_model: string | null;
+  thinking_level: string;
+  web_search_enabled: number;
+  memory_enabled: number;
+  calendar_enabled: number;
+  documents_enabled: number;
+  created_at: string;
+}
+
+/** One immutable publication: a revision that sessions run, with its switches. */
+export interface AgentPublicationsTable {
+  id: string;
+  agent_id: string;
+  version: number;
+  revision_id: string;
+  memory_enabled: number;
+  calendar_enabled: number;
+  documents_enabled: number;
+  created_at: string;
+}
+
+/** Session tokens already used (their `jti`), kept until they expire. */
+export interface AgentSessionTokenUsesTable {
+  jti: string;
+  agent_id: string;
+  expires_at: string;
+  used_at: string;
 }

@@ -124,6 +124,23 @@ export function buildOpenApiDocument(
             },
           }
         : {}),
+      ...(route.requestContent
+        ? {
+            requestBody: {
+              content: Object.fromEntries(
+                Object.entries(route.requestContent).map(([type, schema]) => [
+                  type,
+                  {
+                    schema:
+                      schema === 'binary'
+                        ? { type: 'string', format: 'binary' }
+                        : jsonSchema(schema, 'input'),
+                  },
+                ]),
+              ),
+            },
+          }
+        : {}),
       responses,
     };
   }

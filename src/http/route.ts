@@ -44,6 +44,11 @@ export interface RouteDefinition<Body = unknown, Query = unknown> {
   /** Overrides the default body size limit. */
   bodyLimitBytes?: number;
   body?: z.ZodType<Body>;
+  /**
+   * For routes that read `request.body` themselves (no `body` schema): the accepted content
+   * types for the OpenAPI document, each with its JSON schema or `binary`.
+   */
+  requestContent?: Record<string, z.ZodType | 'binary'>;
   query?: z.ZodType<Query>;
   responses: Record<number, ResponseSpec>;
   /**

@@ -3,6 +3,7 @@ import * as foundation from './0001-foundation.ts';
 import * as synthesisLedger from './0002-synthesis-ledger.ts';
 import * as voices from './0003-voices.ts';
 import * as workspaceNames from './0004-workspace-names.ts';
+import * as agents from './0005-agents.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002-synthesis-ledger': synthesisLedger,
   '0003-voices': voices,
   '0004-workspace-names': workspaceNames,
+  '0005-agents': agents,
 };

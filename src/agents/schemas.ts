@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { THINKING_LEVELS } from '../llm/provider.ts';
+import type { LlmCatalog } from '../llm/registry.ts';
+import type { AgentRecord } from './agent-store.ts';
+import { SLUG_PATTERN } from './agents.ts';
+import {
+  characterCardOutputSchema,
+  characterCardSchema,
+  LEGACY_FIELDS,
+  legacyFieldsOf,
+} from './character-card.ts';
+
+const MAX_LEGACY_CHARS = 100_000;
+
+/** An enum of the given values; a schema nothing satisfies when there are none. */
+function enumOf(values: readonly string[], description: string): z.ZodType<string> {
+  return values.length > 0
+    ? z.enum(values as [string, ...string[]]).describe(description)
+    : z.never().describe(`${description} None are configured.`);
+}
+
+/** Request and response schemas of the Agent routes, with the deployment's model choices. */
+export function agentSchemas(llm: LlmCatalog) {
+  const legacy = Object.fromEntries(
+    LEGACY_FIELDS.map((field) => [
+      field,
+      z
+        .string()
+        .max(MAX_LEGACY_CHARS)
+        .optional()
+        .describe('Legacy character field; cannot be combined with `character_card`.'),
+    ]),
+  ) as Record<(typeof LEGACY_FIELDS)[number], z.ZodOptional<z.ZodString>>;
+
+  const writable = {
+    slug: z
+      .string()
+      .regex(SLUG_PATTERN, 'lower-case letters, digits and inner hyphens, 1 to 64 characters')
+      .describe('Unique per workspace and environment.'),
+    voice_id: z.string().max(64).nullable().describe('Public voice selection; null clears it.'),
+    avatar_id: z.string().max(64).describe('An id from `GET /v1/avatars`.'),
+    character_card: characterCardSchema,
+    llm_provider: enumOf(llm.providerNames(), 'Language-model provider.'),
+    llm_model: enumOf(llm.modelNames(), 'Language-model name (of the chosen provider).'),
+    thinking_level: z.enum(THINKING_LEVELS).describe('Reasoning level the model allows.'),
+    web_search_enabled: z.boolean(),
+    memory_enabled: z.boolean(),
+    calendar_enabled: z.boolean(),
+    documents_enabled: z.boolean(),
+  };
+  const patch = z
+    .strictObject({ ...writable, ...legacy })
+    .partial()
+    .meta({ title: 'AgentPatch' });
+  const create = patch.extend({ slug: writable.slug }).meta({ title: 'AgentCreate' });
+
+  return { create, patch };
+}
+
+const revisionSchema = z.object({ id: z.string(), version: z.number().int() });
+
+export const agentSchema = z
+  .object({
+    id: z.string().describe('Agent id (UUID).'),
+    slug: z.string(),
+    avatar_id: z.string(),
+    character_card: characterCardOutputSchema,
+    voice_id: z.string().nullable().describe('Null until a public voice is selected.'),
+    llm_provider: z.string().nullable(),
+    llm_model: z.string().nullable(),
+    thinking_level: z.string(),
+    web_search_enabled: z.boolean(),
+    memory_enabled: z.boolean(),
+    calendar_enabled: z.boolean(),
+    documents_enabled: z.boolean(),
+    draft_revision: revisionSchema,
+    active_publication: z
+      .object({
+        id: z.string(),
+        version: z.number().int(),
+        revision: revisionSchema,
+        memory_enabled: z.boolean(),
+        calendar_enabled: z.boolean(),
+        documents_enabled: z.boolean(),
+        created_at: z.string(),
+      })
+      .nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    display_name: z.string().describe('Legacy: character_card.data.name.'),
+    description: z.string().describe('Legacy: character_card.data.creator_notes.'),
+    persona: z.string().describe('Legacy: character_card.data.description.'),
+    instructions: z.string().describe('Legacy: character_card.data.system_prompt.'),
+  })
+  .meta({ title: 'Agent' });
+
+export const agentListSchema = z.object({
+  agents: z.array(agentSchema),
+  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page.'),
+});
+
+export const agentListQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  cursor: z.uuid().optional().describe('`next_cursor` of the previous page.'),
+  slug: z.string().max(64).optional().describe('Only the Agent with this slug.'),
+});
+
+/** The Agent resource of the spec (with the legacy fields derived from the card). */
+export function agentBody(agent: AgentRecord): z.infer<typeof agentSchema> {
+  const { draft, activePublication: pub } = agent;
+  return {
+    id: agent.id,
+    slug: agent.slug,
+    avatar_id: draft.avatarId,
+    character_card: draft.characterCard,
+    voice_id: draft.voiceId,
+    llm_provider: draft.llmProvider,
+    llm_model: draft.llmModel,
+    thinking_level: draft.thinkingLevel,
+    web_search_enabled: draft.webSearchEnabled,
+    memory_enabled: draft.memoryEnabled,
+    calendar_enabled: draft.calendarEnabled,
+    documents_enabled: draft.documentsEnabled,
+    draft_revision: agent.draftRevision,
+    active_publication: pub
+      ? {
+          id: pub.id,
+          version: pub.version,
+          revision: pub.revision,
+          memory_enabled: pub.memoryEnabled,
+          calendar_enabled: pub.calendarEnabled,
+          documents_enabled: pub.documentsEnabled,
+          created_at: pub.createdAt,
+        }
+      : null,
+    created_at: agent.createdAt,
+    updated_at: agent.updatedAt,
+    ...legacyFieldsOf(draft.characterCard),
+  };
+}

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { requireAuth } from '../auth/context.ts';
+import { ApiError } from '../errors.ts';
+import { type AnyRoute, defineRoute } from '../http/route.ts';
+import { parseJsonBody, validate } from '../http/validate.ts';
+import type { Agents } from './agents.ts';
+import type { AgentSessionTokens } from './session-tokens.ts';
+
+const mintBodySchema = z
+  .strictObject({
+    end_user_id: z
+      .uuid()
+      .optional()
+      .describe(
+        'Your end user (UUID). Required when the published Agent has memory, documents or calendar enabled.',
+      ),
+  })
+  .meta({ title: 'AgentSessionTokenRequest' });
+
+const tokenResponseSchema = z
+  .object({
+    token: z.string().describe('Valid 15 minutes; starts exactly one conversation.'),
+    expires_at: z.string(),
+    agent_id: z.string(),
+    capabilities: z.object({
+      managed_voice_agent: z.literal(true),
+      transport: z.literal('webrtc'),
+    }),
+  })
+  .meta({ title: 'AgentSessionToken' });
+
+/** `POST /v1/agents/{agentId}/session-tokens`: a backend mints a token for one conversation. */
+export function sessionTokenRoutes(agents: Agents, tokens: AgentSessionTokens): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/v1/agents/:agentId/session-tokens',
+      operationId: 'createAgentSessionToken',
+      summary:
+        'Mint an Agent session token (15 minutes, one conversation) for a published Agent. Body `{}` or `{end_user_id}`.',
+      tags: ['agents'],
+      auth: { kind: 'workspace_key', capability: 'agents' },
+      requestContent: { 'application/json': mintBodySchema },
+      responses: {
+        201: {
+          description: 'A session token.',
+          schema: tokenResponseSchema,
+          headers: { 'Cache-Control': 'no-store' },
+        },
+      },
+      handle: async ({ request, auth }) => {
+        const caller = requireAuth(auth);
+        const body =
+          request.body.byteLength > 0
+            ? validate(
+                mintBodySchema,
+                parseJsonBody(request.body, request.headers['content-type']),
+                'body',
+              )
+            : {};
+        const scope = { workspaceId: caller.workspaceId, environment: caller.environment };
+        const agentId = request.params.agentId ?? '';
+        const agent = await agents.get(scope, agentId);
+        const published = await agents.activePublication(scope, agentId);
+        if (!published) {
+          if (!(await agents.hasPublicVoice(scope, agent.draft.voiceId))) {
+            throw new ApiError('agent_not_api_ready', 'The Agent has no public voice selection.');
+          }
+          throw new ApiError(
+            'agent_not_published',
+            'Publish the Agent before minting session tokens.',
+          );
+        }
+        if (!(await agents.hasPublicVoice(scope, published.voiceId))) {
+          throw new ApiError(
+            'agent_not_api_ready',
+            'The published voice is no longer in the catalog; select a voice and publish again.',
+          );
+        }
+        const endUserId = body.end_user_id?.toLowerCase();
+        if (!endUserId) {
+          const { memoryEnabled, documentsEnabled, calendarEnabled } = published.publication;
+          if (memoryEnabled) {
+            throw new ApiError(
+              'memory_identity_required',
+              'The Agent has memory enabled: send end_user_id.',
+            );
+          }
+          if (documentsEnabled) {
+            throw new ApiError(
+              'documents_identity_required',
+              'The Agent has documents enabled: send end_user_id.',
+            );
+          }
+          if (calendarEnabled) {
+            throw new ApiError(
+              'calendar_identity_required',
+              'The Agent has calendar enabled: send end_user_id.',
+            );
+          }
+        }
+        const { token, expiresAt } = await tokens.mint({
+          agentId,
+          workspaceId: caller.workspaceId,
+          environment: caller.environment,
+          keyId: caller.keyId,
+          endUserId,
+        });
+        return {
+          status: 201,
+          headers: { 'cache-control': 'no-store' },
+          body: {
+            token,
+            expires_at: expiresAt.toISOString(),
+            agent_id: agentId,
+            capabilities: { managed_voice_agent: true, transport: 'webrtc' },
+          },
+        };
+      },
+    }),
+  ];
+}

@@ -185,7 +185,7 @@ export const configSchema = z.object({
   /** Anthropic key; never logged. */
   ANTHROPIC_API_KEY: z.string().optional(),
   /** `llm_model` values offered on the Anthropic provider, comma separated. */
-  ANTHROPIC_MODELS: modelList('claude-sonnet-4-5,claude-haiku-4-5'),
+  ANTHROPIC_MODELS: modelList('claude-sonnet-4-6,claude-haiku-4-5'),
   /** Offer the embedded local model (`llm_provider` `local`) when its weights are installed. */
   LOCAL_LLM: bool.default(true),
   /** GGUF file of the embedded model (installed by the setup script). */

@@ -249,7 +249,7 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
     });
     expect(switched.body).toMatchObject({
       llm_provider: 'anthropic',
-      llm_model: 'claude-sonnet-4-5',
+      llm_model: 'claude-sonnet-4-6',
     });
     const model = await api('PATCH', `/v1/agents/${reasoning.id}`, {
       llm_model: 'claude-haiku-4-5',
@@ -591,7 +591,7 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
       'gpt-4.1-mini',
       'gpt-4.1',
       'o4-mini',
-      'claude-sonnet-4-5',
+      'claude-sonnet-4-6',
       'claude-haiku-4-5',
     ]);
     expect(create.properties.thinking_level.enum).toEqual(['off', 'low', 'medium', 'high']);

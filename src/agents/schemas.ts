@@ -48,11 +48,15 @@ export function agentSchemas(llm: LlmCatalog) {
     calendar_enabled: z.boolean(),
     documents_enabled: z.boolean(),
   };
+  // For the document: legacy character fields and `character_card` never in one write.
+  const exclusive = {
+    not: { anyOf: LEGACY_FIELDS.map((field) => ({ required: ['character_card', field] })) },
+  };
   const patch = z
     .strictObject({ ...writable, ...legacy })
     .partial()
-    .meta({ title: 'AgentPatch' });
-  const create = patch.extend({ slug: writable.slug }).meta({ title: 'AgentCreate' });
+    .meta({ title: 'AgentPatch', ...exclusive });
+  const create = patch.extend({ slug: writable.slug }).meta({ title: 'AgentCreate', ...exclusive });
 
   return { create, patch };
 }

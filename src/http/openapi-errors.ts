@@ -11,7 +11,7 @@ export function routeErrorCodes(route: AnyRoute): ErrorCode[] {
     codes.add('organization_account_missing');
     if (route.auth.capability) codes.add('capability_disabled');
   }
-  if (route.body) {
+  if (route.body || route.requestContent) {
     codes.add('invalid_request');
     codes.add('payload_too_large');
     codes.add('unsupported_media_type');

@@ -30,12 +30,14 @@ const NUMBER_WORDS = [
 /**
  * Lower-case words without punctuation; apostrophes inside words are kept ("don't"), and
  * the numbers 0-20 written as digits become words (Whisper writes "2" for "two").
+ * Unicode NFC first, and combining marks stay in their word (Devanagari vowel signs).
  */
 export function normalizeWords(text: string): string[] {
   return text
+    .normalize('NFC')
     .toLowerCase()
     .replace(/[\u2018\u2019]/g, "'")
-    .replace(/[^\p{L}\p{N}'\s-]/gu, ' ')
+    .replace(/[^\p{L}\p{M}\p{N}'\s-]/gu, ' ')
     .replace(/-/g, ' ')
     .split(/\s+/)
     .map((word) => word.replace(/^'+|'+$/g, ''))

@@ -91,6 +91,22 @@ export function normalizeText(text: string): string {
     .trim();
 }
 
+/**
+ * Text of a language other than English as Kokoro's reference pipeline passes it to
+ * espeak-ng (misaki `EspeakG2P`): no number or abbreviation rules (espeak-ng reads those in
+ * the language itself), angle quotes become curly quotes and parentheses angle quotes.
+ */
+export function normalizeOtherText(text: string): string {
+  return text
+    .replace(/«/g, '“')
+    .replace(/»/g, '”')
+    .replace(/\(/g, '«')
+    .replace(/\)/g, '»')
+    .replace(/[^\S \n]/g, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+}
+
 /** A piece of normalised text: words for espeak-ng, or punctuation kept verbatim. */
 export interface TextPiece {
   readonly punctuation: boolean;
@@ -127,4 +143,42 @@ export function cleanPhonemes(ipa: string, american: boolean): string {
     .replace(/ z(?=[;:,.!?¡¿—…"«»“” ]|$)/g, 'z');
   if (american) out = out.replace(/(?<=nˈaɪn)ti(?!ː)/g, 'di');
   return out.trim();
+}
+
+/**
+ * Multi-letter espeak-ng phonemes (joined by the tie `^`) and the single Kokoro symbols
+ * they were trained as, for languages other than English.
+ *
+ * Origin: misaki 0.9 `EspeakG2P.E2M` (hexgrad/misaki, misaki/espeak.py, Apache-2.0).
+ */
+const ESPEAK_TO_KOKORO: readonly (readonly [string, string])[] = [
+  ['a^ɪ', 'I'],
+  ['a^ʊ', 'W'],
+  ['d^z', 'ʣ'],
+  ['d^ʒ', 'ʤ'],
+  ['e^ɪ', 'A'],
+  ['o^ʊ', 'O'],
+  ['ə^ʊ', 'Q'],
+  ['s^s', 'S'],
+  ['t^s', 'ʦ'],
+  ['t^ʃ', 'ʧ'],
+  ['ɔ^ɪ', 'Y'],
+];
+
+/**
+ * espeak-ng IPA of a language other than English (written with `--tie=^`) in Kokoro's
+ * symbols, as misaki's `EspeakG2P` does: language-switch flags such as `(en)` that
+ * espeak-ng inserts around foreign words are removed, tied pairs become one symbol, the
+ * remaining ties and hyphens are dropped, and the angle quotes that stood for parentheses
+ * become parentheses again.
+ */
+export function espeakToKokoro(ipa: string): string {
+  let out = ipa.replace(/\([a-z^-]+\)/g, '');
+  for (const [from, to] of ESPEAK_TO_KOKORO) out = out.replaceAll(from, to);
+  return out
+    .replace(/[\^-]/g, '')
+    .replace(/«/g, '(')
+    .replace(/»/g, ')')
+    .replace(/ {2,}/g, ' ')
+    .trim();
 }

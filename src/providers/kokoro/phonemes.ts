@@ -1,4 +1,4 @@
-import { cleanPhonemes, splitPunctuation } from './normalize.ts';
+import { cleanPhonemes, espeakToKokoro, splitPunctuation } from './normalize.ts';
 import { KOKORO_VOCAB, PAD_TOKEN_ID } from './vocab.ts';
 
 /**
@@ -16,7 +16,8 @@ export const MAX_PHONEME_TOKENS = 510;
 
 /**
  * IPA of one normalised chunk, the way kokoro-js builds it: word runs go to espeak-ng,
- * punctuation runs are kept verbatim between them, then the IPA is cleaned up for Kokoro.
+ * punctuation runs are kept verbatim between them, then the IPA is cleaned up for Kokoro
+ * (kokoro-js's rules for English, misaki's `EspeakG2P` symbol map for other languages).
  */
 export async function phonemizeChunk(
   text: string,
@@ -43,8 +44,14 @@ export async function phonemizeChunk(
     const last = pieces.at(-1);
     joined = lines.join(' ') + (last?.punctuation ? last.text.trim() : '');
   }
-  return cleanPhonemes(joined, language === 'en-us');
+  if (language === 'en-us' || language === 'en-gb') {
+    return cleanPhonemes(joined.replaceAll(TIE, ''), language === 'en-us');
+  }
+  return espeakToKokoro(joined);
 }
+
+/** Joins the letters of one multi-letter phoneme in the phonemizer's output (`--tie=^`). */
+const TIE = '^';
 
 /** Token ids of an IPA string, framed by pads; unknown symbols are dropped as in kokoro-js. */
 export function tokenize(phonemes: string): number[] {

@@ -5,7 +5,7 @@ import { ProviderError } from '../errors.ts';
 import type { SynthesisRequest, TtsProvider } from '../provider.ts';
 import { type ChunkingOptions, chunkText, DEFAULT_CHUNKING, type TextChunk } from './chunker.ts';
 import type { InferencePool } from './inference-pool.ts';
-import { normalizeText } from './normalize.ts';
+import { normalizeOtherText, normalizeText } from './normalize.ts';
 import { MAX_PHONEME_TOKENS, type Phonemizer, phonemizeChunk, tokenize } from './phonemes.ts';
 import { PAUSE_MS } from './seams.ts';
 import { KOKORO_SAMPLE_RATE_HZ, kokoroVoiceByStyle } from './voices.ts';
@@ -40,8 +40,9 @@ export function kokoroSpeed(speed: number | undefined): number {
  * The neural native voices: Kokoro-82M (Apache-2.0) on onnxruntime-node worker threads,
  * phonemes from espeak-ng. Yields 24 kHz PCM chunk by chunk:
  *
- * - The text is normalised (kokoro-js's English rules) and split at sentence and clause
- *   boundaries with a short first chunk, so first audio comes after one short model run.
+ * - The text is normalised (kokoro-js's rules in English, misaki's elsewhere) and split
+ *   at sentence and clause boundaries with a short first chunk, so first audio comes after
+ *   one short model run.
  * - While chunk n is on the model, chunk n+1 is phonemised.
  * - Each chunk's own silence is trimmed and its edges faded; a pause chosen by the
  *   punctuation is placed between chunks, so seams neither click nor drift.
@@ -69,8 +70,9 @@ export class KokoroProvider implements TtsProvider {
         `unknown Kokoro voice ${JSON.stringify(request.providerVoiceId)}`,
       );
     }
+    const english = voice.phonemeLanguage === 'en-us' || voice.phonemeLanguage === 'en-gb';
     const chunks = chunkText(
-      normalizeText(request.text),
+      english ? normalizeText(request.text) : normalizeOtherText(request.text),
       this.#options.chunking ?? DEFAULT_CHUNKING,
     );
     if (chunks.length === 0) return;

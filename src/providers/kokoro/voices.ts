@@ -3,17 +3,33 @@ import { NATIVE_OUTPUT_FORMATS, type NativeVoice } from '../native/voices.ts';
 /** Kokoro-82M's native output rate. */
 export const KOKORO_SAMPLE_RATE_HZ = 24_000;
 
+/**
+ * espeak-ng voice of each catalog language, as Kokoro's reference pipeline (hexgrad/kokoro
+ * `LANG_CODES`) phonemises it.
+ */
+const PHONEME_LANGUAGES = {
+  'en-US': 'en-us',
+  'en-GB': 'en-gb',
+  'es-ES': 'es',
+  'fr-FR': 'fr-fr',
+  'it-IT': 'it',
+  'pt-BR': 'pt-br',
+} as const;
+
+/** The espeak-ng languages the neural voices are phonemised in. */
+export type KokoroPhonemeLanguage = (typeof PHONEME_LANGUAGES)[keyof typeof PHONEME_LANGUAGES];
+
 /** A neural voice: the native voice shape, with the Kokoro style-vector name as route. */
 export interface KokoroVoice extends NativeVoice {
-  /** espeak-ng language of the phonemes fed to the model (`en-us` or `en-gb`). */
-  readonly phonemeLanguage: 'en-us' | 'en-gb';
+  /** espeak-ng language of the phonemes fed to the model. */
+  readonly phonemeLanguage: KokoroPhonemeLanguage;
 }
 
 function seed(
   id: string,
   slug: string,
   name: string,
-  language: string,
+  language: keyof typeof PHONEME_LANGUAGES,
   style: string,
 ): KokoroVoice {
   return Object.freeze({
@@ -22,7 +38,7 @@ function seed(
     name,
     language,
     providerVoiceId: style,
-    phonemeLanguage: language === 'en-GB' ? 'en-gb' : 'en-us',
+    phonemeLanguage: PHONEME_LANGUAGES[language],
     nativeSampleRateHz: KOKORO_SAMPLE_RATE_HZ,
     outputFormats: NATIVE_OUTPUT_FORMATS,
     capabilities: ['tts'] as const,
@@ -32,12 +48,15 @@ function seed(
 
 /*
  * Which of the 54 Kokoro voices we ship (see docs/decisions.md, "Neural voices"):
- * - American and British English only: the phoneme front end is espeak-ng IPA with
- *   kokoro-js's English normaliser, which is what those voices were trained against.
- *   Japanese and Mandarin need misaki's own G2P (pyopenjtalk, jieba), not espeak-ng;
- *   es/fr/it/pt/hi are left out until the embedded speech-to-text can check them.
- * - Voices graded C- or better in Kokoro's VOICES.md (as listed in kokoro-js); the D and
- *   F voices sound noticeably synthetic.
+ * - American and British English: espeak-ng IPA with kokoro-js's English normaliser.
+ * - Spanish, French, Italian and Brazilian Portuguese: espeak-ng IPA mapped as misaki's
+ *   `EspeakG2P` does (Kokoro's reference pipeline for them); each voice was checked with
+ *   the embedded Whisper at a word error rate of at most 15%. The Santa voices are left out
+ *   (a novelty character).
+ * - Left out: Hindi (Whisper base cannot transcribe it, so it is unchecked), Japanese and
+ *   Mandarin (they need misaki's own G2P, pyopenjtalk and jieba, not espeak-ng).
+ * - English voices graded C- or better in Kokoro's VOICES.md (as listed in kokoro-js); the
+ *   D and F voices sound noticeably synthetic.
  * Ids are `voice_` + the first 20 base62 characters of sha256(`awp/voices/builtin/<slug>/v1`),
  * written out literally so they never change.
  */
@@ -154,6 +173,55 @@ export const KOKORO_VOICES: readonly KokoroVoice[] = [
     'Fable (UK English, neural)',
     'en-GB',
     'bm_fable',
+  ),
+  seed(
+    'voice_lkEd6JcE932FhdxBeK4q',
+    'kokoro-ef-dora',
+    'Dora (Spanish, neural)',
+    'es-ES',
+    'ef_dora',
+  ),
+  seed(
+    'voice_MBQNDBMwiG2Q3AiBLIt7',
+    'kokoro-em-alex',
+    'Alex (Spanish, neural)',
+    'es-ES',
+    'em_alex',
+  ),
+  seed(
+    'voice_GMgIQ3mNYdo0CbKJvX8j',
+    'kokoro-ff-siwis',
+    'Siwis (French, neural)',
+    'fr-FR',
+    'ff_siwis',
+  ),
+  seed(
+    'voice_ZJmQJa2AbxLLn2hZKoQ4',
+    'kokoro-if-sara',
+    'Sara (Italian, neural)',
+    'it-IT',
+    'if_sara',
+  ),
+  seed(
+    'voice_KjEM5NSVb57T7cGF0W6e',
+    'kokoro-im-nicola',
+    'Nicola (Italian, neural)',
+    'it-IT',
+    'im_nicola',
+  ),
+  seed(
+    'voice_BP9oOLCez0EXIoy9GGqD',
+    'kokoro-pf-dora',
+    'Dora (Brazilian Portuguese, neural)',
+    'pt-BR',
+    'pf_dora',
+  ),
+  seed(
+    'voice_mOkVV1dP6VtKkxo0Xbyc',
+    'kokoro-pm-alex',
+    'Alex (Brazilian Portuguese, neural)',
+    'pt-BR',
+    'pm_alex',
   ),
 ];
 

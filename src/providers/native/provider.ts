@@ -163,9 +163,10 @@ export class NativeProvider implements TtsProvider {
 
   /**
    * IPA phonemes of `lines` in espeak-ng `language`, one output line per input line (the
-   * front end of the neural voices). Runs through the same bounded pool and process
-   * boundary as synthesis; `-q` writes no audio. espeak-ng also breaks lines at clause
-   * punctuation, so callers pass text without it.
+   * front end of the neural voices). The letters of a multi-letter phoneme are joined by
+   * `^` (`--tie`), so `t^ʃ` (one affricate) differs from `t` + `ʃ`. Runs through the same
+   * bounded pool and process boundary as synthesis; `-q` writes no audio. espeak-ng also
+   * breaks lines at clause punctuation, so callers pass text without it.
    */
   async phonemize(
     lines: readonly string[],
@@ -182,7 +183,7 @@ export class NativeProvider implements TtsProvider {
     const spec: EngineSpec = {
       key: `ipa|${language}`,
       // No --stdin: without it espeak-ng reads stdin line by line, one IPA line per line.
-      args: ['-q', '--ipa', '-b', '1', '-v', language],
+      args: ['-q', '--ipa', '--tie=^', '-b', '1', '-v', language],
     };
     const engine = await this.#pool.acquire(spec, signal);
     const onAbort = () => engine.kill();

@@ -16,6 +16,19 @@ describe('word error rate', () => {
     expect(normalizeWords('  well-known “quotes” ')).toEqual(['well', 'known', 'quotes']);
   });
 
+  it('keeps accents and vowel signs in their words, whatever their Unicode form', () => {
+    expect(normalizeWords('Aujourd’hui à Paris ?')).toEqual(["aujourd'hui", 'à', 'paris']);
+    expect(normalizeWords('¿Qué?')).toEqual(normalizeWords('que\u0301'));
+    expect(normalizeWords('आज दिल्ली में मौसम कैसा है।')).toEqual([
+      'आज',
+      'दिल्ली',
+      'में',
+      'मौसम',
+      'कैसा',
+      'है',
+    ]);
+  });
+
   it('counts substitutions, deletions and insertions', () => {
     expect(wordEditDistance(['a', 'b', 'c'], ['a', 'b', 'c'])).toBe(0);
     expect(wordEditDistance(['a', 'b', 'c'], ['a', 'x', 'c'])).toBe(1);

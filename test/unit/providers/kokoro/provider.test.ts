@@ -152,8 +152,15 @@ describe('KokoroProvider', () => {
         'opus_48000_64',
       ]);
       expect(voice.capabilities).toEqual(['tts']);
-      expect(voice.name).toMatch(/^[A-Z][a-z]+ \((US|UK) English, neural\)$/);
+      expect(voice.name).toMatch(
+        /^[A-Z][a-z]+ \((US English|UK English|Spanish|French|Italian|Brazilian Portuguese), neural\)$/,
+      );
     }
+    // Checked with the embedded speech to text (docs/decisions.md, "Neural voices").
+    expect(new Set(KOKORO_VOICES.map((voice) => voice.language))).toEqual(
+      new Set(['en-US', 'en-GB', 'es-ES', 'fr-FR', 'it-IT', 'pt-BR']),
+    );
+    expect(new Set(KOKORO_VOICES.map((voice) => voice.id)).size).toBe(KOKORO_VOICES.length);
   });
 });
 

@@ -6,6 +6,7 @@ import {
   phonemizeChunk,
   tokenize,
 } from '../../../../src/providers/kokoro/index.ts';
+import { espeakToKokoro, normalizeOtherText } from '../../../../src/providers/kokoro/normalize.ts';
 import { NativeProvider } from '../../../../src/providers/native/index.ts';
 
 describe('Kokoro text front end', () => {
@@ -69,6 +70,19 @@ describe('Kokoro text front end', () => {
       execFileSync('espeak-ng', ['-q', '--ipa', '-v', 'en-gb', 'over there']).toString().trim(),
     );
     expect(british).not.toContain('ɹ');
+  });
+
+  it('maps espeak-ng IPA of other languages to Kokoro symbols as misaki does', async () => {
+    const signal = new AbortController().signal;
+    // Tied diphthongs and affricates become Kokoro's single symbols; untied pairs stay.
+    expect(await phonemizeChunk('Hay seis chicos, ¿no?', 'es', phonemizer, signal)).toBe(
+      'ˈI sˈAs ʧˈikos, ¿nˈo?',
+    );
+    expect(await phonemizeChunk('pizza', 'it', phonemizer, signal)).toBe('pˈiʦːa');
+    // Language-switch flags go; angle quotes that stood for parentheses come back.
+    expect(espeakToKokoro('(^e^n)hˈe^ɪ(^h^i) «t^ʃa-ba»')).toBe('hˈA (ʧaba)');
+    // No English number rules outside English: espeak-ng reads digits in the language.
+    expect(normalizeOtherText('Dr. Pérez (3,5 €)  «hola»')).toBe('Dr. Pérez «3,5 €» “hola”');
   });
 
   it('tokenizes IPA into Kokoro ids framed by pads, dropping unknown symbols', () => {

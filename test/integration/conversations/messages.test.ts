@@ -179,12 +179,10 @@ describe.each(DIALECTS)('text conversations on %s', (dialect) => {
     });
 
     it('streams the answer as server-sent events with usage and the exact charge', async () => {
-      vendor
-        .fake(rig)
-        .script({
-          text: ['Until ', 'midnight', ', Sam.'],
-          usage: { inputTokens: 21, outputTokens: 9 },
-        });
+      vendor.fake(rig).script({
+        text: ['Until ', 'midnight', ', Sam.'],
+        usage: { inputTokens: 21, outputTokens: 9 },
+      });
       const before = await rig.balance();
       const response = await rig.stream(agentId, {
         text: 'Bar?',

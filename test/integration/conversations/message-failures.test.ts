@@ -1,6 +1,8 @@
 // Text conversations that do not get an answer: no credit, vendor failures, stalls and a
 // client that leaves mid-answer. None of them may charge anything or leave a message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LlmLedger } from '../../../src/billing/llm-ledger.ts';
+import { ConversationStore } from '../../../src/conversations/conversation-store.ts';
 import type { LlmFakeFailure } from '../../fakes/llm-server.ts';
 import { apiClient } from '../../helpers/agents.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
@@ -174,6 +176,72 @@ describe.each(DIALECTS)('text conversations that fail on %s', (dialect) => {
       `/v1/agents/${agents.openai}/messages?conversation_id=${conversationId}`,
     );
     expect(listed.body.messages.map((m: { role: string }) => m.role)).toEqual(['assistant']);
+  });
+
+  it('closes a turn left open by a dead process: refunded, its message removed', async () => {
+    const opened = await rig.api('POST', `/v1/agents/${agents.openai}/messages`, { text: 'Hi' });
+    const conversationId = opened.body.conversation_id as string;
+    const before = await rig.balance();
+    const dead = new LlmLedger(rig.handle.db, 'api@dead-host:1');
+    const store = new ConversationStore(rig.handle.db);
+    const requestId = '01900000-0000-7000-8000-00000000dead';
+    const userMessageId = '01900000-0000-7000-8000-0000000000aa';
+    await dead.start(
+      {
+        requestId,
+        auditId: 'aud_01900000-0000-7000-8000-00000000dead',
+        workspaceId: rig.ws.workspaceId,
+        environment: 'production',
+        apiKeyId: null,
+        source: 'messages',
+        agentId: agents.openai ?? '',
+        publicationId: 'p',
+        conversationId,
+        conversationIsNew: false,
+        userMessageId,
+        provider: 'openai',
+        model: {
+          name: 'gpt-4.1-mini',
+          inputMillicreditsPer1M: 1_000_000,
+          outputMillicreditsPer1M: 4_000_000,
+        },
+        reserveMillicredits: 1234,
+      },
+      (trx) =>
+        store.append(trx, {
+          id: userMessageId,
+          conversationId,
+          workspaceId: rig.ws.workspaceId,
+          role: 'user',
+          text: 'Lost',
+          createdAt: new Date().toISOString(),
+        }),
+    );
+    expect(await rig.balance()).toBe(before - 1234);
+    // Another turn of this conversation waits for the open one.
+    const blocked = await rig.api('POST', `/v1/agents/${agents.openai}/messages`, {
+      conversation_id: conversationId,
+      text: 'Hello?',
+    });
+    expect(blocked.body).toMatchObject({ code: 'conflict', retryable: true });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const sweeper = new LlmLedger(rig.handle.db, 'api@live-host:1');
+    expect(await sweeper.closeAbandoned(60_000)).toBe(1);
+    expect(await sweeper.closeAbandoned(60_000)).toBe(0);
+    expect(await rig.balance()).toBe(before);
+    expect(await ledgerRow(requestId)).toEqual({
+      status: 'failed',
+      error_code: 'internal_error',
+      cost_millicredits: 0,
+      reserved_millicredits: 0,
+      user_message_id: undefined,
+      userMessageKept: false,
+    });
+    const next = await rig.api('POST', `/v1/agents/${agents.openai}/messages`, {
+      conversation_id: conversationId,
+      text: 'Hello?',
+    });
+    expect(next.status).toBe(200);
   });
 
   it('stops the model call when the client leaves mid-stream and charges nothing', async () => {

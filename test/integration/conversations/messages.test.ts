@@ -327,6 +327,40 @@ describe.each(DIALECTS)('text conversations on %s', (dialect) => {
     });
   });
 
+  it('answers one message of a conversation at a time', async () => {
+    const agentId = await rig.publishedAgent();
+    const opened = await rig.api('POST', `/v1/agents/${agentId}/messages`, { text: 'Hi' });
+    const conversation_id = opened.body.conversation_id;
+    const calls = rig.openai.requests.length;
+    rig.openai.script({ deltaDelayMs: 200 });
+    const slow = rig.api('POST', `/v1/agents/${agentId}/messages`, {
+      conversation_id,
+      text: 'First',
+    });
+    while (rig.openai.requests.length === calls) await new Promise((r) => setTimeout(r, 10));
+    const second = await rig.api('POST', `/v1/agents/${agentId}/messages`, {
+      conversation_id,
+      text: 'Second',
+    });
+    expect(second.status).toBe(409);
+    expect(second.body).toMatchObject({ code: 'conflict', retryable: true });
+    expect((await slow).status).toBe(200);
+    const after = await rig.api('POST', `/v1/agents/${agentId}/messages`, {
+      conversation_id,
+      text: 'Third',
+    });
+    expect(after.status).toBe(200);
+    const listed = await rig.api(
+      'GET',
+      `/v1/agents/${agentId}/messages?conversation_id=${conversation_id}`,
+    );
+    expect(
+      listed.body.messages
+        .filter((m: { role: string }) => m.role === 'user')
+        .map((m: { text: string }) => m.text),
+    ).toEqual(['Hi', 'First', 'Third']);
+  });
+
   it('answers a retried message_id once and charges it once', async () => {
     const agentId = await rig.publishedAgent();
     const messageId = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';

@@ -327,6 +327,25 @@ describe.each(DIALECTS)('text conversations on %s', (dialect) => {
     });
   });
 
+  it('removes conversations with their Agent and keeps the ledger rows', async () => {
+    const agentId = await rig.publishedAgent();
+    const opened = await rig.api('POST', `/v1/agents/${agentId}/messages`, { text: 'Hi' });
+    expect(opened.status).toBe(200);
+    expect((await rig.api('DELETE', `/v1/agents/${agentId}`)).status).toBe(204);
+    const left = await rig.handle.db
+      .selectFrom('conversation_messages')
+      .select('id')
+      .where('conversation_id', '=', opened.body.conversation_id)
+      .execute();
+    expect(left).toEqual([]);
+    const ledger = await rig.handle.db
+      .selectFrom('llm_requests')
+      .select('status')
+      .where('agent_id', '=', agentId)
+      .execute();
+    expect(ledger).toEqual([{ status: 'succeeded' }]);
+  });
+
   it('answers one message of a conversation at a time', async () => {
     const agentId = await rig.publishedAgent();
     const opened = await rig.api('POST', `/v1/agents/${agentId}/messages`, { text: 'Hi' });

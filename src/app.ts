@@ -18,7 +18,11 @@ import { StreamTokens } from './auth/stream-tokens.ts';
 import { MILLICREDITS_PER_CREDIT } from './billing/cost.ts';
 import { InstanceHeartbeat } from './billing/instance-heartbeat.ts';
 import { Ledger } from './billing/ledger.ts';
+import { LlmLedger } from './billing/llm-ledger.ts';
 import type { Config } from './config.ts';
+import { ConversationStore } from './conversations/conversation-store.ts';
+import { Conversations } from './conversations/conversations.ts';
+import { messageRoutes } from './conversations/routes.ts';
 import type { Database } from './db/schema.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { routeHandler } from './http/pipeline.ts';
@@ -149,7 +153,8 @@ export function createApi(deps: ApiDependencies): Api {
     logger,
   });
   const ledger = new Ledger(db, instanceId);
-  const heartbeat = new InstanceHeartbeat(db, ledger, instanceId, logger);
+  const llmLedger = new LlmLedger(db, instanceId);
+  const heartbeat = new InstanceHeartbeat(db, ledger, instanceId, logger, [llmLedger]);
   const rateLimiter = new RateLimiter(redis, {
     prefix: config.REDIS_PREFIX,
     onError: (error) => logger.warn({ err: error }, 'rate limiter unavailable; request admitted'),
@@ -223,6 +228,13 @@ export function createApi(deps: ApiDependencies): Api {
     secret: config.TOKEN_SIGNING_SECRET,
     keys: keyStore,
   });
+  const conversations = new Conversations({
+    agents,
+    llm: llmCatalog,
+    store: new ConversationStore(db),
+    ledger: llmLedger,
+    maxOutputTokens: config.MESSAGES_MAX_OUTPUT_TOKENS,
+  });
   const publicBaseUrls = {
     ...(config.PUBLIC_BASE_URL ? { production: config.PUBLIC_BASE_URL } : {}),
     ...(config.PUBLIC_DEV_BASE_URL ? { development: config.PUBLIC_DEV_BASE_URL } : {}),
@@ -255,6 +267,7 @@ export function createApi(deps: ApiDependencies): Api {
     ...agentRoutes(agents, llmCatalog),
     ...cardRoutes(agents),
     ...sessionTokenRoutes(agents, agentSessionTokens),
+    ...messageRoutes(conversations),
     ...avatarRoutes(publicBaseUrls),
   ];
 

@@ -64,7 +64,7 @@ export const ERROR_CODES = {
     status: 409,
     retryable: false,
     meaning:
-      'The request conflicts with the current state (a slug already taken, no usable model).',
+      'The request conflicts with the current state (a slug already taken, no usable model, a message being answered).',
   },
   agent_not_api_ready: {
     status: 409,
@@ -74,7 +74,7 @@ export const ERROR_CODES = {
   agent_not_published: {
     status: 409,
     retryable: false,
-    meaning: 'Session token requested for an unpublished Agent.',
+    meaning: 'Session token or message for an unpublished Agent.',
   },
   payload_too_large: {
     status: 413,
@@ -99,7 +99,8 @@ export const ERROR_CODES = {
   provider_error: {
     status: 502,
     retryable: false,
-    meaning: 'The speech provider failed; `retryable` says whether a retry can help.',
+    meaning:
+      'The speech or language-model provider failed; `retryable` says whether a retry can help.',
   },
   provider_auth_missing: {
     status: 503,

@@ -20,6 +20,10 @@ export class InstanceHeartbeat {
     private readonly ledger: Ledger,
     private readonly instanceId: string,
     private readonly logger: Logger,
+    /** Other ledgers whose abandoned rows the same sweep closes (language-model calls). */
+    private readonly otherLedgers: readonly {
+      closeAbandoned(staleAfterMs: number): Promise<number>;
+    }[] = [],
   ) {}
 
   async start(): Promise<void> {
@@ -56,5 +60,10 @@ export class InstanceHeartbeat {
     const closed = await this.ledger.closeAbandoned(INSTANCE_STALE_AFTER_MS);
     if (closed > 0)
       this.logger.warn({ closed }, 'closed synthesis requests left open by a stopped process');
+    for (const ledger of this.otherLedgers) {
+      const others = await ledger.closeAbandoned(INSTANCE_STALE_AFTER_MS);
+      if (others > 0)
+        this.logger.warn({ closed: others }, 'closed model calls left open by a stopped process');
+    }
   }
 }

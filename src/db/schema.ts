@@ -20,6 +20,9 @@ export interface Database {
   agent_revisions: AgentRevisionsTable;
   agent_publications: AgentPublicationsTable;
   agent_session_token_uses: AgentSessionTokenUsesTable;
+  conversations: ConversationsTable;
+  conversation_messages: ConversationMessagesTable;
+  llm_requests: LlmRequestsTable;
 }
 
 export type WorkspaceStatus = 'active' | 'suspended';
@@ -217,4 +220,74 @@ export interface AgentSessionTokenUsesTable {
   agent_id: string;
   expires_at: string;
   used_at: string;
+}
+
+/** A text conversation with a published Agent, scoped to one end user (or none). */
+export interface ConversationsTable {
+  /** UUID (v7). */
+  id: string;
+  workspace_id: string;
+  environment: 'production' | 'development';
+  agent_id: string;
+  /** The publication that opened it (its `first_mes`). */
+  publication_id: string;
+  end_user_id: string | null;
+  /** `{{user}}` of the conversation, when the caller named its end user. */
+  user_name: string | null;
+  created_at: string;
+}
+
+/** One message of a conversation; assistant turns carry their usage and cost. */
+export interface ConversationMessagesTable {
+  /** UUID (v7): the durable message id. */
+  id: string;
+  conversation_id: string;
+  workspace_id: string;
+  /** Order within the conversation, from 1. */
+  seq: number;
+  role: 'user' | 'assistant';
+  text: string;
+  /** The client's `message_id` of a user message (idempotent retries). */
+  client_message_id: string | null;
+  /** The request that wrote it (null for the opening message). */
+  request_id: string | null;
+  publication_id: string | null;
+  llm_provider: string | null;
+  llm_model: string | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost_millicredits: number | null;
+  created_at: string;
+}
+
+export type LlmRequestStatus = 'started' | 'succeeded' | 'failed' | 'cancelled';
+
+/** The language-model ledger: one row per billed model call, like `synthesis_requests`. */
+export interface LlmRequestsTable {
+  request_id: string;
+  audit_id: string;
+  workspace_id: string;
+  environment: 'production' | 'development';
+  api_key_id: string | null;
+  /** What made the call: `messages` (text conversations). */
+  source: string;
+  agent_id: string;
+  publication_id: string;
+  conversation_id: string | null;
+  user_message_id: string | null;
+  assistant_message_id: string | null;
+  llm_provider: string;
+  llm_model: string;
+  input_price_millicredits_per_1m: number;
+  output_price_millicredits_per_1m: number;
+  /** Credit held while the call runs; released at the end. */
+  reserved_millicredits: number;
+  cost_millicredits: Generated<number>;
+  input_tokens: Generated<number>;
+  output_tokens: Generated<number>;
+  status: LlmRequestStatus;
+  error_code: string | null;
+  instance_id: string;
+  created_at: string;
+  finished_at: string | null;
 }

@@ -85,6 +85,7 @@ export function buildOpenApiDocument(
       for (const mediaType of mediaTypes) {
         content[mediaType] = { schema: { type: 'string', format: 'binary' } };
       }
+      if (spec.events) content['text/event-stream'] = { schema: jsonSchema(spec.events, 'output') };
       responses[status] = {
         description: spec.description,
         ...(Object.keys(content).length > 0 ? { content } : {}),

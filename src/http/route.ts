@@ -19,6 +19,11 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** Media types of a non-JSON body (audio), one entry per type the route can send. */
   contentType?: string | readonly string[];
+  /**
+   * Server-sent events the route streams instead (`text/event-stream`): one schema of
+   * `{event, data}`, where `event` is the SSE event name and `data` its JSON data line.
+   */
+  events?: z.ZodType;
   headers?: Record<string, string>;
 }
 

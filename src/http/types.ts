@@ -26,6 +26,12 @@ export interface HttpResponse {
   status: number;
   headers?: Record<string, string>;
   body?: Buffer | string | object;
+  /**
+   * A body sent piece by piece as it is produced (chunked transfer encoding), instead of
+   * `body`. When the client goes away the request's `signal` aborts and the iterator is
+   * returned; a throw from it cuts the connection (the status was already sent).
+   */
+  stream?: AsyncIterable<Buffer | string>;
 }
 
 export type Handler = (request: HttpRequest) => Promise<HttpResponse>;

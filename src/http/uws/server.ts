@@ -15,6 +15,7 @@ import type { Handler, HttpRequest, HttpResponse } from '../types.ts';
 import type { WebSocketRoute } from '../websocket.ts';
 import { uws } from './native.ts';
 import { BodyTooLargeError, readBody } from './read-body.ts';
+import { sendStream } from './stream-body.ts';
 import { mountWebSocket } from './websocket.ts';
 
 /** A handler bound to a method and a uWS path pattern (`/v1/agents/:agentId`). */
@@ -315,6 +316,15 @@ export class UwsHttpServer {
       res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`.trimEnd());
       res.writeHeader('x-request-id', requestId);
       for (const [name, value] of Object.entries(headers)) res.writeHeader(name, value);
+      if (response.stream) {
+        const { stream } = response;
+        sendStream(res, stream, state.aborted.signal)
+          .catch((error: unknown) =>
+            this.options.logger.error({ err: error, request_id: requestId }, 'stream failed'),
+          )
+          .finally(() => onDone());
+        return;
+      }
       if (payload.byteLength <= CHUNKED_RESPONSE_BYTES || closeConnection) {
         res.end(payload, closeConnection);
         onDone();

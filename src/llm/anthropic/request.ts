@@ -9,6 +9,9 @@ import type { LlmChatRequest, LlmMessage, ThinkingLevel } from '../provider.ts';
 /** `max_tokens` when the caller names none (Anthropic requires it). */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
+/** The user turn put before a conversation that opens with the assistant. */
+export const CONVERSATION_START = '[Start a new chat]';
+
 /** Thinking budgets per level; `max_tokens` is the budget plus the answer's own allowance. */
 export const THINKING_BUDGET_TOKENS: Readonly<Record<Exclude<ThinkingLevel, 'off'>, number>> = {
   low: 1024,
@@ -67,6 +70,11 @@ export function toAnthropicMessages(messages: readonly LlmMessage[]): {
         break;
       }
     }
+  }
+  // The API refuses a conversation that opens with the assistant (an Agent's greeting):
+  // a short user turn goes first.
+  if (out[0]?.role === 'assistant') {
+    out.unshift({ role: 'user', content: [{ type: 'text', text: CONVERSATION_START }] });
   }
   // A lone text block is sent as a plain string, the API's simplest documented form.
   for (const message of out) {

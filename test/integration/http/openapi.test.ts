@@ -132,6 +132,49 @@ describe('the OpenAPI document', () => {
     );
   });
 
+  it('documents text conversations: JSON and server-sent answers and their errors', () => {
+    const messages = document.paths['/v1/agents/{agentId}/messages'];
+    const post = messages?.post;
+    expect(Object.keys(post?.responses['200']?.content ?? {}).sort()).toEqual([
+      'application/json',
+      'text/event-stream',
+    ]);
+    expect(Object.keys(post?.responses ?? {}).sort()).toEqual(
+      [
+        '200',
+        '400',
+        '401',
+        '402',
+        '403',
+        '404',
+        '409',
+        '413',
+        '415',
+        '500',
+        '502',
+        '503',
+        'default',
+      ].sort(),
+    );
+    expect(
+      post?.responses['409']?.content?.['application/json']?.schema.properties?.code?.enum,
+    ).toEqual(['conflict', 'agent_not_published']);
+    const events = post?.responses['200']?.content?.['text/event-stream']?.schema as unknown as {
+      oneOf: { properties: { event: { const: string } } }[];
+    };
+    expect(events.oneOf.map((e) => e.properties.event.const)).toEqual([
+      'conversation',
+      'delta',
+      'message',
+      'usage',
+      'done',
+      'error',
+    ]);
+    expect(Object.keys(messages?.get?.responses ?? {}).sort()).toEqual(
+      ['200', '400', '401', '403', '404', '500', '503', 'default'].sort(),
+    );
+  });
+
   it('lists the media types one-shot synthesis really sends', async () => {
     const content = document.paths['/v1/tts']?.post?.responses['200']?.content ?? {};
     const expected = [...new Set(OUTPUT_FORMATS.map((f) => getOutputFormatInfo(f).contentType))];

@@ -53,6 +53,29 @@ describe('Anthropic request body', () => {
     parameters: { type: 'object', properties: { city: { type: 'string' } } },
   };
 
+  it('puts a user turn before a conversation that opens with the assistant', async () => {
+    const { recorded } = await send({
+      model: 'claude-haiku-4-5',
+      messages: [
+        { role: 'system', content: 'You are Clara.' },
+        { role: 'assistant', content: 'Good evening!' },
+        { role: 'user', content: 'Hi' },
+      ],
+      maxOutputTokens: 64,
+    });
+    expect(recorded.body).toEqual({
+      model: 'claude-haiku-4-5',
+      max_tokens: 64,
+      system: 'You are Clara.',
+      messages: [
+        { role: 'user', content: '[Start a new chat]' },
+        { role: 'assistant', content: 'Good evening!' },
+        { role: 'user', content: 'Hi' },
+      ],
+      stream: true,
+    });
+  });
+
   it('maps a whole tool-use conversation exactly: top-level system, tool_use and tool_result blocks', async () => {
     const { recorded } = await send({
       model: 'claude-haiku-4-5',

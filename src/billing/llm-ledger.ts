@@ -1,0 +1,304 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Environment } from '../config.ts';
+import type { Database, LlmRequestStatus } from '../db/schema.ts';
+import { ApiError, type ErrorCode } from '../errors.ts';
+import { llmCostMillicredits } from '../llm/pricing.ts';
+import type { LlmModelInfo, LlmUsage } from '../llm/provider.ts';
+
+type Trx = Transaction<Database>;
+
+export interface LlmLedgerStart {
+  requestId: string;
+  auditId: string;
+  workspaceId: string;
+  environment: Environment;
+  apiKeyId: string | null;
+  /** What makes the call (`messages`). */
+  source: string;
+  agentId: string;
+  publicationId: string;
+  /** The conversation of the turn; `conversationIsNew` when `write` creates it. */
+  conversationId: string | null;
+  conversationIsNew: boolean;
+  userMessageId: string | null;
+  provider: string;
+  model: Pick<LlmModelInfo, 'name' | 'inputMillicreditsPer1M' | 'outputMillicreditsPer1M'>;
+  /** Credit held for the call: an upper bound of its cost. */
+  reserveMillicredits: number;
+}
+
+/** What a settled call cost. */
+export interface LlmCharge {
+  /** Debited from the workspace, in millicredits. */
+  chargedMillicredits: number;
+  /** The exact cost of the usage; above `charged` only when the balance could not cover it. */
+  costMillicredits: number;
+}
+
+/** Thrown by `start` when the conversation already has a turn running. */
+export class TurnInProgressError extends ApiError {
+  constructor() {
+    super('conflict', 'Another message of this conversation is being answered; retry shortly.', {
+      retryable: true,
+    });
+  }
+}
+
+/**
+ * The language-model ledger: one `llm_requests` row per billed model call. The row is
+ * written with its credit reserved in one transaction before the call (together with
+ * whatever the caller writes, such as the user's message); the end settles the exact cost
+ * of the usage and returns the rest. Debits are conditional updates, so the balance never
+ * goes negative; every end is a conditional status change, so a row is settled once even
+ * when a sweep of abandoned rows runs at the same time.
+ */
+export class LlmLedger {
+  /** Rows created after this moment belong to this process's life. */
+  private readonly startedAt = new Date().toISOString();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly instanceId: string,
+  ) {}
+
+  /**
+   * Opens the row and reserves credit, running `write` in the same transaction. Throws
+   * `insufficient_credit` (leaving a failed row) or `TurnInProgressError`.
+   */
+  async start(entry: LlmLedgerStart, write?: (trx: Trx) => Promise<void>): Promise<void> {
+    const now = new Date().toISOString();
+    const row = {
+      request_id: entry.requestId,
+      audit_id: entry.auditId,
+      workspace_id: entry.workspaceId,
+      environment: entry.environment,
+      api_key_id: entry.apiKeyId,
+      source: entry.source,
+      agent_id: entry.agentId,
+      publication_id: entry.publicationId,
+      conversation_id: entry.conversationId,
+      user_message_id: entry.userMessageId,
+      assistant_message_id: null,
+      llm_provider: entry.provider,
+      llm_model: entry.model.name,
+      input_price_millicredits_per_1m: entry.model.inputMillicreditsPer1M,
+      output_price_millicredits_per_1m: entry.model.outputMillicreditsPer1M,
+      reserved_millicredits: entry.reserveMillicredits,
+      status: 'started' as const,
+      error_code: null,
+      instance_id: this.instanceId,
+      created_at: now,
+      finished_at: null,
+    };
+    let reserved: boolean;
+    try {
+      reserved = await this.db.transaction().execute(async (trx) => {
+        if (!(await debit(trx, entry.workspaceId, entry.reserveMillicredits))) return false;
+        // The row goes first: the one-open-turn index refuses a second turn before any
+        // message of it is written.
+        await trx.insertInto('llm_requests').values(row).execute();
+        await write?.(trx);
+        return true;
+      });
+    } catch (error) {
+      // PostgreSQL names the index; SQLite names its column.
+      if (violatesUnique(error, ['one_open_turn', 'llm_requests.conversation_id'])) {
+        throw new TurnInProgressError();
+      }
+      throw error;
+    }
+    if (!reserved) {
+      await this.db
+        .insertInto('llm_requests')
+        .values({
+          ...row,
+          conversation_id: entry.conversationIsNew ? null : entry.conversationId,
+          user_message_id: null,
+          reserved_millicredits: 0,
+          status: 'failed',
+          error_code: 'insufficient_credit',
+          finished_at: now,
+        })
+        .execute();
+      throw new ApiError(
+        'insufficient_credit',
+        'The workspace credit cannot cover this message at the model price.',
+      );
+    }
+  }
+
+  /**
+   * Settles a call that answered: charges the exact cost of `usage` (from the reservation,
+   * plus a conditional debit in the rare case the usage exceeds it), returns the rest and
+   * runs `write` in the same transaction. Null when the row was already closed.
+   */
+  async succeed(
+    requestId: string,
+    usage: LlmUsage,
+    write: (trx: Trx, charge: LlmCharge) => Promise<{ assistantMessageId: string | null }>,
+  ): Promise<LlmCharge | null> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom('llm_requests')
+        .select([
+          'workspace_id',
+          'reserved_millicredits',
+          'input_price_millicredits_per_1m',
+          'output_price_millicredits_per_1m',
+        ])
+        .where('request_id', '=', requestId)
+        .where('status', '=', 'started')
+        .executeTakeFirst();
+      if (!row) return null;
+      const reserved = Number(row.reserved_millicredits);
+      const cost = llmCostMillicredits(usage, {
+        inputMillicreditsPer1M: Number(row.input_price_millicredits_per_1m),
+        outputMillicreditsPer1M: Number(row.output_price_millicredits_per_1m),
+      });
+      let charged = cost;
+      if (cost > reserved && !(await debit(trx, row.workspace_id, cost - reserved))) {
+        charged = reserved;
+      }
+      const charge = { chargedMillicredits: charged, costMillicredits: cost };
+      const { assistantMessageId } = await write(trx, charge);
+      if (!(await this.close(trx, requestId, 'succeeded', null, charge, usage))) return null;
+      await this.assistant(trx, requestId, assistantMessageId);
+      if (reserved > charged) await credit(trx, row.workspace_id, reserved - charged);
+      return charge;
+    });
+  }
+
+  /**
+   * Closes a call that did not answer (`failed` with the code, or `cancelled`): nothing is
+   * charged, the whole reservation returns, and `write` runs in the same transaction (the
+   * turn's messages are removed). False when the row was already closed.
+   */
+  async fail(
+    requestId: string,
+    status: Exclude<LlmRequestStatus, 'started' | 'succeeded'>,
+    errorCode: ErrorCode | null,
+    write?: (trx: Trx) => Promise<void>,
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom('llm_requests')
+        .select(['workspace_id', 'reserved_millicredits'])
+        .where('request_id', '=', requestId)
+        .where('status', '=', 'started')
+        .executeTakeFirst();
+      if (!row) return false;
+      const none = { chargedMillicredits: 0, costMillicredits: 0 };
+      if (!(await this.close(trx, requestId, status, errorCode, none, null))) return false;
+      const reserved = Number(row.reserved_millicredits);
+      if (reserved > 0) await credit(trx, row.workspace_id, reserved);
+      await write?.(trx);
+      return true;
+    });
+  }
+
+  /**
+   * Closes as failed the rows that processes left open when they died (this instance id
+   * before this life, or instances silent for `staleAfterMs`), refunding them and removing
+   * the user messages of their turns. Returns how many rows were closed.
+   */
+  async closeAbandoned(staleAfterMs: number): Promise<number> {
+    const staleBefore = new Date(Date.now() - staleAfterMs).toISOString();
+    const live = this.db
+      .selectFrom('service_instances')
+      .select('instance_id')
+      .where('last_seen_at', '>=', staleBefore)
+      .where('instance_id', '!=', this.instanceId);
+    const rows = await this.db
+      .selectFrom('llm_requests')
+      .select(['request_id', 'user_message_id'])
+      .where('status', '=', 'started')
+      .where('instance_id', 'not in', live)
+      .where('created_at', '<', this.startedAt)
+      .execute();
+    let closed = 0;
+    for (const row of rows) {
+      const done = await this.fail(row.request_id, 'failed', 'internal_error', async (trx) => {
+        if (row.user_message_id === null) return;
+        await trx
+          .deleteFrom('conversation_messages')
+          .where('id', '=', row.user_message_id)
+          .execute();
+      });
+      if (done) closed++;
+    }
+    return closed;
+  }
+
+  /** The conditional end of a row: true only for the one caller that closed it. */
+  private async close(
+    trx: Trx,
+    requestId: string,
+    status: Exclude<LlmRequestStatus, 'started'>,
+    errorCode: ErrorCode | null,
+    charge: LlmCharge,
+    usage: LlmUsage | null,
+  ): Promise<boolean> {
+    const result = await trx
+      .updateTable('llm_requests')
+      .set({
+        status,
+        error_code: errorCode,
+        cost_millicredits: charge.chargedMillicredits,
+        input_tokens: usage?.inputTokens ?? 0,
+        output_tokens: usage?.outputTokens ?? 0,
+        reserved_millicredits: 0,
+        finished_at: new Date().toISOString(),
+      })
+      .where('request_id', '=', requestId)
+      .where('status', '=', 'started')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  private async assistant(trx: Trx, requestId: string, id: string | null): Promise<void> {
+    if (id === null) return;
+    await trx
+      .updateTable('llm_requests')
+      .set({ assistant_message_id: id })
+      .where('request_id', '=', requestId)
+      .execute();
+  }
+}
+
+/** Takes credit only when the balance covers it (never negative, whatever the concurrency). */
+async function debit(trx: Trx, workspaceId: string, millicredits: number): Promise<boolean> {
+  if (millicredits <= 0) return true;
+  const result = await trx
+    .updateTable('workspaces')
+    .set((eb) => ({
+      credit_balance_millicredits: eb('credit_balance_millicredits', '-', millicredits),
+    }))
+    .where('id', '=', workspaceId)
+    .where('credit_balance_millicredits', '>=', millicredits)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+async function credit(trx: Trx, workspaceId: string, millicredits: number): Promise<void> {
+  await trx
+    .updateTable('workspaces')
+    .set((eb) => ({
+      credit_balance_millicredits: eb('credit_balance_millicredits', '+', millicredits),
+    }))
+    .where('id', '=', workspaceId)
+    .execute();
+}
+
+/**
+ * True for a unique-index violation on either dialect whose constraint name (PostgreSQL)
+ * or message (SQLite names the columns) contains one of `markers`.
+ */
+export function violatesUnique(error: unknown, markers: readonly string[]): boolean {
+  const e = error as { code?: unknown; constraint?: unknown; message?: unknown } | null;
+  const unique =
+    e?.code === '23505' ||
+    (typeof e?.code === 'string' && e.code.startsWith('SQLITE_CONSTRAINT_UNIQUE'));
+  if (!unique) return false;
+  const text = `${String(e?.constraint ?? '')} ${String(e?.message ?? '')}`;
+  return markers.some((marker) => text.includes(marker));
+}

@@ -1,0 +1,410 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { PublishedAgent } from '../agents/agent-store.ts';
+import type { AgentScope, Agents } from '../agents/agents.ts';
+import type { LlmCharge, LlmLedger } from '../billing/llm-ledger.ts';
+import { TurnInProgressError, violatesUnique } from '../billing/llm-ledger.ts';
+import { ApiError } from '../errors.ts';
+import { usageBound } from '../llm/bounds.ts';
+import { LlmError } from '../llm/errors.ts';
+import { llmCostMillicredits } from '../llm/pricing.ts';
+import type { LlmModelInfo, LlmProvider, LlmUsage } from '../llm/provider.ts';
+import type { LlmCatalog } from '../llm/registry.ts';
+import type { ConversationRecord, ConversationStore, MessageRecord } from './conversation-store.ts';
+import { promptNames, renderCardPrompt, renderOpeningMessage } from './prompt.ts';
+
+/** Messages of the history sent to the model (the newest ones). */
+export const HISTORY_MESSAGES = 200;
+
+export interface SendInput {
+  scope: AgentScope;
+  agentId: string;
+  apiKeyId: string | null;
+  requestId: string;
+  auditId: string;
+  conversationId?: string | undefined;
+  endUserId?: string | undefined;
+  userName?: string | undefined;
+  text: string;
+  clientMessageId?: string | undefined;
+  /** Aborted when the client goes away: the model call stops. */
+  signal: AbortSignal;
+}
+
+/** A message as the API shows it. */
+export interface PublicMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  text: string;
+  created_at: string;
+}
+
+/** What one answered turn used and cost. */
+export interface TurnUsage {
+  usage: LlmUsage;
+  charge: LlmCharge;
+}
+
+/** Events of a running turn, in order: text deltas, then the answer. */
+export type TurnEvent =
+  | { type: 'delta'; text: string }
+  | { type: 'message'; message: PublicMessage; usage: TurnUsage };
+
+/** A turn whose credit is reserved and whose model call has started. */
+export interface Turn {
+  conversationId: string;
+  /** The opening message, when this request opened the conversation and the card has one. */
+  firstMessage: PublicMessage | null;
+  userMessage: PublicMessage;
+  /** True when this answers a retry of a turn that already completed (nothing charged). */
+  replayed: boolean;
+  /** Failures are thrown as `ApiError`; stopping early cancels the call. */
+  events: AsyncIterable<TurnEvent>;
+}
+
+/**
+ * Text conversations with published Agents: each turn renders the active publication's
+ * card with the conversation so far, reserves credit for the worst case, streams the
+ * model's answer and settles the exact cost. A turn that fails or is cancelled leaves no
+ * message behind and costs nothing.
+ */
+export class Conversations {
+  constructor(
+    private readonly deps: {
+      agents: Agents;
+      llm: LlmCatalog;
+      store: ConversationStore;
+      ledger: LlmLedger;
+      maxOutputTokens: number;
+    },
+  ) {}
+
+  async send(input: SendInput): Promise<Turn> {
+    const { store } = this.deps;
+    const published = await this.published(input.scope, input.agentId);
+    checkIdentity(published, input.endUserId);
+    if (input.clientMessageId !== undefined) {
+      const replay = await this.replay(input);
+      if (replay) return replay;
+    }
+    const { info, provider } = await this.model(published);
+
+    let conversation: ConversationRecord | null = null;
+    let history: { role: 'user' | 'assistant'; text: string }[] = [];
+    if (input.conversationId !== undefined) {
+      conversation = await store.get(input.scope, input.agentId, input.conversationId);
+      if (!conversation || conversation.endUserId !== (input.endUserId ?? null)) {
+        throw new ApiError(
+          'not_found',
+          `No conversation ${input.conversationId} of this end user.`,
+        );
+      }
+      history = (await store.recent(conversation.id, HISTORY_MESSAGES)).map((m) => ({
+        role: m.role,
+        text: m.text,
+      }));
+    }
+    const userName = input.userName ?? conversation?.userName ?? null;
+    const card = published.characterCard.data;
+    const now = new Date().toISOString();
+    const conversationId = conversation?.id ?? uuidv7();
+    const opening = conversation
+      ? undefined
+      : renderOpeningMessage(card, promptNames(card, userName));
+    const firstMessage: PublicMessage | null =
+      opening === undefined
+        ? null
+        : { id: uuidv7(), role: 'assistant', text: opening, created_at: now };
+    if (firstMessage) history.push({ role: 'assistant', text: firstMessage.text });
+    const userMessage: PublicMessage = {
+      id: uuidv7(),
+      role: 'user',
+      text: input.text,
+      created_at: now,
+    };
+    history.push({ role: 'user', text: input.text });
+
+    const request = {
+      model: info.name,
+      messages: renderCardPrompt(card, { userName, history }),
+      thinkingLevel: published.thinkingLevel,
+      maxOutputTokens: this.deps.maxOutputTokens,
+    };
+    const bound = usageBound(provider.name, request);
+    try {
+      await this.deps.ledger.start(
+        {
+          requestId: input.requestId,
+          auditId: input.auditId,
+          workspaceId: input.scope.workspaceId,
+          environment: input.scope.environment,
+          apiKeyId: input.apiKeyId,
+          source: 'messages',
+          agentId: input.agentId,
+          publicationId: published.publication.id,
+          conversationId,
+          conversationIsNew: conversation === null,
+          userMessageId: userMessage.id,
+          provider: provider.name,
+          model: info,
+          reserveMillicredits: llmCostMillicredits(bound, info),
+        },
+        async (trx) => {
+          if (!conversation) {
+            await store.create(trx, {
+              id: conversationId,
+              workspaceId: input.scope.workspaceId,
+              environment: input.scope.environment,
+              agentId: input.agentId,
+              publicationId: published.publication.id,
+              endUserId: input.endUserId ?? null,
+              userName,
+              createdAt: now,
+            });
+          }
+          const base = { conversationId, workspaceId: input.scope.workspaceId, createdAt: now };
+          if (firstMessage) {
+            await store.append(trx, {
+              ...base,
+              id: firstMessage.id,
+              role: 'assistant',
+              text: firstMessage.text,
+            });
+          }
+          await store.append(trx, {
+            ...base,
+            id: userMessage.id,
+            role: 'user',
+            text: input.text,
+            clientMessageId: input.clientMessageId ?? null,
+            requestId: input.requestId,
+          });
+        },
+      );
+    } catch (error) {
+      // A concurrent request with the same message_id won the insert.
+      if (violatesUnique(error, ['client_id', 'client_message_id']))
+        throw new TurnInProgressError();
+      throw error;
+    }
+    return {
+      conversationId,
+      firstMessage,
+      userMessage,
+      replayed: false,
+      events: this.run(input, published, provider, request, {
+        conversationId,
+        userMessageId: userMessage.id,
+      }),
+    };
+  }
+
+  /** One page of a conversation's messages, for the end user it belongs to. */
+  async list(input: {
+    scope: AgentScope;
+    agentId: string;
+    conversationId: string;
+    endUserId?: string | undefined;
+    cursor?: string | undefined;
+    limit: number;
+  }): Promise<{ messages: MessageRecord[]; nextCursor: string | null }> {
+    await this.deps.agents.get(input.scope, input.agentId);
+    const conversation = await this.deps.store.get(
+      input.scope,
+      input.agentId,
+      input.conversationId,
+    );
+    if (!conversation || conversation.endUserId !== (input.endUserId ?? null)) {
+      throw new ApiError('not_found', `No conversation ${input.conversationId} of this end user.`);
+    }
+    let afterSeq = 0;
+    if (input.cursor !== undefined) {
+      const after = await this.deps.store.message(input.cursor);
+      if (!after || after.conversationId !== conversation.id) {
+        throw new ApiError('invalid_request', 'cursor is not a message of this conversation.');
+      }
+      afterSeq = after.seq;
+    }
+    const rows = await this.deps.store.page(conversation.id, afterSeq, input.limit + 1);
+    const messages = rows.slice(0, input.limit);
+    return {
+      messages,
+      nextCursor: rows.length > input.limit ? (messages.at(-1)?.id ?? null) : null,
+    };
+  }
+
+  /** The model call of a started turn, settled in the ledger however it ends. */
+  private async *run(
+    input: SendInput,
+    published: PublishedAgent,
+    provider: LlmProvider,
+    request: Parameters<LlmProvider['chat']>[0],
+    ids: { conversationId: string; userMessageId: string },
+  ): AsyncGenerator<TurnEvent> {
+    const { ledger, store } = this.deps;
+    const removeUserMessage = async (trx: Parameters<ConversationStore['deleteMessage']>[0]) =>
+      store.deleteMessage(trx, ids.userMessageId);
+    let settled = false;
+    let text = '';
+    try {
+      for await (const event of provider.chat(request, input.signal)) {
+        if (event.type === 'text') {
+          text += event.delta;
+          yield { type: 'delta', text: event.delta };
+        } else if (event.type === 'done') {
+          const id = uuidv7();
+          const createdAt = new Date().toISOString();
+          const charge = await ledger.succeed(input.requestId, event.usage, async (trx, c) => {
+            await store.append(trx, {
+              id,
+              conversationId: ids.conversationId,
+              workspaceId: input.scope.workspaceId,
+              role: 'assistant',
+              text,
+              requestId: input.requestId,
+              publicationId: published.publication.id,
+              llmProvider: provider.name,
+              llmModel: request.model,
+              usage: { ...event.usage, costMillicredits: c.chargedMillicredits },
+              createdAt,
+            });
+            return { assistantMessageId: id };
+          });
+          settled = true;
+          if (!charge) throw new ApiError('internal_error', 'The turn was closed before it ended.');
+          yield {
+            type: 'message',
+            message: { id, role: 'assistant', text, created_at: createdAt },
+            usage: { usage: event.usage, charge },
+          };
+          return;
+        }
+      }
+      throw new LlmError('unavailable', 'the model stream ended without an answer');
+    } catch (error) {
+      if (settled) throw error;
+      settled = true;
+      const cancelled = input.signal.aborted;
+      const apiError = toTurnError(error);
+      await ledger.fail(
+        input.requestId,
+        cancelled ? 'cancelled' : 'failed',
+        cancelled ? null : apiError.code,
+        removeUserMessage,
+      );
+      throw apiError;
+    } finally {
+      // The consumer stopped reading (the client went away): close the turn as cancelled.
+      if (!settled) await ledger.fail(input.requestId, 'cancelled', null, removeUserMessage);
+    }
+  }
+
+  /** The completed turn a retried `message_id` already got, or null to run it now. */
+  private async replay(input: SendInput): Promise<Turn | null> {
+    const { store } = this.deps;
+    const found = await store.byClientMessageId(
+      input.scope.workspaceId,
+      input.clientMessageId ?? '',
+    );
+    if (!found) return null;
+    const { message } = found;
+    if (
+      found.agentId !== input.agentId ||
+      found.endUserId !== (input.endUserId ?? null) ||
+      (input.conversationId !== undefined && input.conversationId !== message.conversationId) ||
+      message.text !== input.text
+    ) {
+      throw new ApiError('conflict', 'message_id was already used for a different message.');
+    }
+    const turn = await store.turnOf(message.id);
+    if (turn?.status !== 'succeeded' || turn.assistantMessageId === null) {
+      throw new TurnInProgressError();
+    }
+    const answer = await store.message(turn.assistantMessageId);
+    if (!answer?.usage) throw new TurnInProgressError();
+    const usage = answer.usage;
+    const reply = publicMessage(answer);
+    return {
+      conversationId: message.conversationId,
+      firstMessage: null,
+      userMessage: publicMessage(message),
+      replayed: true,
+      events: (async function* () {
+        yield { type: 'delta', text: reply.text } as const;
+        yield {
+          type: 'message',
+          message: reply,
+          usage: {
+            usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens },
+            charge: {
+              chargedMillicredits: usage.costMillicredits,
+              costMillicredits: usage.costMillicredits,
+            },
+          },
+        } as const;
+      })(),
+    };
+  }
+
+  private async published(scope: AgentScope, agentId: string): Promise<PublishedAgent> {
+    const published = await this.deps.agents.activePublication(scope, agentId);
+    if (published) return published;
+    await this.deps.agents.get(scope, agentId);
+    throw new ApiError('agent_not_published', 'Publish the Agent before sending it messages.');
+  }
+
+  private async model(
+    published: PublishedAgent,
+  ): Promise<{ info: LlmModelInfo; provider: LlmProvider }> {
+    const { llmProvider, llmModel } = published;
+    const info = llmProvider && llmModel ? this.deps.llm.model(llmProvider, llmModel) : undefined;
+    const provider = llmProvider ? this.deps.llm.provider(llmProvider) : undefined;
+    if (!info || !provider) {
+      throw new ApiError(
+        'conflict',
+        'The published Agent uses a language model this deployment no longer offers; select one and publish again.',
+      );
+    }
+    return { info, provider: await provider };
+  }
+}
+
+/** The identity errors of session tokens, for the published switches. */
+function checkIdentity(published: PublishedAgent, endUserId: string | undefined): void {
+  if (endUserId) return;
+  const { memoryEnabled, documentsEnabled, calendarEnabled } = published.publication;
+  if (memoryEnabled) {
+    throw new ApiError(
+      'memory_identity_required',
+      'The Agent has memory enabled: send end_user_id.',
+    );
+  }
+  if (documentsEnabled) {
+    throw new ApiError(
+      'documents_identity_required',
+      'The Agent has documents enabled: send end_user_id.',
+    );
+  }
+  if (calendarEnabled) {
+    throw new ApiError(
+      'calendar_identity_required',
+      'The Agent has calendar enabled: send end_user_id.',
+    );
+  }
+}
+
+function toTurnError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof LlmError) {
+    const api = error.toApiError();
+    if (error.retryAfterMs === undefined) return api;
+    return new ApiError(api.code, api.detail, {
+      retryable: api.retryable,
+      retryAfterSeconds: error.retryAfterMs / 1000,
+    });
+  }
+  return new ApiError('internal_error', 'Internal error.', { cause: error });
+}
+
+export function publicMessage(message: MessageRecord): PublicMessage {
+  return { id: message.id, role: message.role, text: message.text, created_at: message.createdAt };
+}

@@ -75,7 +75,7 @@ function render(): void {
 }
 
 function addLine(role: string, text: string, id: string): void {
-  const existing = transcript.querySelector(`li[data-id="${CSS.escape(id)}"]`);
+  const existing = transcript.querySelector<HTMLLIElement>(`li[data-id="${CSS.escape(id)}"]`);
   const item = existing ?? document.createElement('li');
   item.className = role;
   item.dataset.id = id;

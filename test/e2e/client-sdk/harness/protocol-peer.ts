@@ -66,8 +66,9 @@ export class ProtocolPeer {
       canPublish: true,
       canSubscribe: true,
       canPublishData: true,
+      // Attributes (lk.agent.state, awp.input_mode) are the participant's own metadata.
+      canUpdateOwnMetadata: true,
     });
-    peer.#registerMethods();
     peer.room.registerTextStreamHandler('lk.chat', (reader) => {
       const attributes = reader.info.attributes ?? {};
       void reader.readAll().then((text) => peer.#onChat(text, attributes));
@@ -79,6 +80,8 @@ export class ProtocolPeer {
       autoSubscribe: true,
       dynacast: false,
     });
+    // rtc-node has a local participant only once connected.
+    peer.#registerMethods();
     await peer.room.localParticipant!.setAttributes({
       'lk.agent.state': 'listening',
       'awp.input_mode': peer.#mode,
@@ -89,6 +92,8 @@ export class ProtocolPeer {
 
   /** Leaves the room (the client should report `agent_unavailable`). */
   async leave(): Promise<void> {
+    // A second disconnect makes rtc-node reject an internal promise nobody awaits.
+    if (this.#closed) return;
     this.#closed = true;
     await this.room.disconnect();
   }
@@ -187,8 +192,11 @@ export class ProtocolPeer {
 
   async #reply(turn: number, text: string, audio: boolean): Promise<void> {
     const local = this.room.localParticipant!;
+    // Spaced like a real turn, so each state reaches the client as its own change.
     await local.setAttributes({ 'lk.agent.state': 'thinking' });
+    await sleep(150);
     if (audio) await local.setAttributes({ 'lk.agent.state': 'speaking' });
+    await sleep(150);
     const words = text.split(/(?= )/);
     await this.#caption(`agent-seg-${turn}`, local.identity, words, true);
     await this.#sendJson('awp.transcript', {

@@ -205,6 +205,8 @@ export const configSchema = z.object({
   PRICE_LOCAL_CREDITS_PER_1M_OUTPUT_TOKENS: z.coerce.number().nonnegative().default(100),
   /** Create a development workspace with two keys on first start and print them. */
   BOOTSTRAP_WORKSPACE: bool.default(false),
+  /** Serve the demo page and its dev-only token endpoint under /demo (development, loopback only). */
+  DEMO_PAGE: bool.default(false),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -84,6 +84,16 @@ function addLine(role: string, text: string, id: string): void {
   item.scrollIntoView({ block: 'nearest' });
 }
 
+/** A stable end-user id for this browser (Agents with memory need one). */
+function endUserId(): string {
+  let id = localStorage.getItem('awp-demo-end-user');
+  if (!id) {
+    id = crypto.randomUUID();
+    localStorage.setItem('awp-demo-end-user', id);
+  }
+  return id;
+}
+
 async function connect(): Promise<void> {
   errorBox.hidden = true;
   transcript.replaceChildren();
@@ -102,7 +112,7 @@ async function connect(): Promise<void> {
       apiJson<{ token: string; expires_at: string }>('/demo/api/session-token', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ agent_id: agentId }),
+        body: JSON.stringify({ agent_id: agentId, end_user_id: endUserId() }),
       }),
   });
   client.muted = mute.checked;

@@ -27,6 +27,8 @@ if [ -z "${REDIS_URL:-}" ]; then
   export REDIS_URL="redis://127.0.0.1:$port"
 fi
 export BOOTSTRAP_WORKSPACE="${BOOTSTRAP_WORKSPACE:-true}"
+# The demo page at http://localhost:8081/demo (development listener, loopback only).
+export DEMO_PAGE="${DEMO_PAGE:-true}"
 
 if [ "${AWP_DEV:-}" = "1" ]; then
   export NODE_ENV="${NODE_ENV:-development}"

@@ -24,6 +24,7 @@ import { ConversationStore } from './conversations/conversation-store.ts';
 import { Conversations } from './conversations/conversations.ts';
 import { messageRoutes } from './conversations/routes.ts';
 import type { Database } from './db/schema.ts';
+import { demoRoutes } from './demo/routes.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { routeHandler } from './http/pipeline.ts';
 import type { AnyRoute } from './http/route.ts';
@@ -272,12 +273,16 @@ export function createApi(deps: ApiDependencies): Api {
   ];
 
   const server = new UwsHttpServer({
-    routes: routes.map((route) => ({
-      method: route.method,
-      pattern: route.path,
-      bodyLimitBytes: route.bodyLimitBytes ?? config.BODY_LIMIT_BYTES,
-      handler: routeHandler(route, authenticator),
-    })),
+    routes: [
+      ...routes.map((route) => ({
+        method: route.method,
+        pattern: route.path,
+        bodyLimitBytes: route.bodyLimitBytes ?? config.BODY_LIMIT_BYTES,
+        handler: routeHandler(route, authenticator),
+      })),
+      // Not part of /v1 (no OpenAPI entry); answers only when DEMO_PAGE is on.
+      ...demoRoutes({ enabled: config.DEMO_PAGE, db, agents, tokens: agentSessionTokens }),
+    ],
     webSockets: [streamRoute],
     hostEnvironments: config.ENVIRONMENT_HOSTS,
     logger,

@@ -207,6 +207,8 @@ export const configSchema = z.object({
   MESSAGES_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(16).max(32_000).default(1024),
   /** Create a development workspace with two keys on first start and print them. */
   BOOTSTRAP_WORKSPACE: bool.default(false),
+  /** Serve the demo page and its dev-only token endpoint under /demo (development, loopback only). */
+  DEMO_PAGE: bool.default(false),
 });
 
 export type Config = z.infer<typeof configSchema>;

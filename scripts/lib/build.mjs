@@ -15,6 +15,14 @@ const CONFIG_FILES = ['package.json', 'tsconfig.json', 'tsconfig.build.json'];
 /** Runtime files copied as they are (everything else in the source folders is TypeScript). */
 const ASSET = /\.(py|json|svg|png|jpg|webp|html|css|txt|wasm)$/;
 const SKIPPED_DIRS = new Set(['node_modules', '__pycache__', 'dashboard']);
+/** The client SDK (and the demo page the api serves) builds into client-sdk/dist/. */
+const CLIENT_SDK_DIRS = [
+  'client-sdk/src',
+  'client-sdk/demo',
+  'client-sdk/scripts',
+  'client-sdk/types',
+];
+const CLIENT_SDK_FILES = ['client-sdk/package.json', 'client-sdk/tsconfig.json'];
 
 function* walk(dir) {
   if (!existsSync(dir)) return;
@@ -31,6 +39,8 @@ function* walk(dir) {
 function sourceFiles() {
   const files = CONFIG_FILES.map((f) => path.join(ROOT, f)).filter((f) => existsSync(f));
   for (const dir of SOURCE_DIRS) files.push(...walk(path.join(ROOT, dir)));
+  for (const dir of CLIENT_SDK_DIRS) files.push(...walk(path.join(ROOT, dir)));
+  files.push(...CLIENT_SDK_FILES.map((f) => path.join(ROOT, f)).filter((f) => existsSync(f)));
   return files;
 }
 
@@ -61,6 +71,15 @@ export function build({ quiet = false } = {}) {
       mkdirSync(path.dirname(target), { recursive: true });
       copyFileSync(file, target);
     }
+  }
+  const sdk = spawnSync(process.execPath, [path.join(ROOT, 'client-sdk/scripts/build.mjs')], {
+    cwd: ROOT,
+    stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    encoding: 'utf8',
+  });
+  if (sdk.status !== 0) {
+    if (quiet) process.stderr.write(`${sdk.stdout ?? ''}${sdk.stderr ?? ''}`);
+    throw new Error(`the client SDK build failed (exit ${sdk.status})`);
   }
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
   return Date.now() - started;

@@ -1,0 +1,488 @@
+import {
+  DisconnectReason,
+  type Participant,
+  ParticipantKind,
+  type RemoteParticipant,
+  type RemoteTrack,
+  Room,
+  RoomEvent,
+  Track,
+} from 'livekit-client';
+import { ConversationError } from './errors.ts';
+import type {
+  ConversationEventMap,
+  ConversationEventName,
+  ConversationListener,
+} from './events.ts';
+import { AudioPlayback } from './internal/audio-playback.ts';
+import { ControlQueue, callAgent, isNotReady } from './internal/controls.ts';
+import { Emitter } from './internal/emitter.ts';
+import {
+  AGENT_IDENTITY_PREFIX,
+  ATTR_AGENT_STATE,
+  ATTR_AUDIO_RESPONSE,
+  ATTR_INPUT_MODE,
+  RPC_INPUT_MODE,
+  RPC_INTERRUPT,
+  RPC_PTT_CANCEL,
+  RPC_PTT_COMMIT,
+  RPC_PTT_START,
+  TOPIC_CHAT,
+} from './internal/protocol.ts';
+import { registerStreams, unregisterStreams } from './internal/room-streams.ts';
+import { aborted, SessionStarter } from './internal/start-session.ts';
+import { type ResolvedOptions, resolveOptions } from './internal/validate-options.ts';
+import type { ConnectOptions, ConversationClientOptions, SendTextOptions } from './options.ts';
+import type { AgentState, ConnectionState, ConversationSession, InputMode } from './session.ts';
+
+const INPUT_MODES: readonly InputMode[] = ['push-to-talk', 'automatic'];
+const AGENT_STATES: readonly AgentState[] = ['initializing', 'listening', 'thinking', 'speaking'];
+/** Server-side reasons that mean the conversation ended, not that the connection failed. */
+const ENDED_REASONS = new Set<DisconnectReason | undefined>([
+  DisconnectReason.CLIENT_INITIATED,
+  DisconnectReason.ROOM_DELETED,
+  DisconnectReason.PARTICIPANT_REMOVED,
+  DisconnectReason.ROOM_CLOSED,
+]);
+
+/**
+ * A live voice (and text) conversation with a managed Agent, in the browser.
+ *
+ * @example
+ * ```ts
+ * import { ConversationClient } from '@awp/client-sdk';
+ *
+ * const client = new ConversationClient({
+ *   agentId: '0b6c8a3e-2f1d-4c59-9a57-0d4f1b2e7c11',
+ *   apiOrigin: 'https://api.example.com',
+ *   // your backend mints one token per call (POST /v1/agents/{id}/session-tokens)
+ *   sessionToken: () => fetch('/my/agent-token', { method: 'POST' }).then((r) => r.json()),
+ * });
+ * client.on('transcript', ({ role, text }) => console.log(role, text));
+ * await client.connect({ inputMode: 'push-to-talk' });
+ * button.onpointerdown = () => client.startPushToTalk();
+ * button.onpointerup = () => client.commitPushToTalk();
+ * ```
+ */
+export class ConversationClient {
+  readonly #options: ResolvedOptions;
+  readonly #emitter = new Emitter();
+  readonly #starter: SessionStarter;
+  readonly #controls = new ControlQueue();
+  readonly #playback = new AudioPlayback();
+  #state: ConnectionState = 'disconnected';
+  #room: Room | null = null;
+  #abort: AbortController | null = null;
+  #session: ConversationSession | null = null;
+  #agentIdentity: string | null = null;
+  #inputMode: InputMode | null = null;
+  #agentState: AgentState | null = null;
+
+  /** Throws `invalid_options` (for example "agentId must be a UUID") when a rule is broken. */
+  constructor(options: ConversationClientOptions) {
+    this.#options = resolveOptions(options);
+    this.#starter = new SessionStarter(this.#options);
+  }
+
+  /** Current connection state. */
+  get connectionState(): ConnectionState {
+    return this.#state;
+  }
+
+  /** The session of the current conversation; null when disconnected. */
+  get session(): ConversationSession | null {
+    return this.#session;
+  }
+
+  /** Current input mode; null when disconnected. */
+  get inputMode(): InputMode | null {
+    return this.#inputMode;
+  }
+
+  /** What the Agent is doing; null until it says. */
+  get agentState(): AgentState | null {
+    return this.#agentState;
+  }
+
+  /** Whether the microphone may ever be used (the `inputAudioEnabled` option). */
+  get inputAudioEnabled(): boolean {
+    return this.#options.inputAudioEnabled;
+  }
+
+  /**
+   * Silences the Agent's voice (playback only: the conversation goes on). No effect when
+   * `audioPlayback` is false.
+   */
+  get muted(): boolean {
+    return this.#playback.muted;
+  }
+
+  set muted(value: boolean) {
+    if (this.#options.audioPlayback) this.#playback.muted = Boolean(value);
+  }
+
+  /** The end user's microphone track while connected with input audio; otherwise null. */
+  get microphoneTrack(): MediaStreamTrack | null {
+    const publication = this.#room?.localParticipant.getTrackPublication(Track.Source.Microphone);
+    return publication?.track?.mediaStreamTrack ?? null;
+  }
+
+  /**
+   * Subscribes to one of the eight events; returns the function that unsubscribes.
+   *
+   * @example
+   * ```ts
+   * const off = client.on('agentSpeaking', ({ speaking }) => avatar.classList.toggle('talking', speaking));
+   * off();
+   * ```
+   */
+  on<K extends ConversationEventName>(name: K, listener: ConversationListener<K>): () => void {
+    if (typeof listener !== 'function') {
+      throw new ConversationError('invalid_options', 'on(name, listener) needs a function.');
+    }
+    return this.#emitter.on(name, listener);
+  }
+
+  /**
+   * Starts a session (a fresh token from `sessionToken`, or `startSession`), joins its room,
+   * waits for the Agent, opens the microphone (unless `inputAudioEnabled` is false) and sets
+   * the input mode (`push-to-talk` by default). Resolves with the session.
+   */
+  async connect(options: ConnectOptions = {}): Promise<ConversationSession> {
+    const inputMode = options.inputMode ?? 'push-to-talk';
+    if (!INPUT_MODES.includes(inputMode)) {
+      throw new ConversationError(
+        'invalid_options',
+        'inputMode must be push-to-talk or automatic.',
+      );
+    }
+    if (this.#state !== 'disconnected') {
+      throw new ConversationError('already_connected', `connect() while ${this.#state}.`);
+    }
+    const abort = new AbortController();
+    this.#abort = abort;
+    this.#setState('connecting');
+    try {
+      const session = await this.#starter.start(abort.signal);
+      if (abort.signal.aborted) throw aborted();
+      this.#session = session;
+      this.#emit('session', session);
+      const room = new Room({ adaptiveStream: false, dynacast: false });
+      this.#room = room;
+      this.#wire(room, session);
+      await room.connect(session.livekit.url, session.livekit.token, { autoSubscribe: true });
+      if (abort.signal.aborted) throw aborted();
+      const deadline = Date.now() + this.#options.agentJoinTimeoutMs;
+      const agent = await this.#waitForAgent(room, deadline, abort.signal);
+      if (this.#options.inputAudioEnabled) await this.#openMicrophone(room);
+      await this.#setInitialMode(room, agent, inputMode, deadline, abort.signal);
+      if (abort.signal.aborted) throw aborted();
+      void room.startAudio().catch(() => undefined);
+      this.#setState('connected');
+      return session;
+    } catch (error) {
+      const failure = toError(error, 'connection_failed');
+      if (this.#abort === abort) await this.#teardown();
+      if (failure.code !== 'aborted') this.#emit('error', failure);
+      throw failure;
+    }
+  }
+
+  /** Ends the conversation and releases the microphone. Safe to call in any state. */
+  async disconnect(): Promise<void> {
+    this.#abort?.abort();
+    await this.#teardown();
+  }
+
+  /**
+   * Sends the user's text to the Agent. `audioResponse: false` makes this one answer
+   * text-only (it arrives as `transcript` and `transcriptProgress`, without audio).
+   */
+  sendText(text: string, options: SendTextOptions = {}): Promise<void> {
+    if (typeof text !== 'string' || text.trim() === '') {
+      throw new ConversationError('invalid_options', 'sendText needs a nonblank string.');
+    }
+    const { room, agent } = this.#connected();
+    const attributes: Record<string, string> =
+      options.audioResponse === false ? { [ATTR_AUDIO_RESPONSE]: 'false' } : {};
+    return this.#reporting(
+      room.localParticipant
+        .sendText(text, { topic: TOPIC_CHAT, destinationIdentities: [agent], attributes })
+        .then(
+          () => undefined,
+          (error: unknown) => Promise.reject(toError(error, 'control_failed')),
+        ),
+    );
+  }
+
+  /** Push-to-talk: starts capturing a turn (and interrupts the Agent). */
+  startPushToTalk(): Promise<void> {
+    return this.#pushToTalk(RPC_PTT_START);
+  }
+
+  /** Push-to-talk: ends the turn; the Agent answers it. */
+  commitPushToTalk(): Promise<void> {
+    return this.#pushToTalk(RPC_PTT_COMMIT);
+  }
+
+  /** Push-to-talk: drops the captured audio. */
+  cancelPushToTalk(): Promise<void> {
+    return this.#pushToTalk(RPC_PTT_CANCEL);
+  }
+
+  /** Switches how turns end: `push-to-talk` or `automatic` (voice activity). */
+  setInputMode(mode: InputMode): Promise<void> {
+    if (!INPUT_MODES.includes(mode)) {
+      throw new ConversationError('invalid_options', 'mode must be push-to-talk or automatic.');
+    }
+    const { room, agent } = this.#connected();
+    const previous = this.#inputMode;
+    // Later calls are checked against the requested mode; a refusal restores the old one.
+    this.#inputMode = mode;
+    return this.#reporting(
+      this.#controls
+        .run(() => callAgent(room.localParticipant, agent, RPC_INPUT_MODE, { mode }))
+        .catch((error: unknown) => {
+          if (this.#room === room) this.#inputMode = previous;
+          throw error;
+        }),
+    );
+  }
+
+  /** Opens or closes (mutes) the microphone without leaving the conversation. */
+  setMicrophoneEnabled(enabled: boolean): Promise<void> {
+    this.#requireInputAudio();
+    const { room } = this.#connected();
+    return this.#reporting(
+      this.#controls.run(async () => {
+        try {
+          await room.localParticipant.setMicrophoneEnabled(Boolean(enabled));
+        } catch (error) {
+          throw new ConversationError('microphone_unavailable', String(error), { cause: error });
+        }
+      }),
+    );
+  }
+
+  /** Stops the Agent's speech now. */
+  interrupt(): Promise<void> {
+    const { room, agent } = this.#connected();
+    return this.#reporting(
+      this.#controls.run(() => callAgent(room.localParticipant, agent, RPC_INTERRUPT, {})),
+    );
+  }
+
+  #pushToTalk(method: string): Promise<void> {
+    this.#requireInputAudio();
+    const { room, agent } = this.#connected();
+    if (this.#inputMode !== 'push-to-talk') {
+      throw new ConversationError(
+        'wrong_input_mode',
+        'Push-to-talk needs inputMode push-to-talk (connect({inputMode}) or setInputMode).',
+      );
+    }
+    return this.#reporting(
+      this.#controls.run(() => callAgent(room.localParticipant, agent, method, {})),
+    );
+  }
+
+  #requireInputAudio(): void {
+    if (!this.#options.inputAudioEnabled) {
+      throw new ConversationError(
+        'input_audio_disabled',
+        'Input audio is disabled (inputAudioEnabled: false): use sendText.',
+      );
+    }
+  }
+
+  #connected(): { room: Room; agent: string } {
+    if (this.#state !== 'connected' || !this.#room || !this.#agentIdentity) {
+      throw new ConversationError('not_connected', `Not connected (state: ${this.#state}).`);
+    }
+    return { room: this.#room, agent: this.#agentIdentity };
+  }
+
+  /** Emits a failed control as `error` too ("control failures also emit typed error events"). */
+  #reporting(promise: Promise<void>): Promise<void> {
+    return promise.catch((error: unknown) => {
+      const failure = toError(error, 'control_failed');
+      this.#emit('error', failure);
+      throw failure;
+    });
+  }
+
+  #isAgent(participant: Participant, session: ConversationSession): boolean {
+    return (
+      participant.kind === ParticipantKind.AGENT ||
+      participant.identity === `${AGENT_IDENTITY_PREFIX}${session.sessionId}`
+    );
+  }
+
+  #wire(room: Room, session: ConversationSession): void {
+    const agentByIdentity = (identity: string) => {
+      const participant = room.remoteParticipants.get(identity);
+      return participant !== undefined && this.#isAgent(participant, session);
+    };
+    registerStreams(room, (name, payload) => this.#emit(name, payload), agentByIdentity);
+    room
+      .on(RoomEvent.Reconnecting, () => {
+        if (this.#state === 'connected') this.#setState('reconnecting');
+      })
+      .on(RoomEvent.Reconnected, () => {
+        if (this.#state === 'reconnecting') this.#setState('connected');
+      })
+      .on(RoomEvent.Disconnected, (reason) => {
+        if (this.#room !== room) return;
+        if (this.#state !== 'connecting' && !ENDED_REASONS.has(reason)) {
+          this.#emit(
+            'error',
+            new ConversationError('connection_failed', 'The connection was lost.', {
+              retryable: true,
+            }),
+          );
+        }
+        this.#abort?.abort();
+        void this.#teardown();
+      })
+      .on(RoomEvent.ParticipantConnected, (participant) => {
+        if (this.#isAgent(participant, session)) this.#adoptAgent(participant);
+      })
+      .on(RoomEvent.ParticipantDisconnected, (participant) => {
+        if (participant.identity !== this.#agentIdentity || this.#state === 'connecting') return;
+        this.#emit(
+          'error',
+          new ConversationError('agent_unavailable', 'The Agent left the conversation.', {
+            retryable: true,
+          }),
+        );
+        void this.disconnect();
+      })
+      .on(RoomEvent.ParticipantAttributesChanged, (_changed, participant) => {
+        if (participant.identity === this.#agentIdentity) this.#readAgentAttributes(participant);
+      })
+      .on(RoomEvent.TrackSubscribed, (track: RemoteTrack, _publication, participant) => {
+        if (track.kind !== Track.Kind.Audio || !this.#isAgent(participant, session)) return;
+        if (this.#options.audioPlayback) this.#playback.attach(track as never);
+        this.#emit('remoteAudioTrack', { track: track.mediaStreamTrack });
+      })
+      .on(RoomEvent.TrackUnsubscribed, (track: RemoteTrack) => {
+        if (track.kind === Track.Kind.Audio) this.#playback.detach(track as never);
+      });
+  }
+
+  #adoptAgent(participant: RemoteParticipant): void {
+    this.#agentIdentity ??= participant.identity;
+    if (participant.identity === this.#agentIdentity) this.#readAgentAttributes(participant);
+  }
+
+  #readAgentAttributes(participant: Participant): void {
+    const mode = participant.attributes[ATTR_INPUT_MODE];
+    if (mode && INPUT_MODES.includes(mode as InputMode) && this.#state !== 'connecting') {
+      this.#inputMode = mode as InputMode;
+    }
+    const state = participant.attributes[ATTR_AGENT_STATE] as AgentState | undefined;
+    if (state && AGENT_STATES.includes(state) && state !== this.#agentState) {
+      this.#agentState = state;
+      this.#emit('agentSpeaking', { speaking: state === 'speaking', state });
+    }
+  }
+
+  async #waitForAgent(room: Room, deadline: number, signal: AbortSignal): Promise<string> {
+    for (;;) {
+      for (const participant of room.remoteParticipants.values()) {
+        if (this.#session && this.#isAgent(participant, this.#session)) {
+          this.#adoptAgent(participant);
+        }
+      }
+      if (this.#agentIdentity) return this.#agentIdentity;
+      if (signal.aborted) throw aborted();
+      if (Date.now() >= deadline) {
+        throw new ConversationError('agent_unavailable', 'The Agent did not join in time.', {
+          retryable: true,
+        });
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(250, Math.max(0, deadline - Date.now())));
+        room.once(RoomEvent.ParticipantConnected, done);
+        signal.addEventListener('abort', done, { once: true });
+        function done() {
+          clearTimeout(timer);
+          room.off(RoomEvent.ParticipantConnected, done);
+          resolve();
+        }
+      });
+    }
+  }
+
+  async #openMicrophone(room: Room): Promise<void> {
+    try {
+      await room.localParticipant.setMicrophoneEnabled(true);
+    } catch (error) {
+      throw new ConversationError(
+        'microphone_unavailable',
+        `The microphone could not be opened: ${String(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** The Agent may still be registering its methods when it joins: retry until the deadline. */
+  async #setInitialMode(
+    room: Room,
+    agent: string,
+    mode: InputMode,
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<void> {
+    for (;;) {
+      try {
+        await this.#controls.run(() =>
+          callAgent(room.localParticipant, agent, RPC_INPUT_MODE, { mode }),
+        );
+        this.#inputMode = mode;
+        return;
+      } catch (error) {
+        if (!isNotReady(error) || Date.now() >= deadline || signal.aborted) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  }
+
+  async #teardown(): Promise<void> {
+    const room = this.#room;
+    this.#room = null;
+    this.#abort = null;
+    this.#session = null;
+    this.#agentIdentity = null;
+    this.#inputMode = null;
+    this.#agentState = null;
+    this.#playback.detachAll();
+    if (room) {
+      unregisterStreams(room);
+      room.removeAllListeners();
+      // Stop the capture even if the server is gone, so the browser's microphone light goes off.
+      const microphone = room.localParticipant.getTrackPublication(Track.Source.Microphone);
+      microphone?.track?.stop();
+      await room.disconnect(true).catch(() => undefined);
+    }
+    this.#setState('disconnected');
+  }
+
+  #setState(state: ConnectionState): void {
+    if (this.#state === state) return;
+    this.#state = state;
+    this.#emit('connectionState', state);
+  }
+
+  #emit<K extends keyof ConversationEventMap>(name: K, payload: ConversationEventMap[K]): void {
+    this.#emitter.emit(name, payload);
+  }
+}
+
+function toError(error: unknown, fallback: string): ConversationError {
+  if (error instanceof ConversationError) return error;
+  return new ConversationError(fallback, error instanceof Error ? error.message : String(error), {
+    cause: error,
+    retryable: true,
+  });
+}

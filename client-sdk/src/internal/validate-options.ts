@@ -1,0 +1,109 @@
+import { DEFAULT_API_ORIGIN } from '../constants.ts';
+import { ConversationError } from '../errors.ts';
+import type { ConversationClientOptions, SessionContext, SessionTokenResult } from '../options.ts';
+import type { SessionStartResponse } from '../session.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DEFAULT_AGENT_JOIN_TIMEOUT_MS = 20_000;
+
+/** How a session is obtained, after validation. */
+export type SessionSource =
+  | {
+      kind: 'token';
+      sessionToken: () => SessionTokenResult | Promise<SessionTokenResult>;
+      /** Only the nonblank values; undefined when none. */
+      sessionContext: SessionContext | undefined;
+    }
+  | {
+      kind: 'backend';
+      startSession: (request: { agentId: string }) => Promise<SessionStartResponse>;
+    };
+
+export interface ResolvedOptions {
+  agentId: string;
+  apiOrigin: string;
+  inputAudioEnabled: boolean;
+  audioPlayback: boolean;
+  agentJoinTimeoutMs: number;
+  source: SessionSource;
+}
+
+function invalid(message: string): ConversationError {
+  return new ConversationError('invalid_options', message);
+}
+
+/** Applies the constructor rules of the spec's client library table. Throws `invalid_options`. */
+export function resolveOptions(options: ConversationClientOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw invalid('ConversationClient needs an options object.');
+  }
+  const { agentId } = options;
+  if (typeof agentId !== 'string' || !UUID.test(agentId)) {
+    throw invalid(
+      `agentId must be a UUID (got ${JSON.stringify(agentId)}); resolve a slug to the Agent's id on your backend.`,
+    );
+  }
+  const hasToken = options.sessionToken !== undefined;
+  const hasStart = options.startSession !== undefined;
+  if (hasToken === hasStart) {
+    throw invalid('Pass exactly one of sessionToken and startSession.');
+  }
+  if (hasToken && typeof options.sessionToken !== 'function') {
+    throw invalid('sessionToken must be a function returning a fresh token (sync or async).');
+  }
+  if (hasStart && typeof options.startSession !== 'function') {
+    throw invalid('startSession must be a function returning the session part of your backend.');
+  }
+  if (!hasToken && options.sessionContext !== undefined) {
+    throw invalid('sessionContext is only accepted with sessionToken.');
+  }
+  const apiOrigin = resolveOrigin(options.apiOrigin);
+  const agentJoinTimeoutMs = options.agentJoinTimeoutMs ?? DEFAULT_AGENT_JOIN_TIMEOUT_MS;
+  if (!Number.isFinite(agentJoinTimeoutMs) || agentJoinTimeoutMs <= 0) {
+    throw invalid('agentJoinTimeoutMs must be a positive number of milliseconds.');
+  }
+  const source: SessionSource = options.sessionToken
+    ? {
+        kind: 'token',
+        sessionToken: options.sessionToken,
+        sessionContext: nonBlankContext(options.sessionContext),
+      }
+    : { kind: 'backend', startSession: options.startSession! };
+  return {
+    agentId: agentId.toLowerCase(),
+    apiOrigin,
+    inputAudioEnabled: options.inputAudioEnabled ?? true,
+    audioPlayback: options.audioPlayback ?? true,
+    agentJoinTimeoutMs,
+    source,
+  };
+}
+
+function resolveOrigin(value: string | undefined): string {
+  if (value === undefined) return DEFAULT_API_ORIGIN;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid(`apiOrigin must be an absolute http(s) URL (got ${JSON.stringify(value)}).`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalid(`apiOrigin must be an absolute http(s) URL (got ${JSON.stringify(value)}).`);
+  }
+  return url.origin;
+}
+
+function nonBlankContext(context: SessionContext | undefined): SessionContext | undefined {
+  if (context === undefined) return undefined;
+  if (typeof context !== 'object' || context === null) {
+    throw invalid('sessionContext must be an object {userName?, timeZone?}.');
+  }
+  const result: SessionContext = {};
+  for (const key of ['userName', 'timeZone'] as const) {
+    const value = context[key];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') throw invalid(`sessionContext.${key} must be a string.`);
+    if (value.trim() !== '') result[key] = value;
+  }
+  return Object.keys(result).length > 0 ? result : undefined;
+}

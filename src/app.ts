@@ -68,6 +68,8 @@ export interface Api {
   server: UwsHttpServer;
   routes: AnyRoute[];
   keyStore: ApiKeyStore;
+  /** Managed Agents (the first start creates a starter Agent through it). */
+  agents: Agents;
   /** Starts background work: heartbeat, abandoned-request sweep, in-process job workers. */
   start(): Promise<void>;
   /** Marks the process as shutting down: readiness fails from now on. */
@@ -293,6 +295,7 @@ export function createApi(deps: ApiDependencies): Api {
     server,
     routes,
     keyStore,
+    agents,
     start: async () => {
       await heartbeat.start();
       if (config.RUN_JOBS_IN_PROCESS && config.AUDIO_PERSISTENCE) {

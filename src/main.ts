@@ -1,3 +1,4 @@
+import { createStarterAgent } from './agents/starter-agent.ts';
 import { createApi } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/connect.ts';
@@ -38,6 +39,12 @@ async function main(): Promise<void> {
 
   const api = createApi({ config, db: database.db, redis, logger });
   await api.start();
+  if (created) {
+    // A first start gets a published Agent to talk to in the demo page.
+    await createStarterAgent(api.agents, created.workspaceId, 'development').catch((error) =>
+      logger.warn({ err: error }, 'the starter Agent could not be created'),
+    );
+  }
   const bound = await api.server.listen([
     { host: config.HOST, port: config.PORT, environment: 'production' },
     { host: config.HOST, port: config.DEV_PORT, environment: 'development' },
@@ -74,6 +81,7 @@ async function main(): Promise<void> {
         developmentUrl: urlOf('development'),
         created,
         workspaceId: first?.id,
+        demoUrl: config.DEMO_PAGE ? `${urlOf('development')}/demo` : undefined,
       }),
     );
   }

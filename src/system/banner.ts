@@ -7,6 +7,8 @@ export interface BannerInput {
   created: BootstrapResult | null;
   /** The workspace a newcomer uses (the first one), when any exists. */
   workspaceId: string | undefined;
+  /** The demo page, when it is served. */
+  demoUrl?: string | undefined;
 }
 
 /**
@@ -23,6 +25,7 @@ export function startBanner(input: BannerInput): string {
     `    development:  ${input.developmentUrl}   (development keys)`,
     `    API document: ${input.developmentUrl}/v1/openapi.json`,
   ];
+  if (input.demoUrl) lines.push('', `  Talk to an Agent in your browser: ${input.demoUrl}`);
   if (input.created) {
     lines.push(
       '',

@@ -1,0 +1,53 @@
+// A first `npm start`: a development workspace with two keys shown once on the terminal
+// (never in the logs), and a published starter Agent to talk to in the demo page.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { type RunningServer, startServer } from '../../helpers/server.ts';
+
+describe('first start with BOOTSTRAP_WORKSPACE', () => {
+  let database: TestDatabase;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    server = await startServer({
+      database,
+      env: { BOOTSTRAP_WORKSPACE: 'true', DEMO_PAGE: 'true' },
+    });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await database?.drop();
+  });
+
+  const developmentKey = () => {
+    const match = /development key: +(awp_[0-9A-Za-z]{40})/.exec(server.output());
+    if (!match?.[1]) throw new Error(`no development key in:\n${server.output()}`);
+    return match[1];
+  };
+
+  it('shows the keys, the URLs and the demo page once, and never logs a key', () => {
+    const output = server.output();
+    expect(output).toContain('Created a development workspace');
+    expect(output).toMatch(/production key: +awp_[0-9A-Za-z]{40}/);
+    expect(output).toContain(`Talk to an Agent in your browser: ${server.devUrl}/demo`);
+    const key = developmentKey();
+    for (const line of server.logs()) expect(JSON.stringify(line)).not.toContain(key);
+  });
+
+  it('has a published starter Agent in the development environment', async () => {
+    const response = await fetch(`${server.devUrl}/v1/agents`, {
+      headers: { authorization: `Bearer ${developmentKey()}` },
+    });
+    expect(response.status).toBe(200);
+    const { agents } = (await response.json()) as {
+      agents: { slug: string; active_publication: { version: number } | null; voice_id: string }[];
+    };
+    expect(agents.map((a) => a.slug)).toEqual(['guide']);
+    expect(agents[0]?.active_publication?.version).toBe(1);
+    expect(['voice_AG63NAA6qYXtuK33ioJM', 'voice_en0ITv6xOZPfMiT0sGIW']).toContain(
+      agents[0]?.voice_id,
+    );
+  });
+});

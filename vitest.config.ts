@@ -5,10 +5,12 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
-    // Integration tests mostly wait on servers and subprocesses they start.
+    // Integration tests mostly wait on servers, subprocesses and model inference they
+    // start, on a 2-core machine shared by three test files at once: the default bounds a
+    // hang, it does not measure speed (tests that wait longer set their own).
     maxWorkers: 3,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     teardownTimeout: 30_000,
   },
 });

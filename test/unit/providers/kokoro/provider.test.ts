@@ -177,8 +177,11 @@ describe('neural engine capacity', () => {
       const second = collect(busy.provider.synthesize(long, new AbortController().signal));
       // Either may itself be refused once the other fills the queue; settle both now.
       const admitted = Promise.allSettled([first, second]);
-      await expect.poll(() => busy.pool.stats.saturated, { timeout: 10_000 }).toBe(true);
-      const started = performance.now();
+      let admittedSettled = false;
+      void admitted.then(() => {
+        admittedSettled = true;
+      });
+      await expect.poll(() => busy.pool.stats.saturated, { timeout: 60_000 }).toBe(true);
       const refused = collect(
         busy.provider.synthesize(
           { text: 'One more, please.', providerVoiceId: 'af_heart' },
@@ -189,7 +192,8 @@ describe('neural engine capacity', () => {
         () => undefined,
         (e: unknown) => e,
       );
-      expect(performance.now() - started).toBeLessThan(500);
+      // Refused at once: while the work ahead of it is still running, not after waiting.
+      expect(admittedSettled).toBe(false);
       expect(error).toBeInstanceOf(ProviderError);
       expect((error as ProviderError).failure).toBe('overloaded');
       expect((error as ProviderError).retryable).toBe(true);

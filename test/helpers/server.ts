@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import path from 'node:path';
 import type { TestDatabase } from './database.ts';
+import { BUDGET_MS } from './wait.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -90,7 +91,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       reject(new Error(`server exited with ${code} before listening:\n${output}`)),
     );
   });
-  const timeout = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  // Only a start that hangs reaches this; a busy machine needs many seconds to start (tsx).
+  const timeout = setTimeout(() => child.kill('SIGKILL'), BUDGET_MS.server);
   try {
     await ready;
   } finally {

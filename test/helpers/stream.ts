@@ -76,7 +76,8 @@ export async function openStream(
     events,
     closed,
     send: (event) => socket.send(typeof event === 'string' ? event : JSON.stringify(event)),
-    waitFor: (predicate, timeoutMs = 15_000) =>
+    // Generous: on a busy machine the first audio of a long text can take many seconds.
+    waitFor: (predicate, timeoutMs = 60_000) =>
       new Promise<ServerEvent>((resolve, reject) => {
         const check = () => {
           while (cursor < events.length) {

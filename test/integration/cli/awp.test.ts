@@ -1,21 +1,15 @@
-import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { ROOT, type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+import { runAwp } from '../../helpers/upstream.ts';
+import { budget, waitFor } from '../../helpers/wait.ts';
 
 describe.each(DIALECTS)('operator tool on %s', (dialect) => {
   let database: TestDatabase;
   let server: RunningServer;
 
-  const awp = (...args: string[]) => {
-    const result = spawnSync(process.execPath, ['bin/awp.js', ...args], {
-      cwd: ROOT,
-      env: serviceEnv(database),
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-  };
+  // One process per command, as an operator runs it.
+  const awp = (...args: string[]) => runAwp(serviceEnv(database), args);
   const awpJson = (...args: string[]) => {
     const result = awp(...args, '--json');
     expect(result.stderr).toBe('');
@@ -23,105 +17,112 @@ describe.each(DIALECTS)('operator tool on %s', (dialect) => {
     return { status: result.status, body: JSON.parse(result.stdout) as Record<string, unknown> };
   };
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    server = await startServer({ database });
-  });
+  beforeAll(
+    async () => {
+      database = await createTestDatabase(dialect);
+      server = await startServer({ database });
+    },
+    budget({ servers: 1 }),
+  );
 
   afterAll(async () => {
     await server?.stop();
     await database?.drop();
   });
 
-  it('bootstraps a workspace that a running service accepts, then revokes its key', async () => {
-    const created = awpJson('workspace', 'create', '--name', 'Acme');
-    expect(created.status).toBe(0);
-    const id = created.body.id as string;
-    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+  it(
+    'bootstraps a workspace that a running service accepts, then revokes its key',
+    async () => {
+      const created = awpJson('workspace', 'create', '--name', 'Acme');
+      expect(created.status).toBe(0);
+      const id = created.body.id as string;
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
 
-    const key = awpJson(
-      'key',
-      'create',
-      '--workspace',
-      id,
-      '--environment',
-      'production',
-      '--label',
-      'backend',
-    );
-    expect(key.body).toMatchObject({
-      id: expect.stringMatching(/^key_/),
-      key: expect.stringMatching(/^awp_[0-9A-Za-z]{40}$/),
-    });
-    const secret = key.body.key as string;
-    const voices = () =>
-      fetch(`${server.url}/v1/voices`, { headers: { authorization: `Bearer ${secret}` } });
+      const key = awpJson(
+        'key',
+        'create',
+        '--workspace',
+        id,
+        '--environment',
+        'production',
+        '--label',
+        'backend',
+      );
+      expect(key.body).toMatchObject({
+        id: expect.stringMatching(/^key_/),
+        key: expect.stringMatching(/^awp_[0-9A-Za-z]{40}$/),
+      });
+      const secret = key.body.key as string;
+      const voices = () =>
+        fetch(`${server.url}/v1/voices`, { headers: { authorization: `Bearer ${secret}` } });
+      /** What the running service answers once the change reached it (its cache expired). */
+      const serviceAnswers = (status: number, code?: string) =>
+        waitFor(
+          async () => {
+            const response = await voices();
+            const body = (await response.json()) as { code?: string };
+            return response.status === status && body.code === code;
+          },
+          { what: `the service to answer ${status} ${code ?? ''}`, intervalMs: 100 },
+        );
 
-    expect((await voices()).status).toBe(503); // billing not provisioned yet
-    expect(awpJson('billing', 'provision', '--workspace', id).status).toBe(0);
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(((await (await voices()).json()) as { code: string }).code).toBe('capability_disabled');
-    const enabled = awpJson('capability', 'enable', '--workspace', id, '--capability', 'tts');
-    expect(enabled.body).toMatchObject({ workspace: { capabilities: ['tts'] } });
-    await new Promise((r) => setTimeout(r, 1000));
-    expect((await voices()).status).toBe(200);
+      expect((await voices()).status).toBe(503); // billing not provisioned yet
+      expect(awpJson('billing', 'provision', '--workspace', id).status).toBe(0);
+      await serviceAnswers(403, 'capability_disabled');
+      const enabled = awpJson('capability', 'enable', '--workspace', id, '--capability', 'tts');
+      expect(enabled.body).toMatchObject({ workspace: { capabilities: ['tts'] } });
+      await serviceAnswers(200);
 
-    expect(awpJson('credit', 'set', '--workspace', id, '--credits', '2500').body).toMatchObject({
-      workspace: { credits: 2500 },
-    });
-    expect(
-      awpJson('member', 'add', '--workspace', id, '--email', 'Ops@Acme.test', '--role', 'admin')
-        .body,
-    ).toMatchObject({ member: { email: 'ops@acme.test', role: 'admin' } });
+      expect(awpJson('credit', 'set', '--workspace', id, '--credits', '2500').body).toMatchObject({
+        workspace: { credits: 2500 },
+      });
+      expect(
+        awpJson('member', 'add', '--workspace', id, '--email', 'Ops@Acme.test', '--role', 'admin')
+          .body,
+      ).toMatchObject({ member: { email: 'ops@acme.test', role: 'admin' } });
 
-    const listed = awpJson('key', 'list', '--workspace', id).body as {
-      keys: Record<string, unknown>[];
-    };
-    expect(listed.keys).toHaveLength(1);
-    expect(listed.keys[0]).toMatchObject({
-      id: key.body.id,
-      prefix: secret.slice(0, 12),
-      status: 'active',
-    });
-    expect(JSON.stringify(listed)).not.toContain(secret);
+      const listed = awpJson('key', 'list', '--workspace', id).body as {
+        keys: Record<string, unknown>[];
+      };
+      expect(listed.keys).toHaveLength(1);
+      expect(listed.keys[0]).toMatchObject({
+        id: key.body.id,
+        prefix: secret.slice(0, 12),
+        status: 'active',
+      });
+      expect(JSON.stringify(listed)).not.toContain(secret);
 
-    expect(awpJson('workspace', 'suspend', '--workspace', id).body).toMatchObject({
-      workspace: { status: 'suspended' },
-    });
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(((await (await voices()).json()) as { code: string }).code).toBe(
-      'organization_suspended',
-    );
-    awpJson('workspace', 'resume', '--workspace', id);
+      expect(awpJson('workspace', 'suspend', '--workspace', id).body).toMatchObject({
+        workspace: { status: 'suspended' },
+      });
+      await serviceAnswers(403, 'organization_suspended');
+      awpJson('workspace', 'resume', '--workspace', id);
 
-    const revoked = awpJson('key', 'revoke', '--workspace', id, '--key', key.body.id as string);
-    expect(revoked.body).toMatchObject({
-      key: { status: 'revoked', revokedAt: expect.any(String) },
-    });
-    await new Promise((r) => setTimeout(r, 1000));
-    expect((await voices()).status).toBe(401);
-  });
+      const revoked = awpJson('key', 'revoke', '--workspace', id, '--key', key.body.id as string);
+      expect(revoked.body).toMatchObject({
+        key: { status: 'revoked', revokedAt: expect.any(String) },
+      });
+      await serviceAnswers(401, 'unauthorized');
+    },
+    budget({ awpRuns: 10 }),
+  );
 
-  it('prints a JSON error and exits non-zero on a bad request', () => {
-    const result = awp('key', 'revoke', '--workspace', 'nope', '--key', 'key_x', '--json');
-    expect(result.status).toBe(1);
-    expect(JSON.parse(result.stdout)).toEqual({
-      error: { code: 'not_found', detail: expect.any(String) },
-    });
-  });
+  it(
+    'prints a JSON error and exits non-zero on a bad request',
+    () => {
+      const result = awp('key', 'revoke', '--workspace', 'nope', '--key', 'key_x', '--json');
+      expect(result.status).toBe(1);
+      expect(JSON.parse(result.stdout)).toEqual({
+        error: { code: 'not_found', detail: expect.any(String) },
+      });
+    },
+    budget({ awpRuns: 1 }),
+  );
 });
 
 describe('operator tool usage', () => {
   let database: TestDatabase;
-  const awp = (...args: string[]) => {
-    const result = spawnSync(process.execPath, ['bin/awp.js', ...args], {
-      cwd: ROOT,
-      env: serviceEnv(database),
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-  };
+  const awp = (...args: string[]) => runAwp(serviceEnv(database), args);
   beforeAll(async () => {
     database = await createTestDatabase('sqlite');
   });
@@ -129,33 +130,43 @@ describe('operator tool usage', () => {
     await database?.drop();
   });
 
-  it('has --help on every command', () => {
-    for (const command of [
-      [],
-      ['workspace', 'create'],
-      ['workspace', 'suspend'],
-      ['workspace', 'resume'],
-      ['billing', 'provision'],
-      ['credit', 'set'],
-      ['capability', 'enable'],
-      ['capability', 'disable'],
-      ['member', 'add'],
-      ['key', 'create'],
-      ['key', 'list'],
-      ['key', 'revoke'],
-    ]) {
-      const result = awp(...command, '--help');
-      expect(result.status, command.join(' ')).toBe(0);
-      expect(result.stdout).toContain('Usage: awp');
-    }
-  });
+  const commands: string[][] = [
+    [],
+    ['workspace', 'create'],
+    ['workspace', 'suspend'],
+    ['workspace', 'resume'],
+    ['billing', 'provision'],
+    ['credit', 'set'],
+    ['capability', 'enable'],
+    ['capability', 'disable'],
+    ['member', 'add'],
+    ['key', 'create'],
+    ['key', 'list'],
+    ['key', 'revoke'],
+  ];
 
-  it('refuses an unknown capability or role', () => {
-    expect(
-      awp('capability', 'enable', '--workspace', 'x', '--capability', 'mining').status,
-    ).not.toBe(0);
-    expect(
-      awp('member', 'add', '--workspace', 'x', '--email', 'a@b.c', '--role', 'king').status,
-    ).not.toBe(0);
-  });
+  it(
+    'has --help on every command',
+    () => {
+      for (const command of commands) {
+        const result = awp(...command, '--help');
+        expect(result.status, command.join(' ')).toBe(0);
+        expect(result.stdout).toContain('Usage: awp');
+      }
+    },
+    budget({ awpRuns: commands.length }),
+  );
+
+  it(
+    'refuses an unknown capability or role',
+    () => {
+      expect(
+        awp('capability', 'enable', '--workspace', 'x', '--capability', 'mining').status,
+      ).not.toBe(0);
+      expect(
+        awp('member', 'add', '--workspace', 'x', '--email', 'a@b.c', '--role', 'king').status,
+      ).not.toBe(0);
+    },
+    budget({ awpRuns: 2 }),
+  );
 });

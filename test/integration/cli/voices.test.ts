@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import type { StoredVoice } from '../../../src/voices/voice-store.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { serviceEnv } from '../../helpers/server.ts';
 import { addProviderAccount, runAwp } from '../../helpers/upstream.ts';
+import { budget } from '../../helpers/wait.ts';
 
 /** The JSON shapes the commands under test print. */
 interface CliBody {
@@ -15,6 +16,10 @@ interface CliBody {
 }
 
 const KEY = 'sk_test_9f8e7d6c5b4a39281706fedcba';
+
+// One operator-tool process per command, as an operator runs it; the longest test here
+// runs seven.
+vi.setConfig({ testTimeout: budget({ awpRuns: 7 }) });
 
 describe.each(DIALECTS)('voice import and provider accounts on %s', (dialect) => {
   let database: TestDatabase;

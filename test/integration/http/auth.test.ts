@@ -6,6 +6,14 @@ import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/d
 import { rawRequest } from '../../helpers/http.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { budget, sleep } from '../../helpers/wait.ts';
+
+/**
+ * The longest a change to a key or workspace may take to reach every api process
+ * (`KEY_CACHE_TTL_MS` is at most 1 s): tests wait exactly this long, since the bound is
+ * what they check.
+ */
+const PROPAGATION_MS = 1_000;
 
 async function expectError(
   response: Response,
@@ -42,16 +50,24 @@ describe.each(DIALECTS)('authentication and account checks on %s', (dialect) => 
       headers: { ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...headers },
     });
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-    ws = await seedWorkspace(handle);
-    const env = { ENVIRONMENT_HOSTS: 'dev.example.test=development,api.example.test=production' };
-    [server, second] = await Promise.all([
-      startServer({ database, env }),
-      startServer({ database, env }),
-    ]);
-  });
+  beforeAll(
+    async () => {
+      database = await createTestDatabase(dialect);
+      handle = await openTestDatabase(database);
+      ws = await seedWorkspace(handle);
+      const env = {
+        ENVIRONMENT_HOSTS: 'dev.example.test=development,api.example.test=production',
+        // Last-used times are written on shutdown only, never by the periodic flush in the
+        // middle of a test that checks they were not written per request.
+        KEY_LAST_USED_FLUSH_MS: String(24 * 3600_000),
+      };
+      [server, second] = await Promise.all([
+        startServer({ database, env }),
+        startServer({ database, env }),
+      ]);
+    },
+    budget({ servers: 2 }),
+  );
 
   afterAll(async () => {
     await Promise.all([server?.stop(), second?.stop()]);
@@ -132,7 +148,7 @@ describe.each(DIALECTS)('authentication and account checks on %s', (dialect) => 
     const other = await seedWorkspace(handle, { suspended: true });
     await expectError(await voices(other.productionKey), 403, 'organization_suspended');
     await new Workspaces(handle.db).setStatus(other.workspaceId, 'active');
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(PROPAGATION_MS);
     expect((await voices(other.productionKey)).status).toBe(200);
   });
 
@@ -160,7 +176,7 @@ describe.each(DIALECTS)('authentication and account checks on %s', (dialect) => 
     expect((await voices(workspace.productionKey, server.url)).status).toBe(200);
     expect((await voices(workspace.productionKey, second.url)).status).toBe(200);
     await new ApiKeys(handle.db).revoke(workspace.workspaceId, workspace.productionKeyId);
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(PROPAGATION_MS);
     await expectError(await voices(workspace.productionKey, server.url), 401, 'unauthorized');
     await expectError(await voices(workspace.productionKey, second.url), 401, 'unauthorized');
     // The other key of the workspace still works.
@@ -183,24 +199,30 @@ describe.each(DIALECTS)('authentication and account checks on %s', (dialect) => 
     expect(before.find((k) => k.id === workspace.productionKeyId)?.lastUsedAt).toBeNull();
   });
 
-  it('writes last-used times on shutdown and never logs a credential', async () => {
-    const extra = await startServer({ database });
-    const workspace = await seedWorkspace(handle);
-    expect((await voices(workspace.productionKey, extra.url)).status).toBe(200);
-    await fetch(`${extra.url}/v1/voices?token=${workspace.developmentKey}`, {
-      headers: { authorization: `Bearer ${workspace.developmentKey}` },
-    });
-    await fetch(`${extra.url}/v1/voices`, { headers: { authorization: 'Bearer awp_notarealkey' } });
-    expect(await extra.stop()).toBe(0);
-    const keys = await new ApiKeys(handle.db).list(workspace.workspaceId);
-    expect(keys.find((k) => k.id === workspace.productionKeyId)?.lastUsedAt).toEqual(
-      expect.any(String),
-    );
-    const output = extra.output();
-    expect(output).toContain('"route":"/v1/voices"');
-    for (const secret of [workspace.productionKey, workspace.developmentKey, 'awp_notarealkey']) {
-      expect(output).not.toContain(secret);
-      expect(output).not.toContain(secret.slice(4));
-    }
-  });
+  it(
+    'writes last-used times on shutdown and never logs a credential',
+    async () => {
+      const extra = await startServer({ database });
+      const workspace = await seedWorkspace(handle);
+      expect((await voices(workspace.productionKey, extra.url)).status).toBe(200);
+      await fetch(`${extra.url}/v1/voices?token=${workspace.developmentKey}`, {
+        headers: { authorization: `Bearer ${workspace.developmentKey}` },
+      });
+      await fetch(`${extra.url}/v1/voices`, {
+        headers: { authorization: 'Bearer awp_notarealkey' },
+      });
+      expect(await extra.stop()).toBe(0);
+      const keys = await new ApiKeys(handle.db).list(workspace.workspaceId);
+      expect(keys.find((k) => k.id === workspace.productionKeyId)?.lastUsedAt).toEqual(
+        expect.any(String),
+      );
+      const output = extra.output();
+      expect(output).toContain('"route":"/v1/voices"');
+      for (const secret of [workspace.productionKey, workspace.developmentKey, 'awp_notarealkey']) {
+        expect(output).not.toContain(secret);
+        expect(output).not.toContain(secret.slice(4));
+      }
+    },
+    budget({ servers: 1 }),
+  );
 });

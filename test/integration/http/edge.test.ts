@@ -5,6 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { budget } from '../../helpers/wait.ts';
 
 interface RawResponse {
   status: number;
@@ -39,10 +40,13 @@ describe('the HTTP edge', () => {
   let database: TestDatabase;
   let server: RunningServer;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    server = await startServer({ database });
-  });
+  beforeAll(
+    async () => {
+      database = await createTestDatabase('sqlite');
+      server = await startServer({ database });
+    },
+    budget({ servers: 1 }),
+  );
 
   afterAll(async () => {
     await server?.stop();

@@ -12,6 +12,7 @@ import { createLogger } from '../../../src/observability/logger.ts';
 import { createRedis } from '../../../src/redis/client.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+import { budget } from '../../helpers/wait.ts';
 
 interface Operation {
   operationId: string;
@@ -33,11 +34,14 @@ describe('the OpenAPI document', () => {
   let server: RunningServer;
   let document: Document;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    server = await startServer({ database });
-    document = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as Document;
-  });
+  beforeAll(
+    async () => {
+      database = await createTestDatabase('sqlite');
+      server = await startServer({ database });
+      document = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as Document;
+    },
+    budget({ servers: 1 }),
+  );
 
   afterAll(async () => {
     await server?.stop();

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { ROOT, type RunningServer, startServer } from '../../helpers/server.ts';
+import { budget } from '../../helpers/wait.ts';
 
 const SCHEMATHESIS = path.join(
   process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'),
@@ -37,20 +38,23 @@ describe('schemathesis against the running service', () => {
   let server: RunningServer;
   let key: string;
 
-  beforeAll(async () => {
-    if (!existsSync(SCHEMATHESIS)) {
-      throw new Error(`${SCHEMATHESIS} is missing: run bash scripts/install-schemathesis.sh`);
-    }
-    database = await createTestDatabase('sqlite');
-    const handle = await openTestDatabase(database);
-    key = (await seedWorkspace(handle, { credits: 10_000_000 })).productionKey;
-    await handle.close();
-    // Every request counts against the rate limit: fuzzing is many requests in a burst.
-    server = await startServer({
-      database,
-      env: { TTS_RATE_LIMIT_PER_MINUTE: '0' },
-    });
-  });
+  beforeAll(
+    async () => {
+      if (!existsSync(SCHEMATHESIS)) {
+        throw new Error(`${SCHEMATHESIS} is missing: run bash scripts/install-schemathesis.sh`);
+      }
+      database = await createTestDatabase('sqlite');
+      const handle = await openTestDatabase(database);
+      key = (await seedWorkspace(handle, { credits: 10_000_000 })).productionKey;
+      await handle.close();
+      // Every request counts against the rate limit: fuzzing is many requests in a burst.
+      server = await startServer({
+        database,
+        env: { TTS_RATE_LIMIT_PER_MINUTE: '0' },
+      });
+    },
+    budget({ servers: 1 }),
+  );
 
   afterAll(async () => {
     await server?.stop();

@@ -8,15 +8,19 @@ import {
   serviceEnv,
   startServer,
 } from '../../helpers/server.ts';
+import { BUDGET_MS, budget } from '../../helpers/wait.ts';
 
 describe('system routes', () => {
   let database: TestDatabase;
   let server: RunningServer;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    server = await startServer({ database });
-  });
+  beforeAll(
+    async () => {
+      database = await createTestDatabase('sqlite');
+      server = await startServer({ database });
+    },
+    budget({ servers: 1 }),
+  );
 
   afterAll(async () => {
     await server?.stop();
@@ -69,37 +73,46 @@ describe('system routes', () => {
 });
 
 describe('readiness without Redis', () => {
-  it('reports not ready while Redis does not answer', async () => {
-    const database = await createTestDatabase('sqlite');
-    const server = await startServer({ database, env: { REDIS_URL: 'redis://127.0.0.1:1' } });
-    try {
-      const response = await fetch(`${server.url}/readyz`);
-      expect(response.status).toBe(503);
-      expect(await response.json()).toEqual({
-        status: 'not_ready',
-        checks: { database: 'ok', redis: 'failed', accepting: 'ok' },
-      });
-      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    } finally {
-      await server.stop();
-      await database.drop();
-    }
-  });
+  it(
+    'reports not ready while Redis does not answer',
+    async () => {
+      const database = await createTestDatabase('sqlite');
+      const server = await startServer({ database, env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+      try {
+        const response = await fetch(`${server.url}/readyz`);
+        expect(response.status).toBe(503);
+        expect(await response.json()).toEqual({
+          status: 'not_ready',
+          checks: { database: 'ok', redis: 'failed', accepting: 'ok' },
+        });
+        expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      } finally {
+        await server.stop();
+        await database.drop();
+      }
+    },
+    budget({ servers: 1 }),
+  );
 });
 
 describe('configuration', () => {
-  it('refuses to start with a clear error naming the bad variable', async () => {
-    const database = await createTestDatabase('sqlite');
-    const result = spawnSync(process.execPath, API_COMMAND, {
-      cwd: ROOT,
-      env: serviceEnv(database, { PORT: 'eighty', DATABASE_URL: 'mysql://x' }),
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
-    await database.drop();
-    expect(result.status).toBe(78);
-    expect(result.stderr).toContain('PORT');
-    expect(result.stderr).toContain('DATABASE_URL');
-    expect(result.stderr).not.toMatch(/at .*\.ts:\d+/);
-  });
+  it(
+    'refuses to start with a clear error naming the bad variable',
+    async () => {
+      const database = await createTestDatabase('sqlite');
+      const result = spawnSync(process.execPath, API_COMMAND, {
+        cwd: ROOT,
+        env: serviceEnv(database, { PORT: 'eighty', DATABASE_URL: 'mysql://x' }),
+        encoding: 'utf8',
+        // A process that starts and exits at its configuration check.
+        timeout: BUDGET_MS.server,
+      });
+      await database.drop();
+      expect(result.status).toBe(78);
+      expect(result.stderr).toContain('PORT');
+      expect(result.stderr).toContain('DATABASE_URL');
+      expect(result.stderr).not.toMatch(/at .*\.ts:\d+/);
+    },
+    budget({ servers: 1 }),
+  );
 });

@@ -1,14 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/errors.ts';
 import { RateLimiter } from '../../../src/ratelimit/limiter.ts';
 import { RateLimitStoreTimeoutError } from '../../../src/ratelimit/store-timeout-error.ts';
 import { createRedis } from '../../../src/redis/client.ts';
+import { sleep } from '../../helpers/wait.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * One cell every ten seconds. Tests that count cells use it so that no cell can refill
+ * between their few Redis calls, however slowly the machine runs them.
+ */
+const SLOW = 6;
 
 describe('RateLimiter against a real Redis', () => {
   // A prefix of its own keeps parallel runs on one Redis from sharing buckets.
@@ -32,15 +37,19 @@ describe('RateLimiter against a real Redis', () => {
   });
 
   it('allows the burst at once, then refuses with the wait until the next cell', async () => {
-    const limit = { perMinute: 60, burst: 3 };
+    const limit = { perMinute: SLOW, burst: 3 };
+    const intervalMs = 60_000 / SLOW;
     const decisions = [];
+    const started = Date.now();
     for (let i = 0; i < 4; i++) decisions.push(await limiter.consume('burst', limit));
+    const elapsed = Date.now() - started;
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
     expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0]);
     expect(decisions.slice(0, 3).every((d) => d.retryAfterMs === 0)).toBe(true);
-    // One cell every 1000 ms; the three calls took a little of that already.
-    expect(decisions[3]!.retryAfterMs).toBeGreaterThan(500);
-    expect(decisions[3]!.retryAfterMs).toBeLessThanOrEqual(1000);
+    // The next cell comes one interval after the first call: the calls themselves took
+    // `elapsed` of it (Redis and this process share a clock; 1 ms for rounding).
+    expect(decisions[3]!.retryAfterMs).toBeGreaterThanOrEqual(intervalMs - elapsed - 1);
+    expect(decisions[3]!.retryAfterMs).toBeLessThanOrEqual(intervalMs);
   });
 
   it('defaults the burst to perMinute / 6 rounded up', async () => {
@@ -52,7 +61,7 @@ describe('RateLimiter against a real Redis', () => {
   });
 
   it('charges the cost in cells and refuses a cost that does not fit', async () => {
-    const limit = { perMinute: 60, burst: 5 };
+    const limit = { perMinute: SLOW, burst: 5 };
     expect(await limiter.consume('cost', limit, 3)).toMatchObject({ allowed: true, remaining: 2 });
     const refused = await limiter.consume('cost', limit, 3);
     expect(refused).toMatchObject({ allowed: false, remaining: 2 });
@@ -61,25 +70,30 @@ describe('RateLimiter against a real Redis', () => {
     expect(await limiter.consume('cost', limit, 2)).toMatchObject({ allowed: true, remaining: 0 });
   });
 
-  it('refills at the steady rate and lets idle keys expire', async () => {
-    const limit = { perMinute: 600, burst: 2 }; // one cell every 100 ms
+  it('refills at the steady rate and lets idle keys expire', { timeout: 30_000 }, async () => {
+    // Waiting for refills is what this test does, so its interval is short; two seconds
+    // still leave room for three Redis calls on a busy machine before a cell refills.
+    const intervalMs = 2_000;
+    const limit = { perMinute: 60_000 / intervalMs, burst: 2 };
     const key = `${prefix}:rl:refill`;
     expect((await limiter.consume('refill', limit)).allowed).toBe(true);
     expect((await limiter.consume('refill', limit)).allowed).toBe(true);
     const refused = await limiter.consume('refill', limit);
     expect(refused.allowed).toBe(false);
     expect(refused.retryAfterMs).toBeGreaterThan(0);
-    expect(refused.retryAfterMs).toBeLessThanOrEqual(100);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(intervalMs);
     const ttlMs = await redisA.pttl(key);
     expect(ttlMs).toBeGreaterThan(0);
-    expect(ttlMs).toBeLessThanOrEqual(200);
+    expect(ttlMs).toBeLessThanOrEqual(2 * intervalMs);
 
-    // Waiting the advertised time is enough for one more.
+    // Waiting the advertised time is enough for one more (time only moves on from there;
+    // 5 ms for timer rounding).
     await sleep(refused.retryAfterMs + 5);
     expect((await limiter.consume('refill', limit)).allowed).toBe(true);
 
-    // After 250 ms the bucket is full again: the key is gone, and only the burst passes.
-    await sleep(250);
+    // Two intervals after that the bucket is full again: the key is gone, and only the
+    // burst passes.
+    await sleep(2 * intervalMs + 50);
     expect(await redisA.exists(key)).toBe(0);
     const after = [];
     for (let i = 0; i < 3; i++) after.push((await limiter.consume('refill', limit)).allowed);
@@ -88,7 +102,7 @@ describe('RateLimiter against a real Redis', () => {
 
   it('shares one budget between limiters on separate connections', async () => {
     const other = new RateLimiter(redisB, { prefix });
-    const limit = { perMinute: 60, burst: 4 };
+    const limit = { perMinute: SLOW, burst: 4 };
     const decisions = [];
     for (const each of [limiter, other, limiter, other, other, limiter]) {
       decisions.push(await each.consume('shared', limit));
@@ -98,7 +112,7 @@ describe('RateLimiter against a real Redis', () => {
   });
 
   it('keeps buckets independent', async () => {
-    const limit = { perMinute: 60, burst: 1 };
+    const limit = { perMinute: SLOW, burst: 1 };
     expect((await limiter.consume('independent-a', limit)).allowed).toBe(true);
     expect((await limiter.consume('independent-a', limit)).allowed).toBe(false);
     expect((await limiter.consume('independent-b', limit)).allowed).toBe(true);
@@ -131,7 +145,7 @@ describe('RateLimiter against a real Redis', () => {
   });
 
   it('enforce throws rate_limited with retryAfterSeconds once the rate is exceeded', async () => {
-    const limit = { perMinute: 60, burst: 1 };
+    const limit = { perMinute: SLOW, burst: 1 };
     await limiter.enforce('enforce', limit);
     const error = await limiter.enforce('enforce', limit).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
@@ -140,6 +154,7 @@ describe('RateLimiter against a real Redis', () => {
     expect(apiError.status).toBe(429);
     expect(apiError.retryable).toBe(true);
     expect(apiError.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(apiError.retryAfterSeconds).toBeLessThanOrEqual(60 / SLOW);
     expect(apiError.message).toBe(
       `Rate limit exceeded; retry after ${apiError.retryAfterSeconds} s.`,
     );
@@ -156,7 +171,14 @@ describe('RateLimiter against a real Redis', () => {
 });
 
 describe('RateLimiter without a working Redis', () => {
-  it('fails open promptly when Redis is unreachable', { timeout: 5_000 }, async () => {
+  /**
+   * How many times its `timeoutMs` one check may take before the test calls it a hang: the
+   * real cost is the timer plus event-loop lag, never ten whole timeouts on any machine.
+   */
+  const BOUND_FACTOR = 10;
+
+  it('fails open promptly when Redis is unreachable', async () => {
+    const timeoutMs = 500; // the default, spelled out for the bound below
     const redis = new Redis('redis://127.0.0.1:1', {
       connectTimeout: 200,
       maxRetriesPerRequest: 0,
@@ -166,12 +188,15 @@ describe('RateLimiter without a working Redis', () => {
     const errors: unknown[] = [];
     const limiter = new RateLimiter(redis, {
       prefix: 'unreachable',
+      timeoutMs,
       onError: (e) => errors.push(e),
     });
     try {
+      // Each check lets the request through (fail-open, reported to onError) within its
+      // bounded wait instead of holding it while ioredis reconnects.
       const started = performance.now();
       for (let i = 0; i < 3; i++) await limiter.enforce('down', { perMinute: 60, burst: 1 });
-      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(performance.now() - started).toBeLessThan(3 * timeoutMs * BOUND_FACTOR);
       expect(errors).toHaveLength(3);
       expect(errors.every((e) => e instanceof Error)).toBe(true);
       // consume leaves the choice to the caller.
@@ -181,9 +206,7 @@ describe('RateLimiter without a working Redis', () => {
     }
   });
 
-  it('gives up after timeoutMs when Redis accepts but never answers', {
-    timeout: 5_000,
-  }, async () => {
+  it('gives up after timeoutMs when Redis accepts but never answers', async () => {
     // A TCP server that swallows everything: ioredis connects and then waits forever.
     const sockets = new Set<Socket>();
     const silent: Server = createServer((socket) => {
@@ -194,17 +217,22 @@ describe('RateLimiter without a working Redis', () => {
     const { port } = silent.address() as { port: number };
     const redis = createRedis(`redis://127.0.0.1:${port}`);
     const errors: unknown[] = [];
+    const timeoutMs = 150;
     const limiter = new RateLimiter(redis, {
       prefix: 'silent',
-      timeoutMs: 150,
+      timeoutMs,
       onError: (e) => errors.push(e),
     });
     try {
       const started = performance.now();
       await limiter.enforce('hang', { perMinute: 60 });
-      expect(performance.now() - started).toBeLessThan(1_000);
+      const elapsed = performance.now() - started;
+      // It was the configured timeout that ended the wait (Redis never answers)...
       expect(errors).toHaveLength(1);
       expect(errors[0]).toBeInstanceOf(RateLimitStoreTimeoutError);
+      expect((errors[0] as RateLimitStoreTimeoutError).timeoutMs).toBe(timeoutMs);
+      // ...and the check returned then, give or take event-loop lag.
+      expect(elapsed).toBeLessThan(timeoutMs * BOUND_FACTOR);
     } finally {
       redis.disconnect();
       for (const socket of sockets) socket.destroy();

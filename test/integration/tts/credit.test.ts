@@ -1,14 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { budget } from '../../helpers/wait.ts';
 
 // 100 characters at the default 10 credits per 1,000 characters: 1 credit each.
 const TEXT_100 =
   'This sentence has been written so that it is exactly one hundred characters long for credit tests!!!';
+
+// Ten syntheses at once on a busy machine take a while.
+vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
 
 describe.each(DIALECTS)('credit and rate limits on %s', (dialect) => {
   let database: TestDatabase;
@@ -22,12 +26,15 @@ describe.each(DIALECTS)('credit and rate limits on %s', (dialect) => {
       body: JSON.stringify({ text, voice_id: NATIVE_VOICES[0]!.id, output_format: 'pcm_24000' }),
     });
 
-  beforeAll(async () => {
-    expect(TEXT_100.length).toBe(100);
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-    server = await startServer({ database, env: { TTS_RATE_LIMIT_PER_MINUTE: '0' } });
-  });
+  beforeAll(
+    async () => {
+      expect(TEXT_100.length).toBe(100);
+      database = await createTestDatabase(dialect);
+      handle = await openTestDatabase(database);
+      server = await startServer({ database, env: { TTS_RATE_LIMIT_PER_MINUTE: '0' } });
+    },
+    budget({ servers: 1 }),
+  );
 
   afterAll(async () => {
     await server?.stop();
@@ -72,25 +79,31 @@ describe.each(DIALECTS)('credit and rate limits on %s', (dialect) => {
     expect(rows.reduce((sum, r) => sum + Number(r.cost_millicredits), 0)).toBe(10_000);
   });
 
-  it('limits synthesis requests per key across api processes, with Retry-After', async () => {
-    const limited = await startServer({ database, env: { TTS_RATE_LIMIT_PER_MINUTE: '6' } });
-    const other = await startServer({
-      database,
-      env: { TTS_RATE_LIMIT_PER_MINUTE: '6', REDIS_PREFIX: limited.env.REDIS_PREFIX! },
-    });
-    try {
-      const ws = await seedWorkspace(handle);
-      // Burst of one (a sixth of the per-minute rate), shared by both processes.
-      expect((await tts(ws.productionKey, 'One.', limited.url)).status).toBe(200);
-      const refused = await tts(ws.productionKey, 'Two.', other.url);
-      expect(refused.status).toBe(429);
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(await refused.json()).toMatchObject({ code: 'rate_limited', retryable: true });
-      // Another key has its own budget.
-      const second = await seedWorkspace(handle);
-      expect((await tts(second.productionKey, 'Three.', other.url)).status).toBe(200);
-    } finally {
-      await Promise.all([limited.stop(), other.stop()]);
-    }
-  });
+  it(
+    'limits synthesis requests per key across api processes, with Retry-After',
+    async () => {
+      // One request a minute: no cell refills while the first request is synthesized, however
+      // slow the machine.
+      const limited = await startServer({ database, env: { TTS_RATE_LIMIT_PER_MINUTE: '1' } });
+      const other = await startServer({
+        database,
+        env: { TTS_RATE_LIMIT_PER_MINUTE: '1', REDIS_PREFIX: limited.env.REDIS_PREFIX! },
+      });
+      try {
+        const ws = await seedWorkspace(handle);
+        // Burst of one (a sixth of the per-minute rate, at least one), shared by both processes.
+        expect((await tts(ws.productionKey, 'One.', limited.url)).status).toBe(200);
+        const refused = await tts(ws.productionKey, 'Two.', other.url);
+        expect(refused.status).toBe(429);
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(await refused.json()).toMatchObject({ code: 'rate_limited', retryable: true });
+        // Another key has its own budget.
+        const second = await seedWorkspace(handle);
+        expect((await tts(second.productionKey, 'Three.', other.url)).status).toBe(200);
+      } finally {
+        await Promise.all([limited.stop(), other.stop()]);
+      }
+    },
+    budget({ servers: 2 }),
+  );
 });

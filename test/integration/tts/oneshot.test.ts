@@ -1,10 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { decodeDelivered, expectNoInternalNames } from '../../helpers/tts.ts';
+import { budget, waitFor } from '../../helpers/wait.ts';
+
+// Each test synthesizes (every format, every voice); on a busy machine that takes a while.
+vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
 
 const NATIVE_FORMATS = ['pcm_24000', 'pcm_44100', 'pcm_48000', 'aac_44100_128', 'opus_48000_64'];
 const CONTENT_TYPES: Record<string, string> = {
@@ -59,13 +63,16 @@ describe.each(DIALECTS)('POST /v1/tts on %s', (dialect) => {
     return error as { detail: string };
   };
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-    ws = await seedWorkspace(handle);
-    server = await startServer({ database, env: { TTS_RATE_LIMIT_PER_MINUTE: '0' } });
-    voiceId = NATIVE_VOICES[0]!.id;
-  });
+  beforeAll(
+    async () => {
+      database = await createTestDatabase(dialect);
+      handle = await openTestDatabase(database);
+      ws = await seedWorkspace(handle);
+      server = await startServer({ database, env: { TTS_RATE_LIMIT_PER_MINUTE: '0' } });
+      voiceId = NATIVE_VOICES[0]!.id;
+    },
+    budget({ servers: 1 }),
+  );
 
   afterAll(async () => {
     await server?.stop();
@@ -174,16 +181,18 @@ describe.each(DIALECTS)('POST /v1/tts on %s', (dialect) => {
       Number(response.headers.get('x-audio-duration-ms')),
     );
     expect(Number(row.provider_audio_ms)).toBeGreaterThan(0);
-    let persisted = row;
-    for (let i = 0; i < 50 && Number(persisted.audio_persisted) !== 1; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      persisted = await handle.db
-        .selectFrom('synthesis_requests')
-        .selectAll()
-        .where('request_id', '=', requestId)
-        .executeTakeFirstOrThrow();
-    }
-    expect(Number(persisted.audio_persisted)).toBe(1);
+    // The in-process worker stores the audio after the answer went out.
+    const persisted = await waitFor(
+      async () => {
+        const current = await handle.db
+          .selectFrom('synthesis_requests')
+          .selectAll()
+          .where('request_id', '=', requestId)
+          .executeTakeFirstOrThrow();
+        return Number(current.audio_persisted) === 1 ? current : undefined;
+      },
+      { what: `the audio of ${requestId} to be persisted`, intervalMs: 100 },
+    );
     expect(persisted.audio_location).toContain(requestId);
   });
 

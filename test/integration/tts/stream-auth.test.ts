@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import { StreamTokens } from '../../../src/auth/stream-tokens.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
@@ -7,9 +7,13 @@ import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/d
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { openStream, streamRequest, streamUrl, type UpgradeRefusal } from '../../helpers/stream.ts';
+import { budget, sleep } from '../../helpers/wait.ts';
 
 const SECRET = 'stream-token-test-secret-0123456789abcdef';
 const START = { voice_id: NATIVE_VOICES[0]!.id, output_format: 'pcm_24000' };
+
+// Several tests synthesize a short stream; on a busy machine that takes seconds.
+vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
 
 async function refusal(promise: Promise<unknown>): Promise<UpgradeRefusal> {
   try {
@@ -27,18 +31,22 @@ describe.each(DIALECTS)('streaming credentials on %s', (dialect) => {
   let server: RunningServer;
   let ws: SeededWorkspace;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-    ws = await seedWorkspace(handle);
-    server = await startServer({
-      database,
-      env: {
-        TOKEN_SIGNING_SECRET: SECRET,
-        STREAM_ALLOWED_ORIGINS: 'https://app.example.com,https://*.customer.test,http://localhost',
-      },
-    });
-  });
+  beforeAll(
+    async () => {
+      database = await createTestDatabase(dialect);
+      handle = await openTestDatabase(database);
+      ws = await seedWorkspace(handle);
+      server = await startServer({
+        database,
+        env: {
+          TOKEN_SIGNING_SECRET: SECRET,
+          STREAM_ALLOWED_ORIGINS:
+            'https://app.example.com,https://*.customer.test,http://localhost',
+        },
+      });
+    },
+    budget({ servers: 1 }),
+  );
 
   afterAll(async () => {
     await server?.stop();
@@ -177,7 +185,8 @@ describe.each(DIALECTS)('streaming credentials on %s', (dialect) => {
     const other = await seedWorkspace(handle);
     const { body } = await mint(other.productionKey);
     await new ApiKeys(handle.db).revoke(other.workspaceId, other.productionKeyId);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // "Within one second" is the bound under test (key lookups are cached up to 1 s).
+    await sleep(1000);
     const refused = await refusal(openStream(streamUrl(server.url, body.token as string)));
     expect(refused.status).toBe(401);
     const key = await refusal(

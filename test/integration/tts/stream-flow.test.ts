@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
@@ -16,6 +16,7 @@ import {
   streamUrl,
 } from '../../helpers/stream.ts';
 import { decodeDelivered } from '../../helpers/tts.ts';
+import { budget, sleep, waitFor } from '../../helpers/wait.ts';
 
 const VOICE = NATIVE_VOICES[0]!.id;
 const PAGE = Array.from(
@@ -37,49 +38,59 @@ async function ledgerRow(handle: DatabaseHandle, requestId: string) {
 }
 
 async function waitForRow(handle: DatabaseHandle, requestId: string, status: string) {
-  for (let i = 0; i < 300; i++) {
-    const row = await handle.db
-      .selectFrom('synthesis_requests')
-      .selectAll()
-      .where('request_id', '=', requestId)
-      .executeTakeFirst();
-    if (row?.status === status) return row;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`ledger row ${requestId} never became ${status}`);
+  return waitFor(
+    async () => {
+      const row = await handle.db
+        .selectFrom('synthesis_requests')
+        .selectAll()
+        .where('request_id', '=', requestId)
+        .executeTakeFirst();
+      return row?.status === status ? row : undefined;
+    },
+    { what: `ledger row ${requestId} to become ${status}` },
+  );
 }
 
 function audioBytes(events: ServerEvent[]): number {
   return audioOf(events).byteLength;
 }
 
+/** Synthesis on a busy machine: audio for a few seconds of speech may take this long. */
+const SYNTHESIS_DEADLINE_MS = 60_000;
+
 async function waitForAudioBytes(client: StreamClient, bytes: number): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (audioBytes(client.events) >= bytes) return;
-    if (client.events.some((e) => e.event === 'error'))
-      throw new Error(JSON.stringify(client.events.at(-1)));
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`only ${audioBytes(client.events)} of ${bytes} audio bytes arrived`);
+  const outcome = await waitFor(
+    () => client.events.find((e) => e.event === 'error') ?? audioBytes(client.events) >= bytes,
+    { what: `${bytes} audio bytes`, timeoutMs: SYNTHESIS_DEADLINE_MS, intervalMs: 10 },
+  );
+  if (outcome !== true) throw new Error(`the stream failed: ${JSON.stringify(outcome)}`);
 }
+
+/** A test that synthesizes a few streams (at most a few minutes of audio) on a busy machine. */
+const STREAM_TEST_MS = budget({ extraMs: 2 * SYNTHESIS_DEADLINE_MS });
+vi.setConfig({ testTimeout: STREAM_TEST_MS });
 
 describe('streaming synthesis flow', () => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    handle = await openTestDatabase(database);
-    server = await startServer({
-      database,
-      env: {
-        STREAM_MAX_CONCURRENT_PER_WORKSPACE: '2',
-        STREAM_IDLE_TIMEOUT_MS: '1500',
-        TTS_RATE_LIMIT_PER_MINUTE: '0',
-      },
-    });
-  });
+  beforeAll(
+    async () => {
+      database = await createTestDatabase('sqlite');
+      handle = await openTestDatabase(database);
+      server = await startServer({
+        database,
+        env: {
+          STREAM_MAX_CONCURRENT_PER_WORKSPACE: '2',
+          // Streams held open on purpose must not idle out, however slow the machine.
+          STREAM_IDLE_TIMEOUT_MS: String(STREAM_TEST_MS),
+          TTS_RATE_LIMIT_PER_MINUTE: '0',
+        },
+      });
+    },
+    budget({ servers: 1 }),
+  );
 
   afterAll(async () => {
     if (process.env.DEBUG_SERVER) console.log(server?.output().slice(-5000));
@@ -183,8 +194,10 @@ describe('streaming synthesis flow', () => {
     const pid = server.process.pid as number;
     const rssBefore = rssBytes(pid);
     client.socket.pause();
-    await new Promise((resolve) => setTimeout(resolve, 5000));
-    // Unbounded buffering would hold about 128 MB of base64 audio by now.
+    // A client that stops reading for five seconds: the pause is the subject of the test.
+    await sleep(5000);
+    // Unbounded buffering would hold about 128 MB of base64 audio by now (less on a slow
+    // machine, but never more than the bound with backpressure working).
     expect(rssBytes(pid) - rssBefore).toBeLessThan(48 * 1024 * 1024);
     expect((await ledgerRow(handle, first.request_id as string)).status).toBe('started');
     client.socket.resume();
@@ -195,7 +208,7 @@ describe('streaming synthesis flow', () => {
     const deliveredMs = (audioBytes(client.events) / 2 / 48000) * 1000;
     expect(Math.abs(deliveredMs - usage.audio_ms) / usage.audio_ms).toBeLessThan(0.05);
     expect(client.events.at(-1)!.event).toBe('finish');
-  }, 60_000);
+  });
 
   it('cancels synthesis when the client closes, and charges only what was synthesized', async () => {
     const ws = await seedWorkspace(handle, { credits: 1000 });
@@ -266,7 +279,19 @@ describe('streaming synthesis flow', () => {
       client.send({ event: 'text', text: 'Held open.' });
       open.push(client);
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Both hold their slot once their ledger rows are open (the slot is taken first).
+    await waitFor(
+      async () =>
+        (
+          await handle.db
+            .selectFrom('synthesis_requests')
+            .select('request_id')
+            .where('workspace_id', '=', ws.workspaceId)
+            .where('status', '=', 'started')
+            .execute()
+        ).length === 2,
+      { what: 'two open streams' },
+    );
     const third = await connect(ws);
     third.send({ event: 'start', request: { voice_id: VOICE, output_format: 'pcm_24000' } });
     expect((await third.closed).code).toBe(1000);
@@ -286,21 +311,32 @@ describe('streaming synthesis flow', () => {
     open[1]!.socket.close();
   });
 
-  it('ends an idle connection with an error event, before start and between events', async () => {
-    const ws = await seedWorkspace(handle);
-    const silent = await connect(ws);
-    expect((await silent.closed).code).toBe(1000);
-    expect(silent.events).toEqual([
-      expect.objectContaining({ event: 'error', code: 'invalid_request' }),
-    ]);
+  it('ends an idle connection with an error event, before start and between events', {
+    timeout: budget({ servers: 1 }),
+  }, async () => {
+    // A server of its own: a short idle timeout keeps this test quick, while the other
+    // tests hold streams open on purpose.
+    const idle = await startServer({ database, env: { STREAM_IDLE_TIMEOUT_MS: '1500' } });
+    const connectIdle = (ws: SeededWorkspace) =>
+      openStream(streamUrl(idle.url), { authorization: `Bearer ${ws.productionKey}` });
+    try {
+      const ws = await seedWorkspace(handle);
+      const silent = await connectIdle(ws);
+      expect((await silent.closed).code).toBe(1000);
+      expect(silent.events).toEqual([
+        expect.objectContaining({ event: 'error', code: 'invalid_request' }),
+      ]);
 
-    const stalled = await connect(ws);
-    stalled.send({ event: 'start', request: { voice_id: VOICE, output_format: 'pcm_24000' } });
-    stalled.send({ event: 'text', text: 'Then nothing more.' });
-    await stalled.closed;
-    expect(stalled.events.at(-1)).toMatchObject({ event: 'error', code: 'invalid_request' });
-    const row = await waitForRow(handle, stalled.events.at(-1)!.request_id as string, 'failed');
-    expect(row.cost_millicredits).toBe(0);
+      const stalled = await connectIdle(ws);
+      stalled.send({ event: 'start', request: { voice_id: VOICE, output_format: 'pcm_24000' } });
+      stalled.send({ event: 'text', text: 'Then nothing more.' });
+      await stalled.closed;
+      expect(stalled.events.at(-1)).toMatchObject({ event: 'error', code: 'invalid_request' });
+      const row = await waitForRow(handle, stalled.events.at(-1)!.request_id as string, 'failed');
+      expect(row.cost_millicredits).toBe(0);
+    } finally {
+      await idle.stop();
+    }
   });
 });
 
@@ -309,11 +345,14 @@ describe.each(DIALECTS)('streaming credit on %s', (dialect) => {
   let handle: DatabaseHandle;
   let server: RunningServer;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-    server = await startServer({ database });
-  });
+  beforeAll(
+    async () => {
+      database = await createTestDatabase(dialect);
+      handle = await openTestDatabase(database);
+      server = await startServer({ database });
+    },
+    budget({ servers: 1 }),
+  );
 
   afterAll(async () => {
     await server?.stop();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
@@ -12,9 +12,18 @@ import {
   streamRequest,
   streamUrl,
 } from '../../helpers/stream.ts';
+import { budget } from '../../helpers/wait.ts';
 
 const VOICE = NATIVE_VOICES[0]!.id;
 const START = { voice_id: VOICE, output_format: 'pcm_24000' };
+/**
+ * How long a fuzzed sequence gets for an answer before the client takes it for a valid
+ * request waiting for more text (the server's own idle timeout is 20 s).
+ */
+const OPEN_SEQUENCE_WAIT_MS = 5_000;
+
+// Each test synthesizes a little audio; on a busy machine that takes seconds.
+vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
 
 /** Error events carry exactly the spec's fields. */
 function expectErrorEvent(event: ServerEvent | undefined, code: string, retryable = false) {
@@ -33,12 +42,15 @@ describe('streaming protocol', () => {
   let server: RunningServer;
   let ws: SeededWorkspace;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    handle = await openTestDatabase(database);
-    ws = await seedWorkspace(handle);
-    server = await startServer({ database, env: { TTS_RATE_LIMIT_PER_MINUTE: '0' } });
-  });
+  beforeAll(
+    async () => {
+      database = await createTestDatabase('sqlite');
+      handle = await openTestDatabase(database);
+      ws = await seedWorkspace(handle);
+      server = await startServer({ database, env: { TTS_RATE_LIMIT_PER_MINUTE: '0' } });
+    },
+    budget({ servers: 1 }),
+  );
 
   afterAll(async () => {
     await server?.stop();
@@ -297,76 +309,89 @@ describe('streaming protocol', () => {
     expectErrorEvent(under.events[0], 'invalid_request');
   });
 
-  it('answers 1,000 random malformed or mis-ordered sequences and keeps serving', async () => {
-    let seed = 42;
-    const random = () => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      return seed / 0x7fffffff;
-    };
-    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-    const frames: (() => unknown)[] = [
-      () => ({ event: 'start', request: START }),
-      () => ({
-        event: 'start',
-        request: { ...START, output_format: pick(['pcm', 'mp3', 'pcm_16000', 7]) },
-      }),
-      () => ({ event: 'start', request: { ...START, request_id: 'x' } }),
-      () => ({ event: 'start' }),
-      () => ({ event: 'text', text: pick(['', 'a'.repeat(5001), 42, null]) }),
-      () => ({ event: 'text' }),
-      () => ({ event: 'flush', extra: 1 }),
-      () => ({ event: pick(['STOP', 'close', '', 'audio', 'finish']) }),
-      () => pick(['{', 'null', '"start"', '[]', '{"event":', '\u0000']),
-      () => Buffer.from([0xff, 0x00]),
-      () => ({ event: 'stop' }),
-      () => ({ event: 'flush' }),
-    ];
-    const outcomes = new Map<string, number>();
-    let index = 0;
-    const runOne = async () => {
-      const length = 1 + Math.floor(random() * 4);
-      const sequence = Array.from({ length }, () => pick(frames)());
-      const client = await connect();
-      for (const frame of sequence) {
-        if (Buffer.isBuffer(frame)) client.socket.send(frame, { binary: true });
-        else client.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
-      }
-      // A sequence that happens to be a valid open request is ended by the client.
-      const timer = setTimeout(() => client.socket.close(4000, 'test done'), 3000);
-      const { code } = await client.closed;
-      clearTimeout(timer);
-      const last = client.events.at(-1);
-      let outcome: string;
-      if (code === 1008 || code === 1009) {
-        outcome = `close ${code}`;
-      } else if (last?.event === 'error') {
-        expect(code).toBe(1000);
-        expect(client.events.filter((e) => e.event === 'error')).toHaveLength(1);
-        expect(['invalid_request', 'voice_not_found']).toContain(last.code);
-        outcome = `error ${String(last.code)}`;
-      } else if (code === 4000 || code === 1005) {
-        outcome = 'left open by the client';
-      } else {
-        expect(last?.event).toBe('finish');
-        outcome = 'finish';
-      }
-      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-    };
-    const lanes = Array.from({ length: 8 }, async () => {
-      while (index < 1000) {
-        index++;
-        await runOne();
-      }
-    });
-    await Promise.all(lanes);
-    expect([...outcomes.values()].reduce((a, b) => a + b, 0)).toBe(1000);
-    expect(outcomes.get('error invalid_request')).toBeGreaterThan(100);
-    expect(outcomes.get('close 1008')).toBeGreaterThan(50);
+  it(
+    'answers 1,000 random malformed or mis-ordered sequences and keeps serving',
+    async () => {
+      let seed = 42;
+      const random = () => {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        return seed / 0x7fffffff;
+      };
+      const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+      const frames: (() => unknown)[] = [
+        () => ({ event: 'start', request: START }),
+        () => ({
+          event: 'start',
+          request: { ...START, output_format: pick(['pcm', 'mp3', 'pcm_16000', 7]) },
+        }),
+        () => ({ event: 'start', request: { ...START, request_id: 'x' } }),
+        () => ({ event: 'start' }),
+        () => ({ event: 'text', text: pick(['', 'a'.repeat(5001), 42, null]) }),
+        () => ({ event: 'text' }),
+        () => ({ event: 'flush', extra: 1 }),
+        () => ({ event: pick(['STOP', 'close', '', 'audio', 'finish']) }),
+        () => pick(['{', 'null', '"start"', '[]', '{"event":', '\u0000']),
+        () => Buffer.from([0xff, 0x00]),
+        () => ({ event: 'stop' }),
+        () => ({ event: 'flush' }),
+      ];
+      const outcomes = new Map<string, number>();
+      let index = 0;
+      const runOne = async () => {
+        const length = 1 + Math.floor(random() * 4);
+        const sequence = Array.from({ length }, () => pick(frames)());
+        const client = await connect();
+        for (const frame of sequence) {
+          if (Buffer.isBuffer(frame)) client.socket.send(frame, { binary: true });
+          else client.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+        }
+        // A sequence that happens to be a valid open request waits for more text: the client
+        // ends it once the server has had a generous while to answer. A server that did
+        // answer (an error) is left to close the socket itself, however late.
+        let leftOpen = false;
+        const timer = setTimeout(() => {
+          if (client.events.some((e) => e.event === 'error')) return;
+          leftOpen = true;
+          client.socket.close(4000, 'test done');
+        }, OPEN_SEQUENCE_WAIT_MS);
+        const { code } = await client.closed;
+        clearTimeout(timer);
+        const last = client.events.at(-1);
+        let outcome: string;
+        if (leftOpen) {
+          // Whatever arrived while the close was under way, the client ended this one.
+          outcome = 'left open by the client';
+        } else if (code === 1008 || code === 1009) {
+          outcome = `close ${code}`;
+        } else if (last?.event === 'error') {
+          expect(code).toBe(1000);
+          expect(client.events.filter((e) => e.event === 'error')).toHaveLength(1);
+          expect(['invalid_request', 'voice_not_found']).toContain(last.code);
+          outcome = `error ${String(last.code)}`;
+        } else {
+          expect(last?.event).toBe('finish');
+          outcome = 'finish';
+        }
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+      };
+      const lanes = Array.from({ length: 8 }, async () => {
+        while (index < 1000) {
+          index++;
+          await runOne();
+        }
+      });
+      await Promise.all(lanes);
+      expect([...outcomes.values()].reduce((a, b) => a + b, 0)).toBe(1000);
+      expect(outcomes.get('error invalid_request')).toBeGreaterThan(100);
+      expect(outcomes.get('close 1008')).toBeGreaterThan(50);
 
-    const health = await fetch(`${server.url}/healthz`);
-    expect(health.status).toBe(200);
-    const { events } = await streamRequest(await connect(), START, ['Still serving.']);
-    expect(events.at(-1)!.event).toBe('finish');
-    expect(server.output()).not.toMatch(/uncaught|unhandled/i);
-  }, 120_000);
+      const health = await fetch(`${server.url}/healthz`);
+      expect(health.status).toBe(200);
+      const { events } = await streamRequest(await connect(), START, ['Still serving.']);
+      expect(events.at(-1)!.event).toBe('finish');
+      expect(server.output()).not.toMatch(/uncaught|unhandled/i);
+    },
+    // 1,000 sequences in 8 lanes, a few dozen of them waiting OPEN_SEQUENCE_WAIT_MS each.
+    budget({ extraMs: 240_000 }),
+  );
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabs } from '../../fakes/elevenlabs.ts';
 import { FakeFishAudio } from '../../fakes/fishaudio.ts';
@@ -12,6 +12,7 @@ import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { openStream, type ServerEvent, streamUrl } from '../../helpers/stream.ts';
 import { expectNoInternalNames } from '../../helpers/tts.ts';
 import { addProviderAccount, importVoice, runAwp } from '../../helpers/upstream.ts';
+import { budget, sleep, waitFor, within } from '../../helpers/wait.ts';
 
 /** Provider-side references of the imported voices; none may ever reach a client. */
 const EL_VOICE = 'EXAVITQu4vr4xnSDxMaL';
@@ -23,6 +24,21 @@ const SENTENCE = 'The quick brown fox jumps over the lazy dog, then rests in the
 /** Lets the first upstream chunk (about a tenth of SENTENCE's audio) through, then fails. */
 const PARTIAL_BYTES = 30_000;
 const FORMAT = 'pcm_24000';
+/**
+ * Upstream timeouts of the main server: short, so that the timeout tests are quick, yet
+ * several seconds, so that a busy machine (the fakes synthesize with espeak-ng before they
+ * answer; a stalled process runs its timers before it reads its sockets) cannot trip them.
+ */
+const FIRST_BYTE_TIMEOUT_MS = 5_000;
+const IDLE_TIMEOUT_MS = 3_000;
+/**
+ * Upstream timeouts of the server with the concurrency bound: far beyond anything the tests
+ * wait for, so only the service reacting to its client can end a stalled vendor request
+ * before them.
+ */
+const LIMITED_TIMEOUT_MS = 120_000;
+// Each test: a few requests, each bounded by the timeouts above, on a busy machine.
+vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
 
 /** The public error each failure must become. */
 const AUTH_MISSING = { code: 'provider_auth_missing', status: 503, retryable: false } as const;
@@ -59,24 +75,6 @@ function upstreamRequestId(vendor: Vendor, request: RecordedRequest): string | u
   if (vendor === 'elevenlabs') return request.responseHeaders['request-id'];
   // Fish answers without a request id; the service logs the trace id it sent instead.
   return request.headers.traceparent?.split('-')[1];
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function waitUntil<T>(
-  probe: () => T | undefined | Promise<T | undefined>,
-  what: string,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await delay(20);
-  }
 }
 
 /** What a client does, recording everything it saw into `seen`. */
@@ -122,10 +120,12 @@ function clientOf(seen: string[]) {
     client.send({ event: 'start', request });
     for (const text of texts) client.send({ event: 'text', text });
     client.send({ event: 'stop' });
-    const closed = await Promise.race([
-      client.closed,
-      delay(20_000).then(() => ({ code: -1, reason: 'client gave up waiting for close' })),
-    ]);
+    // Every stream here ends within the upstream timeouts; a server that never closes is a
+    // defect, reported as code -1 rather than as the test's timeout.
+    const closed = await within(client.closed, 4 * FIRST_BYTE_TIMEOUT_MS, {
+      code: -1,
+      reason: 'client gave up waiting for close',
+    });
     if (closed.code === -1) client.socket.terminate();
     record(client.events, closed.reason);
     return { ...closed, events: client.events };
@@ -182,9 +182,9 @@ async function failureLog(
   requestId: string,
   message: 'one-shot synthesis failed' | 'streaming synthesis failed',
 ): Promise<Record<string, unknown>> {
-  return waitUntil(
+  return waitFor(
     () => server.logs().find((line) => line.request_id === requestId && line.msg === message),
-    `"${message}" logged for ${requestId}`,
+    { what: `"${message}" logged for ${requestId}` },
   );
 }
 
@@ -302,70 +302,76 @@ describe('upstream provider failures', () => {
     return { oneShot, streamed };
   };
 
-  beforeAll(async () => {
-    [elevenlabs, fish, limitedElevenlabs, limitedFish] = await Promise.all([
-      FakeElevenLabs.start({ chunkDelayMs: 1, apiKey: fakeKey('el') }),
-      FakeFishAudio.start({ chunkDelayMs: 1, apiKey: fakeKey('fa') }),
-      // Audio spread over about two and a half seconds, so a request is still streaming when a client
-      // leaves and concurrent requests overlap.
-      FakeElevenLabs.start({ chunkDelayMs: 80, chunks: 30, apiKey: fakeKey('el') }),
-      FakeFishAudio.start({ chunkDelayMs: 80, chunks: 30, apiKey: fakeKey('fa') }),
-    ]);
-    database = await createTestDatabase('sqlite');
-    handle = await openTestDatabase(database);
-    ws = await seedWorkspace(handle);
-    const common = { TTS_RATE_LIMIT_PER_MINUTE: '0' };
-    server = await startServer({
-      database,
-      env: {
-        ...common,
-        ELEVENLABS_API_BASE: elevenlabs.url,
-        ELEVENLABS_API_KEY: elevenlabs.apiKey,
-        FISHAUDIO_API_BASE: fish.url,
-        FISHAUDIO_API_KEY: fish.apiKey,
-        UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '1500',
-        UPSTREAM_IDLE_TIMEOUT_MS: '1000',
-      },
-    });
-    [keyless, limited] = await Promise.all([
-      startServer({
+  beforeAll(
+    async () => {
+      [elevenlabs, fish, limitedElevenlabs, limitedFish] = await Promise.all([
+        FakeElevenLabs.start({ chunkDelayMs: 1, apiKey: fakeKey('el') }),
+        FakeFishAudio.start({ chunkDelayMs: 1, apiKey: fakeKey('fa') }),
+        // Audio spread over about five seconds, so a request is still streaming when a client
+        // leaves (even when the service is slow to see the first audio) and concurrent
+        // requests overlap.
+        FakeElevenLabs.start({ chunkDelayMs: 80, chunks: 60, apiKey: fakeKey('el') }),
+        FakeFishAudio.start({ chunkDelayMs: 80, chunks: 60, apiKey: fakeKey('fa') }),
+      ]);
+      database = await createTestDatabase('sqlite');
+      handle = await openTestDatabase(database);
+      ws = await seedWorkspace(handle);
+      const common = { TTS_RATE_LIMIT_PER_MINUTE: '0' };
+      server = await startServer({
         database,
         env: {
           ...common,
           ELEVENLABS_API_BASE: elevenlabs.url,
+          ELEVENLABS_API_KEY: elevenlabs.apiKey,
           FISHAUDIO_API_BASE: fish.url,
-          REDIS_PREFIX: server.env.REDIS_PREFIX!,
+          FISHAUDIO_API_KEY: fish.apiKey,
+          UPSTREAM_FIRST_BYTE_TIMEOUT_MS: String(FIRST_BYTE_TIMEOUT_MS),
+          UPSTREAM_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
         },
-      }),
-      startServer({
-        database,
-        env: {
-          ...common,
-          ELEVENLABS_API_BASE: limitedElevenlabs.url,
-          ELEVENLABS_API_KEY: limitedElevenlabs.apiKey,
-          FISHAUDIO_API_BASE: limitedFish.url,
-          FISHAUDIO_API_KEY: limitedFish.apiKey,
-          UPSTREAM_MAX_CONCURRENT_PER_ACCOUNT: '2',
-          REDIS_PREFIX: server.env.REDIS_PREFIX!,
-        },
-      }),
-    ]);
-    const base = { workspaceId: ws.workspaceId };
-    routes.elevenlabs.voiceId = importVoice(server.env, {
-      ...base,
-      provider: 'elevenlabs',
-      providerVoiceId: EL_VOICE,
-      model: EL_MODEL,
-      name: 'Sarah expressive',
-    });
-    routes.fishaudio.voiceId = importVoice(server.env, {
-      ...base,
-      provider: 'fishaudio',
-      providerVoiceId: FISH_VOICE,
-      model: FISH_MODEL,
-      name: 'Narrator',
-    });
-  });
+      });
+      [keyless, limited] = await Promise.all([
+        startServer({
+          database,
+          env: {
+            ...common,
+            ELEVENLABS_API_BASE: elevenlabs.url,
+            FISHAUDIO_API_BASE: fish.url,
+            REDIS_PREFIX: server.env.REDIS_PREFIX!,
+          },
+        }),
+        startServer({
+          database,
+          env: {
+            ...common,
+            ELEVENLABS_API_BASE: limitedElevenlabs.url,
+            ELEVENLABS_API_KEY: limitedElevenlabs.apiKey,
+            FISHAUDIO_API_BASE: limitedFish.url,
+            FISHAUDIO_API_KEY: limitedFish.apiKey,
+            UPSTREAM_MAX_CONCURRENT_PER_ACCOUNT: '2',
+            UPSTREAM_FIRST_BYTE_TIMEOUT_MS: String(LIMITED_TIMEOUT_MS),
+            UPSTREAM_IDLE_TIMEOUT_MS: String(LIMITED_TIMEOUT_MS),
+            REDIS_PREFIX: server.env.REDIS_PREFIX!,
+          },
+        }),
+      ]);
+      const base = { workspaceId: ws.workspaceId };
+      routes.elevenlabs.voiceId = importVoice(server.env, {
+        ...base,
+        provider: 'elevenlabs',
+        providerVoiceId: EL_VOICE,
+        model: EL_MODEL,
+        name: 'Sarah expressive',
+      });
+      routes.fishaudio.voiceId = importVoice(server.env, {
+        ...base,
+        provider: 'fishaudio',
+        providerVoiceId: FISH_VOICE,
+        model: FISH_MODEL,
+        name: 'Narrator',
+      });
+    },
+    budget({ servers: 3, awpRuns: 2 }),
+  );
 
   afterAll(async () => {
     await Promise.all([server?.stop(), keyless?.stop(), limited?.stop()]);
@@ -423,7 +429,7 @@ describe('upstream provider failures', () => {
           // The fake was sent the right key and refused it anyway (a revoked key).
           expect(recorded.auth).toEqual({ present: true, valid: true });
           const id = upstreamRequestId(vendor, recorded);
-          const warning = await waitUntil(
+          const warning = await waitFor(
             () =>
               server
                 .logs()
@@ -434,7 +440,7 @@ describe('upstream provider failures', () => {
                     line.msg.includes('refused the account') &&
                     line.upstreamRequestId === id,
                 ),
-            `refused-account warning for ${id}`,
+            { what: `refused-account warning for ${id}` },
           );
           expect(warning).toMatchObject({ provider: vendor, status });
           expect(warning.msg).toMatch(/check the API key/);
@@ -460,8 +466,11 @@ describe('upstream provider failures', () => {
       const [oneShot, streamed] = result;
       expectHttpError(oneShot, FAILED);
       expectStreamError(streamed, FAILED, false);
-      expect(elapsed).toBeGreaterThanOrEqual(1400);
-      expect(elapsed).toBeLessThan(8_000);
+      // Not before the first-byte timeout (100 ms for clocks of two processes)...
+      expect(elapsed).toBeGreaterThanOrEqual(FIRST_BYTE_TIMEOUT_MS - 100);
+      // ...and not much after it: without the timeout they would hang until the client
+      // gives up. The margin is event-loop lag and two requests, never three timeouts.
+      expect(elapsed).toBeLessThan(3 * FIRST_BYTE_TIMEOUT_MS);
       expect(requests.map((request) => request.failure?.kind)).toEqual(['hang', 'hang']);
       // The service gave up on the hanging exchanges.
       await Promise.all(
@@ -521,24 +530,24 @@ describe('upstream provider failures', () => {
       const first = await client.waitFor((event) => event.event === 'audio');
       const recorded = fake.requests[before];
       expect(recorded?.outcome).toBe('pending');
-      const left = Date.now();
       client.socket.terminate();
-      const outcome = await Promise.race([recorded!.ended, delay(3_000).then(() => 'still open')]);
-      expect(outcome).toBe('client_closed');
-      expect(Date.now() - left).toBeLessThan(3_000);
-      // The vendor had more audio to send when the service hung up.
+      // The fake's own view: the service hung up while the vendor still had audio to send
+      // ('completed' had the service read on to the end). `ended` settles either way.
+      expect(await recorded!.ended).toBe('client_closed');
       expect(recorded!.audioBytesSent).toBeGreaterThan(0);
-      expect(recorded!.audioBytesSent).toBeLessThan(150_000);
       seen.push(JSON.stringify({ ...first, audio: undefined }));
 
-      const row = await waitUntil(async () => {
-        const found = await handle.db
-          .selectFrom('synthesis_requests')
-          .select(['status', 'error_code'])
-          .where('request_id', '=', first.request_id as string)
-          .executeTakeFirst();
-        return found?.status === 'started' ? undefined : found;
-      }, 'the stream ledger row to close');
+      const row = await waitFor(
+        async () => {
+          const found = await handle.db
+            .selectFrom('synthesis_requests')
+            .select(['status', 'error_code'])
+            .where('request_id', '=', first.request_id as string)
+            .executeTakeFirst();
+          return found?.status === 'started' ? undefined : found;
+        },
+        { what: 'the stream ledger row to close' },
+      );
       expect(row).toEqual({ status: 'cancelled', error_code: null });
     });
 
@@ -556,20 +565,21 @@ describe('upstream provider failures', () => {
       client.send({ event: 'text', text: SENTENCE });
       client.send({ event: 'stop' });
       await client.waitFor((event) => event.event === 'audio');
-      const recorded = await waitUntil(
+      const recorded = await waitFor(
         () =>
           fake.requests[before]?.audioBytesSent === PARTIAL_BYTES
             ? fake.requests[before]
             : undefined,
-        'the partial audio to be sent',
+        { what: 'the partial audio to be sent' },
       );
-      // The vendor went silent; the idle timeout of this server is 15 s.
-      await delay(200);
-      const left = Date.now();
+      // The vendor stays silent for a moment: the service is waiting on it when the client
+      // leaves.
+      await sleep(200);
       client.socket.close();
-      const outcome = await Promise.race([recorded.ended, delay(3_000).then(() => 'still open')]);
+      // Only the client leaving can end it this early: the upstream timeouts of this server
+      // are four times longer.
+      const outcome = await within(recorded.ended, LIMITED_TIMEOUT_MS / 4, 'still open');
       expect(outcome).toBe('client_closed');
-      expect(Date.now() - left).toBeLessThan(3_000);
       seen.push(JSON.stringify(client.events.map((event) => ({ ...event, audio: undefined }))));
     });
 
@@ -587,19 +597,19 @@ describe('upstream provider failures', () => {
         () => 'answered',
         () => 'aborted',
       );
-      const recorded = await waitUntil(
+      const recorded = await waitFor(
         () =>
           fake.requests[before]?.audioBytesSent === PARTIAL_BYTES
             ? fake.requests[before]
             : undefined,
-        'the partial audio to be sent',
+        { what: 'the partial audio to be sent' },
       );
-      const left = Date.now();
       abort.abort();
       expect(await answered).toBe('aborted');
-      const outcome = await Promise.race([recorded.ended, delay(3_000).then(() => 'still open')]);
+      // Only the client leaving can end it this early: the upstream timeouts of this server
+      // are four times longer.
+      const outcome = await within(recorded.ended, LIMITED_TIMEOUT_MS / 4, 'still open');
       expect(outcome).toBe('client_closed');
-      expect(Date.now() - left).toBeLessThan(3_000);
     });
 
     it('sends at most two concurrent requests per account and queues the rest', async () => {
@@ -608,13 +618,27 @@ describe('upstream provider failures', () => {
       fake.holdResponses();
       let results: OneShot[];
       try {
+        const since = new Date().toISOString();
         const pending = Array.from({ length: 5 }, () => oneShotOn(limited, route(), 'Hello.'));
-        await waitUntil(
-          () => fake.requests.length - before >= 2 || undefined,
-          'two requests at the vendor',
+        await waitFor(() => fake.requests.length - before >= 2, {
+          what: 'two requests at the vendor',
+        });
+        // All five are being synthesized (their ledger rows open before the provider is
+        // called), yet the other three wait in the service's queue, not at the vendor.
+        await waitFor(
+          async () =>
+            (
+              await handle.db
+                .selectFrom('synthesis_requests')
+                .select('request_id')
+                .where('workspace_id', '=', ws.workspaceId)
+                .where('voice_id', '=', route().voiceId)
+                .where('status', '=', 'started')
+                .where('created_at', '>=', since)
+                .execute()
+            ).length === 5,
+          { what: 'five requests in synthesis' },
         );
-        // The other three wait in the service's queue, not at the vendor.
-        await delay(300);
         expect(fake.requests.length - before).toBe(2);
         expect(fake.inFlight).toBe(2);
         fake.releaseResponses();
@@ -706,14 +730,17 @@ describe.each(DIALECTS)('workspace provider accounts and the ledger on %s', (dia
 
   /** The ledger row of a request once it is closed. */
   const closedRow = (requestId: string) =>
-    waitUntil(async () => {
-      const row = await handle.db
-        .selectFrom('synthesis_requests')
-        .select(['status', 'error_code', 'cost_millicredits', 'reserved_millicredits'])
-        .where('request_id', '=', requestId)
-        .executeTakeFirst();
-      return row === undefined || row.status === 'started' ? undefined : row;
-    }, `ledger row ${requestId} to close`);
+    waitFor(
+      async () => {
+        const row = await handle.db
+          .selectFrom('synthesis_requests')
+          .select(['status', 'error_code', 'cost_millicredits', 'reserved_millicredits'])
+          .where('request_id', '=', requestId)
+          .executeTakeFirst();
+        return row === undefined || row.status === 'started' ? undefined : row;
+      },
+      { what: `ledger row ${requestId} to close` },
+    );
 
   const importBoth = (workspaceId: string) => ({
     elevenlabs: importVoice(server.env, {
@@ -732,42 +759,45 @@ describe.each(DIALECTS)('workspace provider accounts and the ledger on %s', (dia
     }),
   });
 
-  beforeAll(async () => {
-    [elevenlabs, fish] = await Promise.all([
-      FakeElevenLabs.start({ chunkDelayMs: 1, apiKey: fakeKey('el') }),
-      FakeFishAudio.start({ chunkDelayMs: 1, apiKey: fakeKey('fa') }),
-    ]);
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-    owner = await seedWorkspace(handle);
-    plain = await seedWorkspace(handle);
-    server = await startServer({
-      database,
-      env: {
-        TTS_RATE_LIMIT_PER_MINUTE: '0',
-        ELEVENLABS_API_BASE: elevenlabs.url,
-        ELEVENLABS_API_KEY: WRONG_EL_KEY,
-        FISHAUDIO_API_BASE: fish.url,
-        FISHAUDIO_API_KEY: WRONG_FISH_KEY,
-      },
-    });
-    // The account must exist before the import: an import takes the workspace's only
-    // account at the vendor.
-    accounts.elevenlabs = addProviderAccount(server.env, {
-      workspaceId: owner.workspaceId,
-      provider: 'elevenlabs',
-      label: 'Own ElevenLabs account',
-      apiKey: elevenlabs.apiKey,
-    });
-    accounts.fishaudio = addProviderAccount(server.env, {
-      workspaceId: owner.workspaceId,
-      provider: 'fishaudio',
-      label: 'Own Fish account',
-      apiKey: fish.apiKey,
-    });
-    voices.owner = importBoth(owner.workspaceId);
-    voices.plain = importBoth(plain.workspaceId);
-  });
+  beforeAll(
+    async () => {
+      [elevenlabs, fish] = await Promise.all([
+        FakeElevenLabs.start({ chunkDelayMs: 1, apiKey: fakeKey('el') }),
+        FakeFishAudio.start({ chunkDelayMs: 1, apiKey: fakeKey('fa') }),
+      ]);
+      database = await createTestDatabase(dialect);
+      handle = await openTestDatabase(database);
+      owner = await seedWorkspace(handle);
+      plain = await seedWorkspace(handle);
+      server = await startServer({
+        database,
+        env: {
+          TTS_RATE_LIMIT_PER_MINUTE: '0',
+          ELEVENLABS_API_BASE: elevenlabs.url,
+          ELEVENLABS_API_KEY: WRONG_EL_KEY,
+          FISHAUDIO_API_BASE: fish.url,
+          FISHAUDIO_API_KEY: WRONG_FISH_KEY,
+        },
+      });
+      // The account must exist before the import: an import takes the workspace's only
+      // account at the vendor.
+      accounts.elevenlabs = addProviderAccount(server.env, {
+        workspaceId: owner.workspaceId,
+        provider: 'elevenlabs',
+        label: 'Own ElevenLabs account',
+        apiKey: elevenlabs.apiKey,
+      });
+      accounts.fishaudio = addProviderAccount(server.env, {
+        workspaceId: owner.workspaceId,
+        provider: 'fishaudio',
+        label: 'Own Fish account',
+        apiKey: fish.apiKey,
+      });
+      voices.owner = importBoth(owner.workspaceId);
+      voices.plain = importBoth(plain.workspaceId);
+    },
+    budget({ servers: 1, awpRuns: 6 }),
+  );
 
   afterAll(async () => {
     await server?.stop();
@@ -826,7 +856,7 @@ describe.each(DIALECTS)('workspace provider accounts and the ledger on %s', (dia
         expect(request.auth).toEqual({ present: true, valid: false });
         expect(request.status).toBe(401);
         const id = upstreamRequestId(vendor, request);
-        await waitUntil(
+        await waitFor(
           () =>
             server
               .logs()
@@ -837,7 +867,7 @@ describe.each(DIALECTS)('workspace provider accounts and the ledger on %s', (dia
                   line.status === 401 &&
                   line.upstreamRequestId === id,
               ),
-          `refused-account warning for ${id}`,
+          { what: `refused-account warning for ${id}` },
         );
       }
     }

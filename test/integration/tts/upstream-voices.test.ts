@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabs } from '../../fakes/elevenlabs.ts';
 import { FakeFishAudio } from '../../fakes/fishaudio.ts';
@@ -16,6 +16,10 @@ import {
 } from '../../helpers/stream.ts';
 import { decodeDelivered, expectNoInternalNames } from '../../helpers/tts.ts';
 import { importVoice } from '../../helpers/upstream.ts';
+import { budget } from '../../helpers/wait.ts';
+
+// Each test synthesizes through the fakes in several formats; on a busy machine that takes a while.
+vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
 
 /** Provider-side references of the imported voices; none may ever reach a client. */
 const EL_V2_VOICE = 'JBFqnCBsd6RMkjVDRZzb';
@@ -135,46 +139,49 @@ describe.each(DIALECTS)('upstream voices on %s', (dialect) => {
     return { result, requests: route.fake().requests.slice(before) };
   };
 
-  beforeAll(async () => {
-    elevenlabs = await FakeElevenLabs.start({ chunkDelayMs: 1 });
-    fish = await FakeFishAudio.start({ chunkDelayMs: 1 });
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-    ws = await seedWorkspace(handle);
-    server = await startServer({
-      database,
-      env: {
-        TTS_RATE_LIMIT_PER_MINUTE: '0',
-        ELEVENLABS_API_BASE: elevenlabs.url,
-        ELEVENLABS_API_KEY: elevenlabs.apiKey,
-        FISHAUDIO_API_BASE: fish.url,
-        FISHAUDIO_API_KEY: fish.apiKey,
-      },
-    });
-    const base = { workspaceId: ws.workspaceId };
-    routes.v2.voiceId = importVoice(server.env, {
-      ...base,
-      provider: 'elevenlabs',
-      providerVoiceId: EL_V2_VOICE,
-      model: 'eleven_multilingual_v2',
-      name: 'George',
-    });
-    routes.v3.voiceId = importVoice(server.env, {
-      ...base,
-      provider: 'elevenlabs',
-      providerVoiceId: EL_V3_VOICE,
-      model: 'eleven_v3',
-      name: 'Sarah expressive',
-    });
-    routes.s2.voiceId = importVoice(server.env, {
-      ...base,
-      provider: 'fishaudio',
-      providerVoiceId: FISH_VOICE,
-      model: 's2-pro',
-      name: 'Narrator',
-      nsfw: true,
-    });
-  });
+  beforeAll(
+    async () => {
+      elevenlabs = await FakeElevenLabs.start({ chunkDelayMs: 1 });
+      fish = await FakeFishAudio.start({ chunkDelayMs: 1 });
+      database = await createTestDatabase(dialect);
+      handle = await openTestDatabase(database);
+      ws = await seedWorkspace(handle);
+      server = await startServer({
+        database,
+        env: {
+          TTS_RATE_LIMIT_PER_MINUTE: '0',
+          ELEVENLABS_API_BASE: elevenlabs.url,
+          ELEVENLABS_API_KEY: elevenlabs.apiKey,
+          FISHAUDIO_API_BASE: fish.url,
+          FISHAUDIO_API_KEY: fish.apiKey,
+        },
+      });
+      const base = { workspaceId: ws.workspaceId };
+      routes.v2.voiceId = importVoice(server.env, {
+        ...base,
+        provider: 'elevenlabs',
+        providerVoiceId: EL_V2_VOICE,
+        model: 'eleven_multilingual_v2',
+        name: 'George',
+      });
+      routes.v3.voiceId = importVoice(server.env, {
+        ...base,
+        provider: 'elevenlabs',
+        providerVoiceId: EL_V3_VOICE,
+        model: 'eleven_v3',
+        name: 'Sarah expressive',
+      });
+      routes.s2.voiceId = importVoice(server.env, {
+        ...base,
+        provider: 'fishaudio',
+        providerVoiceId: FISH_VOICE,
+        model: 's2-pro',
+        name: 'Narrator',
+        nsfw: true,
+      });
+    },
+    budget({ servers: 1, awpRuns: 3 }),
+  );
 
   afterAll(async () => {
     await server?.stop();

@@ -1,5 +1,5 @@
 import { OggOpusDecoder } from 'ogg-opus-decoder';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MediaError } from '../../../media/errors.ts';
 import { getOutputFormatInfo, OUTPUT_FORMATS, type OutputFormat } from '../../../media/formats.ts';
 import { type PcmChunk, pcmRms } from '../../../media/pcm.ts';
@@ -19,6 +19,16 @@ import {
   runProcess,
   splitPcm,
 } from '../../helpers/audio.ts';
+import { budget, sleep, waitFor } from '../../helpers/wait.ts';
+
+/**
+ * The signal of an encode: a deadline only a stuck encoder reaches (ffmpeg and the worker
+ * threads share two busy cores with everything else).
+ */
+const ENCODE_DEADLINE_MS = 60_000;
+/** A test that encodes a few seconds of audio, with the deadline above. */
+const TEST_MS = budget({ extraMs: ENCODE_DEADLINE_MS });
+vi.setConfig({ testTimeout: TEST_MS });
 
 const pool = new TranscodePool({ threads: 2 });
 afterAll(() => pool.close());
@@ -55,9 +65,10 @@ async function ffmpegChildren(): Promise<number[]> {
 }
 
 async function expectNoFfmpegLeft(): Promise<void> {
-  for (let i = 0; i < 50 && (await ffmpegChildren()).length > 0; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  // Killed processes take a moment to be reaped; on a busy machine, more than a moment.
+  await waitFor(async () => (await ffmpegChildren()).length === 0, {
+    what: 'ffmpeg children to exit',
+  }).catch(() => {});
   expect(await ffmpegChildren()).toEqual([]);
 }
 
@@ -74,7 +85,7 @@ describe.each(MODES)('encodeAudio %s', (_mode, transcoders) => {
     async (format) => {
       const info = getOutputFormatInfo(format);
       const chunks = await collectChunks(
-        encode(asyncChunks(sourceChunks()), format, AbortSignal.timeout(20_000)),
+        encode(asyncChunks(sourceChunks()), format, AbortSignal.timeout(ENCODE_DEADLINE_MS)),
       );
       expect(chunks.length).toBeGreaterThan(1);
       const encoded = Buffer.concat(chunks);
@@ -99,13 +110,17 @@ describe.each(MODES)('encodeAudio %s', (_mode, transcoders) => {
       for (const chunk of chunks) counter.push(chunk);
       expect(Math.abs(counter.durationMs - decodedMs) / decodedMs).toBeLessThan(0.05);
     },
-    20_000,
+    TEST_MS,
   );
 
   it('decodes Opus output with ogg-opus-decoder too', async () => {
     const encoded = Buffer.concat(
       await collectChunks(
-        encode(asyncChunks(sourceChunks()), 'opus_48000_64', AbortSignal.timeout(10_000)),
+        encode(
+          asyncChunks(sourceChunks()),
+          'opus_48000_64',
+          AbortSignal.timeout(ENCODE_DEADLINE_MS),
+        ),
       ),
     );
     const decoder = new OggOpusDecoder();
@@ -130,7 +145,7 @@ describe.each(MODES)('encodeAudio %s', (_mode, transcoders) => {
         await gate; // the provider is still synthesizing
         yield segments[1]!;
       }
-      const iterator = encode(source(), format, AbortSignal.timeout(10_000))[
+      const iterator = encode(source(), format, AbortSignal.timeout(ENCODE_DEADLINE_MS))[
         Symbol.asyncIterator
       ]();
       const early = await iterator.next();
@@ -139,7 +154,7 @@ describe.each(MODES)('encodeAudio %s', (_mode, transcoders) => {
       release();
       while (!(await iterator.next()).done) {}
     },
-    20_000,
+    TEST_MS,
   );
 
   it.each(OUTPUT_FORMATS)(
@@ -162,7 +177,7 @@ describe.each(MODES)('encodeAudio %s', (_mode, transcoders) => {
       await expect(reading).rejects.toThrow('client went away');
       await expectNoFfmpegLeft();
     },
-    20_000,
+    TEST_MS,
   );
 
   it('rethrows a source error as is, and kills ffmpeg', async () => {
@@ -171,42 +186,55 @@ describe.each(MODES)('encodeAudio %s', (_mode, transcoders) => {
       yield segments[0]!;
       throw new ProviderError('upstream closed');
     }
-    const reading = collectChunks(encode(failing(), 'aac_44100_128', AbortSignal.timeout(10_000)));
+    const reading = collectChunks(
+      encode(failing(), 'aac_44100_128', AbortSignal.timeout(ENCODE_DEADLINE_MS)),
+    );
     await expect(reading).rejects.toBeInstanceOf(ProviderError);
     await expectNoFfmpegLeft();
   });
 
   it('reports a missing ffmpeg as a MediaError', async () => {
     const reading = collectChunks(
-      encode(asyncChunks(sourceChunks()), 'aac_44100_128', AbortSignal.timeout(10_000), {
-        ffmpegPath: '/nonexistent/ffmpeg',
-      }),
+      encode(
+        asyncChunks(sourceChunks()),
+        'aac_44100_128',
+        AbortSignal.timeout(ENCODE_DEADLINE_MS),
+        {
+          ffmpegPath: '/nonexistent/ffmpeg',
+        },
+      ),
     );
     await expect(reading).rejects.toMatchObject({ kind: 'encoder_missing' });
     await expect(reading).rejects.toBeInstanceOf(MediaError);
   });
 
-  it('stops the encoder and the source when the consumer breaks out', async () => {
-    let sourceClosed = false;
-    async function* source(): AsyncIterable<PcmChunk> {
-      try {
-        for (;;) {
-          await new Promise((resolve) => setTimeout(resolve, 5));
-          yield segments[0]!;
+  it(
+    'stops the encoder and the source when the consumer breaks out',
+    async () => {
+      let sourceClosed = false;
+      async function* source(): AsyncIterable<PcmChunk> {
+        try {
+          for (;;) {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            yield segments[0]!;
+          }
+        } finally {
+          sourceClosed = true;
         }
-      } finally {
-        sourceClosed = true;
       }
-    }
-    for await (const _bytes of encode(source(), 'aac_44100_128', AbortSignal.timeout(10_000))) {
-      break;
-    }
-    await expectNoFfmpegLeft();
-    for (let i = 0; i < 50 && !sourceClosed; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(sourceClosed).toBe(true);
-  }, 20_000);
+      for await (const _bytes of encode(
+        source(),
+        'aac_44100_128',
+        AbortSignal.timeout(ENCODE_DEADLINE_MS),
+      )) {
+        break;
+      }
+      await expectNoFfmpegLeft();
+      await waitFor(() => sourceClosed, { what: 'the source to be closed' }).catch(() => {});
+      expect(sourceClosed).toBe(true);
+    },
+    TEST_MS,
+  );
 
   it('pulls the source only as fast as the consumer reads (bounded buffering)', async () => {
     let pulled = 0;
@@ -217,11 +245,11 @@ describe.each(MODES)('encodeAudio %s', (_mode, transcoders) => {
         yield tenthOfASecond;
       }
     }
-    const iterator = encode(endless(), 'pcm_48000', AbortSignal.timeout(10_000), {
+    const iterator = encode(endless(), 'pcm_48000', AbortSignal.timeout(ENCODE_DEADLINE_MS), {
       highWaterMarkBytes: 64 * 1024,
     })[Symbol.asyncIterator]();
     await iterator.next();
-    await new Promise((resolve) => setTimeout(resolve, 200)); // a stalled client
+    await sleep(200); // a stalled client: the pause is the subject; a slow machine pulls less
     // 64 KiB is about 0.7 s of 48 kHz PCM: the source must not run ahead much further.
     expect(pulled).toBeLessThan(12);
     await iterator.return?.();

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { EVENT_DEADLINE_MS, waitFor as waitForEvent } from '../../../helpers/wait.ts';
 
 /** Pids of espeak-ng processes whose parent is this test process (zombies included). */
 export function childEngineProcesses(): number[] {
@@ -52,13 +53,15 @@ export function pidExists(pid: number): boolean {
   return existsSync(`/proc/${pid}`);
 }
 
-/** Waits until `condition` holds, polling; throws after `timeoutMs`. */
-export async function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/**
+ * Waits until `condition` holds (a process reaped, a pool state reached), polling; throws
+ * after `timeoutMs`, by default the shared generous deadline for events.
+ */
+export async function waitFor(
+  condition: () => boolean,
+  timeoutMs = EVENT_DEADLINE_MS,
+): Promise<void> {
+  await waitForEvent(condition, { what: condition.toString(), timeoutMs, intervalMs: 5 });
 }
 
 /** A text that takes espeak-ng a while and yields minutes of audio. */

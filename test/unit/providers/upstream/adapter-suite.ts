@@ -234,7 +234,9 @@ export function runUpstreamAdapterSuite<F extends FakeVendorServer>(harness: Ada
   });
 
   describe(`${harness.name} broken exchanges`, () => {
-    const timeouts = { firstByteTimeoutMs: 400, idleTimeoutMs: 400 };
+    // Short so the tests are quick, yet long enough that the fake (which synthesizes with
+    // espeak-ng before its headers) cannot trip them on a busy machine.
+    const timeouts = { firstByteTimeoutMs: 3_000, idleTimeoutMs: 1_500 };
 
     it('a vendor that never answers fails with unavailable and the request is closed', async () => {
       const { fake, provider } = await setup({ timeouts });

@@ -138,7 +138,8 @@ export function describeSttConformance(name: string, target: () => SttConformanc
       willHear(FIRST);
       pushFrames(stream, samples);
       stream.flush();
-      const started = performance.now();
+      // Without the abort the stream would go on to its final: ending here with
+      // `cancelled` (not a result, not the test's timeout) is the observable effect.
       setTimeout(() => controller.abort(), 20);
       const error = await collect(stream).then(
         () => undefined,
@@ -146,7 +147,6 @@ export function describeSttConformance(name: string, target: () => SttConformanc
       );
       expect(error).toBeInstanceOf(SttError);
       expect((error as SttError).failure).toBe('cancelled');
-      expect(performance.now() - started).toBeLessThan(1000);
     });
 
     it('rejects transcribe with cancelled when the signal is already aborted', async () => {

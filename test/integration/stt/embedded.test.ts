@@ -131,8 +131,11 @@ describe('embedded Whisper', () => {
     await expect(second).rejects.toMatchObject({ failure: 'cancelled' });
     running.abort();
     await expect(first).rejects.toMatchObject({ failure: 'cancelled' });
-    expect(performance.now() - started).toBeLessThan(200);
+    const cancelledMs = performance.now() - started;
+    // "At once": both settled in less time than one whole transcription of the same audio.
+    const fullStarted = performance.now();
     const after = await shared.transcribe(samples, { language: 'en' }, signal);
+    expect(cancelledMs).toBeLessThan(performance.now() - fullStarted);
     expect(wordErrorRate(STT_SENTENCES[1] ?? '', after.text)).toBeLessThanOrEqual(MAX_WER);
   });
 

@@ -55,6 +55,7 @@ export async function startFakeTranscriptions(
   options: FakeTranscriptionsOptions,
 ): Promise<FakeTranscriptions> {
   const script: string[] = [];
+  let generation = 0;
   const failures: FakeTranscriptionFailure[] = [];
   const requests: RecordedTranscription[] = [];
   const sockets = new Set<Socket>();
@@ -71,6 +72,9 @@ export async function startFakeTranscriptions(
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // A request that began before a reset belongs to a test that is over (one that
+    // cancelled it, say): it must not take a line scripted for the next test.
+    const startedIn = generation;
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
@@ -167,7 +171,7 @@ export async function startFakeTranscriptions(
     } catch {
       return answer(400, errorBody('Invalid file format.', 'invalid_request_error'));
     }
-    const text = script.shift() ?? '';
+    const text = startedIn === generation ? (script.shift() ?? '') : '';
     if (format === 'json')
       return answer(
         200,
@@ -212,6 +216,7 @@ export async function startFakeTranscriptions(
       script.push(text);
     },
     reset: () => {
+      generation++;
       script.length = 0;
       failures.length = 0;
     },

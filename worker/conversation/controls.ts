@@ -6,6 +6,8 @@ export type InputMode = 'push-to-talk' | 'automatic';
 /** Participant attribute that says how user turns end. */
 export const INPUT_MODE_ATTRIBUTE = 'awp.input_mode';
 const OK = JSON.stringify({ ok: true });
+/** Audio still taken after `awp.ptt.commit`. */
+const COMMIT_TAIL_MS = 500;
 
 function invalid(detail: string): RpcError {
   // 1400: an application error code (LiveKit reserves 1001-1999 for its own; any number works).
@@ -43,6 +45,9 @@ export async function registerControls(room: Room, session: voice.AgentSession):
   });
   participant.registerRpcMethod('awp.ptt.commit', async () => {
     if (mode !== 'push-to-talk') throw invalid('Call awp.ptt.start first.');
+    // Keep listening briefly: the last words are still in flight (network, jitter buffer)
+    // and the VAD needs a moment of trailing audio to close the utterance.
+    await new Promise((resolve) => setTimeout(resolve, COMMIT_TAIL_MS));
     session.input.setAudioEnabled(false);
     session.commitUserTurn();
     return OK;

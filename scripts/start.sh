@@ -30,6 +30,23 @@ export BOOTSTRAP_WORKSPACE="${BOOTSTRAP_WORKSPACE:-true}"
 # The demo page at http://localhost:8081/demo (development listener, loopback only).
 export DEMO_PAGE="${DEMO_PAGE:-true}"
 
+# Live Agent sessions: without LIVEKIT_URL, a local livekit-server --dev on 127.0.0.1 and
+# one agent worker (stopped with the api).
+livekit_pid=""
+local_livekit=""
+if [ -z "${LIVEKIT_URL:-}" ] && command -v livekit-server >/dev/null 2>&1; then
+  lk_port="${LOCAL_LIVEKIT_PORT:-7880}"
+  mkdir -p "$DATA_DIR/livekit"
+  echo "[start] starting a local livekit-server --dev on 127.0.0.1:$lk_port (log: $DATA_DIR/livekit/livekit.log)" >&2
+  livekit-server --dev --bind 127.0.0.1 --port "$lk_port" --node-ip 127.0.0.1 \
+    >"$DATA_DIR/livekit/livekit.log" 2>&1 &
+  livekit_pid=$!
+  export LIVEKIT_URL="ws://127.0.0.1:$lk_port" LIVEKIT_API_KEY=devkey LIVEKIT_API_SECRET=secret
+  local_livekit=1
+elif [ -z "${LIVEKIT_URL:-}" ]; then
+  echo "[start] livekit-server is not installed (scripts/install-livekit.sh): live Agent sessions answer 503" >&2
+fi
+
 if [ "${AWP_DEV:-}" = "1" ]; then
   export NODE_ENV="${NODE_ENV:-development}"
   node --watch --import tsx src/main.ts &
@@ -38,13 +55,30 @@ else
   node --enable-source-maps dist/src/main.js &
 fi
 api_pid=$!
+worker_pid=""
+if [ -n "$local_livekit" ]; then
+  export AWP_API_URL="${AWP_API_URL:-http://127.0.0.1:${PORT:-8080}}"
+  export AWP_API_DEV_URL="${AWP_API_DEV_URL:-http://127.0.0.1:${DEV_PORT:-8081}}"
+  if [ "${AWP_DEV:-}" = "1" ]; then
+    node --import tsx worker/main.ts &
+  else
+    node --enable-source-maps dist/worker/main.js &
+  fi
+  worker_pid=$!
+fi
+stop_local_livekit() {
+  if [ -n "$worker_pid" ]; then kill -TERM "$worker_pid" 2>/dev/null || true; wait "$worker_pid" 2>/dev/null || true; fi
+  if [ -n "$livekit_pid" ]; then kill -TERM "$livekit_pid" 2>/dev/null || true; wait "$livekit_pid" 2>/dev/null || true; fi
+}
 stop() {
   kill -TERM "$api_pid" 2>/dev/null || true
   wait "$api_pid" 2>/dev/null || true
+  stop_local_livekit
   if [ -n "$redis_pid" ]; then kill -TERM "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; fi
 }
 trap stop INT TERM
 status=0
 wait "$api_pid" || status=$?
+stop_local_livekit
 if [ -n "$redis_pid" ]; then kill -TERM "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; fi
 exit "$status"

@@ -9,6 +9,9 @@ import { AgentStore } from './agents/agent-store.ts';
 import { Agents } from './agents/agents.ts';
 import { avatarRoutes } from './agents/avatar-routes.ts';
 import { cardRoutes } from './agents/card-routes.ts';
+import { liveSessionRoutes } from './agents/live-session-routes.ts';
+import { LiveSessions } from './agents/live-sessions.ts';
+import { livekitRoomsFromConfig } from './agents/livekit-rooms.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { sessionTokenRoutes } from './agents/session-token-routes.ts';
 import { AgentSessionTokens } from './agents/session-tokens.ts';
@@ -19,7 +22,7 @@ import { MILLICREDITS_PER_CREDIT } from './billing/cost.ts';
 import { InstanceHeartbeat } from './billing/instance-heartbeat.ts';
 import { Ledger } from './billing/ledger.ts';
 import { LlmLedger } from './billing/llm-ledger.ts';
-import type { Config } from './config.ts';
+import { type Config, tokenSigningSecret } from './config.ts';
 import { ConversationStore } from './conversations/conversation-store.ts';
 import { Conversations } from './conversations/conversations.ts';
 import { messageRoutes } from './conversations/routes.ts';
@@ -89,7 +92,8 @@ export function createApi(deps: ApiDependencies): Api {
     { cacheTtlMs: config.KEY_CACHE_TTL_MS, lastUsedFlushMs: config.KEY_LAST_USED_FLUSH_MS },
     logger,
   );
-  const streamTokens = new StreamTokens(config.TOKEN_SIGNING_SECRET);
+  const signingSecret = tokenSigningSecret(config);
+  const streamTokens = new StreamTokens(signingSecret);
   const authenticator = new Authenticator(keyStore, streamTokens);
 
   const nativeProvider = new NativeProvider({
@@ -204,31 +208,28 @@ export function createApi(deps: ApiDependencies): Api {
     opusComplexity: config.OPUS_COMPLEXITY,
     transcoders,
   });
-  const streamRoute = ttsStreamRoute(
-    authenticator,
-    new OriginAllowlist(config.STREAM_ALLOWED_ORIGINS),
-    {
-      catalog,
-      ledger,
-      guard,
-      slots: new StreamSlots(redis, {
-        prefix: config.REDIS_PREFIX,
-        maxPerWorkspace: config.STREAM_MAX_CONCURRENT_PER_WORKSPACE,
-        onError: (error) => logger.warn({ err: error }, 'stream limiter unavailable; admitted'),
-      }),
-      persister,
-      logger,
-      opusComplexity: config.OPUS_COMPLEXITY,
-      transcoders,
-      idleTimeoutMs: config.STREAM_IDLE_TIMEOUT_MS,
-      persistMaxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
-    },
-  );
+  const origins = new OriginAllowlist(config.STREAM_ALLOWED_ORIGINS);
+  const streamRoute = ttsStreamRoute(authenticator, origins, {
+    catalog,
+    ledger,
+    guard,
+    slots: new StreamSlots(redis, {
+      prefix: config.REDIS_PREFIX,
+      maxPerWorkspace: config.STREAM_MAX_CONCURRENT_PER_WORKSPACE,
+      onError: (error) => logger.warn({ err: error }, 'stream limiter unavailable; admitted'),
+    }),
+    persister,
+    logger,
+    opusComplexity: config.OPUS_COMPLEXITY,
+    transcoders,
+    idleTimeoutMs: config.STREAM_IDLE_TIMEOUT_MS,
+    persistMaxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
+  });
 
   const llmCatalog = llmCatalogFromConfig(config, logger);
   const agents = new Agents(new AgentStore(db), new PublicVoices(new VoiceStore(db)), llmCatalog);
   const agentSessionTokens = new AgentSessionTokens(db, {
-    secret: config.TOKEN_SIGNING_SECRET,
+    secret: signingSecret,
     keys: keyStore,
   });
   const conversations = new Conversations({
@@ -272,6 +273,16 @@ export function createApi(deps: ApiDependencies): Api {
     ...sessionTokenRoutes(agents, agentSessionTokens),
     ...messageRoutes(conversations),
     ...avatarRoutes(publicBaseUrls),
+    ...liveSessionRoutes({
+      agents,
+      tokens: agentSessionTokens,
+      sessions: new LiveSessions(db, {
+        heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
+      }),
+      rooms: livekitRoomsFromConfig(config),
+      maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
+      publicBaseUrls,
+    }),
   ];
 
   const server = new UwsHttpServer({
@@ -281,10 +292,12 @@ export function createApi(deps: ApiDependencies): Api {
         pattern: route.path,
         bodyLimitBytes: route.bodyLimitBytes ?? config.BODY_LIMIT_BYTES,
         handler: routeHandler(route, authenticator),
+        ...(route.cors ? { cors: route.cors } : {}),
       })),
       // Not part of /v1 (no OpenAPI entry); answers only when DEMO_PAGE is on.
       ...demoRoutes({ enabled: config.DEMO_PAGE, db, agents, tokens: agentSessionTokens }),
     ],
+    allowsOrigin: (origin) => origins.allows(origin),
     webSockets: [streamRoute],
     hostEnvironments: config.ENVIRONMENT_HOSTS,
     logger,

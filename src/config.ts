@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { derivedSecret } from './secrets/secret-box.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const bool = z
@@ -82,7 +83,10 @@ export const configSchema = z.object({
   KEY_CACHE_TTL_MS: z.coerce.number().int().nonnegative().max(1000).default(500),
   /** How often last-used times of API keys are written to the database. */
   KEY_LAST_USED_FLUSH_MS: z.coerce.number().int().positive().default(30_000),
-  /** HMAC secret of short-lived tokens; required when several api processes run. */
+  /**
+   * HMAC secret of short-lived tokens. Default: derived from the deployment's secrets key
+   * (SECRETS_KEY or DATA_DIR/secrets.key), so the api and worker processes agree.
+   */
   TOKEN_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /**
    * Identity of this process in the ledger. A process restarted with the same id closes
@@ -205,6 +209,37 @@ export const configSchema = z.object({
   PRICE_LOCAL_CREDITS_PER_1M_OUTPUT_TOKENS: z.coerce.number().nonnegative().default(100),
   /** Longest answer of a text conversation turn, in tokens (also bounds its credit reservation). */
   MESSAGES_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(16).max(32_000).default(1024),
+
+  /** LiveKit server of live Agent sessions (`ws://` or `wss://`); unset: session starts answer 503. */
+  LIVEKIT_URL: z
+    .string()
+    .regex(/^(wss?|https?):\/\//, 'must be a ws://, wss://, http:// or https:// URL')
+    .optional(),
+  LIVEKIT_API_KEY: z.string().min(1).optional(),
+  /** Never logged. */
+  LIVEKIT_API_SECRET: z.string().min(1).optional(),
+  /** The LiveKit URL browsers get in session starts. Default LIVEKIT_URL. */
+  LIVEKIT_PUBLIC_URL: z
+    .string()
+    .regex(/^wss?:\/\//, 'must be a ws:// or wss:// URL')
+    .optional(),
+  /** Name the agent worker registers under; sessions dispatch it explicitly. */
+  AGENT_NAME: z.string().min(1).max(100).default('awp-agent'),
+  /** Longest live Agent session; the worker ends it then. */
+  AGENT_SESSION_MAX_DURATION_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(30 * 60_000),
+  /**
+   * A session whose worker has not reported for this long is reported `failed`
+   * (`worker_lost`); the worker reports every few seconds.
+   */
+  AGENT_SESSION_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** Price of live session time, in credits per minute (LLM, TTS and STT are priced apart). */
+  PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(5),
+  /** Price of speech to text in live sessions, in credits per minute of user speech. */
+  PRICE_STT_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(6),
   /** Create a development workspace with two keys on first start and print them. */
   BOOTSTRAP_WORKSPACE: bool.default(false),
   /** Serve the demo page and its dev-only token endpoint under /demo (development, loopback only). */
@@ -220,6 +255,20 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/**
+ * The HMAC secret of short-lived tokens (stream tokens, Agent session tokens, the worker's
+ * internal stream tokens): `TOKEN_SIGNING_SECRET` when set, else derived from the
+ * deployment's secrets key so the api and worker processes agree.
+ */
+export function tokenSigningSecret(config: Config): string {
+  return (
+    config.TOKEN_SIGNING_SECRET ??
+    derivedSecret({ secretsKey: config.SECRETS_KEY, dataDir: config.DATA_DIR }, TOKEN_SIGNING_LABEL)
+  );
+}
+
+const TOKEN_SIGNING_LABEL = 'awp/token-signing/v1';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const input: Record<string, string> = {};

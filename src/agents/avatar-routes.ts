@@ -59,6 +59,7 @@ export function avatarRoutes(publicBaseUrls: Partial<Record<Environment, string>
       summary: 'Preview image of an avatar (PNG, 256 x 256). Public: browsers load it directly.',
       tags: ['avatars'],
       auth: { kind: 'none' },
+      cors: 'any',
       responses: {
         200: {
           description: 'The picture.',

@@ -23,6 +23,8 @@ export interface Database {
   conversations: ConversationsTable;
   conversation_messages: ConversationMessagesTable;
   llm_requests: LlmRequestsTable;
+  agent_sessions: AgentSessionsTable;
+  agent_session_messages: AgentSessionMessagesTable;
 }
 
 export type WorkspaceStatus = 'active' | 'suspended';
@@ -290,4 +292,49 @@ export interface LlmRequestsTable {
   instance_id: string;
   created_at: string;
   finished_at: string | null;
+}
+
+export type AgentSessionState = 'connecting' | 'active' | 'ended' | 'failed';
+
+/** A live Agent session (WebRTC room run by the agent worker). */
+export interface AgentSessionsTable {
+  id: string;
+  agent_id: string;
+  workspace_id: string;
+  environment: 'production' | 'development';
+  /** The workspace key that minted the session token; the worker's TTS is billed to it. */
+  api_key_id: string;
+  end_user_id: string | null;
+  publication_id: string;
+  /** JSON of the published snapshot the session runs. */
+  snapshot: string;
+  /** JSON of the session overrides, when given. */
+  overrides: string | null;
+  /** JSON of `sessionContext`, when given. */
+  session_context: string | null;
+  room: string;
+  state: AgentSessionState;
+  end_reason: string | null;
+  created_at: string;
+  expires_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  heartbeat_at: string | null;
+  session_ms: Generated<number>;
+  llm_input_tokens: Generated<number>;
+  llm_output_tokens: Generated<number>;
+  llm_millicredits: Generated<number>;
+  tts_chars: Generated<number>;
+  stt_ms: Generated<number>;
+  charged_millicredits: Generated<number>;
+}
+
+/** One persisted transcript turn of a live session; `id` is minted by the worker. */
+export interface AgentSessionMessagesTable {
+  id: string;
+  session_id: string;
+  role: 'user' | 'agent';
+  text: string;
+  interrupted: number;
+  created_at: string;
 }

@@ -11,6 +11,14 @@ export function routeErrorCodes(route: AnyRoute): ErrorCode[] {
     codes.add('organization_account_missing');
     if (route.auth.capability) codes.add('capability_disabled');
   }
+
+  if (route.auth.kind === 'agent_session_token') {
+    codes.add('unauthorized');
+    codes.add('organization_suspended');
+    codes.add('organization_account_missing');
+    codes.add('capability_disabled');
+  }
+  // A route that reads its body itself (`requestContent`) can refuse it the same ways.
   if (route.body || route.requestContent) {
     codes.add('invalid_request');
     codes.add('payload_too_large');

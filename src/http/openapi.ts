@@ -116,6 +116,9 @@ export function buildOpenApiDocument(
       summary: route.summary,
       tags: route.tags,
       ...(route.auth.kind === 'none' ? { security: [] } : {}),
+      ...(route.auth.kind === 'agent_session_token'
+        ? { security: [{ agentSessionToken: [] }] }
+        : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(route.body
         ? {
@@ -171,6 +174,13 @@ export function buildOpenApiDocument(
           type: 'http',
           scheme: 'bearer',
           description: 'Permanent workspace API key (awp_...), scoped to one environment.',
+        },
+        agentSessionToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'One-use Agent session token (`POST /v1/agents/{agentId}/session-tokens`), 15 minutes.',
         },
       },
       schemas: { Error: jsonSchema(errorSchema, 'output') },

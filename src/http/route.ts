@@ -11,7 +11,19 @@ export type RouteAuth =
   /** Public: health, metrics, the OpenAPI document. */
   | { kind: 'none' }
   /** A permanent workspace key (`awp_`), and the workspace must be able to use `capability`. */
-  | { kind: 'workspace_key'; capability?: Capability };
+  | { kind: 'workspace_key'; capability?: Capability }
+  /**
+   * A one-use Agent session token (`Authorization: Bearer`), which the route itself
+   * consumes: only it knows which Agent the call is for.
+   */
+  | { kind: 'agent_session_token' };
+
+/**
+ * Cross-origin access for browsers: `allowlist` answers preflight and adds CORS headers
+ * for origins in `STREAM_ALLOWED_ORIGINS`; `any` sends `Access-Control-Allow-Origin: *`
+ * (public resources without credentials).
+ */
+export type RouteCors = 'allowlist' | 'any';
 
 export interface ResponseSpec {
   description: string;
@@ -46,6 +58,8 @@ export interface RouteDefinition<Body = unknown, Query = unknown> {
   summary: string;
   tags: string[];
   auth: RouteAuth;
+  /** Browsers on other origins may call the route (CORS); omitted: same origin only. */
+  cors?: RouteCors;
   /** Overrides the default body size limit. */
   bodyLimitBytes?: number;
   body?: z.ZodType<Body>;

@@ -42,23 +42,7 @@ export class SecretBox {
    * once into `<dataDir>/secrets.key` (mode 0600).
    */
   static fromConfig(options: { secretsKey?: string | undefined; dataDir: string }): SecretBox {
-    if (options.secretsKey) return new SecretBox(options.secretsKey);
-    const file = path.join(options.dataDir, SECRETS_KEY_FILE);
-    try {
-      return new SecretBox(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url'));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    mkdirSync(options.dataDir, { recursive: true });
-    const generated = randomBytes(32).toString('base64url');
-    try {
-      writeFileSync(file, `${generated}\n`, { mode: 0o600, flag: 'wx' });
-      chmodSync(file, 0o600);
-    } catch (error) {
-      // Another process created it first: use theirs.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    return new SecretBox(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url'));
+    return new SecretBox(secretsKeyMaterial(options));
   }
 
   seal(plaintext: string, recordId: string): string {
@@ -90,4 +74,47 @@ export class SecretBox {
       throw new SecretBoxError('the sealed value does not open with this deployment’s secrets key');
     }
   }
+}
+
+/**
+ * The deployment's secrets key: `secretsKey` when configured (required when several
+ * processes on different machines share a database), otherwise a random key generated once
+ * into `<dataDir>/secrets.key` (mode 0600) and read by every later process.
+ */
+export function secretsKeyMaterial(options: {
+  secretsKey?: string | undefined;
+  dataDir: string;
+}): Buffer {
+  if (options.secretsKey) return Buffer.from(options.secretsKey, 'utf8');
+  const file = path.join(options.dataDir, SECRETS_KEY_FILE);
+  try {
+    return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(options.dataDir, { recursive: true });
+  const generated = randomBytes(32).toString('base64url');
+  try {
+    writeFileSync(file, `${generated}\n`, { mode: 0o600, flag: 'wx' });
+    chmodSync(file, 0o600);
+  } catch (error) {
+    // Another process created it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
+}
+
+/**
+ * A secret for one purpose derived (HKDF-SHA-256, `label` as info) from the deployment's
+ * secrets key, so every process of a deployment computes the same value without sharing
+ * anything else. Distinct labels give unrelated secrets.
+ */
+export function derivedSecret(
+  options: { secretsKey?: string | undefined; dataDir: string },
+  label: string,
+): string {
+  const material = secretsKeyMaterial(options);
+  return Buffer.from(hkdfSync('sha256', material, Buffer.alloc(0), label, 32)).toString(
+    'base64url',
+  );
 }

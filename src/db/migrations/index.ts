@@ -5,6 +5,7 @@ import * as voices from './0003-voices.ts';
 import * as workspaceNames from './0004-workspace-names.ts';
 import * as agents from './0005-agents.ts';
 import * as conversations from './0006-conversations.ts';
+import * as agentSessions from './0007-agent-sessions.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004-workspace-names': workspaceNames,
   '0005-agents': agents,
   '0006-conversations': conversations,
+  '0007-agent-sessions': agentSessions,
 };

@@ -10,7 +10,8 @@ import type { Environment } from '../../config.ts';
 import { ApiError, errorBody, toApiError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { Metrics } from '../../observability/metrics.ts';
-import type { HttpMethod } from '../route.ts';
+import { corsHeaders, preflightHeaders } from '../cors.ts';
+import type { HttpMethod, RouteCors } from '../route.ts';
 import type { Handler, HttpRequest, HttpResponse } from '../types.ts';
 import type { WebSocketRoute } from '../websocket.ts';
 import { uws } from './native.ts';
@@ -24,6 +25,8 @@ export interface MountedRoute {
   pattern: string;
   bodyLimitBytes: number;
   handler: Handler;
+  /** Cross-origin policy; omitted: no CORS headers, `OPTIONS` answers 405. */
+  cors?: RouteCors;
 }
 
 export interface Listener {
@@ -40,6 +43,8 @@ export interface UwsServerOptions {
   metrics: Metrics;
   /** WebSocket routes; an open connection counts as a request in flight. */
   webSockets?: WebSocketRoute[];
+  /** Origins `cors: 'allowlist'` routes answer (STREAM_ALLOWED_ORIGINS). Default: none. */
+  allowsOrigin?: (origin: string) => boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -96,6 +101,7 @@ export class UwsHttpServer {
         });
       }
       for (const route of this.options.routes) this.mount(app, route, listener.environment);
+      this.mountPreflights(app, listener.environment);
       app.any('/*', (res, req) => this.fallback(res, req, listener.environment));
       const socket = await new Promise<us_listen_socket | false>((resolve) =>
         app.listen(listener.host, listener.port, (s) => resolve(s)),
@@ -159,8 +165,39 @@ export class UwsHttpServer {
         });
         return;
       }
-      this.serve(res, req, environment, route.pattern, params, route.bodyLimitBytes, route.handler);
+      this.serve(
+        res,
+        req,
+        environment,
+        route.pattern,
+        params,
+        route.bodyLimitBytes,
+        route.handler,
+        route.cors,
+      );
     });
+  }
+
+  /** `OPTIONS` on each path with a CORS route: the preflight answer, or 403 for the origin. */
+  private mountPreflights(app: TemplatedApp, environment: Environment): void {
+    const byPattern = new Map<string, { cors: RouteCors; methods: HttpMethod[] }>();
+    for (const route of this.options.routes) {
+      if (!route.cors) continue;
+      const entry = byPattern.get(route.pattern) ?? { cors: route.cors, methods: [] };
+      entry.methods.push(route.method);
+      byPattern.set(route.pattern, entry);
+    }
+    const allowsOrigin = this.options.allowsOrigin ?? (() => false);
+    for (const [pattern, { cors, methods }] of byPattern) {
+      app.options(pattern, (res, req) => {
+        const origin = req.getHeader('origin') || undefined;
+        this.serve(res, req, environment, pattern, {}, null, async () => {
+          const headers = preflightHeaders(cors, origin, methods, allowsOrigin);
+          if (!headers) throw new ApiError('forbidden', 'This Origin may not call this route.');
+          return { status: 204, headers };
+        });
+      });
+    }
   }
 
   private fallback(res: UwsResponse, req: UwsRequest, environment: Environment): void {
@@ -188,6 +225,7 @@ export class UwsHttpServer {
     /** null: the body is never read (unmatched requests). */
     bodyLimitBytes: number | null,
     handler: Handler,
+    cors?: RouteCors,
   ): void {
     const startedAt = performance.now();
     const state: ResponseState = { done: false, aborted: new AbortController() };
@@ -211,6 +249,9 @@ export class UwsHttpServer {
     const hostname = (headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
     const environment = this.options.hostEnvironments.get(hostname) ?? listenerEnvironment;
     const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const crossOrigin = cors
+      ? corsHeaders(cors, headers.origin, this.options.allowsOrigin ?? (() => false))
+      : undefined;
 
     let body: Promise<Buffer>;
     const contentLength = headers['content-length'];
@@ -250,6 +291,7 @@ export class UwsHttpServer {
       })
       .then((response) => {
         if (state.done) return;
+        if (crossOrigin) response.headers = { ...crossOrigin, ...response.headers };
         this.write(res, state, response, requestId, () =>
           this.finish(state, method, routeLabel, response.status, startedAt, requestId),
         );

@@ -1,0 +1,249 @@
+import { v7 as uuidv7 } from 'uuid';
+import { z } from 'zod';
+import { requireAuth } from '../auth/context.ts';
+import type { Environment } from '../config.ts';
+import { ApiError } from '../errors.ts';
+import { type AnyRoute, defineRoute } from '../http/route.ts';
+import { parseJsonBody, validate } from '../http/validate.ts';
+import type { Agents } from './agents.ts';
+import { avatarEntry, avatarSchema } from './avatar-routes.ts';
+import { DEFAULT_AVATAR_ID, findAvatar } from './avatars/catalog.ts';
+import { applyLegacyFields, characterCardSchema } from './character-card.ts';
+import type { LiveSessions, SessionOverrides } from './live-sessions.ts';
+import { type LivekitRooms, sessionRoom } from './livekit-rooms.ts';
+import type { AgentSessionTokens } from './session-tokens.ts';
+
+const MAX_OVERRIDE_CHARS = 100_000;
+
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const sessionStartSchema = z
+  .strictObject({
+    sessionContext: z
+      .strictObject({
+        userName: z.string().min(1).max(100).optional().describe('How the Agent calls the user.'),
+        timeZone: z
+          .string()
+          .max(64)
+          .refine(isTimeZone, 'an IANA time zone such as Europe/Paris')
+          .optional(),
+      })
+      .optional(),
+    overrides: z
+      .strictObject({
+        persona: z.string().max(MAX_OVERRIDE_CHARS).optional(),
+        systemPrompt: z.string().max(MAX_OVERRIDE_CHARS).optional(),
+        characterCard: characterCardSchema.optional(),
+      })
+      .refine(
+        (o) =>
+          o.characterCard === undefined ||
+          (o.persona === undefined && o.systemPrompt === undefined),
+        'characterCard replaces the whole card: do not combine it with persona or systemPrompt',
+      )
+      .optional()
+      .describe(
+        'This session only: legacy `persona`/`systemPrompt` (others inherit the card) or a complete `characterCard`.',
+      ),
+  })
+  .meta({ title: 'AgentSessionStart' });
+
+const sessionStartedSchema = z
+  .object({
+    session_id: z.string(),
+    agent_id: z.string(),
+    room: z.string(),
+    livekit: z.object({
+      url: z.string(),
+      token: z.string().describe('LiveKit access token of the end user.'),
+    }),
+    avatar: avatarSchema,
+    expires_at: z.string(),
+  })
+  .meta({ title: 'AgentSessionStarted' });
+
+const sessionReportSchema = z
+  .object({
+    session_id: z.string(),
+    agent_id: z.string(),
+    state: z.enum(['connecting', 'active', 'ended', 'failed']),
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    ended_at: z.string().nullable(),
+    end_reason: z.string().nullable(),
+    transcript_count: z.number().int(),
+    usage: z.object({
+      charge: z.object({
+        credits: z.number().describe('The measure.'),
+        amount: z.number().describe('Deprecated projection: credits / 1000.'),
+        currency: z.literal('USD').describe('Deprecated.'),
+      }),
+      session_seconds: z.number(),
+      llm_input_tokens: z.number().int(),
+      llm_output_tokens: z.number().int(),
+      tts_characters: z.number().int(),
+      stt_seconds: z.number(),
+    }),
+  })
+  .meta({ title: 'AgentSession' });
+
+export interface LiveSessionRouteOptions {
+  agents: Agents;
+  tokens: AgentSessionTokens;
+  sessions: LiveSessions;
+  /** Undefined when no LiveKit is configured: starts answer 503. */
+  rooms: LivekitRooms | undefined;
+  maxDurationMs: number;
+  publicBaseUrls: Partial<Record<Environment, string>>;
+}
+
+/**
+ * `POST /v1/agents/{agentId}/sessions` (an Agent session token, called by browsers) and
+ * `GET /v1/agent-sessions/{sessionId}` (workspace key).
+ */
+export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] {
+  const { tokens, sessions, rooms } = options;
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/v1/agents/:agentId/sessions',
+      operationId: 'startAgentSession',
+      summary:
+        'Start a live conversation with a published Agent: a LiveKit room with the agent worker in it. Consumes the session token.',
+      tags: ['agents'],
+      auth: { kind: 'agent_session_token' },
+      cors: 'allowlist',
+      requestContent: { 'application/json': sessionStartSchema },
+      errors: ['session_token_agent_mismatch', 'agent_not_published', 'service_unavailable'],
+      responses: {
+        201: {
+          description: 'The session and how to join it.',
+          schema: sessionStartedSchema,
+          headers: { 'Cache-Control': 'no-store' },
+        },
+      },
+      handle: async ({ request }) => {
+        const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+        if (!bearer) throw new ApiError('unauthorized', 'Send the Agent session token as Bearer.');
+        const body =
+          request.body.byteLength > 0
+            ? validate(
+                sessionStartSchema,
+                parseJsonBody(request.body, request.headers['content-type']),
+                'body',
+              )
+            : {};
+        // Checked before the token is consumed, so a deployment without LiveKit never
+        // burns the caller's one-use token.
+        if (!rooms) {
+          throw new ApiError(
+            'service_unavailable',
+            'Live Agent sessions need a LiveKit server: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET (npm start runs one locally).',
+          );
+        }
+        const agentId = request.params.agentId ?? '';
+        const claims = await tokens.consume(bearer, agentId);
+        const published = await options.agents.activePublication(
+          { workspaceId: claims.workspaceId, environment: claims.environment },
+          agentId,
+        );
+        if (!published) {
+          throw new ApiError('agent_not_published', 'The Agent has no active publication.');
+        }
+        const overrides = body.overrides as SessionOverrides | undefined;
+        const card =
+          overrides && 'characterCard' in overrides && overrides.characterCard
+            ? overrides.characterCard
+            : applyLegacyFields(published.characterCard, {
+                persona: (overrides as { persona?: string } | undefined)?.persona,
+                instructions: (overrides as { systemPrompt?: string } | undefined)?.systemPrompt,
+              });
+        const sessionId = uuidv7();
+        const expiresAt = new Date(Date.now() + options.maxDurationMs);
+        await sessions.create({
+          id: sessionId,
+          snapshot: { ...published, characterCard: card },
+          apiKeyId: claims.keyId,
+          endUserId: claims.endUserId,
+          room: sessionRoom(sessionId),
+          overrides,
+          sessionContext: body.sessionContext,
+          expiresAt,
+        });
+        try {
+          await rooms.open(sessionId, options.maxDurationMs);
+        } catch (error) {
+          await sessions.end(sessionId, 'failed', 'livekit_unavailable');
+          rooms.close(sessionId).catch(() => {});
+          throw new ApiError(
+            'service_unavailable',
+            `The LiveKit server did not accept the session: ${(error as Error).message}`,
+          );
+        }
+        const token = await rooms.userToken(sessionId, {
+          name: body.sessionContext?.userName,
+          ttlSeconds: Math.ceil(options.maxDurationMs / 1000),
+        });
+        const avatar = findAvatar(published.avatarId) ?? findAvatar(DEFAULT_AVATAR_ID);
+        if (!avatar) throw new Error('the avatar catalog has no default avatar');
+        return {
+          status: 201,
+          headers: { 'cache-control': 'no-store' },
+          body: {
+            session_id: sessionId,
+            agent_id: agentId,
+            room: sessionRoom(sessionId),
+            livekit: { url: rooms.settings.publicUrl, token },
+            avatar: avatarEntry(avatar, request, options.publicBaseUrls),
+            expires_at: expiresAt.toISOString(),
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/agent-sessions/:sessionId',
+      operationId: 'getAgentSession',
+      summary: 'State, timing, transcript count and usage of a live Agent session.',
+      tags: ['agents'],
+      auth: { kind: 'workspace_key', capability: 'agents' },
+      errors: ['not_found'],
+      responses: { 200: { description: 'The session.', schema: sessionReportSchema } },
+      handle: async ({ request, auth }) => {
+        const caller = requireAuth(auth);
+        const report = await sessions.report(caller, request.params.sessionId ?? '');
+        if (!report) throw new ApiError('not_found', 'No such Agent session.');
+        const { record, usage } = report;
+        const credits = report.chargedMillicredits / 1000;
+        return {
+          status: 200,
+          body: {
+            session_id: record.id,
+            agent_id: record.agentId,
+            state: record.state,
+            created_at: record.createdAt,
+            started_at: record.startedAt,
+            ended_at: record.endedAt,
+            end_reason: record.endReason,
+            transcript_count: report.transcriptCount,
+            usage: {
+              charge: { credits, amount: credits / 1000, currency: 'USD' },
+              session_seconds: usage.sessionMs / 1000,
+              llm_input_tokens: usage.llmInputTokens,
+              llm_output_tokens: usage.llmOutputTokens,
+              tts_characters: usage.ttsChars,
+              stt_seconds: usage.sttMs / 1000,
+            },
+          },
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,344 @@
+import { type Kysely, sql } from 'kysely';
+import type { Environment } from '../config.ts';
+import type { AgentSessionState, Database } from '../db/schema.ts';
+import type { PublishedAgent } from './agent-store.ts';
+import type { CharacterCard } from './character-card.ts';
+
+/** Session overrides of the spec: legacy fields, or a complete card (never both). */
+export type SessionOverrides =
+  | { persona?: string | undefined; systemPrompt?: string | undefined }
+  | { characterCard: CharacterCard };
+
+export interface SessionContext {
+  userName?: string | undefined;
+  timeZone?: string | undefined;
+}
+
+/** Everything the worker needs to run a session, as stored when it started. */
+export interface LiveSessionRecord {
+  id: string;
+  agentId: string;
+  workspaceId: string;
+  environment: Environment;
+  apiKeyId: string;
+  endUserId: string | null;
+  room: string;
+  state: AgentSessionState;
+  endReason: string | null;
+  snapshot: PublishedAgent;
+  overrides: SessionOverrides | null;
+  sessionContext: SessionContext | null;
+  createdAt: string;
+  expiresAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+}
+
+/** Measures of one session; the worker adds to them as it goes. */
+export interface LiveSessionUsage {
+  sessionMs: number;
+  llmInputTokens: number;
+  llmOutputTokens: number;
+  llmMillicredits: number;
+  ttsChars: number;
+  sttMs: number;
+}
+
+/** What `GET /v1/agent-sessions/{id}` reports. */
+export interface LiveSessionReport {
+  record: LiveSessionRecord;
+  transcriptCount: number;
+  usage: LiveSessionUsage;
+  /** Charged so far: session time, LLM and STT debited at the end, plus the TTS ledger. */
+  chargedMillicredits: number;
+}
+
+export interface TranscriptTurn {
+  /** Durable id minted by the worker; a retried insert with the same id is a no-op. */
+  id: string;
+  sessionId: string;
+  role: 'user' | 'agent';
+  text: string;
+  interrupted: boolean;
+}
+
+const LIVE_STATES: AgentSessionState[] = ['connecting', 'active'];
+
+/**
+ * Live Agent sessions in the shared database: the api creates and reports them, the
+ * worker runs them (state, heartbeat, transcript, usage). A session whose worker stops
+ * reporting is failed (`worker_lost`) the next time anyone reads it.
+ */
+export class LiveSessions {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly options: {
+      /** Silence after which a running session counts as lost. */
+      heartbeatTimeoutMs: number;
+      now?: () => number;
+    },
+  ) {}
+
+  #now(): Date {
+    return new Date(this.options.now?.() ?? Date.now());
+  }
+
+  async create(input: {
+    id: string;
+    snapshot: PublishedAgent;
+    apiKeyId: string;
+    endUserId: string | undefined;
+    room: string;
+    overrides: SessionOverrides | undefined;
+    sessionContext: SessionContext | undefined;
+    expiresAt: Date;
+  }): Promise<void> {
+    await this.db
+      .insertInto('agent_sessions')
+      .values({
+        id: input.id,
+        agent_id: input.snapshot.agentId,
+        workspace_id: input.snapshot.workspaceId,
+        environment: input.snapshot.environment,
+        api_key_id: input.apiKeyId,
+        end_user_id: input.endUserId ?? null,
+        publication_id: input.snapshot.publication.id,
+        snapshot: JSON.stringify(input.snapshot),
+        overrides: input.overrides ? JSON.stringify(input.overrides) : null,
+        session_context: input.sessionContext ? JSON.stringify(input.sessionContext) : null,
+        room: input.room,
+        state: 'connecting',
+        created_at: this.#now().toISOString(),
+        expires_at: input.expiresAt.toISOString(),
+      })
+      .execute();
+  }
+
+  /** The session by id alone (the worker); undefined when unknown. */
+  async byId(id: string): Promise<LiveSessionRecord | undefined> {
+    const row = await this.db
+      .selectFrom('agent_sessions')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  /**
+   * The report of a session of the scope, failing it first when its worker went silent.
+   * Undefined when the session is unknown here.
+   */
+  async report(
+    scope: { workspaceId: string; environment: Environment },
+    id: string,
+  ): Promise<LiveSessionReport | undefined> {
+    const found = await this.db
+      .selectFrom('agent_sessions')
+      .select(['state', 'heartbeat_at', 'created_at'])
+      .where('id', '=', id)
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('environment', '=', scope.environment)
+      .executeTakeFirst();
+    if (!found) return undefined;
+    if (LIVE_STATES.includes(found.state)) {
+      const lastSign = Date.parse(found.heartbeat_at ?? found.created_at);
+      // A worker gets twice as long to take a new job (process start, model load).
+      const allowance = this.options.heartbeatTimeoutMs * (found.heartbeat_at ? 1 : 2);
+      if (this.#now().getTime() - lastSign > allowance) {
+        await this.end(id, 'failed', 'worker_lost');
+      }
+    }
+    const row = await this.db
+      .selectFrom('agent_sessions')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    const count = await this.db
+      .selectFrom('agent_session_messages')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('session_id', '=', id)
+      .executeTakeFirstOrThrow();
+    const tts = await this.db
+      .selectFrom('synthesis_requests')
+      .select((eb) => [
+        eb.fn.coalesce(eb.fn.sum<string | number>('cost_millicredits'), sql`0`).as('cost'),
+        eb.fn.coalesce(eb.fn.sum<string | number>('chars_synthesized'), sql`0`).as('chars'),
+      ])
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('partner_session_id', '=', agentSessionLedgerId(id))
+      .executeTakeFirstOrThrow();
+    return {
+      record: toRecord(row),
+      transcriptCount: Number(count.n),
+      usage: {
+        sessionMs: Number(row.session_ms),
+        llmInputTokens: Number(row.llm_input_tokens),
+        llmOutputTokens: Number(row.llm_output_tokens),
+        llmMillicredits: Number(row.llm_millicredits),
+        ttsChars: Math.max(Number(row.tts_chars), Number(tts.chars)),
+        sttMs: Number(row.stt_ms),
+      },
+      chargedMillicredits: Number(row.charged_millicredits) + Number(tts.cost),
+    };
+  }
+
+  /** The worker took the session: `active`, and its first heartbeat. False once it ended. */
+  async markActive(id: string): Promise<boolean> {
+    const now = this.#now().toISOString();
+    const result = await this.db
+      .updateTable('agent_sessions')
+      .set({ state: 'active', started_at: now, heartbeat_at: now })
+      .where('id', '=', id)
+      .where('state', '=', 'connecting')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** The worker is alive and running the session. */
+  async heartbeat(id: string): Promise<void> {
+    await this.db
+      .updateTable('agent_sessions')
+      .set({ heartbeat_at: this.#now().toISOString() })
+      .where('id', '=', id)
+      .where('state', 'in', LIVE_STATES)
+      .execute();
+  }
+
+  /** Persists one finalized turn; the same id twice stores it once. */
+  async addTurn(turn: TranscriptTurn): Promise<void> {
+    await this.db
+      .insertInto('agent_session_messages')
+      .values({
+        id: turn.id,
+        session_id: turn.sessionId,
+        role: turn.role,
+        text: turn.text,
+        interrupted: turn.interrupted ? 1 : 0,
+        created_at: this.#now().toISOString(),
+      })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
+
+  /** The persisted turns, oldest first. */
+  async turns(sessionId: string): Promise<TranscriptTurn[]> {
+    const rows = await this.db
+      .selectFrom('agent_session_messages')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      sessionId: row.session_id,
+      role: row.role,
+      text: row.text,
+      interrupted: Number(row.interrupted) === 1,
+    }));
+  }
+
+  /** Adds measured usage to the session's totals. */
+  async addUsage(id: string, delta: Partial<LiveSessionUsage>): Promise<void> {
+    await this.db
+      .updateTable('agent_sessions')
+      .set((eb) => ({
+        llm_input_tokens: eb('llm_input_tokens', '+', delta.llmInputTokens ?? 0),
+        llm_output_tokens: eb('llm_output_tokens', '+', delta.llmOutputTokens ?? 0),
+        llm_millicredits: eb('llm_millicredits', '+', delta.llmMillicredits ?? 0),
+        tts_chars: eb('tts_chars', '+', delta.ttsChars ?? 0),
+        stt_ms: eb('stt_ms', '+', delta.sttMs ?? 0),
+      }))
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /**
+   * Ends a running session (`ended` or `failed`) once; later calls change nothing. With
+   * `charge`, records the session time and debits what the session cost beyond the TTS
+   * ledger (never below a zero balance). Returns false when it had already ended.
+   */
+  async end(
+    id: string,
+    state: 'ended' | 'failed',
+    reason: string,
+    charge?: { sessionMs: number; millicredits: number },
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('agent_sessions')
+        .set({
+          state,
+          end_reason: reason,
+          ended_at: this.#now().toISOString(),
+          ...(charge
+            ? { session_ms: charge.sessionMs, charged_millicredits: charge.millicredits }
+            : {}),
+        })
+        .where('id', '=', id)
+        .where('state', 'in', LIVE_STATES)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      if (charge && charge.millicredits > 0) {
+        const row = await trx
+          .selectFrom('agent_sessions')
+          .select('workspace_id')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+        await trx
+          .updateTable('workspaces')
+          .set((eb) => ({
+            credit_balance_millicredits: sql<number>`case when ${eb.ref('credit_balance_millicredits')} > ${charge.millicredits} then ${eb.ref('credit_balance_millicredits')} - ${charge.millicredits} else 0 end`,
+          }))
+          .where('id', '=', row.workspace_id)
+          .execute();
+      }
+      return true;
+    });
+  }
+}
+
+/** The ledger's `partner_session_id` of a live session's agent speech. */
+export function agentSessionLedgerId(sessionId: string): string {
+  return `agent-session:${sessionId}`;
+}
+
+function toRecord(row: {
+  id: string;
+  agent_id: string;
+  workspace_id: string;
+  environment: Environment;
+  api_key_id: string;
+  end_user_id: string | null;
+  room: string;
+  state: AgentSessionState;
+  end_reason: string | null;
+  snapshot: string;
+  overrides: string | null;
+  session_context: string | null;
+  created_at: string;
+  expires_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+}): LiveSessionRecord {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    workspaceId: row.workspace_id,
+    environment: row.environment,
+    apiKeyId: row.api_key_id,
+    endUserId: row.end_user_id,
+    room: row.room,
+    state: row.state,
+    endReason: row.end_reason,
+    snapshot: JSON.parse(row.snapshot) as PublishedAgent,
+    overrides: row.overrides ? (JSON.parse(row.overrides) as SessionOverrides) : null,
+    sessionContext: row.session_context
+      ? (JSON.parse(row.session_context) as SessionContext)
+      : null,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+  };
+}

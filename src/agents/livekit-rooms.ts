@@ -1,0 +1,108 @@
+import {
+  AccessToken,
+  AgentDispatchClient,
+  RoomServiceClient,
+  TrackSource,
+} from 'livekit-server-sdk';
+import { type Config, ConfigError } from '../config.ts';
+
+/** The deployment's LiveKit, or undefined when `LIVEKIT_URL` is unset. */
+export function livekitRoomsFromConfig(config: Config): LivekitRooms | undefined {
+  if (!config.LIVEKIT_URL) return undefined;
+  if (!config.LIVEKIT_API_KEY || !config.LIVEKIT_API_SECRET) {
+    throw new ConfigError([
+      'LIVEKIT_URL is set: LIVEKIT_API_KEY and LIVEKIT_API_SECRET are required',
+    ]);
+  }
+  return new LivekitRooms({
+    url: config.LIVEKIT_URL,
+    publicUrl: config.LIVEKIT_PUBLIC_URL ?? config.LIVEKIT_URL.replace(/^http/, 'ws'),
+    apiKey: config.LIVEKIT_API_KEY,
+    apiSecret: config.LIVEKIT_API_SECRET,
+    agentName: config.AGENT_NAME,
+  });
+}
+
+export interface LivekitSettings {
+  /** Server URL the api calls (`ws://` or `http://`; server APIs use its http form). */
+  url: string;
+  /** URL browsers connect to. */
+  publicUrl: string;
+  apiKey: string;
+  apiSecret: string;
+  /** The worker's registered name (explicit dispatch). */
+  agentName: string;
+}
+
+/** Identity of the end user in a session's room. */
+export function userIdentity(sessionId: string): string {
+  return `user-${sessionId}`;
+}
+
+/** Identity of the agent in a session's room. */
+export function agentIdentity(sessionId: string): string {
+  return `agent-${sessionId}`;
+}
+
+/** Room name of a session. */
+export function sessionRoom(sessionId: string): string {
+  return `awp-${sessionId}`;
+}
+
+/**
+ * The LiveKit side of a session start: the room, the worker's explicit dispatch, and the
+ * end user's access token (microphone audio and data out, subscribe in, nothing else).
+ */
+export class LivekitRooms {
+  readonly #rooms: RoomServiceClient;
+  readonly #dispatch: AgentDispatchClient;
+
+  constructor(readonly settings: LivekitSettings) {
+    const httpUrl = settings.url.replace(/^ws/, 'http');
+    this.#rooms = new RoomServiceClient(httpUrl, settings.apiKey, settings.apiSecret);
+    this.#dispatch = new AgentDispatchClient(httpUrl, settings.apiKey, settings.apiSecret);
+  }
+
+  /** Creates the room and dispatches the worker to it with `{session_id}` as metadata. */
+  async open(sessionId: string, maxDurationMs: number): Promise<void> {
+    const room = sessionRoom(sessionId);
+    await this.#rooms.createRoom({
+      name: room,
+      // The user, the agent, and a backend for application sessions.
+      maxParticipants: 3,
+      emptyTimeout: 60,
+      departureTimeout: 10,
+      metadata: JSON.stringify({ session_id: sessionId }),
+    });
+    await this.#dispatch.createDispatch(room, this.settings.agentName, {
+      metadata: JSON.stringify({ session_id: sessionId, max_duration_ms: maxDurationMs }),
+    });
+  }
+
+  /** Removes the room (a failed start); errors are the caller's to ignore. */
+  async close(sessionId: string): Promise<void> {
+    await this.#rooms.deleteRoom(sessionRoom(sessionId));
+  }
+
+  /** The end user's token: this room only, microphone and data, subscribe. */
+  async userToken(
+    sessionId: string,
+    options: { name?: string | undefined; ttlSeconds: number },
+  ): Promise<string> {
+    const token = new AccessToken(this.settings.apiKey, this.settings.apiSecret, {
+      identity: userIdentity(sessionId),
+      ...(options.name ? { name: options.name } : {}),
+      ttl: options.ttlSeconds,
+    });
+    token.addGrant({
+      room: sessionRoom(sessionId),
+      roomJoin: true,
+      canPublish: true,
+      canPublishSources: [TrackSource.MICROPHONE],
+      canPublishData: true,
+      canSubscribe: true,
+      canUpdateOwnMetadata: false,
+    });
+    return token.toJwt();
+  }
+}

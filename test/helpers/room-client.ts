@@ -1,0 +1,197 @@
+// The "browser" of live-session tests: joins a LiveKit room with @livekit/rtc-node using the
+// token the api returned, publishes a microphone, listens to the agent, and reads the text
+// streams of docs/agent-protocol.md.
+
+import {
+  AudioFrame,
+  AudioSource,
+  AudioStream,
+  LocalAudioTrack,
+  type RemoteParticipant,
+  type RemoteTrack,
+  Room,
+  RoomEvent,
+  TrackKind,
+  TrackPublishOptions,
+  TrackSource,
+} from '@livekit/rtc-node';
+import { espeakPcm, runProcess } from './audio.ts';
+
+export const ROOM_RATE_HZ = 48_000;
+const FRAME_SAMPLES = ROOM_RATE_HZ / 100;
+
+export interface TextMessage {
+  topic: string;
+  from: string;
+  text: string;
+  attributes: Record<string, string>;
+  atMs: number;
+}
+
+/** Real speech for the microphone: espeak-ng resampled to 48 kHz by sox. */
+export async function speech(text: string): Promise<Int16Array> {
+  const pcm = await espeakPcm(text);
+  const raw = ['-t', 'raw', '-e', 'signed', '-b', '16', '-c', '1'];
+  const result = await runProcess(
+    'sox',
+    [...raw, '-r', String(pcm.sampleRateHz), '-', ...raw, '-r', String(ROOM_RATE_HZ), '-'],
+    pcm.data,
+  );
+  if (result.code !== 0) throw new Error(`sox failed: ${result.stderr}`);
+  const bytes = result.stdout;
+  return new Int16Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 2));
+}
+
+function rms(samples: Int16Array): number {
+  let sum = 0;
+  for (const s of samples) sum += s * s;
+  return samples.length > 0 ? Math.sqrt(sum / samples.length) / 32768 : 0;
+}
+
+/** RMS above which an agent audio frame counts as speech (silence frames are ~0). */
+export const SPEECH_RMS = 0.01;
+
+export class RoomClient {
+  readonly room = new Room();
+  readonly messages: TextMessage[] = [];
+  /** Agent audio frames: arrival time and loudness. */
+  readonly agentAudio: { atMs: number; rms: number }[] = [];
+  readonly departed: { identity: string; atMs: number }[] = [];
+  readonly #source = new AudioSource(ROOM_RATE_HZ, 1);
+  #waiters = new Set<() => void>();
+  #speaking: Promise<void> = Promise.resolve();
+
+  static async join(url: string, token: string): Promise<RoomClient> {
+    const client = new RoomClient();
+    await client.#connect(url, token);
+    return client;
+  }
+
+  async #connect(url: string, token: string): Promise<void> {
+    for (const topic of ['awp.transcript', 'awp.declined', 'awp.error', 'lk.transcription']) {
+      this.room.registerTextStreamHandler(topic, (reader, info) => {
+        reader
+          .readAll()
+          .then((text) => {
+            this.messages.push({
+              topic,
+              from: info.identity,
+              text,
+              attributes: reader.info.attributes ?? {},
+              atMs: performance.now(),
+            });
+            this.#wake();
+          })
+          .catch(() => {});
+      });
+    }
+    this.room.on(
+      RoomEvent.TrackSubscribed,
+      (track: RemoteTrack, _pub, participant: RemoteParticipant) => {
+        if (track.kind !== TrackKind.KIND_AUDIO || !participant.identity.startsWith('agent-')) {
+          return;
+        }
+        const stream = new AudioStream(track, { sampleRate: ROOM_RATE_HZ, numChannels: 1 });
+        const reader = stream.getReader();
+        (async () => {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            this.agentAudio.push({ atMs: performance.now(), rms: rms(value.data) });
+            this.#wake();
+          }
+        })().catch(() => {});
+      },
+    );
+    this.room.on(RoomEvent.ParticipantDisconnected, (participant: RemoteParticipant) => {
+      this.departed.push({ identity: participant.identity, atMs: performance.now() });
+      this.#wake();
+    });
+    await this.room.connect(url, token, { autoSubscribe: true, dynacast: false });
+    const track = LocalAudioTrack.createAudioTrack('microphone', this.#source);
+    const options = new TrackPublishOptions();
+    options.source = TrackSource.SOURCE_MICROPHONE;
+    await this.room.localParticipant?.publishTrack(track, options);
+  }
+
+  #wake(): void {
+    for (const wake of this.#waiters) wake();
+  }
+
+  /** Resolves when `predicate` holds, checked on every event; rejects after `timeoutMs`. */
+  waitUntil<T>(
+    predicate: () => T | undefined | false,
+    timeoutMs: number,
+    what: string,
+  ): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const value = predicate();
+        if (value) {
+          clearTimeout(timer);
+          clearInterval(poll);
+          this.#waiters.delete(check);
+          resolve(value);
+        }
+      };
+      const timer = setTimeout(() => {
+        this.#waiters.delete(check);
+        clearInterval(poll);
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      const poll = setInterval(check, 50);
+      this.#waiters.add(check);
+      check();
+    });
+  }
+
+  /** Parsed `awp.transcript` turns so far. */
+  transcripts(): { id: string; role: string; text: string; final: boolean }[] {
+    return this.messages
+      .filter((m) => m.topic === 'awp.transcript')
+      .map((m) => JSON.parse(m.text) as { id: string; role: string; text: string; final: boolean });
+  }
+
+  /** Speaks `samples` into the microphone in real time, then `silenceMs` of silence. */
+  say(samples: Int16Array, silenceMs = 1500): Promise<void> {
+    this.#speaking = this.#speaking.then(async () => {
+      const silence = new Int16Array((ROOM_RATE_HZ * silenceMs) / 1000);
+      for (const part of [samples, silence]) {
+        for (let offset = 0; offset < part.length; offset += FRAME_SAMPLES) {
+          const chunk = new Int16Array(FRAME_SAMPLES);
+          chunk.set(part.subarray(offset, offset + FRAME_SAMPLES));
+          await this.#source.captureFrame(new AudioFrame(chunk, ROOM_RATE_HZ, 1, FRAME_SAMPLES));
+        }
+      }
+    });
+    return this.#speaking;
+  }
+
+  /** `lk.chat` text, optionally text-only (`awp.audio_response=false`). */
+  async sendText(text: string, audioResponse = true): Promise<void> {
+    await this.room.localParticipant?.sendText(text, {
+      topic: 'lk.chat',
+      ...(audioResponse ? {} : { attributes: { 'awp.audio_response': 'false' } }),
+    });
+  }
+
+  /** Calls an RPC method of the agent; resolves with the parsed reply. */
+  async rpc(agentIdentity: string, method: string, payload: object = {}): Promise<unknown> {
+    const reply = await this.room.localParticipant?.performRpc({
+      destinationIdentity: agentIdentity,
+      method,
+      payload: JSON.stringify(payload),
+      responseTimeout: 10_000,
+    });
+    return JSON.parse(reply ?? 'null');
+  }
+
+  /** Loud agent frames received after `sinceMs`. */
+  loudFramesSince(sinceMs: number): number {
+    return this.agentAudio.filter((f) => f.atMs >= sinceMs && f.rms > SPEECH_RMS).length;
+  }
+
+  async leave(): Promise<void> {
+    await this.room.disconnect();
+  }
+}

@@ -1,0 +1,392 @@
+// Live Agent conversations end to end: a real livekit-server, the api, the agent worker
+// (its job processes, Silero VAD, the embedded Whisper STT), the OpenAI chat fake as the
+// Agent's model, and @livekit/rtc-node as the user's browser. One PostgreSQL database; the
+// machine is small, so one worker and the fewest rooms that cover the protocol.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
+import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import { RoomClient, speech } from '../../helpers/room-client.ts';
+import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import { ROOT, type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+
+const SIGNING_SECRET = 'worker-tests-signing-secret-0123456789abcdef';
+const HEARTBEAT_TIMEOUT_MS = 3000;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const port = (probe.address() as AddressInfo).port;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+interface WorkerProcess {
+  child: ChildProcess;
+  output(): string;
+  kill(): Promise<void>;
+}
+
+async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
+  // Its own process group: killing it also kills the job processes it forked (a crash).
+  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/worker/main.js'], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`worker did not register:\n${output}`)),
+      30_000,
+    );
+    const check = () => {
+      if (output.includes('worker registered')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    child,
+    output: () => output,
+    kill: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      process.kill(-(child.pid as number), 'SIGKILL');
+      await exited;
+    },
+  };
+}
+
+describe('Live Agent conversations (worker)', () => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let livekit: LivekitServer;
+  let llm: FakeOpenAiChat;
+  let server: RunningServer;
+  let worker: WorkerProcess;
+  let ws: SeededWorkspace;
+  let api: ApiClient;
+  let agentId: string;
+
+  const startSession = async (body?: unknown) => {
+    const token = (await api('POST', `/v1/agents/${agentId}/session-tokens`, {})).body
+      .token as string;
+    const reply = await apiClient(server.url, token)(
+      'POST',
+      `/v1/agents/${agentId}/sessions`,
+      body,
+    );
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    return reply.body as { session_id: string; livekit: { url: string; token: string } };
+  };
+  /** The request the fake model received last, as chat messages. */
+  const lastLlmMessages = () =>
+    (llm.requests.at(-1)?.body as { messages?: { role: string; content: string }[] } | undefined)
+      ?.messages ?? [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    handle = await openTestDatabase(database);
+    ws = await seedWorkspace(handle);
+    livekit = await startLivekit();
+    llm = await FakeOpenAiChat.start();
+    const shared = {
+      LIVEKIT_URL: livekit.url,
+      LIVEKIT_API_KEY: livekit.apiKey,
+      LIVEKIT_API_SECRET: livekit.apiSecret,
+      AGENT_NAME: 'awp-agent-worker-test',
+      TOKEN_SIGNING_SECRET: SIGNING_SECRET,
+      OPENAI_BASE_URL: llm.baseUrl,
+      OPENAI_API_KEY: llm.apiKey ?? '',
+      LOCAL_LLM: 'false',
+      AGENT_SESSION_HEARTBEAT_TIMEOUT_MS: String(HEARTBEAT_TIMEOUT_MS),
+    };
+    server = await startServer({ database, env: shared });
+    worker = await startWorker(
+      serviceEnv(database, {
+        ...shared,
+        REDIS_PREFIX: server.env.REDIS_PREFIX ?? 'test',
+        AWP_API_URL: server.url,
+        AWP_API_DEV_URL: server.devUrl,
+        WORKER_HTTP_PORT: String(await freePort()),
+        WORKER_IDLE_PROCESSES: '1',
+        STT_PROVIDER: 'embedded',
+        WHISPER_MODEL: 'base',
+        WHISPER_THREADS: '1',
+      }),
+    );
+    api = apiClient(server.url, ws.productionKey);
+    const created = await api('POST', '/v1/agents', {
+      slug: 'live-ada',
+      voice_id: NATIVE_VOICE,
+      llm_provider: 'openai',
+      llm_model: 'gpt-4.1-mini',
+      character_card: {
+        spec: 'chara_card_v3',
+        spec_version: '3.0',
+        data: {
+          name: 'Ada',
+          description: 'A patient tutor.',
+          system_prompt: 'You are {{char}}. Be brief.',
+          first_mes: 'Hello {{user}}, I am {{char}}.',
+        },
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    agentId = created.body.id;
+    expect((await api('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
+  }, 120_000);
+
+  afterAll(async () => {
+    if (process.env.WORKER_LOG)
+      (await import('node:fs')).writeFileSync(process.env.WORKER_LOG, worker?.output() ?? '');
+    await worker?.kill();
+    await server?.stop();
+    await llm?.close();
+    await livekit?.stop();
+    await handle?.close();
+    await database?.drop();
+  }, 60_000);
+
+  it('greets, answers speech and text, stays quiet on purpose, takes barge-in and push-to-talk, and records usage', async () => {
+    const started = await startSession({
+      sessionContext: { userName: 'Grace' },
+      overrides: { systemPrompt: 'OVERRIDE: you are {{char}}, a pirate tutor.' },
+    });
+    const sessionId = started.session_id;
+    const agent = `agent-${sessionId}`;
+    const client = await RoomClient.join(started.livekit.url, started.livekit.token);
+    try {
+      // The greeting is first_mes with its macros, heard as real audio.
+      const greeting = await client.waitUntil(
+        () => client.transcripts().find((t) => t.role === 'agent'),
+        45_000,
+        'the greeting transcript',
+      );
+      expect(greeting).toMatchObject({ text: 'Hello Grace, I am Ada.', final: true });
+      await client.waitUntil(() => client.loudFramesSince(0) > 20, 20_000, 'greeting audio');
+      const captions = client.messages.filter(
+        (m) => m.topic === 'lk.transcription' && m.from === agent,
+      );
+      expect(captions.length).toBeGreaterThan(0);
+
+      // A spoken question: transcribed, sent to the model with the override, answered.
+      await client.say(await speech('What is the weather like today in Paris?'));
+      const userTurn = await client.waitUntil(
+        () => client.transcripts().find((t) => t.role === 'user'),
+        30_000,
+        'the user transcript',
+      );
+      expect(userTurn.text.toLowerCase()).toContain('paris');
+      await client.waitUntil(
+        () => client.transcripts().filter((t) => t.role === 'agent').length >= 2,
+        30_000,
+        'the spoken answer',
+      );
+      const messages = lastLlmMessages();
+      expect(messages[0]?.role).toBe('system');
+      expect(messages[0]?.content).toContain('OVERRIDE: you are Ada, a pirate tutor.');
+      expect(messages[0]?.content).toContain('A patient tutor.');
+      expect(messages.at(-1)).toMatchObject({ role: 'user' });
+      expect(messages.at(-1)?.content.toLowerCase()).toContain('paris');
+
+      // Text in, text only out.
+      llm.script({ text: ['Text', ' only', ' answer.'] });
+      await client.waitUntil(
+        () =>
+          performance.now() - (client.agentAudio.filter((f) => f.rms > 0.01).at(-1)?.atMs ?? 0) >
+          500,
+        10_000,
+        'the answer audio to end',
+      );
+      const quietFrom = performance.now();
+      await client.sendText('Please answer in text.', false);
+      await client.waitUntil(
+        () => client.transcripts().find((t) => t.text === 'Text only answer.'),
+        20_000,
+        'the text-only answer',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(client.loudFramesSince(quietFrom)).toBe(0);
+
+      // The model stays quiet on purpose.
+      llm.script({
+        text: [],
+        toolCalls: [{ name: 'stay_quiet', arguments: '{"reason":"not addressed to me"}' }],
+      });
+      await client.sendText('(talking to someone else)');
+      const declined = await client.waitUntil(
+        () => client.messages.find((m) => m.topic === 'awp.declined'),
+        20_000,
+        'awp.declined',
+      );
+      expect(JSON.parse(declined.text)).toEqual({ reason: 'not addressed to me' });
+
+      // Barge-in: a long answer, interrupted by speech; the agent's audio stops and the
+      // persisted turn keeps only what was spoken.
+      const story = Array.from(
+        { length: 12 },
+        (_, i) => ` Sentence number ${i + 1} of a long story.`,
+      );
+      llm.script({ text: story, deltaDelayMs: 20 });
+      const storyFrom = performance.now();
+      await client.sendText('Tell me a long story.');
+      await client.waitUntil(() => client.loudFramesSince(storyFrom) > 50, 30_000, 'story audio');
+      const question = await speech('Stop please, I have a question.');
+      const bargeAt = performance.now();
+      const speaking = client.say(question);
+      const stoppedAt = await client.waitUntil(
+        () => {
+          const loud = client.agentAudio.filter((f) => f.atMs >= bargeAt && f.rms > 0.01);
+          const last = loud.at(-1)?.atMs ?? bargeAt;
+          return performance.now() - last > 600 ? last : undefined;
+        },
+        10_000,
+        'the agent audio to stop',
+      );
+      // Speech reaches the VAD after network and jitter-buffer delays; the agent must
+      // stop well before the user's sentence (about 2 s) is over.
+      expect(stoppedAt - bargeAt).toBeLessThan(1200);
+      await speaking;
+      // The barge-in question is answered, and the story's unspoken sentences never reach
+      // the persisted transcript. (LiveKit commits an interrupted reply with the text its
+      // transcript synchronizer saw played; with sentence-by-sentence synthesis that text
+      // came back empty here, so the partial turn is dropped rather than truncated: see
+      // docs/decisions.md, "Live sessions".)
+      await client.waitUntil(
+        () =>
+          client
+            .transcripts()
+            .filter((t) => t.role === 'user')
+            .some((t) => /question/i.test(t.text)),
+        30_000,
+        'the barge-in question transcript',
+      );
+      const agentRows = await handle.db
+        .selectFrom('agent_session_messages')
+        .select(['text', 'interrupted'])
+        .where('session_id', '=', sessionId)
+        .where('role', '=', 'agent')
+        .execute();
+      expect(agentRows.some((r) => r.text.includes('Sentence number 12'))).toBe(false);
+      for (const row of agentRows.filter((r) => r.text.includes('Sentence number'))) {
+        expect(Number(row.interrupted)).toBe(1);
+        expect(row.text.length).toBeLessThan(story.join('').trim().length);
+      }
+
+      // Push-to-talk over RPC.
+      expect(await client.rpc(agent, 'awp.input_mode', { mode: 'push-to-talk' })).toEqual({
+        ok: true,
+      });
+      await client.waitUntil(
+        () =>
+          client.room.remoteParticipants.get(agent)?.attributes['awp.input_mode'] ===
+          'push-to-talk',
+        5_000,
+        'the input mode attribute',
+      );
+      // The push-to-talk controls answer; a committed push-to-talk turn is not asserted
+      // here: with utterance-based STT its transcript arrives only when the session closes
+      // (docs/decisions.md, "Live sessions", open problems).
+      expect(await client.rpc(agent, 'awp.ptt.start')).toEqual({ ok: true });
+      await client.say(await speech('Push to talk works.'), 1200);
+      expect(await client.rpc(agent, 'awp.ptt.commit')).toEqual({ ok: true });
+      expect(await client.rpc(agent, 'awp.ptt.start')).toEqual({ ok: true });
+      expect(await client.rpc(agent, 'awp.ptt.cancel')).toEqual({ ok: true });
+      expect(await client.rpc(agent, 'awp.interrupt')).toEqual({ ok: true });
+      await expect(client.rpc(agent, 'awp.input_mode', { mode: 'loud' })).rejects.toThrow();
+    } finally {
+      await client.leave();
+    }
+
+    // The user left: the session ends, with its transcript and usage.
+    let body: Record<string, unknown> & { usage?: Record<string, unknown> } = {};
+    for (let i = 0; i < 60; i++) {
+      body = (await api('GET', `/v1/agent-sessions/${sessionId}`)).body;
+      if (body.state !== 'active') break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(body).toMatchObject({ state: 'ended', end_reason: 'user_left' });
+    const persisted = await handle.db
+      .selectFrom('agent_session_messages')
+      .select('id')
+      .where('session_id', '=', sessionId)
+      .execute();
+    expect(body.transcript_count).toBe(persisted.length);
+    const usage = body.usage as {
+      charge: { credits: number; amount: number; currency: string };
+      session_seconds: number;
+      llm_input_tokens: number;
+      llm_output_tokens: number;
+      tts_characters: number;
+      stt_seconds: number;
+    };
+    expect(usage.llm_input_tokens).toBeGreaterThan(0);
+    expect(usage.llm_output_tokens).toBeGreaterThan(0);
+    expect(usage.tts_characters).toBeGreaterThan(20);
+    expect(usage.stt_seconds).toBeGreaterThan(1);
+    expect(usage.session_seconds).toBeGreaterThan(5);
+    expect(usage.charge.credits).toBeGreaterThan(0);
+    expect(usage.charge.amount).toBeCloseTo(usage.charge.credits / 1000, 9);
+    expect(usage.charge.currency).toBe('USD');
+    // Agent speech went through the api's ledger, billed to the session's workspace.
+    const ledger = await handle.db
+      .selectFrom('synthesis_requests')
+      .select(['status', 'workspace_id', 'transport', 'chars_synthesized'])
+      .where('partner_session_id', '=', `agent-session:${sessionId}`)
+      .execute();
+    expect(ledger.length).toBeGreaterThan(1);
+    expect(new Set(ledger.map((r) => r.workspace_id))).toEqual(new Set([ws.workspaceId]));
+    expect(ledger.every((r) => r.transport === 'websocket' && r.status !== 'started')).toBe(true);
+  }, 240_000);
+
+  it('fails only the sessions of a killed worker: the client sees the agent leave, the api reports failed', async () => {
+    const started = await startSession();
+    const client = await RoomClient.join(started.livekit.url, started.livekit.token);
+    try {
+      await client.waitUntil(
+        () => client.transcripts().find((t) => t.role === 'agent'),
+        45_000,
+        'the greeting',
+      );
+      const killedAt = performance.now();
+      await worker.kill();
+      const gone = await client.waitUntil(
+        () => client.departed.find((d) => d.identity === `agent-${started.session_id}`),
+        30_000,
+        'the agent to leave the room',
+      );
+      expect(gone.atMs).toBeGreaterThan(killedAt);
+      let body: Record<string, unknown> = {};
+      for (let i = 0; i < 40; i++) {
+        body = (await api('GET', `/v1/agent-sessions/${started.session_id}`)).body;
+        if (body.state === 'failed') break;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(body).toMatchObject({ state: 'failed', end_reason: 'worker_lost' });
+    } finally {
+      await client.leave();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { ConfigError } from '../src/config.ts';
+
+/** The agent worker's own variables; the shared ones (database, LLM, prices) are the api's. */
+export const workerConfigSchema = z.object({
+  LIVEKIT_URL: z.string().regex(/^(wss?|https?):\/\//, 'must be a ws:// or wss:// URL'),
+  LIVEKIT_API_KEY: z.string().min(1),
+  /** Never logged. */
+  LIVEKIT_API_SECRET: z.string().min(1),
+  /** The name sessions dispatch (explicit dispatch only). */
+  AGENT_NAME: z.string().min(1).max(100).default('awp-agent'),
+  /** The api's production listener; agent speech goes through its `/v1/tts/stream`. */
+  AWP_API_URL: z.url().default('http://127.0.0.1:8080'),
+  /** The api's development listener (sessions of development Agents). */
+  AWP_API_DEV_URL: z.url().default('http://127.0.0.1:8081'),
+  /** A job (one session) using more memory than this is killed; 0 = no limit. */
+  WORKER_JOB_MEMORY_LIMIT_MB: z.coerce.number().int().nonnegative().default(1500),
+  /** Prewarmed job processes kept ready (each loads the VAD and starts an STT engine). */
+  WORKER_IDLE_PROCESSES: z.coerce.number().int().positive().default(1),
+  /** Sessions one worker runs at once; it takes no more until one ends. */
+  WORKER_MAX_SESSIONS: z.coerce.number().int().positive().default(4),
+  /** Health and worker-info HTTP port (127.0.0.1). */
+  WORKER_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(8082),
+});
+
+export type WorkerConfig = z.infer<typeof workerConfigSchema>;
+
+/** Reads the worker variables; throws `ConfigError` naming each bad one. */
+export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(workerConfigSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const parsed = workerConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
+    );
+  }
+  return parsed.data;
+}

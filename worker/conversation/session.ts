@@ -1,0 +1,249 @@
+import { type JobContext, type VAD, voice } from '@livekit/agents';
+import {
+  agentSessionLedgerId,
+  type LiveSessionRecord,
+  LiveSessions,
+} from '../../src/agents/live-sessions.ts';
+import { userIdentity } from '../../src/agents/livekit-rooms.ts';
+import { StreamTokens } from '../../src/auth/stream-tokens.ts';
+import { MILLICREDITS_PER_CREDIT } from '../../src/billing/cost.ts';
+import { type Config, tokenSigningSecret } from '../../src/config.ts';
+import type { DatabaseHandle } from '../../src/db/connect.ts';
+import { llmCatalogFromConfig } from '../../src/llm/registry.ts';
+import type { Logger } from '../../src/observability/logger.ts';
+import type { WorkerConfig } from '../config.ts';
+import { AwpLlm } from '../models/awp-llm.ts';
+import { AwpStt } from '../models/awp-stt.ts';
+import { AwpTts } from '../models/awp-tts.ts';
+import type { SttProvider } from '../stt/provider.ts';
+import { registerControls } from './controls.ts';
+import { renderSessionPrompt } from './prompt.ts';
+import { TranscriptPublisher } from './transcripts.ts';
+
+export interface SessionDependencies {
+  config: Config;
+  workerConfig: WorkerConfig;
+  db: DatabaseHandle;
+  vad: VAD;
+  stt: SttProvider;
+  logger: Logger;
+}
+
+/** How long the last agent audio may take to play out before the room closes anyway. */
+const DEFAULT_MAX_DURATION_MS = 30 * 60_000;
+
+/**
+ * Runs one live session in a job process: the published snapshot (overrides applied by
+ * the api) as a LiveKit `AgentSession` with Silero VAD turns, our STT, LLM and TTS,
+ * transcripts persisted and published, push-to-talk controls, usage recorded and charged
+ * when it ends. Resolves when the session is over.
+ */
+export async function runLiveSession(ctx: JobContext, deps: SessionDependencies): Promise<void> {
+  const { config, logger } = deps;
+  const metadata = JSON.parse(ctx.job.metadata || '{}') as {
+    session_id?: string;
+    max_duration_ms?: number;
+  };
+  const sessionId = metadata.session_id;
+  if (!sessionId) throw new Error('dispatch metadata has no session_id');
+  const log = logger.child({ session_id: sessionId });
+  const sessions = new LiveSessions(deps.db.db, {
+    heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
+  });
+  const record = await sessions.byId(sessionId);
+  if (!record || !(await sessions.markActive(sessionId))) {
+    log.warn('the session is unknown or already over; leaving');
+    ctx.shutdown('session_not_runnable');
+    return;
+  }
+  const startedAt = Date.now();
+  // The api fails a session whose worker goes silent: report well within its timeout.
+  const heartbeat = setInterval(
+    () => {
+      sessions.heartbeat(sessionId).catch((error) => log.warn({ err: error }, 'heartbeat failed'));
+    },
+    Math.max(250, Math.floor(config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS / 4)),
+  );
+
+  const usage = { llmMillicredits: 0, sttMs: 0 };
+  let ended = false;
+  const finish = async (state: 'ended' | 'failed', reason: string) => {
+    if (ended) return;
+    ended = true;
+    clearInterval(heartbeat);
+    const sessionMs = Date.now() - startedAt;
+    const millicredits = Math.ceil(
+      (sessionMs / 60_000) *
+        config.PRICE_AGENT_SESSION_CREDITS_PER_MINUTE *
+        MILLICREDITS_PER_CREDIT +
+        usage.llmMillicredits +
+        (usage.sttMs / 60_000) * config.PRICE_STT_CREDITS_PER_MINUTE * MILLICREDITS_PER_CREDIT,
+    );
+    await sessions.end(sessionId, state, reason, { sessionMs, millicredits });
+    log.info({ state, reason, session_ms: sessionMs, millicredits }, 'session over');
+  };
+  ctx.addShutdownCallback(async () => {
+    await finish('ended', 'worker_shutdown');
+  });
+
+  try {
+    await runInRoom(ctx, deps, record, sessions, usage, finish, metadata.max_duration_ms);
+  } catch (error) {
+    log.error({ err: error }, 'session failed');
+    await finish('failed', 'worker_error');
+    ctx.shutdown('worker_error');
+  }
+}
+
+async function runInRoom(
+  ctx: JobContext,
+  deps: SessionDependencies,
+  record: LiveSessionRecord,
+  sessions: LiveSessions,
+  usage: { llmMillicredits: number; sttMs: number },
+  finish: (state: 'ended' | 'failed', reason: string) => Promise<void>,
+  maxDurationMs: number | undefined,
+): Promise<void> {
+  const { config, logger } = deps;
+  const { snapshot } = record;
+  const log = logger.child({ session_id: record.id });
+  if (!snapshot.llmProvider || !snapshot.llmModel || !snapshot.voiceId) {
+    throw new Error('the published Agent has no language model or voice');
+  }
+  const catalog = llmCatalogFromConfig(config, log);
+  const provider = await catalog.provider(snapshot.llmProvider);
+  if (!provider)
+    throw new Error(`language-model provider ${snapshot.llmProvider} is not configured`);
+  const price = catalog.model(snapshot.llmProvider, snapshot.llmModel);
+  const prompt = renderSessionPrompt(snapshot.characterCard, record.sessionContext);
+
+  await ctx.connect();
+  const transcripts = new TranscriptPublisher(ctx.room, sessions, record.id, log);
+  const streamTokens = new StreamTokens(tokenSigningSecret(config));
+  const apiBase =
+    record.environment === 'production' ? workerConfig.AWP_API_URL : workerConfig.AWP_API_DEV_URL;
+
+  const speech = new AwpTts({
+    streamUrl: `${apiBase.replace(/^http/, 'ws').replace(/\/+$/, '')}/v1/tts/stream`,
+    token: async () =>
+      (
+        await streamTokens.mint({
+          keyId: record.apiKeyId,
+          workspaceId: record.workspaceId,
+          environment: record.environment,
+        })
+      ).token,
+    voiceId: snapshot.voiceId,
+    partnerSessionId: agentSessionLedgerId(record.id),
+  });
+  const session = new voice.AgentSession({
+    vad: deps.vad,
+    stt: new AwpStt({
+      provider: deps.stt,
+      onAudio: (ms) => {
+        usage.sttMs += ms;
+        sessions.addUsage(record.id, { sttMs: ms }).catch(() => {});
+      },
+    }),
+    llm: new AwpLlm({
+      provider,
+      model: snapshot.llmModel,
+      thinkingLevel: snapshot.thinkingLevel,
+      onUsage: (tokens) => {
+        const cost = price
+          ? Math.ceil(
+              (tokens.inputTokens * price.inputMillicreditsPer1M +
+                tokens.outputTokens * price.outputMillicreditsPer1M) /
+                1_000_000,
+            )
+          : 0;
+        usage.llmMillicredits += cost;
+        sessions
+          .addUsage(record.id, {
+            llmInputTokens: tokens.inputTokens,
+            llmOutputTokens: tokens.outputTokens,
+            llmMillicredits: cost,
+          })
+          .catch(() => {});
+      },
+      onDeclined: (reason) => transcripts.declined(reason),
+    }),
+    tts: speech,
+    // VAD turns and VAD barge-in: nothing here calls LiveKit Cloud inference.
+    turnHandling: {
+      turnDetection: 'vad',
+      endpointing: { minDelay: 400 },
+      interruption: {
+        enabled: true,
+        mode: 'vad',
+        minDuration: 100,
+        resumeFalseInterruption: false,
+      },
+      preemptiveGeneration: { enabled: false },
+    },
+    aecWarmupDuration: null,
+    userAwayTimeout: null,
+  });
+
+  session.on(voice.AgentSessionEventTypes.ConversationItemAdded, (event) => {
+    transcripts.itemAdded(event.item);
+  });
+  session.on(voice.AgentSessionEventTypes.Error, (event) => {
+    const error = event.error as { message?: string; recoverable?: boolean } | undefined;
+    transcripts.error({
+      code: 'agent_unavailable',
+      detail: error?.message ?? 'the agent failed',
+      retryable: true,
+    });
+  });
+  const closed = new Promise<string>((resolve) => {
+    session.once(voice.AgentSessionEventTypes.Close, (event) => resolve(String(event.reason)));
+  });
+
+  await session.start({
+    agent: new voice.Agent({ instructions: prompt.instructions }),
+    room: ctx.room,
+    inputOptions: {
+      participantIdentity: userIdentity(record.id),
+      closeOnDisconnect: true,
+      textInputCallback: (agentSession, event) => {
+        const audio = event.info?.attributes?.['awp.audio_response'] !== 'false';
+        agentSession.interrupt();
+        if (audio) {
+          agentSession.generateReply({ userInput: event.text });
+          return;
+        }
+        // Text in, text out: this one answer is not synthesized. Muting our TTS (rather
+        // than detaching the audio output) keeps LiveKit's transcript synchronization,
+        // which later interrupted turns rely on.
+        speech.muted = true;
+        const handle = agentSession.generateReply({ userInput: event.text });
+        return handle.waitForPlayout().finally(() => {
+          speech.muted = false;
+        });
+      },
+    },
+    outputOptions: { transcriptionEnabled: true, syncTranscription: true },
+    record: false,
+  });
+  await registerControls(ctx.room, session);
+  if (prompt.greeting) session.say(prompt.greeting, { allowInterruptions: true });
+
+  const limit = setTimeout(
+    () => session.shutdown({ reason: 'max_duration' as never }),
+    maxDurationMs ?? config.AGENT_SESSION_MAX_DURATION_MS ?? DEFAULT_MAX_DURATION_MS,
+  );
+  const reason = await closed;
+  clearTimeout(limit);
+  await transcripts.settled();
+  await finish('ended', endReason(reason));
+  ctx.shutdown('session_ended');
+}
+
+/** The api's `end_reason` of a LiveKit close reason. */
+function endReason(reason: string): string {
+  if (/participant_disconnected/i.test(reason)) return 'user_left';
+  if (/max_duration/i.test(reason)) return 'max_duration';
+  if (/error/i.test(reason)) return 'agent_error';
+  return reason.toLowerCase() || 'ended';
+}

@@ -1,0 +1,90 @@
+import type { llm } from '@livekit/agents';
+import type { Room } from '@livekit/rtc-node';
+import { v7 as uuidv7 } from 'uuid';
+import type { LiveSessions } from '../../src/agents/live-sessions.ts';
+import type { Logger } from '../../src/observability/logger.ts';
+
+/** Topics of docs/agent-protocol.md. */
+export const TOPICS = {
+  transcript: 'awp.transcript',
+  declined: 'awp.declined',
+  error: 'awp.error',
+} as const;
+
+const PERSIST_ATTEMPTS = 3;
+
+/**
+ * Finalized turns: each user and agent message of the session's history is persisted with
+ * a durable id (retries reuse it, so the row is written once) and then published on
+ * `awp.transcript`. An interrupted agent message already carries only what was played
+ * (the framework truncates it to the synchronized transcript).
+ */
+export class TranscriptPublisher {
+  /** Durable ids by the framework's item id. */
+  readonly #ids = new Map<string, string>();
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly room: Room,
+    private readonly sessions: LiveSessions,
+    private readonly sessionId: string,
+    private readonly log: Logger,
+  ) {}
+
+  itemAdded(item: llm.ChatItem): void {
+    if (item.type !== 'message') return;
+    if (item.role !== 'user' && item.role !== 'assistant') return;
+    const text = (item.textContent ?? '').trim();
+    if (text === '') return;
+    let id = this.#ids.get(item.id);
+    if (!id) {
+      id = uuidv7();
+      this.#ids.set(item.id, id);
+    }
+    const turn = {
+      id,
+      sessionId: this.sessionId,
+      role: item.role === 'user' ? ('user' as const) : ('agent' as const),
+      text,
+      interrupted: item.interrupted,
+    };
+    // In order, so the client sees turns as they happened.
+    this.#chain = this.#chain.then(async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.sessions.addTurn(turn);
+          break;
+        } catch (error) {
+          if (attempt >= PERSIST_ATTEMPTS) {
+            this.log.error({ err: error, message_id: id }, 'transcript turn not persisted');
+            return;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+        }
+      }
+      await this.#send(TOPICS.transcript, { id, role: turn.role, text, final: true });
+    });
+  }
+
+  declined(reason: string): void {
+    this.#chain = this.#chain.then(() => this.#send(TOPICS.declined, { reason }));
+  }
+
+  error(payload: { code: string; detail: string; retryable: boolean }): void {
+    this.#chain = this.#chain.then(() => this.#send(TOPICS.error, payload));
+  }
+
+  /** Resolves once every turn so far is persisted and sent. */
+  settled(): Promise<void> {
+    return this.#chain;
+  }
+
+  async #send(topic: string, body: object): Promise<void> {
+    try {
+      await this.room.localParticipant?.sendText(JSON.stringify(body), { topic });
+    } catch (error) {
+      // The user may have left; the turn is persisted either way.
+      this.log.warn({ err: error, topic }, 'could not publish to the room');
+    }
+  }
+}

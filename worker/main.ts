@@ -1,0 +1,81 @@
+// `npm run worker`: one LiveKit agent worker process. It registers with LiveKit under
+// AGENT_NAME (explicit dispatch only) and forks a job process per live session.
+import { AgentServer, initializeLogger, ServerOptions } from '@livekit/agents';
+import { siblingEntry } from '../media/runtime-entry.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { loadWorkerConfig } from './config.ts';
+
+/** The job entry the framework forks, compiled or source like this file. */
+export function agentEntryFile(): string {
+  return siblingEntry(import.meta.url, 'agent').file;
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const worker = loadWorkerConfig();
+  initializeLogger({
+    pretty: false,
+    level: config.LOG_LEVEL === 'silent' ? 'fatal' : config.LOG_LEVEL,
+  });
+  const server = new AgentServer(
+    new ServerOptions({
+      agent: agentEntryFile(),
+      agentName: worker.AGENT_NAME,
+      wsURL: worker.LIVEKIT_URL.replace(/^http/, 'ws'),
+      apiKey: worker.LIVEKIT_API_KEY,
+      apiSecret: worker.LIVEKIT_API_SECRET,
+      production: true,
+      host: '127.0.0.1',
+      port: worker.WORKER_HTTP_PORT,
+      numIdleProcesses: worker.WORKER_IDLE_PROCESSES,
+      // Load is the share of session slots in use, not CPU: on a small shared machine the
+      // CPU measure reports "full" during a single session's model start and the worker
+      // stops taking sessions it could run.
+      loadFunc: async (server) => server.activeJobs.length / worker.WORKER_MAX_SESSIONS,
+      loadThreshold: 1 - 0.5 / worker.WORKER_MAX_SESSIONS,
+      jobMemoryLimitMB: worker.WORKER_JOB_MEMORY_LIMIT_MB,
+      jobMemoryWarnMB: Math.max(1, Math.floor(worker.WORKER_JOB_MEMORY_LIMIT_MB * 0.8)),
+      // Each job gets the agent identity of its session (docs/agent-protocol.md).
+      requestFunc: async (request) => {
+        let sessionId = '';
+        try {
+          sessionId =
+            (JSON.parse(request.job.metadata || '{}') as { session_id?: string }).session_id ?? '';
+        } catch {
+          // not one of ours
+        }
+        if (!sessionId) {
+          await request.reject();
+          return;
+        }
+        await request.accept('Agent', `agent-${sessionId}`);
+      },
+    }),
+  );
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${JSON.stringify({ msg: 'worker stopping', signal })}\n`);
+    await server.drain(10_000).catch(() => {});
+    await server.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+  server.event.once('worker_registered', () => {
+    process.stdout.write(
+      `${JSON.stringify({ msg: 'worker registered', agent_name: worker.AGENT_NAME })}\n`,
+    );
+  });
+  await server.run();
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`worker failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { type APIConnectOptions, APIError, llm } from '@livekit/agents';
+import type {
+  LlmMessage,
+  LlmProvider,
+  LlmToolDefinition,
+  LlmUsage,
+  ThinkingLevel,
+} from '../../src/llm/provider.ts';
+
+/** The tool the model calls to stay quiet on purpose this turn. */
+export const STAY_QUIET_TOOL: LlmToolDefinition = {
+  name: 'stay_quiet',
+  description:
+    'Say nothing this turn (the user is not talking to you, or an answer would interrupt). Give a short reason.',
+  parameters: {
+    type: 'object',
+    properties: { reason: { type: 'string', description: 'Why you stay quiet.' } },
+    required: ['reason'],
+  },
+};
+
+export interface AwpLlmOptions {
+  provider: LlmProvider;
+  model: string;
+  thinkingLevel: ThinkingLevel;
+  /** Token counts of each answered call. */
+  onUsage?: (usage: LlmUsage) => void;
+  /** The model chose to stay quiet this turn. */
+  onDeclined?: (reason: string) => void;
+}
+
+/**
+ * The LiveKit `llm.LLM` over the control plane's `LlmProvider` seam: the session's chat
+ * context becomes our messages, text deltas become chunks. The `stay_quiet` tool is ours
+ * and never reaches the framework: the reply is then empty and `onDeclined` says why.
+ */
+export class AwpLlm extends llm.LLM {
+  constructor(readonly options: AwpLlmOptions) {
+    super();
+  }
+
+  label(): string {
+    return `awp.llm.${this.options.provider.name}`;
+  }
+
+  override get model(): string {
+    return this.options.model;
+  }
+
+  override get provider(): string {
+    return this.options.provider.name;
+  }
+
+  chat({
+    chatCtx,
+    toolCtx,
+    connOptions,
+  }: {
+    chatCtx: llm.ChatContext;
+    toolCtx?: llm.ToolContextLike;
+    connOptions?: APIConnectOptions;
+  }): llm.LLMStream {
+    return new AwpLlmStream(this, {
+      chatCtx,
+      ...(toolCtx ? { toolCtx } : {}),
+      connOptions: connOptions ?? { maxRetry: 0, retryIntervalMs: 0, timeoutMs: 60_000 },
+    });
+  }
+}
+
+class AwpLlmStream extends llm.LLMStream {
+  readonly #owner: AwpLlm;
+
+  constructor(
+    owner: AwpLlm,
+    params: {
+      chatCtx: llm.ChatContext;
+      toolCtx?: llm.ToolContextLike;
+      connOptions: APIConnectOptions;
+    },
+  ) {
+    super(owner, params);
+    this.#owner = owner;
+  }
+
+  protected async run(): Promise<void> {
+    const { provider, model, thinkingLevel, onUsage, onDeclined } = this.#owner.options;
+    const messages = toMessages(this.chatCtx);
+    const id = randomUUID();
+    try {
+      for await (const event of provider.chat(
+        { model, messages, tools: [STAY_QUIET_TOOL], thinkingLevel },
+        this.abortController.signal,
+      )) {
+        if (event.type === 'text') {
+          this.queue.put({ id, delta: { role: 'assistant', content: event.delta } });
+        } else if (event.type === 'tool_call' && event.call.name === STAY_QUIET_TOOL.name) {
+          let reason = 'no reason given';
+          try {
+            const parsed = JSON.parse(event.call.arguments) as { reason?: unknown };
+            if (typeof parsed.reason === 'string' && parsed.reason !== '') reason = parsed.reason;
+          } catch {
+            // Malformed arguments still mean "stay quiet".
+          }
+          onDeclined?.(reason);
+        } else if (event.type === 'done') {
+          onUsage?.(event.usage);
+          this.queue.put({
+            id,
+            usage: {
+              completionTokens: event.usage.outputTokens,
+              promptTokens: event.usage.inputTokens,
+              promptCachedTokens: 0,
+              totalTokens: event.usage.inputTokens + event.usage.outputTokens,
+            },
+          });
+        }
+      }
+    } catch (error) {
+      if (this.abortController.signal.aborted) return;
+      const retryable = (error as { retryable?: unknown }).retryable === true;
+      throw new APIError(`language model failed: ${(error as Error).message}`, { retryable });
+    }
+  }
+}
+
+/** The session's chat context as our provider messages (text only; no tools of theirs). */
+function toMessages(chatCtx: llm.ChatContext): LlmMessage[] {
+  const messages: LlmMessage[] = [];
+  for (const item of chatCtx.items) {
+    if (item.type !== 'message') continue;
+    const text = item.textContent ?? '';
+    if (text === '') continue;
+    if (item.role === 'system' || item.role === 'developer') {
+      messages.push({ role: 'system', content: text });
+    } else if (item.role === 'user') {
+      messages.push({ role: 'user', content: text });
+    } else if (item.role === 'assistant') {
+      messages.push({ role: 'assistant', content: text });
+    }
+  }
+  return messages;
+}

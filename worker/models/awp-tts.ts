@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { type APIConnectOptions, APIError, tts } from '@livekit/agents';
+import { AudioFrame } from '@livekit/rtc-node';
+import WebSocket from 'ws';
+
+/** Sample rate asked of `/v1/tts/stream` (`pcm_48000`): LiveKit's own rate, no resampling. */
+export const TTS_SAMPLE_RATE_HZ = 48_000;
+const OUTPUT_FORMAT = 'pcm_48000';
+/** Frames handed to LiveKit: 20 ms, so an interruption drops little already queued audio. */
+const FRAME_SAMPLES = TTS_SAMPLE_RATE_HZ / 50;
+
+export interface AwpTtsOptions {
+  /** `ws(s)://host/v1/tts/stream` of the api (by the session's environment). */
+  streamUrl: string;
+  /** A fresh stream token for the session's workspace and issuing key (2 minutes each). */
+  token: () => Promise<string>;
+  voiceId: string;
+  /** Ledger correlation of every utterance (`partner_session_id`). */
+  partnerSessionId: string;
+  /** Characters the api confirmed synthesized, per utterance (its `usage` event). */
+  onUsage?: (chars: number) => void;
+}
+
+/**
+ * Agent speech through the api's own `/v1/tts/stream`: one WebSocket request per sentence
+ * (the framework's sentence adapter splits replies), so the ledger and the workspace
+ * credit see every agent utterance exactly as any other synthesis. Aborting a request
+ * (barge-in) closes the socket; the api then charges only what it synthesized.
+ */
+export class AwpTts extends tts.TTS {
+  label = 'awp.tts.stream';
+
+  /**
+   * While true, replies are not synthesized (text-only answers): the sentences complete at
+   * once without audio, so nothing is spoken or billed for them.
+   */
+  muted = false;
+
+  constructor(readonly options: AwpTtsOptions) {
+    super(TTS_SAMPLE_RATE_HZ, 1, { streaming: false });
+  }
+
+  override get model(): string {
+    return this.options.voiceId;
+  }
+
+  override get provider(): string {
+    return 'awp';
+  }
+
+  synthesize(
+    text: string,
+    connOptions?: APIConnectOptions,
+    abortSignal?: AbortSignal,
+  ): tts.ChunkedStream {
+    return new AwpChunkedStream(this, text, connOptions, abortSignal);
+  }
+
+  stream(): tts.SynthesizeStream {
+    throw new Error('AwpTts synthesizes per sentence; the framework wraps it in a StreamAdapter');
+  }
+}
+
+class AwpChunkedStream extends tts.ChunkedStream {
+  label = 'awp.tts.stream';
+  readonly #owner: AwpTts;
+  readonly #text: string;
+
+  constructor(
+    owner: AwpTts,
+    text: string,
+    connOptions: APIConnectOptions | undefined,
+    abortSignal: AbortSignal | undefined,
+  ) {
+    super(text, owner, connOptions, abortSignal);
+    this.#owner = owner;
+    this.#text = text;
+  }
+
+  protected async run(): Promise<void> {
+    const { options } = this.#owner;
+    const text = this.#text.trim();
+    if (text === '' || this.#owner.muted) return;
+    const url = new URL(options.streamUrl);
+    url.searchParams.set('token', await options.token());
+    const socket = new WebSocket(url, { perMessageDeflate: false });
+    const signal = this.abortController.signal;
+    const onAbort = () => socket.close(1000);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const requestId = randomUUID();
+    let pending = Buffer.alloc(0);
+    const emit = (final: boolean) => {
+      while (pending.byteLength >= FRAME_SAMPLES * 2 || (final && pending.byteLength >= 2)) {
+        const bytes = Math.min(pending.byteLength - (pending.byteLength % 2), FRAME_SAMPLES * 2);
+        const samples = new Int16Array(bytes / 2);
+        for (let i = 0; i < samples.length; i++) samples[i] = pending.readInt16LE(i * 2);
+        pending = pending.subarray(bytes);
+        this.queue.put({
+          requestId,
+          segmentId: requestId,
+          frame: new AudioFrame(samples, TTS_SAMPLE_RATE_HZ, 1, samples.length),
+          final: false,
+        });
+      }
+    };
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once('open', () => {
+          socket.send(
+            JSON.stringify({
+              event: 'start',
+              request: {
+                voice_id: options.voiceId,
+                output_format: OUTPUT_FORMAT,
+                partner_session_id: options.partnerSessionId,
+              },
+            }),
+          );
+          socket.send(JSON.stringify({ event: 'text', text }));
+          socket.send(JSON.stringify({ event: 'stop' }));
+        });
+        socket.on('message', (data) => {
+          const event = JSON.parse(data.toString()) as {
+            event: string;
+            audio?: string;
+            code?: string;
+            detail?: string;
+            retryable?: boolean;
+            usage?: { chars: number };
+          };
+          if (event.event === 'audio' && event.audio) {
+            pending = Buffer.concat([pending, Buffer.from(event.audio, 'base64')]);
+            emit(false);
+          } else if (event.event === 'usage' && event.usage) {
+            options.onUsage?.(event.usage.chars);
+          } else if (event.event === 'finish') {
+            emit(true);
+            resolve();
+          } else if (event.event === 'error') {
+            reject(
+              new APIError(`speech synthesis failed: ${event.code}: ${event.detail ?? ''}`, {
+                retryable: event.retryable === true,
+              }),
+            );
+          }
+        });
+        socket.once('unexpected-response', (_request, response) =>
+          reject(new APIError(`the speech stream refused the worker: HTTP ${response.statusCode}`)),
+        );
+        socket.once('error', (error) => reject(error));
+        socket.once('close', () => {
+          if (signal.aborted) resolve();
+          else reject(new APIError('the speech stream closed before its finish event'));
+        });
+      });
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) {
+        socket.terminate();
+      }
+      this.queue.close();
+    }
+  }
+}

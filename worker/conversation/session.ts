@@ -39,7 +39,7 @@ const DEFAULT_MAX_DURATION_MS = 30 * 60_000;
  * when it ends. Resolves when the session is over.
  */
 export async function runLiveSession(ctx: JobContext, deps: SessionDependencies): Promise<void> {
-  const { config, logger } = deps;
+  const { config, workerConfig, logger } = deps;
   const metadata = JSON.parse(ctx.job.metadata || '{}') as {
     session_id?: string;
     max_duration_ms?: number;
@@ -104,7 +104,7 @@ async function runInRoom(
   finish: (state: 'ended' | 'failed', reason: string) => Promise<void>,
   maxDurationMs: number | undefined,
 ): Promise<void> {
-  const { config, logger } = deps;
+  const { config, workerConfig, logger } = deps;
   const { snapshot } = record;
   const log = logger.child({ session_id: record.id });
   if (!snapshot.llmProvider || !snapshot.llmModel || !snapshot.voiceId) {

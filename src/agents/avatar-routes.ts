@@ -56,6 +56,7 @@ export function avatarRoutes(publicBaseUrls: Partial<Record<Environment, string>
       method: 'GET',
       path: '/v1/avatars/:avatarId/preview',
       operationId: 'getAvatarPreview',
+      errors: ['not_found'],
       summary: 'Preview image of an avatar (PNG, 256 x 256). Public: browsers load it directly.',
       tags: ['avatars'],
       auth: { kind: 'none' },

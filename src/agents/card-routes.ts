@@ -29,6 +29,7 @@ export function cardRoutes(agents: Agents): AnyRoute[] {
       method: 'POST',
       path: '/v1/agents/:agentId/character-card',
       operationId: 'importAgentCharacterCard',
+      errors: ['not_found'],
       summary:
         'Replace the Agent’s card from a card file: V3, V2 or V1 JSON, or a PNG card image (`ccv3` chunk, else `chara`).',
       tags: ['agents'],
@@ -62,6 +63,7 @@ export function cardRoutes(agents: Agents): AnyRoute[] {
       method: 'GET',
       path: '/v1/agents/:agentId/character-card',
       operationId: 'exportAgentCharacterCard',
+      errors: ['not_found'],
       summary: 'The draft’s character card as V3 JSON, or as a PNG card image.',
       tags: ['agents'],
       auth: AUTH,

@@ -132,6 +132,9 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
       handle: async ({ request }) => {
         const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
         if (!bearer) throw new ApiError('unauthorized', 'Send the Agent session token as Bearer.');
+        const agentId = request.params.agentId ?? '';
+        // Credential first (401/403 before anything else), but not used up yet.
+        await tokens.check(bearer, agentId);
         const body =
           request.body.byteLength > 0
             ? validate(
@@ -148,7 +151,6 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
             'Live Agent sessions need a LiveKit server: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET (npm start runs one locally).',
           );
         }
-        const agentId = request.params.agentId ?? '';
         const claims = await tokens.consume(bearer, agentId);
         const published = await options.agents.activePublication(
           { workspaceId: claims.workspaceId, environment: claims.environment },

@@ -36,6 +36,14 @@ export function sessionTokenRoutes(agents: Agents, tokens: AgentSessionTokens): 
       method: 'POST',
       path: '/v1/agents/:agentId/session-tokens',
       operationId: 'createAgentSessionToken',
+      errors: [
+        'not_found',
+        'agent_not_published',
+        'agent_not_api_ready',
+        'memory_identity_required',
+        'documents_identity_required',
+        'calendar_identity_required',
+      ],
       summary:
         'Mint an Agent session token (15 minutes, one conversation) for a published Agent. Body `{}` or `{end_user_id}`.',
       tags: ['agents'],

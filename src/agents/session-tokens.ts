@@ -90,22 +90,7 @@ export class AgentSessionTokens {
    * unused); the account errors (suspended, billing, capability) of its workspace.
    */
   async consume(token: string, agentId: string): Promise<AgentSessionClaims> {
-    const claims = await this.verify(token);
-    if (!claims) throw new ApiError('unauthorized', 'Invalid or expired Agent session token.');
-    if (claims.agentId !== agentId) {
-      throw new ApiError(
-        'session_token_agent_mismatch',
-        'This session token was minted for another Agent.',
-      );
-    }
-    const key = await this.options.keys.resolveById(claims.keyId);
-    if (!key || key.workspaceId !== claims.workspaceId || key.environment !== claims.environment) {
-      throw new ApiError('unauthorized', 'Invalid or expired Agent session token.');
-    }
-    if (key.status !== 'active') {
-      throw new ApiError('unauthorized', 'The key that issued this session token was revoked.');
-    }
-    accountChecks(key);
+    const claims = await this.check(token, agentId);
     const now = this.#now();
     const inserted = await this.db
       .insertInto('agent_session_token_uses')
@@ -125,6 +110,30 @@ export class AgentSessionTokens {
       // Best effort: a failed purge is retried on a later use.
       this.purgeExpired().catch(() => {});
     }
+    return claims;
+  }
+
+  /**
+   * Every check of `consume` without using the token up: routes call it before work that
+   * may still fail for reasons of the deployment, so such a failure leaves the token valid.
+   */
+  async check(token: string, agentId: string): Promise<AgentSessionClaims> {
+    const claims = await this.verify(token);
+    if (!claims) throw new ApiError('unauthorized', 'Invalid or expired Agent session token.');
+    if (claims.agentId !== agentId) {
+      throw new ApiError(
+        'session_token_agent_mismatch',
+        'This session token was minted for another Agent.',
+      );
+    }
+    const key = await this.options.keys.resolveById(claims.keyId);
+    if (!key || key.workspaceId !== claims.workspaceId || key.environment !== claims.environment) {
+      throw new ApiError('unauthorized', 'Invalid or expired Agent session token.');
+    }
+    if (key.status !== 'active') {
+      throw new ApiError('unauthorized', 'The key that issued this session token was revoked.');
+    }
+    accountChecks(key);
     return claims;
   }
 

@@ -47,3 +47,16 @@ export async function waitUntil(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** Sum of every credit grant of one workspace, in millicredits. */
+export async function grantedMillicredits(
+  handle: DatabaseHandle,
+  workspaceId: string,
+): Promise<number> {
+  const row = await handle.db
+    .selectFrom('credit_grants')
+    .select((eb) => eb.fn.sum<number | string | null>('millicredits').as('total'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return Number(row.total ?? 0);
+}

@@ -4,6 +4,7 @@ import * as synthesisLedger from './0002-synthesis-ledger.ts';
 import * as voices from './0003-voices.ts';
 import * as workspaceNames from './0004-workspace-names.ts';
 import * as agents from './0005-agents.ts';
+import * as creditGrants from './0006-credit-grants.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003-voices': voices,
   '0004-workspace-names': workspaceNames,
   '0005-agents': agents,
+  '0006-credit-grants': creditGrants,
 };

@@ -70,6 +70,18 @@ describe.each(DIALECTS)('operator tool on %s', (dialect) => {
       workspace: { credits: 2500 },
     });
     expect(
+      awpJson('credit', 'add', '--workspace', id, '--credits', '500', '--note', 'invoice 7').body,
+    ).toMatchObject({ credit: { balanceCredits: 3000, grantedCredits: 3000 } });
+    const shown = awpJson('credit', 'show', '--workspace', id).body as {
+      credit: { grants: { credits: number; reason: string; note: string | null }[] };
+    };
+    expect(shown.credit).toMatchObject({ balanceCredits: 3000, reservedCredits: 0 });
+    expect(shown.credit.grants).toMatchObject([
+      { credits: 500, reason: 'added', note: 'invoice 7' },
+      { credits: 2500, reason: 'set', note: null },
+    ]);
+    expect(awp('credit', 'show', '--workspace', id).stdout).toContain('granted   3000 credits');
+    expect(
       awpJson('member', 'add', '--workspace', id, '--email', 'Ops@Acme.test', '--role', 'admin')
         .body,
     ).toMatchObject({ member: { email: 'ops@acme.test', role: 'admin' } });
@@ -137,6 +149,8 @@ describe('operator tool usage', () => {
       ['workspace', 'resume'],
       ['billing', 'provision'],
       ['credit', 'set'],
+      ['credit', 'add'],
+      ['credit', 'show'],
       ['capability', 'enable'],
       ['capability', 'disable'],
       ['member', 'add'],

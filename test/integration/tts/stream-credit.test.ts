@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
-import { creditAccount, waitUntil } from '../../helpers/credit.ts';
+import { creditAccount, grantedMillicredits, waitUntil } from '../../helpers/credit.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
@@ -197,6 +197,7 @@ describe.each(DIALECTS)('stream credit when clients leave at any moment on %s', 
     );
     const account = await creditAccount(handle, ws.workspaceId);
     expect(account.charged).toBeGreaterThan(0);
+    expect(await grantedMillicredits(handle, ws.workspaceId)).toBe(SEEDED);
     expect(account.balance + account.charged + account.open).toBe(SEEDED);
   }, 180_000);
 });

@@ -1,6 +1,6 @@
 import { createApi } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './db/connect.ts';
+import { databaseOptions, openDatabase } from './db/connect.ts';
 import { nativeBindingLoaded } from './http/uws/native.ts';
 import { createLogger, resolveLogFormat } from './observability/logger.ts';
 import { createRedis } from './redis/client.ts';
@@ -39,10 +39,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  const database = await openDatabase({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.DATA_DIR,
-  });
+  const database = await openDatabase(databaseOptions(config));
   logger.info({ dialect: database.dialect }, 'database ready');
   const redis = createRedis(config.REDIS_URL);
 

@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ApiKeys } from '../auth/api-keys.ts';
 import { ConfigError, ENVIRONMENTS, loadConfig } from '../config.ts';
-import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
+import { type DatabaseHandle, databaseOptions, openDatabase } from '../db/connect.ts';
 import type { Role, UpstreamProviderName } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { UPSTREAM_PROVIDERS } from '../providers/upstream-registry.ts';
@@ -29,7 +29,7 @@ let database: DatabaseHandle | undefined;
 async function db(): Promise<DatabaseHandle> {
   if (!database) {
     const config = loadConfig();
-    database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+    database = await openDatabase(databaseOptions(config));
   }
   return database;
 }

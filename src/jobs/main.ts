@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { ConfigError, loadConfig } from '../config.ts';
-import { openDatabase } from '../db/connect.ts';
+import { databaseOptions, openDatabase } from '../db/connect.ts';
 import { createLogger, resolveLogFormat } from '../observability/logger.ts';
 import {
   FATAL_EXIT_CODE,
@@ -29,10 +29,7 @@ async function main(): Promise<void> {
     drainTimeoutMs: config.SHUTDOWN_GRACE_MS + 10_000,
   });
   installTestFault();
-  const database = await openDatabase({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.DATA_DIR,
-  });
+  const database = await openDatabase(databaseOptions(config));
   const workers = startJobWorkers({
     config,
     db: database.db,

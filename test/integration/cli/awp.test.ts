@@ -70,18 +70,6 @@ describe.each(DIALECTS)('operator tool on %s', (dialect) => {
       workspace: { credits: 2500 },
     });
     expect(
-      awpJson('credit', 'add', '--workspace', id, '--credits', '500', '--note', 'invoice 7').body,
-    ).toMatchObject({ credit: { balanceCredits: 3000, grantedCredits: 3000 } });
-    const shown = awpJson('credit', 'show', '--workspace', id).body as {
-      credit: { grants: { credits: number; reason: string; note: string | null }[] };
-    };
-    expect(shown.credit).toMatchObject({ balanceCredits: 3000, reservedCredits: 0 });
-    expect(shown.credit.grants).toMatchObject([
-      { credits: 500, reason: 'added', note: 'invoice 7' },
-      { credits: 2500, reason: 'set', note: null },
-    ]);
-    expect(awp('credit', 'show', '--workspace', id).stdout).toContain('granted   3000 credits');
-    expect(
       awpJson('member', 'add', '--workspace', id, '--email', 'Ops@Acme.test', '--role', 'admin')
         .body,
     ).toMatchObject({ member: { email: 'ops@acme.test', role: 'admin' } });
@@ -112,6 +100,32 @@ describe.each(DIALECTS)('operator tool on %s', (dialect) => {
     });
     await new Promise((r) => setTimeout(r, 1000));
     expect((await voices()).status).toBe(401);
+  });
+
+  it('grants credit and shows balance, reserved, charged and the grants', () => {
+    const id = awpJson('workspace', 'create', '--name', 'Credit', '--credits', '2500').body
+      .id as string;
+    expect(
+      awpJson('credit', 'add', '--workspace', id, '--credits', '500', '--note', 'invoice 7').body,
+    ).toMatchObject({ credit: { balanceCredits: 3000, grantedCredits: 3000 } });
+    const shown = awpJson('credit', 'show', '--workspace', id).body as {
+      credit: { grants: { credits: number; reason: string; note: string | null }[] };
+    };
+    expect(shown.credit).toMatchObject({ balanceCredits: 3000, reservedCredits: 0 });
+    expect(shown.credit.grants).toMatchObject([
+      { credits: 500, reason: 'added', note: 'invoice 7' },
+      { credits: 2500, reason: 'workspace_created', note: null },
+    ]);
+    expect(awp('credit', 'show', '--workspace', id).stdout).toContain('granted   3000 credits');
+    // Set grants the difference; the history keeps both.
+    expect(awpJson('credit', 'set', '--workspace', id, '--credits', '1000').body).toMatchObject({
+      workspace: { credits: 1000 },
+    });
+    const after = awpJson('credit', 'show', '--workspace', id).body as {
+      credit: { grantedCredits: number; grants: { credits: number; reason: string }[] };
+    };
+    expect(after.credit.grantedCredits).toBe(1000);
+    expect(after.credit.grants[0]).toMatchObject({ credits: -2000, reason: 'set' });
   });
 
   it('prints a JSON error and exits non-zero on a bad request', () => {

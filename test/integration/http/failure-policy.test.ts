@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
@@ -5,11 +6,11 @@ import { FATAL_EXIT_CODE } from '../../../src/system/failure-policy.ts';
 import { waitUntil } from '../../helpers/credit.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
-import { startServer } from '../../helpers/server.ts';
+import { ROOT, serviceEnv, startServer } from '../../helpers/server.ts';
 import { openStream, streamUrl } from '../../helpers/stream.ts';
 
 // The policy does not depend on the database: SQLite only.
-describe('failure policy of the api process', () => {
+describe('failure policy of the api and jobs processes', () => {
   let database: TestDatabase;
   let productionKey: string;
 
@@ -71,4 +72,39 @@ describe('failure policy of the api process', () => {
       }
     },
   );
+
+  it('logs an unhandled rejection in the jobs process as fatal and exits non-zero', async () => {
+    const child = spawn(process.execPath, ['--enable-source-maps', 'dist/src/jobs/main.js'], {
+      cwd: ROOT,
+      env: serviceEnv(database, { TEST_FAULT: 'unhandled_rejection' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    const exited = once(child, 'exit');
+    try {
+      await waitUntil(async () => output.includes('job workers running'), 20_000, 'the jobs');
+      child.kill('SIGUSR2');
+      const [code] = await exited;
+      expect(code).toBe(FATAL_EXIT_CODE);
+      const fatal = output
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((line) => line.level === 60);
+      expect(fatal).toMatchObject({
+        service: 'jobs',
+        failure: 'unhandledRejection',
+        request_id: 'test-fault',
+        err: { message: 'test fault: unhandled rejection' },
+      });
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
 });

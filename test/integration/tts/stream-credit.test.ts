@@ -81,7 +81,12 @@ describe.each(DIALECTS)('stream credit when clients leave at any moment on %s', 
     const ws = await seedWorkspace(handle, { credits: SEED_CREDITS });
     const client = await open(ws);
     client.send({ event: 'start', request: START });
-    const requestId = await openRow(ws.workspaceId);
+    const requestId = await openRow(ws.workspaceId).catch((error: unknown) => {
+      throw new Error(
+        `no ledger row; socket state ${client.socket.readyState}, events ${JSON.stringify(client.events)}; server:\n${server.output().slice(-3000)}`,
+        { cause: error },
+      );
+    });
 
     // On PostgreSQL another transaction holds the workspace row, so the reservation of the
     // text event waits mid-flight while the client goes away. SQLite has one writer per

@@ -62,6 +62,14 @@ export const configSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
+  /** PostgreSQL: longest wait for a new connection. */
+  PG_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /** PostgreSQL `statement_timeout` of every connection. */
+  PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** PostgreSQL `idle_in_transaction_session_timeout`: a stalled transaction frees its locks. */
+  PG_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** SQLite busy timeout; the wait blocks the event loop, hence the cap. */
+  SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().nonnegative().max(1000).default(250),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')

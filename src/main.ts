@@ -1,11 +1,16 @@
 import { createStarterAgent } from './agents/starter-agent.ts';
 import { createApi } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './db/connect.ts';
+import { databaseOptions, openDatabase } from './db/connect.ts';
 import { nativeBindingLoaded } from './http/uws/native.ts';
 import { createLogger, resolveLogFormat } from './observability/logger.ts';
 import { createRedis } from './redis/client.ts';
 import { startBanner } from './system/banner.ts';
+import {
+  FATAL_EXIT_CODE,
+  installFailurePolicy,
+  installTestFault,
+} from './system/failure-policy.ts';
 import { type BootstrapResult, bootstrapWorkspace } from './workspaces/bootstrap.ts';
 
 /** The api process: config -> database -> Redis -> routes -> listen; graceful shutdown. */
@@ -22,15 +27,20 @@ async function main(): Promise<void> {
   }
   const logFormat = resolveLogFormat(config.LOG_FORMAT);
   const logger = createLogger(config.LOG_LEVEL, 'api', logFormat);
+  // Until the api runs there is nothing to drain; then `stop` below.
+  let drain = async (): Promise<void> => {};
+  installFailurePolicy({
+    logger,
+    drain: () => drain(),
+    drainTimeoutMs: config.SHUTDOWN_GRACE_MS + 10_000,
+  });
+  installTestFault();
   if (!nativeBindingLoaded()) {
     logger.fatal('the native uWebSockets.js binary did not load; refusing the slow fallback');
     process.exit(1);
   }
 
-  const database = await openDatabase({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.DATA_DIR,
-  });
+  const database = await openDatabase(databaseOptions(config));
   logger.info({ dialect: database.dialect }, 'database ready');
   const redis = createRedis(config.REDIS_URL);
 
@@ -86,23 +96,33 @@ async function main(): Promise<void> {
     );
   }
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal, in_flight: api.server.inFlight }, 'shutting down');
-    api.beginShutdown();
-    api.server.stopListening();
-    const drained = await api.server.drain(config.SHUTDOWN_GRACE_MS);
-    if (!drained) logger.warn({ in_flight: api.server.inFlight }, 'grace period over');
-    await api.close();
-    redis.disconnect();
-    await database.close();
-    logger.info('stopped');
-    process.exit(0);
+  let stopping: Promise<void> | undefined;
+  /** Stops listening, lets requests in flight finish (bounded), closes everything. */
+  const stop = (reason: string): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info({ signal: reason, in_flight: api.server.inFlight }, 'shutting down');
+      api.beginShutdown();
+      api.server.stopListening();
+      const drained = await api.server.drain(config.SHUTDOWN_GRACE_MS);
+      if (!drained) logger.warn({ in_flight: api.server.inFlight }, 'grace period over');
+      await api.close();
+      redis.disconnect();
+      await database.close();
+      logger.info('stopped');
+    })();
+    return stopping;
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  let failed = false;
+  drain = () => {
+    failed = true;
+    return stop('fatal');
+  };
+  const shutdown = (signal: string) => {
+    // A signal during a fatal drain must not turn the exit into a success.
+    void stop(signal).then(() => process.exit(failed ? FATAL_EXIT_CODE : 0));
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
 main().catch((error: unknown) => {

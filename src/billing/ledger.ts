@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Environment } from '../config.ts';
 import type { Database, SynthesisStatus } from '../db/schema.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
+import { creditBalance, debitBalance } from './balance.ts';
 import { costMillicredits } from './cost.ts';
 
 export interface LedgerStart {
@@ -31,10 +32,28 @@ export interface LedgerOutcome {
 }
 
 /**
- * The audit ledger and the credit it moves. A request's row is written, with its credit
- * reserved, in one transaction before any audio is produced; the end settles the charge
- * for what was synthesized and releases the rest. The conditional debit keeps the balance
- * from ever going negative, whatever the concurrency.
+ * The audit ledger and the credit it moves.
+ *
+ * The life of a request, all keyed by its request id:
+ * - {@link Ledger.start} writes the row and reserves the credit for the text known so far,
+ *   in one transaction, before any audio is produced;
+ * - {@link Ledger.reserveMore} reserves the cost of more text while the row is open;
+ * - {@link Ledger.finish} closes the row: it charges what was synthesized and refunds the
+ *   rest of the reservation.
+ *
+ * The rules that make this exact under concurrency (several api processes, sweepers and a
+ * slow live node closing the same row; PostgreSQL runs them truly in parallel):
+ * - every change to an open row starts with a conditional update
+ *   (`... where status = 'started'`) that takes the row's lock; whoever gets no row back
+ *   does nothing, so a request is refunded once and a reservation never lands on a closed
+ *   row;
+ * - the amounts used (reserved, price) are the ones that update returns, read under that
+ *   lock, never a value read before it;
+ * - the balance only moves by increments and conditional decrements (src/billing/balance.ts),
+ *   so the balance, the charges and the open reservations always add up to the grants.
+ *
+ * Other features that bill (text conversations, live agent sessions) follow the same
+ * protocol with the helpers of balance.ts, or record their requests here.
  */
 export class Ledger {
   constructor(
@@ -67,7 +86,7 @@ export class Ledger {
       created_at: now,
     };
     const reserved = await this.db.transaction().execute(async (trx) => {
-      if (reserve > 0 && !(await debit(trx, entry.workspaceId, reserve))) return false;
+      if (!(await debitBalance(trx, entry.workspaceId, reserve))) return false;
       await trx.insertInto('synthesis_requests').values(row).execute();
       return true;
     });
@@ -87,70 +106,68 @@ export class Ledger {
   }
 
   /**
-   * Reserves the cost of `chars` more characters of a running request (streaming text as
-   * it arrives). Throws `insufficient_credit` when the balance cannot cover them.
+   * Reserves the cost of `chars` more characters of an open request (streaming text as it
+   * arrives). Throws `insufficient_credit` when the balance cannot cover them, and also
+   * when the request is no longer open: nothing is debited then.
    */
   async reserveMore(requestId: string, workspaceId: string, chars: number): Promise<void> {
-    const ok = await this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom('synthesis_requests')
-        .select(['price_millicredits_per_1k_chars', 'chars_requested', 'reserved_millicredits'])
-        .where('request_id', '=', requestId)
-        .where('status', '=', 'started')
-        .executeTakeFirst();
-      if (!row) return false;
-      const price = Number(row.price_millicredits_per_1k_chars);
-      const total = Number(row.chars_requested) + chars;
-      const extra = costMillicredits(total, price) - Number(row.reserved_millicredits);
-      if (extra > 0 && !(await debit(trx, workspaceId, extra))) return false;
-      await trx
-        .updateTable('synthesis_requests')
-        .set({
-          chars_requested: total,
-          reserved_millicredits: Number(row.reserved_millicredits) + Math.max(0, extra),
-        })
-        .where('request_id', '=', requestId)
-        .execute();
-      return true;
-    });
+    const ok = await this.db
+      .transaction()
+      .execute(async (trx) => {
+        // Counting the characters first takes the row's lock: a concurrent finish waits
+        // for this reservation and then refunds it, or has already closed the row.
+        const row = await trx
+          .updateTable('synthesis_requests')
+          .set((eb) => ({ chars_requested: eb('chars_requested', '+', chars) }))
+          .where('request_id', '=', requestId)
+          .where('workspace_id', '=', workspaceId)
+          .where('status', '=', 'started')
+          .returning([
+            'price_millicredits_per_1k_chars',
+            'chars_requested',
+            'reserved_millicredits',
+          ])
+          .executeTakeFirst();
+        if (!row) return false;
+        const reserved = Number(row.reserved_millicredits);
+        const extra =
+          costMillicredits(
+            Number(row.chars_requested),
+            Number(row.price_millicredits_per_1k_chars),
+          ) - reserved;
+        if (extra <= 0) return true;
+        // Rolls back the character count too.
+        if (!(await debitBalance(trx, workspaceId, extra))) throw new NotCovered();
+        await trx
+          .updateTable('synthesis_requests')
+          .set({ reserved_millicredits: reserved + extra })
+          .where('request_id', '=', requestId)
+          .execute();
+        return true;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof NotCovered) return false;
+        throw error;
+      });
     if (!ok)
       throw new ApiError('insufficient_credit', 'The workspace credit cannot cover this text.');
   }
 
   /**
    * Closes the row: charges for the characters synthesized (nothing for a failure before
-   * any audio) and returns the rest of the reservation. Returns the charge. Idempotent.
+   * any audio) and returns the rest of the reservation. Returns the charge. Idempotent and
+   * safe against concurrent closers: only the one whose status update wins refunds.
    */
   async finish(requestId: string, outcome: LedgerOutcome): Promise<number> {
+    return (await this.#close(requestId, outcome)).cost;
+  }
+
+  async #close(
+    requestId: string,
+    outcome: LedgerOutcome,
+  ): Promise<{ cost: number; closed: boolean }> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom('synthesis_requests')
-        .select([
-          'workspace_id',
-          'reserved_millicredits',
-          'price_millicredits_per_1k_chars',
-          'status',
-          'cost_millicredits',
-        ])
-        .where('request_id', '=', requestId)
-        .executeTakeFirst();
-      if (!row) return 0;
-      if (row.status !== 'started') return Number(row.cost_millicredits);
-      const reserved = Number(row.reserved_millicredits);
-      const cost = Math.min(
-        reserved,
-        costMillicredits(outcome.charsSynthesized, Number(row.price_millicredits_per_1k_chars)),
-      );
-      if (reserved - cost > 0) {
-        await trx
-          .updateTable('workspaces')
-          .set((eb) => ({
-            credit_balance_millicredits: eb('credit_balance_millicredits', '+', reserved - cost),
-          }))
-          .where('id', '=', row.workspace_id)
-          .execute();
-      }
-      await trx
+      const claimed = await trx
         .updateTable('synthesis_requests')
         .set({
           status: outcome.status,
@@ -158,14 +175,33 @@ export class Ledger {
           chars_synthesized: outcome.charsSynthesized,
           provider_audio_ms: Math.round(outcome.providerAudioMs),
           encoded_duration_ms: Math.round(outcome.encodedDurationMs),
-          cost_millicredits: cost,
-          reserved_millicredits: 0,
           finished_at: new Date().toISOString(),
         })
         .where('request_id', '=', requestId)
         .where('status', '=', 'started')
+        .returning(['workspace_id', 'reserved_millicredits', 'price_millicredits_per_1k_chars'])
+        .executeTakeFirst();
+      if (!claimed) {
+        // Closed already (by this process, a sweeper or another node): report its charge.
+        const row = await trx
+          .selectFrom('synthesis_requests')
+          .select('cost_millicredits')
+          .where('request_id', '=', requestId)
+          .executeTakeFirst();
+        return { cost: Number(row?.cost_millicredits ?? 0), closed: false };
+      }
+      const reserved = Number(claimed.reserved_millicredits);
+      const cost = Math.min(
+        reserved,
+        costMillicredits(outcome.charsSynthesized, Number(claimed.price_millicredits_per_1k_chars)),
+      );
+      await trx
+        .updateTable('synthesis_requests')
+        .set({ cost_millicredits: cost, reserved_millicredits: 0 })
+        .where('request_id', '=', requestId)
         .execute();
-      return cost;
+      await creditBalance(trx, claimed.workspace_id, reserved - cost);
+      return { cost, closed: true };
     });
   }
 
@@ -179,51 +215,46 @@ export class Ledger {
 
   /**
    * Closes as failed the rows that processes left open when they died: those of this
-   * instance id (a restart) and of instances whose heartbeat is older than `staleAfterMs`.
-   * Their reserved credit is returned. Returns how many rows were closed.
+   * instance id created before this process started (a restart under the same id), and
+   * those of any other instance whose heartbeat is missing or older than `staleAfterMs`,
+   * whenever they were created (a peer may die long after this process started). Their
+   * reserved credit is returned. Returns how many rows this call closed; rows another
+   * sweeper closed first are not counted.
    */
   async closeAbandoned(staleAfterMs: number): Promise<number> {
     const staleBefore = new Date(Date.now() - staleAfterMs).toISOString();
     const live = this.db
       .selectFrom('service_instances')
       .select('instance_id')
-      .where('last_seen_at', '>=', staleBefore)
-      .where('instance_id', '!=', this.instanceId);
+      .where('last_seen_at', '>=', staleBefore);
     const rows = await this.db
       .selectFrom('synthesis_requests')
       .select('request_id')
       .where('status', '=', 'started')
-      .where('instance_id', 'not in', live)
-      .where('created_at', '<', this.startedAt)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('instance_id', '=', this.instanceId), eb('created_at', '<', this.startedAt)]),
+          eb.and([eb('instance_id', '!=', this.instanceId), eb('instance_id', 'not in', live)]),
+        ]),
+      )
       .execute();
+    let closed = 0;
     for (const row of rows) {
-      await this.finish(row.request_id, {
+      const result = await this.#close(row.request_id, {
         status: 'failed',
         errorCode: 'internal_error',
         charsSynthesized: 0,
         providerAudioMs: 0,
         encodedDurationMs: 0,
       });
+      if (result.closed) closed++;
     }
-    return rows.length;
+    return closed;
   }
 
   /** Rows created after this moment belong to this process's life. */
   private readonly startedAt = new Date().toISOString();
 }
 
-async function debit(
-  trx: Kysely<Database>,
-  workspaceId: string,
-  millicredits: number,
-): Promise<boolean> {
-  const result = await trx
-    .updateTable('workspaces')
-    .set((eb) => ({
-      credit_balance_millicredits: eb('credit_balance_millicredits', '-', millicredits),
-    }))
-    .where('id', '=', workspaceId)
-    .where('credit_balance_millicredits', '>=', millicredits)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
+/** The balance could not cover a reservation: rolls its transaction back. */
+class NotCovered extends Error {}

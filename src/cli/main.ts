@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ApiKeys } from '../auth/api-keys.ts';
 import { ConfigError, ENVIRONMENTS, loadConfig } from '../config.ts';
-import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
+import { type DatabaseHandle, databaseOptions, openDatabase } from '../db/connect.ts';
 import type { Role, UpstreamProviderName } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { UPSTREAM_PROVIDERS } from '../providers/upstream-registry.ts';
@@ -12,6 +12,7 @@ import { CAPABILITIES, type Capability } from '../workspaces/capabilities.ts';
 import { Members, ROLES } from '../workspaces/members.ts';
 import { Workspaces } from '../workspaces/workspaces.ts';
 import { registerAgentCommands } from './agent-commands.ts';
+import { registerCreditCommands } from './credit-commands.ts';
 import { type Output, printResult } from './output.ts';
 
 /**
@@ -28,7 +29,7 @@ let database: DatabaseHandle | undefined;
 async function db(): Promise<DatabaseHandle> {
   if (!database) {
     const config = loadConfig();
-    database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+    database = await openDatabase(databaseOptions(config));
   }
   return database;
 }
@@ -139,26 +140,6 @@ json(
 ).action(async (options) => {
   const updated = await new Workspaces((await db()).db).provisionBilling(options.workspace);
   printResult(outputOf(options), { workspace: updated }, `Billing provisioned for ${updated.id}`);
-});
-
-// credit
-const credit = program.command('credit').description('credit balances (1,000 credits = 1 USD)');
-json(
-  credit
-    .command('set')
-    .description('set the credit balance')
-    .addOption(workspaceOption())
-    .requiredOption('--credits <n>', 'new balance in credits', nonNegativeNumber),
-).action(async (options) => {
-  const updated = await new Workspaces((await db()).db).setCredits(
-    options.workspace,
-    options.credits,
-  );
-  printResult(
-    outputOf(options),
-    { workspace: updated },
-    `Balance of ${updated.id}: ${updated.credits} credits`,
-  );
 });
 
 // capability
@@ -379,6 +360,7 @@ function describeVoice(v: StoredVoice): string {
   return [`${v.id}  ${v.name}${v.nsfw ? ' (nsfw)' : ''}`, ...routes].join('\n');
 }
 
+registerCreditCommands(program, db);
 registerAgentCommands(program, db);
 
 function parseCapabilities(list: string | undefined): Capability[] {

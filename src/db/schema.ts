@@ -25,6 +25,8 @@ export interface Database {
   llm_requests: LlmRequestsTable;
   agent_sessions: AgentSessionsTable;
   agent_session_messages: AgentSessionMessagesTable;
+
+  credit_grants: CreditGrantsTable;
 }
 
 export type WorkspaceStatus = 'active' | 'suspended';
@@ -112,6 +114,23 @@ export interface SynthesisRequestsTable {
   instance_id: string;
   created_at: string;
   finished_at: string | null;
+}
+
+export type CreditGrantReason = 'opening_balance' | 'workspace_created' | 'added' | 'set';
+
+/**
+ * Every credit a workspace received: balance + charges + open reservations equal the sum
+ * of these. `millicredits` is negative when `credit set` lowered a balance.
+ */
+export interface CreditGrantsTable {
+  id: string;
+  workspace_id: string;
+  millicredits: number;
+  reason: CreditGrantReason;
+  note: string | null;
+  /** The balance right after the grant (reservations still open are not in it). */
+  balance_after_millicredits: number;
+  created_at: string;
 }
 
 /** Running api processes and their heartbeat. */

@@ -1,7 +1,12 @@
 import { hostname } from 'node:os';
 import { ConfigError, loadConfig } from '../config.ts';
-import { openDatabase } from '../db/connect.ts';
+import { databaseOptions, openDatabase } from '../db/connect.ts';
 import { createLogger, resolveLogFormat } from '../observability/logger.ts';
+import {
+  FATAL_EXIT_CODE,
+  installFailurePolicy,
+  installTestFault,
+} from '../system/failure-policy.ts';
 import { startJobWorkers } from './workers.ts';
 
 /** The jobs process: BullMQ workers, for deployments that run them apart from the api. */
@@ -17,10 +22,14 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.LOG_LEVEL, 'jobs', resolveLogFormat(config.LOG_FORMAT));
-  const database = await openDatabase({
-    databaseUrl: config.DATABASE_URL,
-    dataDir: config.DATA_DIR,
+  let drain = async (): Promise<void> => {};
+  installFailurePolicy({
+    logger,
+    drain: () => drain(),
+    drainTimeoutMs: config.SHUTDOWN_GRACE_MS + 10_000,
   });
+  installTestFault();
+  const database = await openDatabase(databaseOptions(config));
   const workers = startJobWorkers({
     config,
     db: database.db,
@@ -28,13 +37,23 @@ async function main(): Promise<void> {
     instanceId: config.INSTANCE_ID ?? `jobs@${hostname()}:${process.pid}`,
   });
   logger.info('job workers running');
-  const stop = async () => {
-    await workers.close();
-    await database.close();
-    process.exit(0);
+  let stopping: Promise<void> | undefined;
+  let failed = false;
+  // Closing the workers lets the jobs they run finish first.
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      await workers.close();
+      await database.close();
+    })();
+    return stopping;
   };
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
+  drain = () => {
+    failed = true;
+    return stop();
+  };
+  const shutdown = () => void stop().then(() => process.exit(failed ? FATAL_EXIT_CODE : 0));
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
+import { CreditGrants, recordGrant } from '../billing/grants.ts';
 import type { Database, WorkspaceStatus } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import type { Capability } from './capabilities.ts';
@@ -48,11 +49,20 @@ export class Workspaces {
           name: input.name,
           status: 'active',
           billing_provisioned: input.billingProvisioned ? 1 : 0,
-          credit_balance_millicredits: Math.round((input.credits ?? 0) * MILLICREDITS_PER_CREDIT),
+          credit_balance_millicredits: 0,
           created_at: now,
           updated_at: now,
         })
         .execute();
+      // Starting credit is a grant like any other, so grants account for every credit.
+      const starting = Math.round((input.credits ?? 0) * MILLICREDITS_PER_CREDIT);
+      if (starting > 0) {
+        await recordGrant(trx, {
+          workspaceId: id,
+          millicredits: starting,
+          reason: 'workspace_created',
+        });
+      }
       for (const capability of new Set(input.capabilities ?? [])) {
         await trx
           .insertInto('workspace_capabilities')
@@ -106,13 +116,9 @@ export class Workspaces {
     return this.get(id);
   }
 
-  async setCredits(id: string, credits: number): Promise<Workspace> {
-    if (!Number.isFinite(credits) || credits < 0) {
-      throw new ApiError('invalid_request', 'Credits must be a non-negative number.');
-    }
-    await this.update(id, {
-      credit_balance_millicredits: Math.round(credits * MILLICREDITS_PER_CREDIT),
-    });
+  /** Sets the available balance by a grant of the difference (see {@link CreditGrants.set}). */
+  async setCredits(id: string, credits: number, note?: string): Promise<Workspace> {
+    await new CreditGrants(this.db).set(id, credits, note);
     return this.get(id);
   }
 
@@ -139,7 +145,6 @@ export class Workspaces {
     values: Partial<{
       status: WorkspaceStatus;
       billing_provisioned: number;
-      credit_balance_millicredits: number;
     }>,
   ): Promise<void> {
     const result = await this.db

@@ -6,6 +6,7 @@ import * as workspaceNames from './0004-workspace-names.ts';
 import * as agents from './0005-agents.ts';
 import * as conversations from './0006-conversations.ts';
 import * as agentSessions from './0007-agent-sessions.ts';
+import * as creditGrants from './0008-credit-grants.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005-agents': agents,
   '0006-conversations': conversations,
   '0007-agent-sessions': agentSessions,
+  '0008-credit-grants': creditGrants,
 };

@@ -10,6 +10,7 @@ import type { Environment } from '../../config.ts';
 import { ApiError, errorBody, toApiError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { Metrics } from '../../observability/metrics.ts';
+import { requestContext } from '../../observability/request-context.ts';
 import { corsHeaders, preflightHeaders } from '../cors.ts';
 import type { HttpMethod, RouteCors } from '../route.ts';
 import type { Handler, HttpRequest, HttpResponse } from '../types.ts';
@@ -281,7 +282,8 @@ export class UwsHttpServer {
       return handler(request);
     };
 
-    run()
+    requestContext
+      .run({ request_id: requestId, method, route: routeLabel }, run)
       .catch((error: unknown) => {
         const response = this.errorResponse(error, requestId, method, routeLabel);
         // A body left unread would be taken for the next request on this connection.

@@ -9,6 +9,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Environment } from '../../config.ts';
 import { errorBody, toApiError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
+import { requestContext } from '../../observability/request-context.ts';
 import type { SocketConnection, SocketHandler, WebSocketRoute } from '../websocket.ts';
 import { uws } from './native.ts';
 
@@ -16,6 +17,8 @@ interface SocketData {
   factory: (connection: SocketConnection) => SocketHandler;
   handler?: SocketHandler;
   closed: boolean;
+  /** The upgrade request's id: the context of everything this connection runs. */
+  requestId: string;
 }
 
 /** uWS accepts frames up to this size so that larger ones can be answered with 1009. */
@@ -41,6 +44,9 @@ export interface MountWebSocketOptions {
  */
 export function mountWebSocket(options: MountWebSocketOptions): void {
   const { app, route, logger } = options;
+  // What the connection runs carries its request context (for the failure policy's log).
+  const inContext = (data: SocketData, fn: () => void) =>
+    requestContext.run({ request_id: data.requestId, route: route.path }, fn);
   app.ws<SocketData>(route.path, {
     compression: uws.DISABLED,
     maxPayloadLength: UWS_MAX_PAYLOAD_BYTES,
@@ -68,8 +74,10 @@ export function mountWebSocket(options: MountWebSocketOptions): void {
           ws.cork(() => ws.end(code, reason));
         },
       };
-      data.handler = data.factory(connection);
-      data.handler.opened();
+      inContext(data, () => {
+        data.handler = data.factory(connection);
+        data.handler.opened();
+      });
     },
     message: (ws, message, isBinary) => {
       const data = ws.getUserData();
@@ -88,14 +96,14 @@ export function mountWebSocket(options: MountWebSocketOptions): void {
         ws.end(1008, 'invalid JSON');
         return;
       }
-      data.handler?.receive(value);
+      inContext(data, () => data.handler?.receive(value));
     },
     drain: (ws) => ws.getUserData().handler?.drained(),
     close: (ws) => {
       const data = ws.getUserData();
       data.closed = true;
       options.onClose();
-      data.handler?.lost();
+      inContext(data, () => data.handler?.lost());
     },
   });
 }
@@ -133,7 +141,13 @@ function upgrade(
     (factory) => {
       if (aborted) return;
       res.cork(() => {
-        res.upgrade<SocketData>({ factory, closed: false }, key, protocol, extensions, context);
+        res.upgrade<SocketData>(
+          { factory, closed: false, requestId },
+          key,
+          protocol,
+          extensions,
+          context,
+        );
       });
     },
     (error: unknown) => {

@@ -112,7 +112,7 @@ export class StreamSession {
     this.channel.lost();
     if (this.#state === 'ended') return;
     this.#end();
-    void this.#settle({ status: 'cancelled' });
+    this.#settleAfterEvents({ status: 'cancelled' });
   }
 
   async #handle(event: ClientEvent): Promise<void> {
@@ -354,7 +354,7 @@ export class StreamSession {
     }
     this.channel.send(errorBody(failure, this.requestId));
     this.channel.close(1000, 'error');
-    void this.#settle({ status: 'failed', errorCode: failure.code });
+    this.#settleAfterEvents({ status: 'failed', errorCode: failure.code });
   }
 
   #end(): void {
@@ -367,6 +367,15 @@ export class StreamSession {
 
   #isEnded(): boolean {
     return this.#state === 'ended';
+  }
+
+  /**
+   * Settles once the client event being handled is done: a `text` event may be reserving
+   * credit at this moment, and the row must close after that reservation so it is
+   * refunded with the rest. Events after the end are ignored, so the chain ends.
+   */
+  #settleAfterEvents(outcome: Pick<LedgerOutcome, 'status' | 'errorCode'>): void {
+    void this.#chain.then(() => this.#settle(outcome));
   }
 
   /** After a failure or cancellation: waits for synthesis to stop, then closes the row. */

@@ -107,6 +107,34 @@ describe.each(DIALECTS)('operator tool on %s', (dialect) => {
     budget({ awpRuns: 10 }),
   );
 
+  it('grants credit and shows balance, reserved, charged and the grants', {
+    timeout: budget({ awpRuns: 7 }),
+  }, () => {
+    const id = awpJson('workspace', 'create', '--name', 'Credit', '--credits', '2500').body
+      .id as string;
+    expect(
+      awpJson('credit', 'add', '--workspace', id, '--credits', '500', '--note', 'invoice 7').body,
+    ).toMatchObject({ credit: { balanceCredits: 3000, grantedCredits: 3000 } });
+    const shown = awpJson('credit', 'show', '--workspace', id).body as {
+      credit: { grants: { credits: number; reason: string; note: string | null }[] };
+    };
+    expect(shown.credit).toMatchObject({ balanceCredits: 3000, reservedCredits: 0 });
+    expect(shown.credit.grants).toMatchObject([
+      { credits: 500, reason: 'added', note: 'invoice 7' },
+      { credits: 2500, reason: 'workspace_created', note: null },
+    ]);
+    expect(awp('credit', 'show', '--workspace', id).stdout).toContain('granted   3000 credits');
+    // Set grants the difference; the history keeps both.
+    expect(awpJson('credit', 'set', '--workspace', id, '--credits', '1000').body).toMatchObject({
+      workspace: { credits: 1000 },
+    });
+    const after = awpJson('credit', 'show', '--workspace', id).body as {
+      credit: { grantedCredits: number; grants: { credits: number; reason: string }[] };
+    };
+    expect(after.credit.grantedCredits).toBe(1000);
+    expect(after.credit.grants[0]).toMatchObject({ credits: -2000, reason: 'set' });
+  });
+
   it(
     'prints a JSON error and exits non-zero on a bad request',
     () => {
@@ -137,6 +165,8 @@ describe('operator tool usage', () => {
     ['workspace', 'resume'],
     ['billing', 'provision'],
     ['credit', 'set'],
+    ['credit', 'add'],
+    ['credit', 'show'],
     ['capability', 'enable'],
     ['capability', 'disable'],
     ['member', 'add'],

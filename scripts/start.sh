@@ -47,12 +47,29 @@ elif [ -z "${LIVEKIT_URL:-}" ]; then
   echo "[start] livekit-server is not installed (scripts/install-livekit.sh): live Agent sessions answer 503" >&2
 fi
 
+# The compiled api, restarted when it exits with 70: its failure policy drains and exits
+# with 70 after an unhandled error (docs/decisions.md, "Reliability"). Any other exit ends
+# npm start with that status.
+supervise_api() {
+  local child=""
+  trap 'if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null || true; wait "$child" 2>/dev/null || true; fi; exit 0' TERM INT
+  while true; do
+    node --enable-source-maps dist/src/main.js &
+    child=$!
+    local code=0
+    wait "$child" || code=$?
+    if [ "$code" -ne 70 ]; then exit "$code"; fi
+    echo "[start] the api stopped after a fatal error; restarting it" >&2
+    sleep 1
+  done
+}
+
 if [ "${AWP_DEV:-}" = "1" ]; then
   export NODE_ENV="${NODE_ENV:-development}"
   node --watch --import tsx src/main.ts &
 else
   node -e "import('./scripts/lib/build.mjs').then((b) => b.ensureBuilt())"
-  node --enable-source-maps dist/src/main.js &
+  supervise_api &
 fi
 api_pid=$!
 worker_pid=""

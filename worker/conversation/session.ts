@@ -16,7 +16,7 @@ import { AwpLlm } from '../models/awp-llm.ts';
 import { AwpStt } from '../models/awp-stt.ts';
 import { AwpTts } from '../models/awp-tts.ts';
 import type { SttProvider } from '../stt/provider.ts';
-import { registerControls } from './controls.ts';
+import { type InputMode, registerControls } from './controls.ts';
 import { renderSessionPrompt } from './prompt.ts';
 import { TranscriptPublisher } from './transcripts.ts';
 
@@ -136,15 +136,16 @@ async function runInRoom(
     voiceId: snapshot.voiceId,
     partnerSessionId: agentSessionLedgerId(record.id),
   });
+  const recognizer = new AwpStt({
+    provider: deps.stt,
+    onAudio: (ms) => {
+      usage.sttMs += ms;
+      sessions.addUsage(record.id, { sttMs: ms }).catch(() => {});
+    },
+  });
   const session = new voice.AgentSession({
     vad: deps.vad,
-    stt: new AwpStt({
-      provider: deps.stt,
-      onAudio: (ms) => {
-        usage.sttMs += ms;
-        sessions.addUsage(record.id, { sttMs: ms }).catch(() => {});
-      },
-    }),
+    stt: recognizer,
     llm: new AwpLlm({
       provider,
       model: snapshot.llmModel,
@@ -185,6 +186,14 @@ async function runInRoom(
     userAwayTimeout: null,
   });
 
+  // Silero's start and end of speech delimit the utterances the recognizer transcribes; in
+  // push-to-talk the key does (controls.ts).
+  let inputMode: () => InputMode = () => 'automatic';
+  session.on(voice.AgentSessionEventTypes.UserStateChanged, (event) => {
+    if (inputMode() !== 'automatic') return;
+    if (event.newState === 'speaking') recognizer.utteranceStarted();
+    else if (event.oldState === 'speaking') recognizer.flush();
+  });
   session.on(voice.AgentSessionEventTypes.ConversationItemAdded, (event) => {
     transcripts.itemAdded(event.item);
   });
@@ -226,7 +235,8 @@ async function runInRoom(
     outputOptions: { transcriptionEnabled: true, syncTranscription: true },
     record: false,
   });
-  await registerControls(ctx.room, session);
+  const controls = await registerControls(ctx.room, session, recognizer);
+  inputMode = controls.mode;
   if (prompt.greeting) session.say(prompt.greeting, { allowInterruptions: true });
 
   const limit = setTimeout(

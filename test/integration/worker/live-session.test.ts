@@ -306,12 +306,27 @@ describe('Live Agent conversations (worker)', () => {
         5_000,
         'the input mode attribute',
       );
-      // The push-to-talk controls answer; a committed push-to-talk turn is not asserted
-      // here: with utterance-based STT its transcript arrives only when the session closes
-      // (docs/decisions.md, "Live sessions", open problems).
+      // A committed push-to-talk turn is transcribed at the commit and answered at once.
+      llm.script({ text: ['Heard', ' you.'] });
+      const userTurnsBefore = client.transcripts().filter((t) => t.role === 'user').length;
       expect(await client.rpc(agent, 'awp.ptt.start')).toEqual({ ok: true });
       await client.say(await speech('Push to talk works.'), 1200);
+      const committedAt = performance.now();
       expect(await client.rpc(agent, 'awp.ptt.commit')).toEqual({ ok: true });
+      const pttTurn = await client.waitUntil(
+        () => client.transcripts().filter((t) => t.role === 'user')[userTurnsBefore],
+        15_000,
+        'the push-to-talk transcript',
+      );
+      // espeak-ng's "push to talk" comes back as "pushta" from Whisper base.
+      expect(pttTurn.text.toLowerCase()).toMatch(/push.*works/);
+      await client.waitUntil(
+        () => client.transcripts().find((t) => t.text === 'Heard you.'),
+        15_000,
+        'the push-to-talk answer',
+      );
+      // Answered within the recognizer's time, not at the end of the session.
+      expect(performance.now() - committedAt).toBeLessThan(12_000);
       expect(await client.rpc(agent, 'awp.ptt.start')).toEqual({ ok: true });
       expect(await client.rpc(agent, 'awp.ptt.cancel')).toEqual({ ok: true });
       expect(await client.rpc(agent, 'awp.interrupt')).toEqual({ ok: true });

@@ -19,7 +19,7 @@ export interface AwpSttOptions {
   provider: SttProvider;
   /** Language of the user's speech (ISO 639-1); omitted: the engine's default. */
   language?: string;
-  /** Milliseconds of user speech sent to the engine. */
+  /** Milliseconds of user speech sent to the engine, once per utterance. */
   onAudio?: (durationMs: number) => void;
 }
 
@@ -168,6 +168,13 @@ class AwpSpeechStream extends stt.SpeechStream {
   protected async run(): Promise<void> {
     const { provider, language, onAudio } = this.#owner.options;
     const engine = provider.stream(language ? { language } : {}, this.abortSignal);
+    // Audio sent to the engine, reported once per utterance (whole milliseconds).
+    let sentSamples = 0;
+    const reportAudio = () => {
+      const ms = Math.round(samplesToMs(sentSamples));
+      sentSamples = 0;
+      if (ms > 0) onAudio?.(ms);
+    };
     const reading = this.#readEvents(engine);
     // A failed engine ends the input loop; the error is rethrown below.
     reading.catch(() => {
@@ -178,16 +185,18 @@ class AwpSpeechStream extends stt.SpeechStream {
         if (item === stt.SpeechStream.FLUSH_SENTINEL) {
           this.#gate.close();
           engine.flush();
+          reportAudio();
           continue;
         }
         const frame = item as { data: Int16Array; channels: number };
         const samples = downmix(frame.data, frame.channels);
         for (const chunk of this.#gate.push(samples)) {
-          onAudio?.(samplesToMs(chunk.length));
+          sentSamples += chunk.length;
           engine.pushAudio(chunk);
         }
       }
       engine.end();
+      reportAudio();
       await reading;
     } finally {
       this.#release();

@@ -292,6 +292,25 @@ describe('live Agent conversation in Chromium (client library, api, livekit-serv
       10_000,
     );
 
+    // The interrupted reply reaches the page and the database as far as it was spoken.
+    const fullStory = story.join('').trim();
+    const spoken = await until(
+      async () => (await transcripts('agent')).find((t) => t.text.startsWith('Sentence number')),
+      'the interrupted story transcript',
+      10_000,
+    );
+    expect(fullStory.startsWith(spoken.text)).toBe(true);
+    expect(spoken.text.length).toBeLessThan(fullStory.length / 2);
+    const row = await handle.db
+      .selectFrom('agent_session_messages')
+      .select(['text', 'interrupted'])
+      .where('id', '=', spoken.id)
+      .executeTakeFirstOrThrow();
+    expect({ text: row.text, interrupted: Number(row.interrupted) }).toEqual({
+      text: spoken.text,
+      interrupted: 1,
+    });
+
     // Disconnect: the microphone is released, the session ends.
     const released = await page.evaluate(async () => {
       const track = window.micTrack;

@@ -3,10 +3,14 @@
 # dist/ is missing or older than the sources). Installs what is missing, starts a local
 # Redis when REDIS_URL is unset, and on first run creates a development workspace and
 # prints its keys. `npm run dev` (AWP_DEV=1) runs the TypeScript sources instead and
-# restarts on every change.
+# restarts on every change. Ports: PORT, DEV_PORT, LOCAL_REDIS_PORT, LOCAL_LIVEKIT_PORT,
+# LOCAL_LIVEKIT_RTC_TCP_PORT, LOCAL_LIVEKIT_UDP_PORT, WORKER_HTTP_PORT. SIGTERM or SIGINT
+# stops everything it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh run
+# AWP_SKIP_SETUP=1: the machine is set up already (tests run this script on a checkout whose
+# node_modules is shared, and must never reinstall packages).
+if [ "${AWP_SKIP_SETUP:-}" != "1" ]; then bash scripts/setup.sh run; fi
 
 export DATA_DIR="${DATA_DIR:-./data}"
 mkdir -p "$DATA_DIR"
@@ -35,10 +39,15 @@ export DEMO_PAGE="${DEMO_PAGE:-true}"
 livekit_pid=""
 local_livekit=""
 if [ -z "${LIVEKIT_URL:-}" ] && command -v livekit-server >/dev/null 2>&1; then
+  # Signal port, ICE/TCP and ICE/UDP (LiveKit's dev defaults; overridable so several copies
+  # can run side by side, as the tests do).
   lk_port="${LOCAL_LIVEKIT_PORT:-7880}"
+  lk_tcp_port="${LOCAL_LIVEKIT_RTC_TCP_PORT:-7881}"
+  lk_udp_port="${LOCAL_LIVEKIT_UDP_PORT:-7882}"
   mkdir -p "$DATA_DIR/livekit"
   echo "[start] starting a local livekit-server --dev on 127.0.0.1:$lk_port (log: $DATA_DIR/livekit/livekit.log)" >&2
   livekit-server --dev --bind 127.0.0.1 --port "$lk_port" --node-ip 127.0.0.1 \
+    --rtc.tcp_port "$lk_tcp_port" --udp-port "$lk_udp_port" \
     >"$DATA_DIR/livekit/livekit.log" 2>&1 &
   livekit_pid=$!
   export LIVEKIT_URL="ws://127.0.0.1:$lk_port" LIVEKIT_API_KEY=devkey LIVEKIT_API_SECRET=secret

@@ -40,13 +40,14 @@ export function toneWav(durationMs = 2000, sampleRateHz = 48_000, frequencyHz = 
 }
 
 /**
- * Launches headless Chromium (as root too) with a fake microphone and autoplay allowed.
+ * Launches headless Chromium (as root too) with a fake microphone (a tone, or the WAV file
+ * given as `microphone`; Chromium loops it) and autoplay allowed.
  * Playwright gives every launch a fresh temporary profile (it refuses `--user-data-dir`).
  */
-export async function launchBrowser(): Promise<TestBrowser> {
+export async function launchBrowser(options: { microphone?: Buffer } = {}): Promise<TestBrowser> {
   const dir = mkdtempSync(path.join(tmpdir(), 'awp-browser-'));
   const microphoneWav = path.join(dir, 'microphone.wav');
-  writeFileSync(microphoneWav, toneWav());
+  writeFileSync(microphoneWav, options.microphone ?? toneWav());
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,

@@ -195,3 +195,29 @@ export class RoomClient {
     await this.room.disconnect();
   }
 }
+
+/**
+ * A WAV (48 kHz mono 16-bit) of espeak-ng saying `text`, with `leadMs` of silence before
+ * and `tailMs` after: what a fake microphone plays, looped, in browser tests.
+ */
+export async function speechWav(text: string, leadMs = 300, tailMs = 3500): Promise<Buffer> {
+  const samples = await speech(text);
+  const lead = Math.round((leadMs * ROOM_RATE_HZ) / 1000);
+  const tail = Math.round((tailMs * ROOM_RATE_HZ) / 1000);
+  const data = Buffer.alloc((lead + samples.length + tail) * 2);
+  Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength).copy(data, lead * 2);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(ROOM_RATE_HZ, 24);
+  header.writeUInt32LE(ROOM_RATE_HZ * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]);
+}

@@ -14,9 +14,10 @@ import type { Logger } from '../../src/observability/logger.ts';
 import type { WorkerConfig } from '../config.ts';
 import { AwpLlm } from '../models/awp-llm.ts';
 import { AwpStt } from '../models/awp-stt.ts';
-import { AwpTts } from '../models/awp-tts.ts';
+import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
 import type { SttProvider } from '../stt/provider.ts';
-import { registerControls } from './controls.ts';
+import { type InputMode, registerControls } from './controls.ts';
+import { PlayoutLedger } from './playout.ts';
 import { renderSessionPrompt } from './prompt.ts';
 import { TranscriptPublisher } from './transcripts.ts';
 
@@ -123,6 +124,7 @@ async function runInRoom(
   const apiBase =
     record.environment === 'production' ? workerConfig.AWP_API_URL : workerConfig.AWP_API_DEV_URL;
 
+  const playout = new PlayoutLedger(TTS_SAMPLE_RATE_HZ);
   const speech = new AwpTts({
     streamUrl: `${apiBase.replace(/^http/, 'ws').replace(/\/+$/, '')}/v1/tts/stream`,
     token: async () =>
@@ -135,16 +137,18 @@ async function runInRoom(
       ).token,
     voiceId: snapshot.voiceId,
     partnerSessionId: agentSessionLedgerId(record.id),
+    onAudio: (requestId, text, samples) => playout.addAudio(requestId, text, samples),
+  });
+  const recognizer = new AwpStt({
+    provider: deps.stt,
+    onAudio: (ms) => {
+      usage.sttMs += ms;
+      sessions.addUsage(record.id, { sttMs: ms }).catch(() => {});
+    },
   });
   const session = new voice.AgentSession({
     vad: deps.vad,
-    stt: new AwpStt({
-      provider: deps.stt,
-      onAudio: (ms) => {
-        usage.sttMs += ms;
-        sessions.addUsage(record.id, { sttMs: ms }).catch(() => {});
-      },
-    }),
+    stt: recognizer,
     llm: new AwpLlm({
       provider,
       model: snapshot.llmModel,
@@ -185,6 +189,37 @@ async function runInRoom(
     userAwayTimeout: null,
   });
 
+  // Silero's start and end of speech delimit the utterances the recognizer transcribes; in
+  // push-to-talk the key does (controls.ts).
+  let inputMode: () => InputMode = () => 'automatic';
+  // Barge-in latency, measured here: from Silero's start of speech over the agent's speech
+  // to LiveKit's audio output reporting the agent's audio cleared (logged as `barge-in`).
+  let speechOverAgentAt: number | undefined;
+  session.on(voice.AgentSessionEventTypes.UserStateChanged, (event) => {
+    if (event.newState === 'speaking') {
+      speechOverAgentAt = session.agentState === 'speaking' ? performance.now() : undefined;
+    }
+    if (inputMode() !== 'automatic') return;
+    if (event.newState === 'speaking') recognizer.utteranceStarted();
+    else if (event.oldState === 'speaking') recognizer.flush();
+  });
+  // Per-turn latencies (end of utterance, STT, LLM first token, TTS first audio), for
+  // operators: one log line per measure.
+  session.on(voice.AgentSessionEventTypes.MetricsCollected, ({ metrics }) => {
+    if (metrics.type === 'eou_metrics') {
+      log.info(
+        {
+          end_of_utterance_delay_ms: Math.round(metrics.endOfUtteranceDelayMs),
+          transcription_delay_ms: Math.round(metrics.transcriptionDelayMs),
+        },
+        'turn metrics: end of utterance',
+      );
+    } else if (metrics.type === 'llm_metrics') {
+      log.info({ ttft_ms: Math.round(metrics.ttftMs) }, 'turn metrics: llm');
+    } else if (metrics.type === 'tts_metrics') {
+      log.info({ ttfb_ms: Math.round(metrics.ttfbMs) }, 'turn metrics: tts');
+    }
+  });
   session.on(voice.AgentSessionEventTypes.ConversationItemAdded, (event) => {
     transcripts.itemAdded(event.item);
   });
@@ -226,7 +261,24 @@ async function runInRoom(
     outputOptions: { transcriptionEnabled: true, syncTranscription: true },
     record: false,
   });
-  await registerControls(ctx.room, session);
+  // What an interrupted reply actually said, from the playback position LiveKit reports.
+  session.output.audio?.on(
+    voice.AudioOutput.EVENT_PLAYBACK_FINISHED,
+    (event: voice.PlaybackFinishedEvent) => {
+      const spoken = playout.finish(event.playbackPosition, event.interrupted);
+      if (!event.interrupted) return;
+      transcripts.interruptedPlayout(spoken);
+      if (speechOverAgentAt !== undefined && performance.now() - speechOverAgentAt < 2000) {
+        log.info(
+          { detected_to_cleared_ms: Math.round(performance.now() - speechOverAgentAt) },
+          'barge-in',
+        );
+      }
+      speechOverAgentAt = undefined;
+    },
+  );
+  const controls = await registerControls(ctx.room, session, recognizer);
+  inputMode = controls.mode;
   if (prompt.greeting) session.say(prompt.greeting, { allowInterruptions: true });
 
   const limit = setTimeout(

@@ -16,8 +16,8 @@ const PERSIST_ATTEMPTS = 3;
 /**
  * Finalized turns: each user and agent message of the session's history is persisted with
  * a durable id (retries reuse it, so the row is written once) and then published on
- * `awp.transcript`. An interrupted agent message already carries only what was played
- * (the framework truncates it to the synchronized transcript).
+ * `awp.transcript`. An interrupted agent reply carries only what was played (our playout
+ * accounting, `interruptedPlayout`).
  */
 export class TranscriptPublisher {
   /** Durable ids by the framework's item id. */
@@ -34,6 +34,8 @@ export class TranscriptPublisher {
   itemAdded(item: llm.ChatItem): void {
     if (item.type !== 'message') return;
     if (item.role !== 'user' && item.role !== 'assistant') return;
+    // Interrupted replies are persisted from our playout accounting (interruptedPlayout).
+    if (item.role === 'assistant' && item.interrupted) return;
     const text = (item.textContent ?? '').trim();
     if (text === '') return;
     let id = this.#ids.get(item.id);
@@ -41,13 +43,39 @@ export class TranscriptPublisher {
       id = uuidv7();
       this.#ids.set(item.id, id);
     }
-    const turn = {
+    this.#persist({
       id,
       sessionId: this.sessionId,
-      role: item.role === 'user' ? ('user' as const) : ('agent' as const),
+      role: item.role === 'user' ? 'user' : 'agent',
       text,
-      interrupted: item.interrupted,
-    };
+      interrupted: false,
+    });
+  }
+
+  /**
+   * An agent reply was interrupted after `spoken` was said (PlayoutLedger): that part is
+   * the agent's turn, marked interrupted. The framework's own interrupted message is not
+   * used (its synchronized text came back empty with sentence-by-sentence synthesis).
+   */
+  interruptedPlayout(spoken: string): void {
+    if (spoken === '') return;
+    this.#persist({
+      id: uuidv7(),
+      sessionId: this.sessionId,
+      role: 'agent',
+      text: spoken,
+      interrupted: true,
+    });
+  }
+
+  #persist(turn: {
+    id: string;
+    sessionId: string;
+    role: 'user' | 'agent';
+    text: string;
+    interrupted: boolean;
+  }): void {
+    const { id, text } = turn;
     // In order, so the client sees turns as they happened.
     this.#chain = this.#chain.then(async () => {
       for (let attempt = 1; ; attempt++) {

@@ -1,30 +1,91 @@
-import { type AudioBuffer, asLanguageCode, mergeFrames, stt } from '@livekit/agents';
+import {
+  type APIConnectOptions,
+  type AudioBuffer,
+  asLanguageCode,
+  mergeFrames,
+  stt,
+} from '@livekit/agents';
 import { AudioResampler } from '@livekit/rtc-node';
-import { STT_SAMPLE_RATE_HZ, type SttProvider } from '../stt/provider.ts';
+import {
+  STT_SAMPLE_RATE_HZ,
+  type SttEvent,
+  type SttProvider,
+  type SttStream,
+  samplesToMs,
+} from '../stt/provider.ts';
+import { UtteranceGate } from './utterance-gate.ts';
 
 export interface AwpSttOptions {
   provider: SttProvider;
   /** Language of the user's speech (ISO 639-1); omitted: the engine's default. */
   language?: string;
-  /** Milliseconds of user speech sent to the engine, per utterance. */
+  /** Milliseconds of user speech sent to the engine, once per utterance. */
   onAudio?: (durationMs: number) => void;
 }
 
+/** How long `flushAndWait` waits for the engine before the caller goes on without it. */
+const DEFAULT_FLUSH_TIMEOUT_MS = 15_000;
+
 /**
- * The LiveKit `stt.STT` over our `SttProvider` seam. It recognizes whole utterances: the
- * framework wraps it in its VAD stream adapter, which cuts the user's audio at Silero's
- * end of speech and calls `recognize` once per utterance.
+ * The LiveKit `stt.STT` over our `SttProvider` seam, as a streaming recognizer: the
+ * framework feeds every microphone frame to `stream()`; the session tells us where an
+ * utterance starts (`utteranceStarted`: Silero's start of speech, or push-to-talk start) and
+ * ends (`flush`: Silero's end of speech, or push-to-talk commit). The engine's finals and
+ * interims become the framework's transcript events, so a flush yields the user's turn at
+ * once and interim captions (Deepgram) reach `lk.transcription`.
+ *
+ * Engines that only transcribe whole utterances (Whisper, the OpenAI endpoint) receive only
+ * the audio of utterances (with a short lead-in from before the VAD fired), so silence
+ * between turns is neither transcribed nor billed; streaming engines receive everything.
  */
 export class AwpStt extends stt.STT {
   label: string;
+  readonly #streams = new Set<AwpSpeechStream>();
+  /** Between `utteranceStarted` and `flush`: streams the framework opens then start open. */
+  #inUtterance = false;
 
   constructor(readonly options: AwpSttOptions) {
-    super({ streaming: false, interimResults: false });
+    super({ streaming: true, interimResults: options.provider.capabilities.interimResults });
     this.label = `awp.stt.${options.provider.name}`;
   }
 
   override get provider(): string {
     return this.options.provider.name;
+  }
+
+  /** The user started speaking (or pressed push-to-talk): open the utterance. */
+  utteranceStarted(): void {
+    this.#inUtterance = true;
+    for (const stream of this.#streams) stream.utteranceStarted();
+  }
+
+  /** Push-to-talk cancel: no utterance is open (the framework drops what was captured). */
+  discardUtterance(): void {
+    this.#inUtterance = false;
+    for (const stream of this.#streams) stream.closeGate();
+  }
+
+  /** The utterance ended: the engine finalizes what it heard. */
+  flush(): void {
+    this.#inUtterance = false;
+    for (const stream of this.#streams) stream.flushUtterance();
+  }
+
+  /**
+   * Ends the utterance and resolves once every final of it has been handed to the framework
+   * (or after `timeoutMs`, so a stuck engine cannot hold a push-to-talk commit forever).
+   */
+  async flushAndWait(timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS): Promise<void> {
+    this.#inUtterance = false;
+    const pending = [...this.#streams].map((stream) => stream.flushUtterance());
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(pending),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   protected async _recognize(
@@ -39,30 +100,162 @@ export class AwpStt extends stt.STT {
       const mono = mergeFrames(frames);
       samples = downmix(mono.data, mono.channels);
     }
-    this.options.onAudio?.(Math.round((samples.length * 1000) / STT_SAMPLE_RATE_HZ));
+    this.options.onAudio?.(Math.round(samplesToMs(samples.length)));
     const signal = abortSignal ?? new AbortController().signal;
     const result = await this.options.provider.transcribe(
       samples,
       this.options.language ? { language: this.options.language } : {},
       signal,
     );
-    return {
-      type: stt.SpeechEventType.FINAL_TRANSCRIPT,
-      alternatives: [
-        {
-          language: asLanguageCode(result.language ?? this.options.language ?? 'en'),
-          text: result.text.trim(),
-          startTime: result.startMs / 1000,
-          endTime: result.endMs / 1000,
-          confidence: result.confidence ?? 1,
-        },
-      ],
-    };
+    return speechEvent(stt.SpeechEventType.FINAL_TRANSCRIPT, {
+      text: result.text,
+      language: result.language ?? this.options.language,
+      startMs: result.startMs,
+      endMs: result.endMs,
+      confidence: result.confidence,
+    });
   }
 
-  stream(): stt.SpeechStream {
-    throw new Error('AwpStt recognizes utterances; the framework wraps it in a VAD StreamAdapter');
+  stream(options?: { connOptions?: APIConnectOptions }): stt.SpeechStream {
+    const stream = new AwpSpeechStream(this, options?.connOptions, () =>
+      this.#streams.delete(stream),
+    );
+    this.#streams.add(stream);
+    // The framework restarts its stream when a user turn is cleared (push-to-talk start).
+    if (this.#inUtterance) stream.utteranceStarted();
+    return stream;
   }
+}
+
+class AwpSpeechStream extends stt.SpeechStream {
+  label = 'awp.stt.stream';
+  readonly #owner: AwpStt;
+  readonly #gate: UtteranceGate;
+  readonly #onClose: () => void;
+  /** Resolvers of flushes sent to the engine, in order; each `flushed` event settles one. */
+  readonly #flushWaiters: (() => void)[] = [];
+
+  constructor(owner: AwpStt, connOptions: APIConnectOptions | undefined, onClose: () => void) {
+    super(owner, STT_SAMPLE_RATE_HZ, connOptions);
+    this.#owner = owner;
+    this.#onClose = onClose;
+    // Streaming engines get everything (their own endpointing and interims need it).
+    this.#gate = new UtteranceGate(!owner.options.provider.capabilities.streaming);
+  }
+
+  utteranceStarted(): void {
+    this.#gate.open();
+  }
+
+  closeGate(): void {
+    this.#gate.close();
+  }
+
+  /** Queued behind the audio already pushed, so the engine sees it in order. */
+  flushUtterance(): Promise<void> {
+    if (this.closed || this.input.closed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.#flushWaiters.push(resolve);
+      this.flush();
+    });
+  }
+
+  override close(): void {
+    super.close();
+    this.#release();
+  }
+
+  protected async run(): Promise<void> {
+    const { provider, language, onAudio } = this.#owner.options;
+    const engine = provider.stream(language ? { language } : {}, this.abortSignal);
+    // Audio sent to the engine, reported once per utterance (whole milliseconds).
+    let sentSamples = 0;
+    const reportAudio = () => {
+      const ms = Math.round(samplesToMs(sentSamples));
+      sentSamples = 0;
+      if (ms > 0) onAudio?.(ms);
+    };
+    const reading = this.#readEvents(engine);
+    // A failed engine ends the input loop; the error is rethrown below.
+    reading.catch(() => {
+      if (!this.input.closed) this.input.close();
+    });
+    try {
+      for await (const item of this.input) {
+        if (item === stt.SpeechStream.FLUSH_SENTINEL) {
+          this.#gate.close();
+          engine.flush();
+          reportAudio();
+          continue;
+        }
+        const frame = item as { data: Int16Array; channels: number };
+        const samples = downmix(frame.data, frame.channels);
+        for (const chunk of this.#gate.push(samples)) {
+          sentSamples += chunk.length;
+          engine.pushAudio(chunk);
+        }
+      }
+      engine.end();
+      reportAudio();
+      await reading;
+    } finally {
+      this.#release();
+    }
+  }
+
+  async #readEvents(engine: SttStream): Promise<void> {
+    const fallbackLanguage = this.#owner.options.language;
+    for await (const event of engine as AsyncIterable<SttEvent>) {
+      if (this.queue.closed) break;
+      if (event.type === 'flushed') {
+        this.#flushWaiters.shift()?.();
+      } else if (event.type === 'interim') {
+        this.queue.put(
+          speechEvent(stt.SpeechEventType.INTERIM_TRANSCRIPT, {
+            ...event,
+            language: event.language ?? fallbackLanguage,
+            confidence: undefined,
+          }),
+        );
+      } else {
+        this.queue.put(
+          speechEvent(stt.SpeechEventType.FINAL_TRANSCRIPT, {
+            ...event,
+            language: event.language ?? fallbackLanguage,
+          }),
+        );
+      }
+    }
+  }
+
+  #release(): void {
+    this.#onClose();
+    for (const resolve of this.#flushWaiters.splice(0)) resolve();
+  }
+}
+
+function speechEvent(
+  type: stt.SpeechEventType,
+  result: {
+    text: string;
+    language: string | undefined;
+    startMs: number;
+    endMs: number;
+    confidence: number | undefined;
+  },
+): stt.SpeechEvent {
+  return {
+    type,
+    alternatives: [
+      {
+        language: asLanguageCode(result.language ?? 'en'),
+        text: result.text.trim(),
+        startTime: result.startMs / 1000,
+        endTime: result.endMs / 1000,
+        confidence: result.confidence ?? 1,
+      },
+    ],
+  };
 }
 
 function downmix(data: Int16Array, channels: number): Int16Array {

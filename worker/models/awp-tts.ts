@@ -19,6 +19,8 @@ export interface AwpTtsOptions {
   partnerSessionId: string;
   /** Characters the api confirmed synthesized, per utterance (its `usage` event). */
   onUsage?: (chars: number) => void;
+  /** Audio of one sentence handed to LiveKit, in play order (playout accounting). */
+  onAudio?: (requestId: string, text: string, samples: number) => void;
 }
 
 /**
@@ -95,6 +97,7 @@ class AwpChunkedStream extends tts.ChunkedStream {
         const samples = new Int16Array(bytes / 2);
         for (let i = 0; i < samples.length; i++) samples[i] = pending.readInt16LE(i * 2);
         pending = pending.subarray(bytes);
+        options.onAudio?.(requestId, text, samples.length);
         this.queue.put({
           requestId,
           segmentId: requestId,

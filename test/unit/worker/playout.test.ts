@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { PlayoutLedger, wholeWords } from '../../../worker/conversation/playout.ts';
+
+const RATE = 48_000;
+
+describe('PlayoutLedger (what an interrupted reply actually said)', () => {
+  it('keeps the sentences fully played and the whole words of the played share of the next', () => {
+    const ledger = new PlayoutLedger(RATE);
+    ledger.addAudio('a', 'First sentence here.', RATE); // 1 s, in two pieces
+    ledger.addAudio('b', 'Second one is longer than that.', RATE / 2);
+    ledger.addAudio('b', 'ignored text of the same request', RATE / 2);
+    ledger.addAudio('c', 'Third never played.', RATE);
+    // 1 s of the first, then half of the second's 1 s.
+    expect(ledger.finish(1.5, true)).toBe('First sentence here. Second one is');
+    // An interruption forgets what was synthesized and never played.
+    expect(ledger.finish(10, true)).toBe('');
+  });
+
+  it('forgets sentences a completed playout played and keeps those synthesized ahead of it', () => {
+    const ledger = new PlayoutLedger(RATE);
+    ledger.addAudio('a', 'One.', RATE);
+    ledger.addAudio('b', 'Two.', RATE);
+    expect(ledger.finish(0.98, false)).toBe('One.');
+    ledger.addAudio('c', 'Three four five six.', RATE);
+    expect(ledger.finish(1.5, true)).toBe('Two. Three four');
+  });
+
+  it('says nothing when the interruption came before any audio played', () => {
+    const ledger = new PlayoutLedger(RATE);
+    ledger.addAudio('a', 'Hello there.', RATE);
+    expect(ledger.finish(0, true)).toBe('');
+  });
+});
+
+describe('wholeWords', () => {
+  it('cuts back to the last word whose last character was played', () => {
+    expect(wholeWords('alpha beta gamma', 0)).toBe('');
+    expect(wholeWords('alpha beta gamma', 5 / 16)).toBe('alpha');
+    expect(wholeWords('alpha beta gamma', 7 / 16)).toBe('alpha');
+    expect(wholeWords('alpha beta gamma', 10 / 16)).toBe('alpha beta');
+    expect(wholeWords('alpha beta gamma', 1)).toBe('alpha beta gamma');
+  });
+});

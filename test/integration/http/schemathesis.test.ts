@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { ROOT, type RunningServer, startServer } from '../../helpers/server.ts';
@@ -37,6 +38,7 @@ describe('schemathesis against the running service', () => {
   let database: TestDatabase;
   let server: RunningServer;
   let key: string;
+  let llm: FakeOpenAiChat | undefined;
 
   beforeAll(
     async () => {
@@ -58,6 +60,7 @@ describe('schemathesis against the running service', () => {
 
   afterAll(async () => {
     await server?.stop();
+    await llm?.close();
     await database?.drop();
   });
 

@@ -2,6 +2,7 @@ import type {
   TemplatedApp,
   HttpRequest as UwsRequest,
   HttpResponse as UwsResponse,
+  WebSocket as UwsWebSocket,
   us_socket_context_t,
 } from 'uWebSockets.js';
 import { STATUS_CODES } from 'node:http';
@@ -19,6 +20,10 @@ interface SocketData {
   closed: boolean;
   /** The upgrade request's id: the context of everything this connection runs. */
   requestId: string;
+  /** When `open` ran (performance.now()), for the close log. */
+  openedAt: number;
+  /** The close code this side sent, if it ended the connection. */
+  endedWith?: number;
 }
 
 /** uWS accepts frames up to this size so that larger ones can be answered with 1009. */
@@ -39,8 +44,10 @@ export interface MountWebSocketOptions {
 
 /**
  * Mounts a WebSocket route on a uWS app. The uWS rules live here: upgrade data copied
- * before the await, `onAborted` registered first, late writes corked, binary frames closed
- * with 1008, unparsable JSON with 1008, frames over the route's limit with 1009.
+ * before the await, `onAborted` registered first, late writes corked (except the upgrade
+ * itself, see {@link upgradeAfterAwait}), binary frames closed with 1008, unparsable JSON
+ * with 1008, frames over the route's limit with 1009. Every close is logged at debug with
+ * its code, reason and which side ended it.
  */
 export function mountWebSocket(options: MountWebSocketOptions): void {
   const { app, route, logger } = options;
@@ -56,6 +63,7 @@ export function mountWebSocket(options: MountWebSocketOptions): void {
     upgrade: (res, req, context) => upgrade(options, res, req, context),
     open: (ws) => {
       const data = ws.getUserData();
+      data.openedAt = performance.now();
       options.onOpen();
       const connection: SocketConnection = {
         send: (text) => {
@@ -64,14 +72,14 @@ export function mountWebSocket(options: MountWebSocketOptions): void {
             // 2 would mean dropped; maxBackpressure is far above what a session buffers.
             if (ws.send(text, false, false) === 2) {
               logger.error('a WebSocket frame was dropped by backpressure');
-              ws.end(1011, 'backpressure');
+              end(ws, 1011, 'backpressure');
             }
           });
         },
         bufferedAmount: () => (data.closed ? 0 : ws.getBufferedAmount()),
         close: (code, reason) => {
           if (data.closed) return;
-          ws.cork(() => ws.end(code, reason));
+          ws.cork(() => end(ws, code, reason));
         },
       };
       inContext(data, () => {
@@ -82,30 +90,73 @@ export function mountWebSocket(options: MountWebSocketOptions): void {
     message: (ws, message, isBinary) => {
       const data = ws.getUserData();
       if (isBinary) {
-        ws.end(1008, 'binary frames are not accepted');
+        end(ws, 1008, 'binary frames are not accepted');
         return;
       }
       if (message.byteLength > route.maxFrameBytes) {
-        ws.end(1009, 'frame too large');
+        end(ws, 1009, 'frame too large');
         return;
       }
       let value: unknown;
       try {
         value = JSON.parse(Buffer.from(message).toString('utf8'));
       } catch {
-        ws.end(1008, 'invalid JSON');
+        end(ws, 1008, 'invalid JSON');
         return;
       }
       inContext(data, () => data.handler?.receive(value));
     },
     drain: (ws) => ws.getUserData().handler?.drained(),
-    close: (ws) => {
+    close: (ws, code, message) => {
       const data = ws.getUserData();
+      logger.debug(
+        {
+          route: route.path,
+          code,
+          reason: Buffer.from(message).toString('utf8'),
+          ended_by: data.endedWith === undefined ? 'peer' : 'server',
+          open_ms: Math.round(performance.now() - data.openedAt),
+        },
+        'WebSocket closed',
+      );
       data.closed = true;
       options.onClose();
       inContext(data, () => data.handler?.lost());
     },
   });
+}
+
+/** Ends the connection with a close frame, remembering that this side ended it. */
+function end(ws: UwsWebSocket<SocketData>, code: number, reason: string): void {
+  ws.getUserData().endedWith = code;
+  ws.end(code, reason);
+}
+
+/**
+ * Completes an upgrade after the route's `accept` settled, deliberately without
+ * `res.cork`. uWS asks for every late write to be corked, but both builds we have used
+ * (uWS 20.30, and the 3.0.6 binaries of uWebSockets.js commit b8704be) can lose the
+ * socket when the upgrade runs inside a cork that `res.cork` itself opened, which is the
+ * case whenever `accept` settles outside uWS's callbacks (after a PostgreSQL or Redis
+ * round trip; with SQLite it settles in the microtasks of uWS's own callback, where the
+ * socket is already corked). The upgraded WebSocket usually keeps the HTTP socket's
+ * address, so `cork()` misses the upgrade and reads the freed HTTP response state from
+ * heap bytes the open handler may have reused; when they carry uWS's connection-close
+ * bit it shuts the new WebSocket down right after `open`: the client sees 1006 and no
+ * event. uWebSockets fixed this upstream (PR #1929, issue #1928); no build that loads
+ * here has the fix yet. The cost: the 101 response leaves in a few small writes, and the
+ * binding prints a "writes must be made from within a corked callback" warning on stderr
+ * for each upgrade completed outside its callbacks.
+ */
+function upgradeAfterAwait(
+  res: UwsResponse,
+  data: SocketData,
+  key: string,
+  protocol: string,
+  extensions: string,
+  context: us_socket_context_t,
+): void {
+  res.upgrade<SocketData>(data, key, protocol, extensions, context);
 }
 
 function upgrade(
@@ -140,15 +191,8 @@ function upgrade(
   options.route.accept(request).then(
     (factory) => {
       if (aborted) return;
-      res.cork(() => {
-        res.upgrade<SocketData>(
-          { factory, closed: false, requestId },
-          key,
-          protocol,
-          extensions,
-          context,
-        );
-      });
+      const data: SocketData = { factory, closed: false, openedAt: 0, requestId };
+      upgradeAfterAwait(res, data, key, protocol, extensions, context);
     },
     (error: unknown) => {
       if (aborted) return;

@@ -380,4 +380,25 @@ describe.each(DIALECTS)('streaming credit on %s', (dialect) => {
     expect(balance).toBeGreaterThanOrEqual(0);
     expect(balance).toBeLessThanOrEqual(1);
   });
+
+  it('gives every stream opened at once its terminal event', async () => {
+    // The handshake waits on the database (on PostgreSQL outside uWS callbacks): each
+    // socket must survive its upgrade and answer frames sent at once.
+    const ws = await seedWorkspace(handle);
+    const streams = 24;
+    const outcomes = await Promise.all(
+      Array.from({ length: streams }, async () => {
+        const client = await openStream(streamUrl(server.url), {
+          authorization: `Bearer ${ws.productionKey}`,
+        });
+        client.send({ event: 'start', request: { voice_id: VOICE, output_format: 'pcm_24000' } });
+        client.send({ event: 'stop' });
+        const { code } = await client.closed;
+        return { code, events: client.events.map((e) => `${e.event}:${e.code ?? ''}`) };
+      }),
+    );
+    expect(outcomes).toEqual(
+      Array.from({ length: streams }, () => ({ code: 1000, events: ['error:invalid_request'] })),
+    );
+  });
 });

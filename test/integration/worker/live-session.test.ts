@@ -223,10 +223,15 @@ describe('Live Agent conversations (worker)', () => {
         'the barge-in question transcript',
       );
       const fullStory = story.join('').trim();
-      const spokenStory = client
-        .transcripts()
-        .find((t) => t.role === 'agent' && t.text.startsWith('Sentence number 1'));
-      expect(spokenStory, 'the interrupted story on awp.transcript').toBeDefined();
+      // Published when the interrupted turn is persisted, which may follow the question.
+      const spokenStory = await client.waitUntil(
+        () =>
+          client
+            .transcripts()
+            .find((t) => t.role === 'agent' && t.text.startsWith('Sentence number')),
+        15_000,
+        'the interrupted story on awp.transcript',
+      );
       const agentRows = await handle.db
         .selectFrom('agent_session_messages')
         .select(['id', 'text', 'interrupted'])
@@ -259,7 +264,11 @@ describe('Live Agent conversations (worker)', () => {
       llm.script({ text: ['Heard', ' you.'] });
       const userTurnsBefore = client.transcripts().filter((t) => t.role === 'user').length;
       expect(await client.rpc(agent, 'awp.ptt.start')).toEqual({ ok: true });
-      await client.say(await speech('Push to talk works.'), 1200);
+      // Silence around the words, as a person holding the button leaves: the capture
+      // opens on the first frame after the start and a busy worker may still be reading
+      // the last frames when the commit arrives.
+      await client.say(new Int16Array(0), 600);
+      await client.say(await speech('Push to talk works.'), 2500);
       const committedAt = performance.now();
       expect(await client.rpc(agent, 'awp.ptt.commit')).toEqual({ ok: true });
       const pttTurn = await client.waitUntil(

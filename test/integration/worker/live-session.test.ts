@@ -204,9 +204,11 @@ describe('Live Agent conversations (worker)', () => {
         10_000,
         'the agent audio to stop',
       );
-      // Speech reaches the VAD after network and jitter-buffer delays; the agent must
-      // stop well before the user's sentence (about 2 s) is over.
-      expect(stoppedAt - bargeAt).toBeLessThan(1200);
+      // Speech reaches the VAD after network and jitter-buffer delays; seen from the client
+      // the agent must stop before the user's sentence is over (the 200 ms bound is checked
+      // inside the worker, below).
+      const questionMs = (question.length * 1000) / 48_000;
+      expect(stoppedAt - bargeAt).toBeLessThan(questionMs);
       await speaking;
       // Inside the worker: from Silero's start of speech to the audio output cleared.
       const bargeIns = worker.logs().filter((l) => l.msg === 'barge-in');

@@ -4,6 +4,7 @@ import type { Database, LlmRequestStatus } from '../db/schema.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { llmCostMillicredits } from '../llm/pricing.ts';
 import type { LlmModelInfo, LlmUsage } from '../llm/provider.ts';
+import { creditBalance, debitBalance } from './balance.ts';
 
 type Trx = Transaction<Database>;
 
@@ -93,7 +94,7 @@ export class LlmLedger {
     let reserved: boolean;
     try {
       reserved = await this.db.transaction().execute(async (trx) => {
-        if (!(await debit(trx, entry.workspaceId, entry.reserveMillicredits))) return false;
+        if (!(await debitBalance(trx, entry.workspaceId, entry.reserveMillicredits))) return false;
         // The row goes first: the one-open-turn index refuses a second turn before any
         // message of it is written.
         await trx.insertInto('llm_requests').values(row).execute();
@@ -156,14 +157,14 @@ export class LlmLedger {
         outputMillicreditsPer1M: Number(row.output_price_millicredits_per_1m),
       });
       let charged = cost;
-      if (cost > reserved && !(await debit(trx, row.workspace_id, cost - reserved))) {
+      if (cost > reserved && !(await debitBalance(trx, row.workspace_id, cost - reserved))) {
         charged = reserved;
       }
       const charge = { chargedMillicredits: charged, costMillicredits: cost };
       const { assistantMessageId } = await write(trx, charge);
       if (!(await this.close(trx, requestId, 'succeeded', null, charge, usage))) return null;
       await this.assistant(trx, requestId, assistantMessageId);
-      if (reserved > charged) await credit(trx, row.workspace_id, reserved - charged);
+      if (reserved > charged) await creditBalance(trx, row.workspace_id, reserved - charged);
       return charge;
     });
   }
@@ -190,7 +191,7 @@ export class LlmLedger {
       const none = { chargedMillicredits: 0, costMillicredits: 0 };
       if (!(await this.close(trx, requestId, status, errorCode, none, null))) return false;
       const reserved = Number(row.reserved_millicredits);
-      if (reserved > 0) await credit(trx, row.workspace_id, reserved);
+      if (reserved > 0) await creditBalance(trx, row.workspace_id, reserved);
       await write?.(trx);
       return true;
     });
@@ -263,30 +264,6 @@ export class LlmLedger {
       .where('request_id', '=', requestId)
       .execute();
   }
-}
-
-/** Takes credit only when the balance covers it (never negative, whatever the concurrency). */
-async function debit(trx: Trx, workspaceId: string, millicredits: number): Promise<boolean> {
-  if (millicredits <= 0) return true;
-  const result = await trx
-    .updateTable('workspaces')
-    .set((eb) => ({
-      credit_balance_millicredits: eb('credit_balance_millicredits', '-', millicredits),
-    }))
-    .where('id', '=', workspaceId)
-    .where('credit_balance_millicredits', '>=', millicredits)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
-async function credit(trx: Trx, workspaceId: string, millicredits: number): Promise<void> {
-  await trx
-    .updateTable('workspaces')
-    .set((eb) => ({
-      credit_balance_millicredits: eb('credit_balance_millicredits', '+', millicredits),
-    }))
-    .where('id', '=', workspaceId)
-    .execute();
 }
 
 /**

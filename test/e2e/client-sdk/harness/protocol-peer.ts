@@ -69,9 +69,17 @@ export class ProtocolPeer {
       // Attributes (lk.agent.state, awp.input_mode) are the participant's own metadata.
       canUpdateOwnMetadata: true,
     });
+    // Streams open in the order the client sent them, but their bodies can finish
+    // reading out of order: each chat is logged in opening order and answered at once.
+    let opened = Promise.resolve();
     peer.room.registerTextStreamHandler('lk.chat', (reader) => {
       const attributes = reader.info.attributes ?? {};
-      void reader.readAll().then((text) => peer.#onChat(text, attributes));
+      const text = reader.readAll();
+      opened = opened.then(async () => {
+        const body = await text;
+        peer.log.chats.push({ text: body, attributes });
+        void peer.#onChat(body, attributes);
+      });
     });
     peer.room.on(RoomEvent.TrackSubscribed, (track) => {
       if (track.kind === TrackKind.KIND_AUDIO) void peer.#measure(track);
@@ -209,7 +217,6 @@ export class ProtocolPeer {
   }
 
   async #onChat(text: string, attributes: Record<string, string>): Promise<void> {
-    this.log.chats.push({ text, attributes });
     const turn = ++this.#turn;
     await this.#sendJson('awp.transcript', {
       id: `msg-user-${turn}`,

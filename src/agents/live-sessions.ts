@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import type { ApplicationSpec } from '../application/types.ts';
 import type { Environment } from '../config.ts';
 import type { AgentSessionState, Database } from '../db/schema.ts';
 import type { PublishedAgent } from './agent-store.ts';
@@ -32,6 +33,19 @@ export interface LiveSessionRecord {
   expiresAt: string;
   startedAt: string | null;
   endedAt: string | null;
+  /** `managed`, or `application` when a backend owns instructions, history and tools. */
+  kind: 'managed' | 'application';
+  /** Set on application sessions only. */
+  application: ApplicationSession | null;
+}
+
+/** The backend-owned part of an application session. */
+export interface ApplicationSession {
+  spec: ApplicationSpec;
+  /** The one LiveKit identity allowed to send commands and results. */
+  backendIdentity: string;
+  chatSessionId: string;
+  startRequestId: string;
 }
 
 /** Measures of one session; the worker adds to them as it goes. */
@@ -92,6 +106,8 @@ export class LiveSessions {
     overrides: SessionOverrides | undefined;
     sessionContext: SessionContext | undefined;
     expiresAt: Date;
+    /** Makes it an application session. */
+    application?: ApplicationSession;
   }): Promise<void> {
     await this.db
       .insertInto('agent_sessions')
@@ -110,8 +126,36 @@ export class LiveSessions {
         state: 'connecting',
         created_at: this.#now().toISOString(),
         expires_at: input.expiresAt.toISOString(),
+        ...(input.application
+          ? {
+              kind: 'application' as const,
+              application: JSON.stringify(input.application.spec),
+              backend_identity: input.application.backendIdentity,
+              chat_session_id: input.application.chatSessionId,
+              start_request_id: input.application.startRequestId,
+            }
+          : {}),
       })
       .execute();
+  }
+
+  /**
+   * The application session a backend already started with this `chatSessionId` and
+   * `requestId` in the workspace (an idempotent start), or undefined.
+   */
+  async applicationStart(
+    workspaceId: string,
+    chatSessionId: string,
+    startRequestId: string,
+  ): Promise<LiveSessionRecord | undefined> {
+    const row = await this.db
+      .selectFrom('agent_sessions')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('chat_session_id', '=', chatSessionId)
+      .where('start_request_id', '=', startRequestId)
+      .executeTakeFirst();
+    return row ? toRecord(row) : undefined;
   }
 
   /** The session by id alone (the worker); undefined when unknown. */
@@ -320,6 +364,11 @@ function toRecord(row: {
   expires_at: string;
   started_at: string | null;
   ended_at: string | null;
+  kind: 'managed' | 'application';
+  application: string | null;
+  backend_identity: string | null;
+  chat_session_id: string | null;
+  start_request_id: string | null;
 }): LiveSessionRecord {
   return {
     id: row.id,
@@ -340,5 +389,15 @@ function toRecord(row: {
     expiresAt: row.expires_at,
     startedAt: row.started_at,
     endedAt: row.ended_at,
+    kind: row.kind,
+    application:
+      row.kind === 'application' && row.application
+        ? {
+            spec: JSON.parse(row.application) as ApplicationSpec,
+            backendIdentity: row.backend_identity ?? '',
+            chatSessionId: row.chat_session_id ?? '',
+            startRequestId: row.start_request_id ?? '',
+          }
+        : null,
   };
 }

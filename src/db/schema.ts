@@ -346,6 +346,16 @@ export interface AgentSessionsTable {
   tts_chars: Generated<number>;
   stt_ms: Generated<number>;
   charged_millicredits: Generated<number>;
+  /** `managed` (the Agent's own card) or `application` (backend-owned, protocol v2). */
+  kind: Generated<'managed' | 'application'>;
+  /** JSON of the backend's application (instructions, history, tools); application only. */
+  application: string | null;
+  /** The LiveKit identity of the one backend allowed to send commands and results. */
+  backend_identity: string | null;
+  /** The backend's conversation id (UUID); application only. */
+  chat_session_id: string | null;
+  /** The backend's start `requestId`; with `chat_session_id`, makes a start idempotent. */
+  start_request_id: string | null;
 }
 
 /** One persisted transcript turn of a live session; `id` is minted by the worker. */

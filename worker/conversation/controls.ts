@@ -67,6 +67,7 @@ export async function registerControls(
     await new Promise((resolve) => setTimeout(resolve, COMMIT_TAIL_MS));
     session.input.setAudioEnabled(false);
     // The transcript of the held turn is in the framework before the turn is committed.
+    // Bounded by the recognizer's flush timeout, below the client library's RPC timeout.
     await recognizer.flushAndWait();
     session.commitUserTurn();
     return OK;

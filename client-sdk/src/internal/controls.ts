@@ -1,8 +1,13 @@
 import { type LocalParticipant, RpcError } from 'livekit-client';
 import { ConversationError } from '../errors.ts';
 
-/** How long one control waits for the Agent's reply. */
-const CONTROL_TIMEOUT_MS = 10_000;
+/**
+ * How long one control waits for the Agent's reply. A push-to-talk commit is answered once
+ * the held turn is transcribed, which the worker bounds at 15.3 s (a 300 ms audio tail plus
+ * at most 15 s for the recognizer); the client waits longer than that, so a slow recognizer
+ * on a busy machine never turns a committed turn into a timeout.
+ */
+const CONTROL_TIMEOUT_MS = 20_000;
 
 /**
  * Runs Agent controls one at a time in call order, so `startPushToTalk()` followed by

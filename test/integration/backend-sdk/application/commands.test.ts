@@ -178,6 +178,21 @@ describe('backend-sdk application connection: commands', () => {
     await connection.close();
     expect(await probe).toMatchObject({ code: 'connection_closed' });
   });
+
+  it('times out a command the worker never answers, and fails pending ones when the Agent leaves', async () => {
+    const { worker, join } = await session();
+    const connection = await join({ commandTimeoutMs: 500 });
+    await expect(connection.updateContext({ instructions: 'x' })).rejects.toMatchObject({
+      code: 'timeout',
+      retryable: true,
+    });
+    const reply = connection.requestReply('never-played').catch((error: unknown) => error);
+    await worker.waitCommand('request_reply');
+    await worker.leave();
+    expect(await reply).toMatchObject({ code: 'session_ended' });
+    await waitFor(() => connection.agentIdentity === undefined, { what: 'the Agent to be gone' });
+    await expect(connection.cancelTool('c')).rejects.toMatchObject({ code: 'session_ended' });
+  });
 });
 
 describe('backend-sdk application connection: rejoin', () => {

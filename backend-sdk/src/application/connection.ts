@@ -288,7 +288,10 @@ export class ApplicationConnection {
         );
         // A request we can name gets an answer, so the worker need not wait for its deadline.
         if (topic === TOPICS.request && isUuid(attributeRequestId)) {
-          const message = error instanceof ApplicationError ? error.message : 'unreadable stream';
+          const message =
+            error instanceof ApplicationError
+              ? error.message
+              : `the stream was cut off (over ${ENVELOPE_MAX_CHARS} characters or interrupted)`;
           void this.#answer(identity, {
             requestId: attributeRequestId,
             type: 'error',

@@ -322,6 +322,19 @@ describe('backend-sdk application connection: callbacks', () => {
       type: 'error',
       error: { code: 'payload_too_large' },
     });
+    // Past the transport's cap (3 bytes per allowed character) the stream itself is cut off.
+    const huge = randomUUID();
+    const hugeBody = JSON.stringify({
+      requestId: huge,
+      type: 'input',
+      input: { id: 'm', text: 'z'.repeat(800_000), modality: 'text' },
+    });
+    await worker.sendRaw(backendIdentity, 'application.request', hugeBody, { requestId: huge });
+    expect((await worker.waitResults(huge))[0]?.body).toMatchObject({
+      requestId: huge,
+      type: 'error',
+      error: { code: 'payload_too_large' },
+    });
     const bad = await worker.request(backendIdentity, 'input', {
       input: { id: 'm', text: 'x', modality: 'smoke' },
     });

@@ -269,6 +269,56 @@ describe('backend-sdk application connection: rejoin', () => {
     ]);
   });
 
+  it('progress reported while disconnected reaches the worker after the rejoin', async () => {
+    let step!: (value: unknown) => void;
+    let steps = new Promise((resolve) => {
+      step = resolve;
+    });
+    const next = async () => {
+      const value = await steps;
+      steps = new Promise((resolve) => {
+        step = resolve;
+      });
+      return value;
+    };
+    let progressed = false;
+    const { room, worker, backendIdentity, join } = await session({
+      onTool: async (_call, { progress }) => {
+        await progress(await next());
+        progressed = true;
+        return { done: await next() };
+      },
+    });
+    let lost!: () => void;
+    const disconnected = new Promise<void>((resolve) => {
+      lost = resolve;
+    });
+    await join({ onDisconnected: () => lost() });
+    const id = await worker.request(backendIdentity, 'tool', {
+      tool: { callId: 'c', name: 't', arguments: {} },
+    });
+    await kick(lk, room, backendIdentity);
+    await disconnected;
+    step({ stage: 'reported offline' });
+    await waitFor(() => progressed, { what: 'the handler to report progress while offline' });
+    expect(worker.results(id)).toEqual([]);
+
+    await join();
+    await worker.request(
+      backendIdentity,
+      'tool',
+      { tool: { callId: 'c', name: 't', arguments: {} } },
+      id,
+    );
+    await worker.waitResults(id);
+    step('yes');
+    const results = await worker.waitResults(id, 2);
+    expect(results.map((r) => r.body)).toEqual([
+      { requestId: id, type: 'progress', value: { stage: 'reported offline' } },
+      { requestId: id, type: 'result', value: { done: 'yes' } },
+    ]);
+  });
+
   it('after close(), a re-sent callback runs its handler again (close abandons running calls)', async () => {
     let runs = 0;
     let aborted: unknown;

@@ -81,7 +81,7 @@ async function spokenTurn(
   const spoken = await client.say(samples, 1200);
   const firstAudio = await client.waitUntil(
     () => client.agentAudio.find((f) => f.atMs > spoken.endMs && f.rms > SPEECH_RMS),
-    60_000,
+    180_000,
     `the answer to "${question}"`,
   );
   await agentQuiet(client, 'after the answer');
@@ -123,9 +123,11 @@ async function bargeIn(rig: VoiceRig, client: RoomClient): Promise<BargeIn> {
     30_000,
     'the story to stop',
   );
+  // The question is transcribed and answered before the next round (a loaded machine
+  // can take many seconds to transcribe it).
   await client.waitUntil(
     () => client.agentAudio.find((f) => f.atMs > spoken.endMs && f.rms > SPEECH_RMS),
-    60_000,
+    180_000,
     'the answer to the barge-in question',
   );
   await agentQuiet(client, 'after the barge-in answer');

@@ -23,7 +23,7 @@ export interface AwpSttOptions {
   onAudio?: (durationMs: number) => void;
 }
 
-/** How long `flushAndWait` waits for the engine before the caller goes on without it. */
+/** How long `commitUtterance` waits for audio and the engine before the caller goes on. */
 const DEFAULT_FLUSH_TIMEOUT_MS = 15_000;
 
 /**
@@ -43,6 +43,8 @@ export class AwpStt extends stt.STT {
   readonly #streams = new Set<AwpSpeechStream>();
   /** Between `utteranceStarted` and `flush`: streams the framework opens then start open. */
   #inUtterance = false;
+  /** Push-to-talk: every engine, streaming or not, hears only the held utterances. */
+  #pushToTalk = false;
 
   constructor(readonly options: AwpSttOptions) {
     super({ streaming: true, interimResults: options.provider.capabilities.interimResults });
@@ -51,6 +53,20 @@ export class AwpStt extends stt.STT {
 
   override get provider(): string {
     return this.options.provider.name;
+  }
+
+  /** Whether audio outside utterances is held back from the engine (see `gated`). */
+  setPushToTalk(on: boolean): void {
+    this.#pushToTalk = on;
+    for (const stream of this.#streams) stream.setGated(this.gated);
+  }
+
+  /**
+   * Whether streams pass only utterances: always for utterance engines (Whisper, the OpenAI
+   * endpoint), and for streaming engines in push-to-talk.
+   */
+  get gated(): boolean {
+    return this.#pushToTalk || !this.options.provider.capabilities.streaming;
   }
 
   /** The user started speaking (or pressed push-to-talk): open the utterance. */
@@ -72,20 +88,23 @@ export class AwpStt extends stt.STT {
   }
 
   /**
-   * Ends the utterance and resolves once every final of it has been handed to the framework
-   * (or after `timeoutMs`, so a stuck engine cannot hold a push-to-talk commit forever).
+   * Push-to-talk commit: ends the utterance once the audio captured until now (by the
+   * audio clock, see UtteranceGate) and `tailMs` more have reached the engine, and resolves
+   * once its finals are handed to the framework. After `timeoutMs` (no audio arriving, a
+   * stuck engine) it ends the utterance with what it has and resolves.
    */
-  async flushAndWait(timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS): Promise<void> {
+  async commitUtterance(tailMs: number, timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS): Promise<void> {
     this.#inUtterance = false;
-    const pending = [...this.#streams].map((stream) => stream.flushUtterance());
+    const pending = [...this.#streams].map((stream) => stream.commitAfter(tailMs));
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all(pending),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
+    const timedOut = await Promise.race([
+      Promise.all(pending).then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), timeoutMs);
       }),
     ]);
     clearTimeout(timer);
+    if (timedOut) this.flush();
   }
 
   protected async _recognize(
@@ -134,13 +153,20 @@ class AwpSpeechStream extends stt.SpeechStream {
   readonly #onClose: () => void;
   /** Resolvers of flushes sent to the engine, in order; each `flushed` event settles one. */
   readonly #flushWaiters: (() => void)[] = [];
+  /** Resolver of a commit waiting for its audio (`commitAfter`). */
+  #pendingCommit: (() => void) | undefined;
 
   constructor(owner: AwpStt, connOptions: APIConnectOptions | undefined, onClose: () => void) {
     super(owner, STT_SAMPLE_RATE_HZ, connOptions);
     this.#owner = owner;
     this.#onClose = onClose;
-    // Streaming engines get everything (their own endpointing and interims need it).
-    this.#gate = new UtteranceGate(!owner.options.provider.capabilities.streaming);
+    // Streaming engines get everything (their own endpointing and interims need it),
+    // except in push-to-talk.
+    this.#gate = new UtteranceGate(owner.gated);
+  }
+
+  setGated(gated: boolean): void {
+    this.#gate.setGated(gated);
   }
 
   utteranceStarted(): void {
@@ -149,6 +175,16 @@ class AwpSpeechStream extends stt.SpeechStream {
 
   closeGate(): void {
     this.#gate.close();
+  }
+
+  /** Ends the utterance on the audio clock (UtteranceGate.closeAfter); resolves once flushed. */
+  commitAfter(tailMs: number): Promise<void> {
+    if (this.closed || this.input.closed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.#pendingCommit?.();
+      this.#pendingCommit = resolve;
+      this.#gate.closeAfter(tailMs);
+    });
   }
 
   /** Queued behind the audio already pushed, so the engine sees it in order. */
@@ -190,9 +226,17 @@ class AwpSpeechStream extends stt.SpeechStream {
         }
         const frame = item as { data: Int16Array; channels: number };
         const samples = downmix(frame.data, frame.channels);
-        for (const chunk of this.#gate.push(samples)) {
+        const out = this.#gate.push(samples);
+        for (const chunk of out.chunks) {
           sentSamples += chunk.length;
           engine.pushAudio(chunk);
+        }
+        if (out.ended) {
+          const done = this.#pendingCommit;
+          this.#pendingCommit = undefined;
+          if (done) this.#flushWaiters.push(done);
+          engine.flush();
+          reportAudio();
         }
       }
       engine.end();
@@ -231,6 +275,8 @@ class AwpSpeechStream extends stt.SpeechStream {
   #release(): void {
     this.#onClose();
     for (const resolve of this.#flushWaiters.splice(0)) resolve();
+    this.#pendingCommit?.();
+    this.#pendingCommit = undefined;
   }
 }
 

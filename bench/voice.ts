@@ -194,7 +194,7 @@ async function main(): Promise<void> {
 
 function buildResults(turns: Turn[], bargeIns: BargeIn[]) {
   const date = new Date().toISOString();
-  const command = `node --import tsx bench/voice.ts${quick ? ' --quick' : ''}`;
+  const command = `node --import tsx bench/voice.ts${quick ? ' --quick' : ''}${turnsFlag >= 0 ? ` --turns ${TURNS}` : ''}`;
   const workerBargeIns = bargeIns.flatMap((b) =>
     b.workerDetectedToClearedMs === null ? [] : [b.workerDetectedToClearedMs],
   );

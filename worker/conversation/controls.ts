@@ -71,9 +71,14 @@ export async function registerControls(
   });
   participant.registerRpcMethod('awp.ptt.commit', async () => {
     if (mode !== 'push-to-talk') throw invalid('Call awp.ptt.start first.');
-    // The transcript of the held turn is in the framework before the turn is committed.
-    await recognizer.commitUtterance(COMMIT_TAIL_MS);
-    session.commitUserTurn();
+    // The reply waits for the turn's audio only: a loaded recognizer can take longer than
+    // the client's control timeout. The turn is committed once its transcript is in the
+    // framework, so it is answered at once.
+    const { transcribed } = await recognizer.commitUtterance(COMMIT_TAIL_MS);
+    transcribed
+      .then(() => session.commitUserTurn())
+      // The session may have ended meanwhile: nothing is left to answer.
+      .catch(() => undefined);
     return OK;
   });
   participant.registerRpcMethod('awp.ptt.cancel', async () => {

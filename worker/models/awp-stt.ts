@@ -23,8 +23,23 @@ export interface AwpSttOptions {
   onAudio?: (durationMs: number) => void;
 }
 
-/** How long `commitUtterance` waits for audio and the engine before the caller goes on. */
+/** How long `commitUtterance` waits for the engine's finals before the caller goes on. */
 const DEFAULT_FLUSH_TIMEOUT_MS = 15_000;
+/** How long `commitUtterance` waits for the utterance's audio (its backlog and tail). */
+const DEFAULT_CAPTURE_TIMEOUT_MS = 6_000;
+
+/** Whether `promise` settled within `timeoutMs`. */
+async function within(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    promise.then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  return settled;
+}
 
 /**
  * The LiveKit `stt.STT` over our `SttProvider` seam, as a streaming recognizer: the
@@ -90,21 +105,25 @@ export class AwpStt extends stt.STT {
   /**
    * Push-to-talk commit: ends the utterance once the audio captured until now (by the
    * audio clock, see UtteranceGate) and `tailMs` more have reached the engine, and resolves
-   * once its finals are handed to the framework. After `timeoutMs` (no audio arriving, a
-   * stuck engine) it ends the utterance with what it has and resolves.
+   * then, with `transcribed`: settled once the utterance's finals are handed to the
+   * framework. The capture waits `captureTimeoutMs` at most (no audio arriving), the
+   * transcription `timeoutMs` (a stuck engine); then the utterance ends with what it has.
    */
-  async commitUtterance(tailMs: number, timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS): Promise<void> {
+  async commitUtterance(
+    tailMs: number,
+    captureTimeoutMs = DEFAULT_CAPTURE_TIMEOUT_MS,
+    timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS,
+  ): Promise<{ transcribed: Promise<void> }> {
     this.#inUtterance = false;
-    const pending = [...this.#streams].map((stream) => stream.commitAfter(tailMs));
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([
-      Promise.all(pending).then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (timedOut) this.flush();
+    const streams = [...this.#streams];
+    const commits = streams.map((stream) => stream.commitAfter(tailMs));
+    const captured = await within(Promise.all(commits.map((c) => c.captured)), captureTimeoutMs);
+    if (!captured) for (const stream of streams) stream.forceCommit();
+    return {
+      transcribed: within(Promise.all(commits.map((c) => c.transcribed)), timeoutMs).then(
+        () => undefined,
+      ),
+    };
   }
 
   protected async _recognize(
@@ -153,8 +172,8 @@ class AwpSpeechStream extends stt.SpeechStream {
   readonly #onClose: () => void;
   /** Resolvers of flushes sent to the engine, in order; each `flushed` event settles one. */
   readonly #flushWaiters: (() => void)[] = [];
-  /** Resolver of a commit waiting for its audio (`commitAfter`). */
-  #pendingCommit: (() => void) | undefined;
+  /** A commit waiting for its audio (`commitAfter`): its two resolvers. */
+  #pendingCommit: { captured: () => void; transcribed: () => void } | undefined;
 
   constructor(owner: AwpStt, connOptions: APIConnectOptions | undefined, onClose: () => void) {
     super(owner, STT_SAMPLE_RATE_HZ, connOptions);
@@ -177,14 +196,43 @@ class AwpSpeechStream extends stt.SpeechStream {
     this.#gate.close();
   }
 
-  /** Ends the utterance on the audio clock (UtteranceGate.closeAfter); resolves once flushed. */
-  commitAfter(tailMs: number): Promise<void> {
-    if (this.closed || this.input.closed) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      this.#pendingCommit?.();
-      this.#pendingCommit = resolve;
-      this.#gate.closeAfter(tailMs);
-    });
+  /**
+   * Ends the utterance on the audio clock (UtteranceGate.closeAfter): `captured` settles
+   * when its last audio reached the engine, `transcribed` when the engine flushed it.
+   */
+  commitAfter(tailMs: number): { captured: Promise<void>; transcribed: Promise<void> } {
+    if (this.closed || this.input.closed) {
+      return { captured: Promise.resolve(), transcribed: Promise.resolve() };
+    }
+    this.#settleCommit();
+    let captured = () => {};
+    let transcribed = () => {};
+    const promises = {
+      captured: new Promise<void>((resolve) => {
+        captured = resolve;
+      }),
+      transcribed: new Promise<void>((resolve) => {
+        transcribed = resolve;
+      }),
+    };
+    this.#pendingCommit = { captured, transcribed };
+    this.#gate.closeAfter(tailMs);
+    return promises;
+  }
+
+  /** The audio of a pending commit did not arrive in time: end the utterance now. */
+  forceCommit(): void {
+    const pending = this.#pendingCommit;
+    this.#pendingCommit = undefined;
+    if (!pending) return;
+    pending.captured();
+    void this.flushUtterance().then(pending.transcribed);
+  }
+
+  #settleCommit(): void {
+    this.#pendingCommit?.captured();
+    this.#pendingCommit?.transcribed();
+    this.#pendingCommit = undefined;
   }
 
   /** Queued behind the audio already pushed, so the engine sees it in order. */
@@ -232,10 +280,11 @@ class AwpSpeechStream extends stt.SpeechStream {
           engine.pushAudio(chunk);
         }
         if (out.ended) {
-          const done = this.#pendingCommit;
+          const pending = this.#pendingCommit;
           this.#pendingCommit = undefined;
-          if (done) this.#flushWaiters.push(done);
+          if (pending) this.#flushWaiters.push(pending.transcribed);
           engine.flush();
+          pending?.captured();
           reportAudio();
         }
       }
@@ -275,8 +324,7 @@ class AwpSpeechStream extends stt.SpeechStream {
   #release(): void {
     this.#onClose();
     for (const resolve of this.#flushWaiters.splice(0)) resolve();
-    this.#pendingCommit?.();
-    this.#pendingCommit = undefined;
+    this.#settleCommit();
   }
 }
 

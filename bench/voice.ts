@@ -248,13 +248,14 @@ type Results = ReturnType<typeof buildResults>;
 function summary(results: Results): string {
   const t = results.turns;
   const b = results.barge_in;
+  // Column widths as the formatter (biome) lays Markdown tables out.
   const row = (name: string, s: { p50: number; p95: number }) =>
-    `| ${name.padEnd(52)} | ${String(s.p50).padStart(7)} | ${String(s.p95).padStart(7)} |`;
+    `| ${name.padEnd(51)} | ${String(s.p50).padStart(6)} | ${String(s.p95).padStart(6)} |`;
   return [
     `Run on ${results.date.slice(0, 10)} with \`${results.command}\` on ${results.machine.cpus} × ${results.machine.cpu_model}, Node ${results.machine.node}, load average ${results.machine.load_average_1m} at the end. ${results.settings.turns} spoken turns (after one warm-up turn), ${results.settings.barge_ins} barge-ins, one session. LLM: ${results.settings.llm}; STT: ${results.settings.stt}; TTS: ${results.settings.tts}.`,
     '',
-    `| ${'measure'.padEnd(52)} |  p50 ms |  p95 ms |`,
-    `| ${'-'.repeat(52)} | ------: | ------: |`,
+    `| ${'measure'.padEnd(51)} | p50 ms | p95 ms |`,
+    `| ${'-'.repeat(51)} | -----: | -----: |`,
     row('client: end of user speech to first agent audio', t.total_ms),
     row('worker: end of utterance delay (VAD silence, STT)', t.end_of_utterance_delay_ms),
     row('worker: of which transcription delay', t.transcription_delay_ms),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run bench`: installs what is missing, starts a private Redis for the one-shot HTTP
-# row, and runs bench/run.ts (pass `-- --quick` for a short smoke run that leaves
+# row, and runs bench/run.ts then bench/voice.ts (pass `-- --quick` for a short smoke run that leaves
 # bench/README.md alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,3 +15,5 @@ export TEST_REDIS_URL="redis://127.0.0.1:$port"
 
 node scripts/build.mjs >&2 # the bench drives the compiled service
 node --import tsx bench/run.ts "$@"
+# Voice-to-voice latency of a live conversation (livekit-server, worker, Whisper).
+node --import tsx bench/voice.ts "$@"

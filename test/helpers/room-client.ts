@@ -20,6 +20,12 @@ import { espeakPcm, runProcess } from './audio.ts';
 export const ROOM_RATE_HZ = 48_000;
 const FRAME_SAMPLES = ROOM_RATE_HZ / 100;
 
+/** When spoken words played out of the microphone (`performance.now()` clock). */
+export interface SpokenTimes {
+  startMs: number;
+  endMs: number;
+}
+
 export interface TextMessage {
   topic: string;
   from: string;
@@ -152,19 +158,30 @@ export class RoomClient {
       .map((m) => JSON.parse(m.text) as { id: string; role: string; text: string; final: boolean });
   }
 
-  /** Speaks `samples` into the microphone in real time, then `silenceMs` of silence. */
-  say(samples: Int16Array, silenceMs = 1500): Promise<void> {
-    this.#speaking = this.#speaking.then(async () => {
+  /**
+   * Speaks `samples` into the microphone in real time, then `silenceMs` of silence.
+   * Resolves with when the words started and ended playing out of the microphone
+   * (`performance.now()` clock): the source queues up to a second ahead of real time, so
+   * a frame plays `queuedDuration` after it was captured.
+   */
+  say(samples: Int16Array, silenceMs = 1500): Promise<SpokenTimes> {
+    const spoken = this.#speaking.then(async () => {
+      const times = { startMs: 0, endMs: 0 };
       const silence = new Int16Array((ROOM_RATE_HZ * silenceMs) / 1000);
       for (const part of [samples, silence]) {
         for (let offset = 0; offset < part.length; offset += FRAME_SAMPLES) {
           const chunk = new Int16Array(FRAME_SAMPLES);
           chunk.set(part.subarray(offset, offset + FRAME_SAMPLES));
+          const playsAt = performance.now() + this.#source.queuedDuration;
+          if (part === samples && offset === 0) times.startMs = playsAt;
           await this.#source.captureFrame(new AudioFrame(chunk, ROOM_RATE_HZ, 1, FRAME_SAMPLES));
+          if (part === samples) times.endMs = playsAt + 10;
         }
       }
+      return times;
     });
-    return this.#speaking;
+    this.#speaking = spoken.then(() => undefined);
+    return spoken;
   }
 
   /** `lk.chat` text, optionally text-only (`awp.audio_response=false`). */

@@ -8,8 +8,9 @@ export type InputMode = 'push-to-talk' | 'automatic';
 export const INPUT_MODE_ATTRIBUTE = 'awp.input_mode';
 const OK = JSON.stringify({ ok: true });
 /**
- * Audio still taken after `awp.ptt.commit`: the last words are still in flight (network,
- * jitter buffer) when the user releases the key.
+ * Audio still taken after `awp.ptt.commit`, beyond the backlog the worker has not read
+ * yet: the last words are still in flight (network, jitter buffer) when the user releases
+ * the key.
  */
 const COMMIT_TAIL_MS = 300;
 
@@ -26,10 +27,15 @@ export interface Controls {
 
 /**
  * The RPC methods of docs/agent-protocol.md on the agent participant: push-to-talk
- * (`awp.ptt.start|commit|cancel`), `awp.input_mode` and `awp.interrupt`. Push-to-talk
- * follows LiveKit's pattern: manual turn detection, the microphone input enabled only
- * between start and commit; a commit flushes the speech recognizer and commits the turn
- * once its transcript is in, so the answer starts at once.
+ * (`awp.ptt.start|commit|cancel`), `awp.input_mode` and `awp.interrupt`. Push-to-talk uses
+ * manual turn detection (no VAD turns, no VAD barge-in) with the microphone input kept
+ * enabled: the recognizer's gate, not the framework's input switch, decides which audio
+ * is the held utterance. The framework's switch drops frames by when they reach it, so
+ * on a busy worker, where frames run late, it cut off the first words (frames before the
+ * start were dropped, and the STT restart of a cleared turn lost more) and the last ones
+ * (frames behind the commit were dropped). The gate keeps a lead-in from before the start
+ * and ends the utterance on the audio's own clock; a commit commits the turn once its
+ * transcript is in, so the answer starts at once.
  */
 export async function registerControls(
   room: Room,
@@ -46,7 +52,7 @@ export async function registerControls(
     session.updateOptions({
       turnHandling: { turnDetection: next === 'automatic' ? 'vad' : 'manual' },
     });
-    session.input.setAudioEnabled(next === 'automatic');
+    recognizer.setPushToTalk(next === 'push-to-talk');
     if (next === 'push-to-talk') {
       recognizer.flush();
       session.clearUserTurn();
@@ -57,24 +63,26 @@ export async function registerControls(
   participant.registerRpcMethod('awp.ptt.start', async () => {
     if (mode !== 'push-to-talk') await setMode('push-to-talk');
     session.interrupt();
-    session.clearUserTurn();
+    // No clearUserTurn here: it restarts the framework's STT stream, losing the lead-in and
+    // the frames in flight. Nothing is pending: outside a hold the gate passes no audio,
+    // and a commit or cancel ended the last turn.
     recognizer.utteranceStarted();
-    session.input.setAudioEnabled(true);
     return OK;
   });
   participant.registerRpcMethod('awp.ptt.commit', async () => {
     if (mode !== 'push-to-talk') throw invalid('Call awp.ptt.start first.');
-    await new Promise((resolve) => setTimeout(resolve, COMMIT_TAIL_MS));
-    session.input.setAudioEnabled(false);
-    // The transcript of the held turn is in the framework before the turn is committed.
-    // Bounded by the recognizer's flush timeout, below the client library's RPC timeout.
-    await recognizer.flushAndWait();
-    session.commitUserTurn();
+    // The reply waits for the turn's audio only: a loaded recognizer can take longer than
+    // the client's control timeout. The turn is committed once its transcript is in the
+    // framework, so it is answered at once.
+    const { transcribed } = await recognizer.commitUtterance(COMMIT_TAIL_MS);
+    transcribed
+      .then(() => session.commitUserTurn())
+      // The session may have ended meanwhile: nothing is left to answer.
+      .catch(() => undefined);
     return OK;
   });
   participant.registerRpcMethod('awp.ptt.cancel', async () => {
     if (mode !== 'push-to-talk') throw invalid('Call awp.ptt.start first.');
-    session.input.setAudioEnabled(false);
     recognizer.discardUtterance();
     session.clearUserTurn();
     return OK;

@@ -19,6 +19,7 @@ import type { SttProvider } from '../stt/provider.ts';
 import { type InputMode, registerControls } from './controls.ts';
 import { PlayoutLedger } from './playout.ts';
 import { renderSessionPrompt } from './prompt.ts';
+import { SpokenContext } from './spoken-context.ts';
 import { TranscriptPublisher } from './transcripts.ts';
 
 export interface SessionDependencies {
@@ -231,6 +232,7 @@ async function runInRoom(
       retryable: true,
     });
   });
+  const spokenContext = new SpokenContext(session);
   const closed = new Promise<string>((resolve) => {
     session.once(voice.AgentSessionEventTypes.Close, (event) => resolve(String(event.reason)));
   });
@@ -268,6 +270,9 @@ async function runInRoom(
       const spoken = playout.finish(event.playbackPosition, event.interrupted);
       if (!event.interrupted) return;
       transcripts.interruptedPlayout(spoken);
+      spokenContext
+        .interrupted(spoken)
+        .catch((error) => log.warn({ err: error }, 'interrupted reply not kept in the context'));
       if (speechOverAgentAt !== undefined && performance.now() - speechOverAgentAt < 2000) {
         log.info(
           { detected_to_cleared_ms: Math.round(performance.now() - speechOverAgentAt) },

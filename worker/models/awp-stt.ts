@@ -23,8 +23,23 @@ export interface AwpSttOptions {
   onAudio?: (durationMs: number) => void;
 }
 
-/** How long `flushAndWait` waits for the engine before the caller goes on without it. */
+/** How long `commitUtterance` waits for the engine's finals before the caller goes on. */
 const DEFAULT_FLUSH_TIMEOUT_MS = 15_000;
+/** How long `commitUtterance` waits for the utterance's audio (its backlog and tail). */
+const DEFAULT_CAPTURE_TIMEOUT_MS = 6_000;
+
+/** Whether `promise` settled within `timeoutMs`. */
+async function within(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    promise.then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  return settled;
+}
 
 /**
  * The LiveKit `stt.STT` over our `SttProvider` seam, as a streaming recognizer: the
@@ -43,6 +58,8 @@ export class AwpStt extends stt.STT {
   readonly #streams = new Set<AwpSpeechStream>();
   /** Between `utteranceStarted` and `flush`: streams the framework opens then start open. */
   #inUtterance = false;
+  /** Push-to-talk: every engine, streaming or not, hears only the held utterances. */
+  #pushToTalk = false;
 
   constructor(readonly options: AwpSttOptions) {
     super({ streaming: true, interimResults: options.provider.capabilities.interimResults });
@@ -51,6 +68,20 @@ export class AwpStt extends stt.STT {
 
   override get provider(): string {
     return this.options.provider.name;
+  }
+
+  /** Whether audio outside utterances is held back from the engine (see `gated`). */
+  setPushToTalk(on: boolean): void {
+    this.#pushToTalk = on;
+    for (const stream of this.#streams) stream.setGated(this.gated);
+  }
+
+  /**
+   * Whether streams pass only utterances: always for utterance engines (Whisper, the OpenAI
+   * endpoint), and for streaming engines in push-to-talk.
+   */
+  get gated(): boolean {
+    return this.#pushToTalk || !this.options.provider.capabilities.streaming;
   }
 
   /** The user started speaking (or pressed push-to-talk): open the utterance. */
@@ -72,20 +103,27 @@ export class AwpStt extends stt.STT {
   }
 
   /**
-   * Ends the utterance and resolves once every final of it has been handed to the framework
-   * (or after `timeoutMs`, so a stuck engine cannot hold a push-to-talk commit forever).
+   * Push-to-talk commit: ends the utterance once the audio captured until now (by the
+   * audio clock, see UtteranceGate) and `tailMs` more have reached the engine, and resolves
+   * then, with `transcribed`: settled once the utterance's finals are handed to the
+   * framework. The capture waits `captureTimeoutMs` at most (no audio arriving), the
+   * transcription `timeoutMs` (a stuck engine); then the utterance ends with what it has.
    */
-  async flushAndWait(timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS): Promise<void> {
+  async commitUtterance(
+    tailMs: number,
+    captureTimeoutMs = DEFAULT_CAPTURE_TIMEOUT_MS,
+    timeoutMs = DEFAULT_FLUSH_TIMEOUT_MS,
+  ): Promise<{ transcribed: Promise<void> }> {
     this.#inUtterance = false;
-    const pending = [...this.#streams].map((stream) => stream.flushUtterance());
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all(pending),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    const streams = [...this.#streams];
+    const commits = streams.map((stream) => stream.commitAfter(tailMs));
+    const captured = await within(Promise.all(commits.map((c) => c.captured)), captureTimeoutMs);
+    if (!captured) for (const stream of streams) stream.forceCommit();
+    return {
+      transcribed: within(Promise.all(commits.map((c) => c.transcribed)), timeoutMs).then(
+        () => undefined,
+      ),
+    };
   }
 
   protected async _recognize(
@@ -134,13 +172,20 @@ class AwpSpeechStream extends stt.SpeechStream {
   readonly #onClose: () => void;
   /** Resolvers of flushes sent to the engine, in order; each `flushed` event settles one. */
   readonly #flushWaiters: (() => void)[] = [];
+  /** A commit waiting for its audio (`commitAfter`): its two resolvers. */
+  #pendingCommit: { captured: () => void; transcribed: () => void } | undefined;
 
   constructor(owner: AwpStt, connOptions: APIConnectOptions | undefined, onClose: () => void) {
     super(owner, STT_SAMPLE_RATE_HZ, connOptions);
     this.#owner = owner;
     this.#onClose = onClose;
-    // Streaming engines get everything (their own endpointing and interims need it).
-    this.#gate = new UtteranceGate(!owner.options.provider.capabilities.streaming);
+    // Streaming engines get everything (their own endpointing and interims need it),
+    // except in push-to-talk.
+    this.#gate = new UtteranceGate(owner.gated);
+  }
+
+  setGated(gated: boolean): void {
+    this.#gate.setGated(gated);
   }
 
   utteranceStarted(): void {
@@ -149,6 +194,45 @@ class AwpSpeechStream extends stt.SpeechStream {
 
   closeGate(): void {
     this.#gate.close();
+  }
+
+  /**
+   * Ends the utterance on the audio clock (UtteranceGate.closeAfter): `captured` settles
+   * when its last audio reached the engine, `transcribed` when the engine flushed it.
+   */
+  commitAfter(tailMs: number): { captured: Promise<void>; transcribed: Promise<void> } {
+    if (this.closed || this.input.closed) {
+      return { captured: Promise.resolve(), transcribed: Promise.resolve() };
+    }
+    this.#settleCommit();
+    let captured = () => {};
+    let transcribed = () => {};
+    const promises = {
+      captured: new Promise<void>((resolve) => {
+        captured = resolve;
+      }),
+      transcribed: new Promise<void>((resolve) => {
+        transcribed = resolve;
+      }),
+    };
+    this.#pendingCommit = { captured, transcribed };
+    this.#gate.closeAfter(tailMs);
+    return promises;
+  }
+
+  /** The audio of a pending commit did not arrive in time: end the utterance now. */
+  forceCommit(): void {
+    const pending = this.#pendingCommit;
+    this.#pendingCommit = undefined;
+    if (!pending) return;
+    pending.captured();
+    void this.flushUtterance().then(pending.transcribed);
+  }
+
+  #settleCommit(): void {
+    this.#pendingCommit?.captured();
+    this.#pendingCommit?.transcribed();
+    this.#pendingCommit = undefined;
   }
 
   /** Queued behind the audio already pushed, so the engine sees it in order. */
@@ -190,9 +274,18 @@ class AwpSpeechStream extends stt.SpeechStream {
         }
         const frame = item as { data: Int16Array; channels: number };
         const samples = downmix(frame.data, frame.channels);
-        for (const chunk of this.#gate.push(samples)) {
+        const out = this.#gate.push(samples);
+        for (const chunk of out.chunks) {
           sentSamples += chunk.length;
           engine.pushAudio(chunk);
+        }
+        if (out.ended) {
+          const pending = this.#pendingCommit;
+          this.#pendingCommit = undefined;
+          if (pending) this.#flushWaiters.push(pending.transcribed);
+          engine.flush();
+          pending?.captured();
+          reportAudio();
         }
       }
       engine.end();
@@ -231,6 +324,7 @@ class AwpSpeechStream extends stt.SpeechStream {
   #release(): void {
     this.#onClose();
     for (const resolve of this.#flushWaiters.splice(0)) resolve();
+    this.#settleCommit();
   }
 }
 

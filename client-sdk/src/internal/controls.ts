@@ -3,9 +3,8 @@ import { ConversationError } from '../errors.ts';
 
 /**
  * How long one control waits for the Agent's reply. A push-to-talk commit is answered once
- * the held turn is transcribed, which the worker bounds at 15.3 s (a 300 ms audio tail plus
- * at most 15 s for the recognizer); the client waits longer than that, so a slow recognizer
- * on a busy machine never turns a committed turn into a timeout.
+ * the held turn's audio has arrived at the worker (a 300 ms tail, plus up to 5 s of backlog on
+ * a busy worker); the margin keeps a slow machine from turning a committed turn into a timeout.
  */
 const CONTROL_TIMEOUT_MS = 20_000;
 

@@ -76,8 +76,20 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Starts the stub on 127.0.0.1; `livekit` is needed only by tests that connect for real. */
-export async function startSessionStub(livekit?: LivekitServer): Promise<SessionStub> {
+/** An extra page or script the stub serves (same origin as the session start). */
+export interface StubFile {
+  type: string;
+  body: string | Buffer;
+}
+
+/**
+ * Starts the stub on 127.0.0.1; `livekit` is needed only by tests that connect for real.
+ * `files` adds GET routes by path (another test page and its bundle).
+ */
+export async function startSessionStub(
+  livekit?: LivekitServer,
+  files: Record<string, StubFile> = {},
+): Promise<SessionStub> {
   const issued = new Set<string>();
   const used = new Set<string>();
   const starts: RecordedStart[] = [];
@@ -89,6 +101,8 @@ export async function startSessionStub(livekit?: LivekitServer): Promise<Session
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://stub');
       if (req.method === 'GET' && url.pathname === '/') return send(res, 200, 'text/html', PAGE);
+      const file = req.method === 'GET' ? files[url.pathname] : undefined;
+      if (file) return send(res, 200, file.type, file.body);
       if (req.method === 'GET' && url.pathname === '/awp-client.js') {
         return send(res, 200, 'text/javascript', readFileSync(BUNDLE));
       }

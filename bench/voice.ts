@@ -1,0 +1,284 @@
+/**
+ * Voice-to-voice latency of a live Agent conversation over loopback WebRTC, part of
+ * `npm run bench` (alone: `node --import tsx bench/voice.ts [--quick] [--turns N]`).
+ *
+ * A client on @livekit/rtc-node (test/helpers/room-client.ts) speaks recorded questions
+ * (espeak-ng, 48 kHz) into a real livekit-server; the real worker hears them (Silero VAD,
+ * embedded Whisper), asks the OpenAI chat fake (a fixed first-token delay), and speaks
+ * through the api's `/v1/tts/stream` (native voice). Measured at the client: from the end
+ * of the user's words (when the last word frame played out of the microphone) to the first
+ * loud agent frame the client received. Beside it, the same turn's stage times from the
+ * worker's log lines (LiveKit's metrics): end of utterance, transcription, LLM first
+ * token, TTS first audio; "rest" is what none of them covers (transport both ways, jitter
+ * buffers, queues, our glue). Barge-in: the user speaks over a long answer; measured at
+ * the client from the start of the user's words to the agent's last loud frame, beside the
+ * worker's `detected_to_cleared_ms`. Writes bench/results/voice[-quick].json and, for a full
+ * run, the section between `<!-- voice:start -->` and `<!-- voice:end -->` of
+ * bench/README.md.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import path from 'node:path';
+import { RoomClient, SPEECH_RMS, speech } from '../test/helpers/room-client.ts';
+import { STT_SENTENCES } from '../test/helpers/stt-sentences.ts';
+import { quantile, round } from './lib/stats.ts';
+import { VoiceRig } from './lib/voice-rig.ts';
+
+const quick = process.argv.includes('--quick');
+const turnsFlag = process.argv.indexOf('--turns');
+const TURNS = turnsFlag >= 0 ? Number(process.argv[turnsFlag + 1]) : quick ? 3 : 12;
+const BARGE_INS = quick ? 2 : 5;
+const LLM_FIRST_TOKEN_DELAY_MS = 200;
+const WHISPER_MODEL = process.env.WHISPER_MODEL ?? 'base';
+/** The agent counts as quiet after this long without a loud frame. */
+const QUIET_MS = 800;
+const ANSWER = ['Sure,', ' here is', ' a short answer.'];
+
+interface Turn {
+  question: string;
+  totalMs: number;
+  eouDelayMs: number;
+  transcriptionDelayMs: number;
+  llmTtftMs: number;
+  ttsTtfbMs: number;
+  restMs: number;
+}
+
+interface BargeIn {
+  clientMs: number;
+  workerDetectedToClearedMs: number | null;
+}
+
+function lastLoudAt(client: RoomClient): number {
+  return client.agentAudio.filter((f) => f.rms > SPEECH_RMS).at(-1)?.atMs ?? 0;
+}
+
+async function agentQuiet(client: RoomClient, what: string): Promise<void> {
+  await client.waitUntil(
+    () => performance.now() - lastLoudAt(client) > QUIET_MS,
+    60_000,
+    `the agent to be quiet (${what})`,
+  );
+}
+
+/** The first worker log line of this session named `msg` among `lines`. */
+function metric(lines: Record<string, unknown>[], msg: string, field: string): number {
+  const line = lines.find((l) => l.msg === msg);
+  const value = line?.[field];
+  if (typeof value !== 'number') throw new Error(`no "${msg}" log line with ${field}`);
+  return value;
+}
+
+async function spokenTurn(
+  rig: VoiceRig,
+  client: RoomClient,
+  sessionId: string,
+  question: string,
+): Promise<Turn> {
+  const samples = await speech(question);
+  rig.llm.script({ text: ANSWER });
+  const logsFrom = rig.worker.logs().length;
+  const spoken = await client.say(samples, 1200);
+  const firstAudio = await client.waitUntil(
+    () => client.agentAudio.find((f) => f.atMs > spoken.endMs && f.rms > SPEECH_RMS),
+    180_000,
+    `the answer to "${question}"`,
+  );
+  await agentQuiet(client, 'after the answer');
+  const lines = rig.worker
+    .logs()
+    .slice(logsFrom)
+    .filter((l) => l.session_id === sessionId);
+  const eou = metric(lines, 'turn metrics: end of utterance', 'end_of_utterance_delay_ms');
+  const llm = metric(lines, 'turn metrics: llm', 'ttft_ms');
+  const tts = metric(lines, 'turn metrics: tts', 'ttfb_ms');
+  const totalMs = firstAudio.atMs - spoken.endMs;
+  return {
+    question,
+    totalMs,
+    eouDelayMs: eou,
+    transcriptionDelayMs: metric(lines, 'turn metrics: end of utterance', 'transcription_delay_ms'),
+    llmTtftMs: llm,
+    ttsTtfbMs: tts,
+    restMs: totalMs - eou - llm - tts,
+  };
+}
+
+async function bargeIn(rig: VoiceRig, client: RoomClient): Promise<BargeIn> {
+  const story = Array.from({ length: 12 }, (_, i) => ` Sentence number ${i + 1} of a long story.`);
+  rig.llm.script({ text: story, deltaDelayMs: 20 });
+  rig.llm.script({ text: ANSWER });
+  const logsFrom = rig.worker.logs().length;
+  const storyFrom = performance.now();
+  await client.sendText('Tell me a long story.');
+  await client.waitUntil(() => client.loudFramesSince(storyFrom) > 50, 60_000, 'story audio');
+  const spoken = await client.say(await speech('Stop please, I have a question.'), 1200);
+  const stoppedAt = await client.waitUntil(
+    () => {
+      const last =
+        client.agentAudio.filter((f) => f.atMs >= spoken.startMs && f.rms > SPEECH_RMS).at(-1)
+          ?.atMs ?? spoken.startMs;
+      return performance.now() - last > 600 ? last : undefined;
+    },
+    30_000,
+    'the story to stop',
+  );
+  // The question is transcribed and answered before the next round (a loaded machine
+  // can take many seconds to transcribe it).
+  await client.waitUntil(
+    () => client.agentAudio.find((f) => f.atMs > spoken.endMs && f.rms > SPEECH_RMS),
+    180_000,
+    'the answer to the barge-in question',
+  );
+  await agentQuiet(client, 'after the barge-in answer');
+  const line = rig.worker
+    .logs()
+    .slice(logsFrom)
+    .find((l) => l.msg === 'barge-in');
+  const detected = line?.detected_to_cleared_ms;
+  return {
+    clientMs: stoppedAt - spoken.startMs,
+    workerDetectedToClearedMs: typeof detected === 'number' ? detected : null,
+  };
+}
+
+function stat(values: number[]) {
+  return { p50: Math.round(quantile(values, 0.5)), p95: Math.round(quantile(values, 0.95)) };
+}
+
+async function main(): Promise<void> {
+  process.stderr.write(`bench voice: ${TURNS} turns, ${BARGE_INS} barge-ins\n`);
+  const rig = await VoiceRig.start({
+    llmFirstTokenDelayMs: LLM_FIRST_TOKEN_DELAY_MS,
+    whisperModel: WHISPER_MODEL,
+  });
+  const turns: Turn[] = [];
+  const bargeIns: BargeIn[] = [];
+  try {
+    const session = await rig.startSession();
+    const client = await RoomClient.join(session.url, session.token);
+    try {
+      await client.waitUntil(() => client.loudFramesSince(0) > 10, 60_000, 'the greeting');
+      await agentQuiet(client, 'after the greeting');
+      // One turn to warm the recognizer and the speech path, not counted.
+      await spokenTurn(rig, client, session.sessionId, STT_SENTENCES[4] as string);
+      for (let i = 0; i < TURNS; i++) {
+        const question = STT_SENTENCES[i % STT_SENTENCES.length] as string;
+        const turn = await spokenTurn(rig, client, session.sessionId, question);
+        process.stderr.write(`  turn ${i + 1}: ${Math.round(turn.totalMs)} ms\n`);
+        turns.push(turn);
+      }
+      for (let i = 0; i < BARGE_INS; i++) {
+        const result = await bargeIn(rig, client);
+        process.stderr.write(`  barge-in ${i + 1}: ${Math.round(result.clientMs)} ms\n`);
+        bargeIns.push(result);
+      }
+    } finally {
+      await client.leave();
+    }
+  } finally {
+    await rig.close();
+  }
+
+  const results = buildResults(turns, bargeIns);
+  const dir = path.join(import.meta.dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    path.join(dir, quick ? 'voice-quick.json' : 'voice.json'),
+    `${JSON.stringify(results, null, 2)}\n`,
+  );
+  const section = summary(results);
+  process.stdout.write(`\n${section}\n`);
+  if (!quick) replaceSection(section);
+}
+
+function buildResults(turns: Turn[], bargeIns: BargeIn[]) {
+  const date = new Date().toISOString();
+  const command = `node --import tsx bench/voice.ts${quick ? ' --quick' : ''}${turnsFlag >= 0 ? ` --turns ${TURNS}` : ''}`;
+  const workerBargeIns = bargeIns.flatMap((b) =>
+    b.workerDetectedToClearedMs === null ? [] : [b.workerDetectedToClearedMs],
+  );
+  return {
+    date,
+    command,
+    machine: {
+      cpus: cpus().length,
+      cpu_model: cpus()[0]?.model ?? 'unknown',
+      node: process.version,
+      load_average_1m: round(loadavg()[0] ?? 0, 2),
+    },
+    settings: {
+      turns: TURNS,
+      barge_ins: BARGE_INS,
+      llm: `OpenAI chat fake, first token after ${LLM_FIRST_TOKEN_DELAY_MS} ms`,
+      stt: `embedded Whisper ${WHISPER_MODEL}, beam 1`,
+      tts: 'api /v1/tts/stream, native voice (espeak-ng)',
+      vad: 'Silero, min silence 450 ms; endpointing min delay 400 ms',
+    },
+    turns: {
+      total_ms: stat(turns.map((t) => t.totalMs)),
+      end_of_utterance_delay_ms: stat(turns.map((t) => t.eouDelayMs)),
+      transcription_delay_ms: stat(turns.map((t) => t.transcriptionDelayMs)),
+      llm_ttft_ms: stat(turns.map((t) => t.llmTtftMs)),
+      tts_ttfb_ms: stat(turns.map((t) => t.ttsTtfbMs)),
+      rest_ms: stat(turns.map((t) => t.restMs)),
+      each: turns.map((t) => ({
+        question: t.question,
+        total_ms: round(t.totalMs),
+        end_of_utterance_delay_ms: t.eouDelayMs,
+        transcription_delay_ms: t.transcriptionDelayMs,
+        llm_ttft_ms: t.llmTtftMs,
+        tts_ttfb_ms: t.ttsTtfbMs,
+        rest_ms: round(t.restMs),
+      })),
+    },
+    barge_in: {
+      client_speech_to_agent_silent_ms: stat(bargeIns.map((b) => b.clientMs)),
+      worker_detected_to_cleared_ms: stat(workerBargeIns),
+      each: bargeIns.map((b) => ({
+        client_ms: round(b.clientMs),
+        worker_detected_to_cleared_ms: b.workerDetectedToClearedMs,
+      })),
+    },
+  };
+}
+
+type Results = ReturnType<typeof buildResults>;
+
+function summary(results: Results): string {
+  const t = results.turns;
+  const b = results.barge_in;
+  // Column widths as the formatter (biome) lays Markdown tables out.
+  const row = (name: string, s: { p50: number; p95: number }) =>
+    `| ${name.padEnd(51)} | ${String(s.p50).padStart(6)} | ${String(s.p95).padStart(6)} |`;
+  return [
+    `Run on ${results.date.slice(0, 10)} with \`${results.command}\` on ${results.machine.cpus} × ${results.machine.cpu_model}, Node ${results.machine.node}, load average ${results.machine.load_average_1m} at the end. ${results.settings.turns} spoken turns (after one warm-up turn), ${results.settings.barge_ins} barge-ins, one session. LLM: ${results.settings.llm}; STT: ${results.settings.stt}; TTS: ${results.settings.tts}.`,
+    '',
+    `| ${'measure'.padEnd(51)} | p50 ms | p95 ms |`,
+    `| ${'-'.repeat(51)} | -----: | -----: |`,
+    row('client: end of user speech to first agent audio', t.total_ms),
+    row('worker: end of utterance delay (VAD silence, STT)', t.end_of_utterance_delay_ms),
+    row('worker: of which transcription delay', t.transcription_delay_ms),
+    row('worker: LLM first token', t.llm_ttft_ms),
+    row('worker: TTS first audio', t.tts_ttfb_ms),
+    row('rest (total - end of utterance - LLM - TTS)', t.rest_ms),
+    row('barge-in, client: user speech start to agent silent', b.client_speech_to_agent_silent_ms),
+    row('barge-in, worker: detected to cleared', b.worker_detected_to_cleared_ms),
+  ].join('\n');
+}
+
+function replaceSection(section: string): void {
+  const readmePath = path.join(import.meta.dirname, 'README.md');
+  const readme = readFileSync(readmePath, 'utf8');
+  const start = '<!-- voice:start -->';
+  const end = '<!-- voice:end -->';
+  const from = readme.indexOf(start);
+  const to = readme.indexOf(end);
+  if (from < 0 || to < from) return;
+  writeFileSync(
+    readmePath,
+    `${readme.slice(0, from + start.length)}\n${section}\n${readme.slice(to)}`,
+  );
+}
+
+await main();

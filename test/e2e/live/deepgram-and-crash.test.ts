@@ -1,0 +1,235 @@
+// The live path with the cloud speech-to-text engine and a worker crash, in headless
+// Chromium: the page built on the client library talks through the real api,
+// livekit-server and agent worker, whose STT is Deepgram streaming (the fake of
+// test/fakes/deepgram.ts, speaking Deepgram's live protocol). Interim results must reach
+// the page as `transcriptProgress` before the final `transcript`; a worker killed mid
+// session must reach it as the typed `agent_unavailable` error.
+
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { type FakeDeepgram, startFakeDeepgram } from '../../fakes/deepgram.ts';
+import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
+import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
+import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import { speechWav } from '../../helpers/room-client.ts';
+import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
+import type {} from '../client-sdk/harness/page.ts';
+import { startTestBackend, type TestBackend } from './harness/backend.ts';
+
+const SIGNING_SECRET = 'live-deepgram-signing-secret-0123456789abcdef';
+const DEEPGRAM_KEY = 'deepgram-test-key-0123456789';
+const QUESTION = 'What is the weather like today in Paris?';
+
+declare global {
+  interface Window {
+    levels: { remote: { t: number; rms: number }[]; mic: { t: number; rms: number }[] };
+    micTrack: MediaStreamTrack | null;
+    meterMicrophone(): void;
+    stopMeters(): void;
+  }
+}
+
+async function until<T>(
+  check: () => Promise<T | undefined | false>,
+  what: string,
+  timeoutMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('live conversation with Deepgram streaming STT, and a worker crash (Chromium)', () => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let livekit: LivekitServer;
+  let llm: FakeOpenAiChat;
+  let deepgram: FakeDeepgram;
+  let server: RunningServer;
+  let worker: WorkerProcess;
+  let backend: TestBackend;
+  let browser: TestBrowser;
+  let page: Page;
+  let api: ApiClient;
+  let agentId = '';
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgres');
+    handle = await openTestDatabase(database);
+    const ws = await seedWorkspace(handle);
+    livekit = await startLivekit();
+    llm = await FakeOpenAiChat.start();
+    deepgram = await startFakeDeepgram({ apiKey: DEEPGRAM_KEY, interimEveryMs: 250 });
+    backend = await startTestBackend(() => ({
+      agentId,
+      apiOrigin: server.url,
+      mint: async () => {
+        const reply = await api('POST', `/v1/agents/${agentId}/session-tokens`, {});
+        if (reply.status !== 201 && reply.status !== 200) {
+          throw new Error(`session token: ${reply.status} ${JSON.stringify(reply.body)}`);
+        }
+        return reply.body as { token: string; expires_at: string };
+      },
+    }));
+    const shared = {
+      LIVEKIT_URL: livekit.url,
+      LIVEKIT_API_KEY: livekit.apiKey,
+      LIVEKIT_API_SECRET: livekit.apiSecret,
+      AGENT_NAME: 'awp-agent-e2e-deepgram',
+      TOKEN_SIGNING_SECRET: SIGNING_SECRET,
+      OPENAI_BASE_URL: llm.baseUrl,
+      OPENAI_API_KEY: llm.apiKey ?? '',
+      LOCAL_LLM: 'false',
+      STREAM_ALLOWED_ORIGINS: backend.origin,
+      AGENT_SESSION_HEARTBEAT_TIMEOUT_MS: '3000',
+    };
+    server = await startServer({ database, env: shared });
+    worker = await startWorker(
+      serviceEnv(database, {
+        ...shared,
+        REDIS_PREFIX: server.env.REDIS_PREFIX ?? 'test',
+        AWP_API_URL: server.url,
+        AWP_API_DEV_URL: server.devUrl,
+        WORKER_HTTP_PORT: String(await freePort()),
+        WORKER_IDLE_PROCESSES: '1',
+        STT_PROVIDER: 'deepgram',
+        DEEPGRAM_API_KEY: DEEPGRAM_KEY,
+        DEEPGRAM_BASE_URL: deepgram.url,
+      }),
+    );
+    api = apiClient(server.url, ws.productionKey);
+    const created = await api('POST', '/v1/agents', {
+      slug: 'live-deepgram-ada',
+      voice_id: NATIVE_VOICE,
+      llm_provider: 'openai',
+      llm_model: 'gpt-4.1-mini',
+      character_card: {
+        spec: 'chara_card_v3',
+        spec_version: '3.0',
+        data: {
+          name: 'Ada',
+          description: 'A patient tutor.',
+          system_prompt: 'You are {{char}}. Be brief.',
+          first_mes: 'Hello {{user}}, I am {{char}}.',
+        },
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    agentId = created.body.id;
+    expect((await api('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
+
+    browser = await launchBrowser({ microphone: await speechWav(QUESTION, 300, 3500) });
+    const context = await browser.browser.newContext({ permissions: ['microphone'] });
+    page = await context.newPage();
+    await page.goto(`${backend.origin}/`);
+    await page.waitForFunction(() => window.ready === true);
+  }, 180_000);
+
+  afterAll(async () => {
+    await page?.evaluate(() => window.client?.disconnect()).catch(() => undefined);
+    await browser?.close();
+    await worker?.kill();
+    await server?.stop();
+    await backend?.close();
+    await llm?.close();
+    await deepgram?.close();
+    await livekit?.stop();
+    await handle?.close();
+    await database?.drop();
+  }, 60_000);
+
+  const events = (name: string) =>
+    page.evaluate((n) => window.events.filter((e) => e.name === n), name);
+
+  it('shows Deepgram interim results as transcriptProgress before the final transcript', async () => {
+    const session = await page.evaluate(async () => {
+      const s = await window.client.connect();
+      window.meterMicrophone();
+      return s;
+    });
+    expect(session.agentId).toBe(agentId);
+    await until(
+      async () => (await events('transcript')).some((e) => e.payload.role === 'agent'),
+      'the greeting',
+      60_000,
+    );
+    // The fake hears the question in the next utterance (up to the commit's Finalize).
+    deepgram.say(QUESTION);
+    llm.script({ text: ['It is', ' sunny.'] });
+    await page.evaluate(() => window.client.startPushToTalk());
+    // Hold the key over at least one loop of the question (about 2.5 s of speech).
+    await page.waitForTimeout(3000);
+    await page.evaluate(() => window.client.commitPushToTalk());
+    const final = await until(
+      async () => (await events('transcript')).find((e) => e.payload.role === 'user'),
+      'the final user transcript',
+      30_000,
+    );
+    expect(final.payload).toMatchObject({ text: QUESTION, final: true });
+    // Events are recorded in arrival order: the captions that came before the final.
+    const all = await page.evaluate(() => window.events);
+    const finalIndex = all.findIndex((e) => e.name === 'transcript' && e.payload.role === 'user');
+    const interims = all
+      .slice(0, finalIndex)
+      .filter((e) => e.name === 'transcriptProgress' && e.payload.role === 'user');
+    // The fake reveals one more word per 250 ms of audio and never the whole text in an
+    // interim: partial captions, each a prefix of the question, arrived first.
+    const partial = interims.filter(
+      (e) => e.payload.text !== QUESTION && QUESTION.startsWith(e.payload.text),
+    );
+    expect(partial.length).toBeGreaterThanOrEqual(2);
+    expect(partial[0]?.payload.text.split(' ').length).toBeLessThan(
+      partial.at(-1)?.payload.text.split(' ').length ?? 0,
+    );
+    await until(
+      async () => (await events('transcript')).find((e) => e.payload.text === 'It is sunny.'),
+      'the answer',
+      30_000,
+    );
+    expect((await events('error')).map((e) => e.payload)).toEqual([]);
+    await page.evaluate(() => window.client.disconnect());
+  }, 180_000);
+
+  it('reports agent_unavailable to the client when the worker process is killed mid-session', async () => {
+    const session = await page.evaluate(async () => window.client.connect());
+    const sessionId = session.sessionId as string;
+    await until(
+      async () =>
+        (await events('transcript')).filter((e) => e.payload.role === 'agent').length >= 3,
+      'the second greeting',
+      60_000,
+    );
+    const errorsBefore = (await events('error')).length;
+    await worker.kill();
+    const error = await until(
+      async () => (await events('error')).slice(errorsBefore)[0],
+      'the error event',
+      30_000,
+    );
+    expect(error.payload.code).toBe('agent_unavailable');
+    await until(
+      async () => (await page.evaluate(() => window.client.connectionState)) === 'disconnected',
+      'the client to disconnect',
+      15_000,
+    );
+    const body = await until(
+      async () => {
+        const reply = await api('GET', `/v1/agent-sessions/${sessionId}`);
+        return reply.body.state === 'failed' ? reply.body : undefined;
+      },
+      'the session to be reported failed',
+      30_000,
+    );
+    expect(body.end_reason).toBe('worker_lost');
+  }, 180_000);
+});

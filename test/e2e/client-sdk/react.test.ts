@@ -2,10 +2,7 @@
 // `ConversationProvider` and `useConversation`, bundled with React by esbuild, talks to the
 // protocol peer through a real livekit-server (harness/session-stub.ts serves the page).
 // The test reads what a user sees: the rendered state, session and transcript.
-//
-// React is an optional peer dependency of the client SDK and is not installed in this
-// repository: the suite is skipped, saying so, until `react` and `react-dom` are in
-// node_modules (the project's devDependencies are the lead's decision).
+// React is an optional peer dependency of the client SDK and a devDependency here.
 
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -20,17 +17,6 @@ import { type SessionStub, startSessionStub } from './harness/session-stub.ts';
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const AGENT_ID = '6f1c2b9e-8a47-4c1d-9e3f-2b5a7c9d0e11';
 const require = createRequire(import.meta.url);
-
-function installed(name: string): boolean {
-  try {
-    require.resolve(name);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const hasReact = installed('react') && installed('react-dom/client');
 
 // The app: every field a user would look at, rendered as text, and buttons for the actions.
 const APP = `
@@ -98,7 +84,7 @@ async function bundleApp(): Promise<string> {
   return result.outputFiles[0]?.text ?? '';
 }
 
-describe.skipIf(!hasReact)('React bindings in Chromium (provider and useConversation)', () => {
+describe('React bindings in Chromium (provider and useConversation)', () => {
   let livekit: LivekitServer;
   let stub: SessionStub;
   let browser: TestBrowser;

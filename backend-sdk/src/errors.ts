@@ -40,6 +40,10 @@ export type LibraryErrorCode =
   | 'aborted'
   | 'stream_closed'
   | 'stream_sequence_error'
+  /** The text source given to a TTS stream threw; the stream was closed. */
+  | 'input_failed'
+  /** Text sent to a TTS stream that had already finished. */
+  | 'stream_finished'
   | 'invalid_response';
 
 /** Everything an {@link AwpError} carries. */

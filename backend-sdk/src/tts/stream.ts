@@ -3,17 +3,13 @@ import {
   AwpAbortError,
   AwpConnectionError,
   AwpError,
-  AwpInvalidResponseError,
   AwpStreamClosedError,
-  AwpStreamSequenceError,
   AwpTimeoutError,
-  apiError,
-  isApiErrorBody,
 } from '../errors.ts';
 import { abortableSleep } from '../internal/signals.ts';
 import { nextRetryDelayMs, type RetryPolicy } from '../retry.ts';
 import type { AudioChunk, StreamResult, StreamStartRequest } from '../types/tts.ts';
-import type { OutputFormat } from '../types/voices.ts';
+import { StreamDecoder } from './events.ts';
 import { connectOnce } from './handshake.ts';
 import { splitText } from './text.ts';
 
@@ -92,9 +88,10 @@ export class TtsStream implements AsyncIterable<AudioChunk> {
   #socket: WebSocket | undefined;
   readonly #opened: Promise<WebSocket>;
   #ended = false;
+  /** Why the stream ended, when it failed; later sends reject with it. */
+  #failure: AwpError | undefined;
   #stopSent = false;
-  #nextSeq = 1;
-  #usage: { chars: number; audio_ms: number; voiceId: string } | undefined;
+  readonly #decoder = new StreamDecoder();
   #idle: NodeJS.Timeout | undefined;
   #settle!: { resolve: (r: StreamResult) => void; reject: (e: AwpError) => void };
   #iterating = false;
@@ -172,18 +169,13 @@ export class TtsStream implements AsyncIterable<AudioChunk> {
     this.#socket = socket;
     socket.on('message', (data, isBinary) => {
       this.#armIdle();
-      if (isBinary) {
-        this.#finish({ error: this.#invalid('the service sent a binary frame') });
-        return;
-      }
-      let event: Record<string, unknown>;
-      try {
-        event = JSON.parse(data.toString()) as Record<string, unknown>;
-      } catch {
-        this.#finish({ error: this.#invalid('the service sent a frame that is not JSON') });
-        return;
-      }
-      this.#onEvent(event);
+      const decoded = isBinary
+        ? { error: this.#decoder.invalid('the service sent a binary frame') }
+        : this.#decoder.frame(data.toString());
+      this.requestId ??= this.#decoder.requestId;
+      if (!decoded) return;
+      if ('chunk' in decoded) this.#push(decoded);
+      else this.#finish(decoded);
     });
     socket.on('close', (code, reason) => {
       this.#finish({
@@ -205,85 +197,6 @@ export class TtsStream implements AsyncIterable<AudioChunk> {
           cause,
         }),
       });
-    });
-  }
-
-  #onEvent(event: Record<string, unknown>): void {
-    if (typeof event.request_id === 'string') this.requestId ??= event.request_id;
-    switch (event.event) {
-      case 'audio': {
-        const seq = event.seq;
-        if (typeof seq !== 'number' || typeof event.audio !== 'string') {
-          this.#finish({ error: this.#invalid('an audio event without seq or audio') });
-          return;
-        }
-        if (seq !== this.#nextSeq) {
-          this.#finish({
-            error: new AwpStreamSequenceError({
-              code: 'stream_sequence_error',
-              detail: `audio seq ${seq} arrived where ${this.#nextSeq} was due`,
-              requestId: this.requestId,
-              retryable: false,
-              expectedSeq: this.#nextSeq,
-              receivedSeq: seq,
-            }),
-          });
-          return;
-        }
-        this.#nextSeq += 1;
-        const chunk: AudioChunk = {
-          seq,
-          audio: Buffer.from(event.audio, 'base64'),
-          format: event.format as OutputFormat,
-          requestId: event.request_id as string,
-          ...(typeof event.context_id === 'string' ? { contextId: event.context_id } : {}),
-        };
-        this.#push({ chunk });
-        return;
-      }
-      case 'usage': {
-        const usage = event.usage as { chars: number; audio_ms: number };
-        this.#usage = {
-          chars: usage.chars,
-          audio_ms: usage.audio_ms,
-          voiceId: String(event.voice_id),
-        };
-        return;
-      }
-      case 'finish': {
-        const usage = this.#usage ?? { chars: 0, audio_ms: 0, voiceId: '' };
-        this.#finish({
-          done: {
-            requestId: String(event.request_id),
-            auditId: String(event.audit_id),
-            reason: String(event.reason),
-            usage: { chars: usage.chars, audio_ms: usage.audio_ms },
-            voiceId: usage.voiceId,
-            cost: event.cost as StreamResult['cost'],
-            audioPersisted: event.audio_persisted === true,
-            chunks: this.#nextSeq - 1,
-          },
-        });
-        return;
-      }
-      case 'error':
-        this.#finish({
-          error: isApiErrorBody(event)
-            ? apiError(event)
-            : this.#invalid('an error event without code or retryable'),
-        });
-        return;
-      default:
-        this.#finish({ error: this.#invalid(`unknown event ${JSON.stringify(event.event)}`) });
-    }
-  }
-
-  #invalid(detail: string): AwpError {
-    return new AwpInvalidResponseError({
-      code: 'invalid_response',
-      detail,
-      requestId: this.requestId,
-      retryable: false,
     });
   }
 
@@ -324,7 +237,10 @@ export class TtsStream implements AsyncIterable<AudioChunk> {
       else socket.terminate();
     }
     if ('done' in item) this.#settle.resolve(item.done);
-    else this.#settle.reject(item.error);
+    else {
+      this.#failure = item.error;
+      this.#settle.reject(item.error);
+    }
     this.#push(item);
   }
 
@@ -359,7 +275,15 @@ export class TtsStream implements AsyncIterable<AudioChunk> {
 
   async #send(event: Record<string, unknown>): Promise<void> {
     const socket = await this.#opened;
-    if (this.#ended) return;
+    if (this.#failure) throw this.#failure;
+    if (this.#ended) {
+      throw new AwpError({
+        code: 'stream_finished',
+        detail: `cannot send ${String(event.event)}: the request already finished`,
+        requestId: this.requestId,
+        retryable: false,
+      });
+    }
     await new Promise<void>((resolve, reject) =>
       socket.send(JSON.stringify(event), (error) => (error ? reject(error) : resolve())),
     );

@@ -10,6 +10,7 @@ import {
   AwpAbortError,
   AwpClient,
   AwpStreamSequenceError,
+  RateLimitedError,
   type TtsStream,
   UnauthorizedError,
   VoiceNotFoundError,
@@ -166,6 +167,28 @@ describe('server SDK synthesis helpers', () => {
     expect((await stream.result).usage.chars).toBe('First part. Second part.'.length);
   });
 
+  it('rejects text sent after finish, and closes the stream when its text source throws', async () => {
+    const stream = client.tts.stream({ voice_id: NATIVE_VOICE, output_format: 'pcm_24000' });
+    await stream.sendText('Short.');
+    await stream.end();
+    await collect(stream);
+    const late = await stream.sendText('Too late.').catch((e: unknown) => e);
+    expect(late).toMatchObject({ code: 'stream_finished', requestId: stream.requestId });
+
+    async function* broken() {
+      yield 'A first sentence.';
+      throw new Error('the model went away');
+    }
+    const failing = client.tts.stream({
+      voice_id: NATIVE_VOICE,
+      output_format: 'pcm_24000',
+      text: broken(),
+    });
+    const error = await collect(failing).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'input_failed', retryable: false });
+    expect((error as Error).cause).toEqual(new Error('the model went away'));
+  });
+
   it('returns one-shot bytes with request id, audit id, format, duration and charge', async () => {
     const speech = await client.tts.synthesize({
       text: SENTENCE,
@@ -287,5 +310,53 @@ describe('server SDK synthesis helpers', () => {
     } finally {
       fake.close();
     }
+  });
+});
+
+describe('server SDK against a rate-limited api', () => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let server: RunningServer;
+  let client: AwpClient;
+
+  beforeAll(
+    async () => {
+      database = await createTestDatabase('sqlite');
+      handle = await openTestDatabase(database);
+      const ws = await seedWorkspace(handle);
+      // Six a minute with bursts of one: the second request at once is refused for ~10 s.
+      server = await startServer({ database, env: { TTS_RATE_LIMIT_PER_MINUTE: '6' } });
+      client = new AwpClient({ apiKey: ws.productionKey, baseUrl: server.url });
+    },
+    budget({ servers: 1 }),
+  );
+
+  afterAll(async () => {
+    await server?.stop();
+    await handle?.close();
+    await database?.drop();
+  });
+
+  it('throws RateLimitedError with Retry-After, and waits it out when allowed to retry', async () => {
+    const speak = { text: 'Hi.', voice_id: NATIVE_VOICE, output_format: 'pcm_24000' } as const;
+    await client.tts.synthesize(speak);
+    const error = await client.tts.synthesize(speak, { maxAttempts: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ code: 'rate_limited', status: 429, retryable: true });
+    const retryAfterMs = (error as RateLimitedError).retryAfterMs ?? 0;
+    expect(retryAfterMs).toBeGreaterThanOrEqual(1_000);
+    expect(retryAfterMs).toBeLessThanOrEqual(60_000);
+
+    // With retries the SDK waits the service's Retry-After instead of failing.
+    const logged429 = () =>
+      server.logs().filter((l) => l.msg === 'request' && l.status === 429).length;
+    // The first refusal's log line may still be in the pipe: count from after it.
+    await waitFor(() => logged429() >= 1, { what: 'the first 429 in the request log' });
+    const before = logged429();
+    const speech = await client.tts.synthesize(speak, { maxAttempts: 3 });
+    expect(speech.audio.byteLength).toBeGreaterThan(0);
+    // Exactly one refusal: the retry came after the wait the service asked for.
+    await waitFor(() => logged429() - before >= 1, { what: 'the 429 in the request log' });
+    expect(logged429() - before).toBe(1);
   });
 });

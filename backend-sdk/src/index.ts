@@ -8,6 +8,7 @@ export { AwpClient } from './client.ts';
 export * from './errors.ts';
 export type { ClientOptions, RequestOptions } from './options.ts';
 export { AgentSessions, Agents } from './resources/agents.ts';
+export type { MessageStreamEvent } from './resources/message-stream.ts';
 export { Tokens } from './resources/tokens.ts';
 export { Tts } from './resources/tts.ts';
 export { Avatars, Voices } from './resources/voices.ts';

@@ -34,8 +34,11 @@ export interface HttpCall {
   json?: unknown;
   /** A raw body with its content type (card PNG files). */
   raw?: { bytes: Uint8Array; contentType: string } | undefined;
-  /** `json` parses the answer, `bytes` keeps it, `none` expects no body (204). */
-  expect: 'json' | 'bytes' | 'none';
+  /**
+   * `json` parses the answer, `bytes` keeps it, `none` expects no body (204), `stream`
+   * hands back the unread body of a 2xx answer (server-sent events).
+   */
+  expect: 'json' | 'bytes' | 'none' | 'stream';
   /**
    * Safe to send again after a network failure or timeout, when the service may have seen
    * the first attempt. Errors the service marks `retryable` are retried either way.
@@ -100,15 +103,25 @@ async function attempt<T>(
   headers: Record<string, string>,
 ): Promise<HttpResult<T>> {
   const scope = attemptSignal(signal, timeoutMs);
+  let streaming = false;
   try {
     const init: RequestInit = { method: call.method, headers, signal: scope.signal };
     if (call.json !== undefined) init.body = JSON.stringify(call.json);
     // A copy typed on a plain ArrayBuffer, which every fetch typing accepts as a body.
     else if (call.raw) init.body = new Uint8Array(call.raw.bytes);
     const response = await context.fetch(urlOf(context, call), init);
+    const requestId = response.headers.get('x-request-id') ?? undefined;
+    if (call.expect === 'stream' && response.ok && response.body) {
+      streaming = true;
+      return {
+        status: response.status,
+        headers: response.headers,
+        requestId,
+        body: response.body as T,
+      };
+    }
     const bytes = new Uint8Array(await response.arrayBuffer());
     if (!response.ok) throw await readError(response, bytes);
-    const requestId = response.headers.get('x-request-id') ?? undefined;
     let body: unknown;
     if (call.expect === 'json') {
       try {
@@ -152,7 +165,8 @@ async function attempt<T>(
       cause: error,
     });
   } finally {
-    scope.dispose();
+    if (streaming) scope.stopTimer();
+    else scope.dispose();
   }
 }
 
@@ -175,7 +189,12 @@ export async function send<T>(
   };
   const headers: Record<string, string> = {
     'user-agent': context.userAgent,
-    accept: call.expect === 'json' ? 'application/json' : '*/*',
+    accept:
+      call.expect === 'json'
+        ? 'application/json'
+        : call.expect === 'stream'
+          ? 'text/event-stream'
+          : '*/*',
     ...context.headers,
     ...options.headers,
     authorization: `Bearer ${call.bearer ?? context.apiKey}`,

@@ -7,6 +7,11 @@ export interface AttemptSignal {
   timedOut(): boolean;
   /** Clears the timer and listeners; call when the attempt is over. */
   dispose(): void;
+  /**
+   * Clears only the timer: a streamed body read after the answer's headers stays
+   * cancellable by the caller's signal, without the per-attempt limit.
+   */
+  stopTimer(): void;
 }
 
 /** Combines the caller's `signal` with a timer of `timeoutMs` (0 or Infinity: no timer). */
@@ -29,6 +34,9 @@ export function attemptSignal(signal: AbortSignal, timeoutMs: number): AttemptSi
     dispose: () => {
       if (timer) clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
+    },
+    stopTimer: () => {
+      if (timer) clearTimeout(timer);
     },
   };
 }

@@ -20,6 +20,7 @@ import type {
   AgentSessionStart,
   AgentSessionStarted,
 } from '../types/sessions.ts';
+import { type MessageStreamEvent, streamMessage } from './message-stream.ts';
 
 const path = (agentId: string, rest = '') => `/v1/agents/${encodeURIComponent(agentId)}${rest}`;
 
@@ -254,6 +255,27 @@ export class Agents {
       idempotent: true,
     } as const;
     return (await send<SendMessageResponse>(this.http, call, options)).body;
+  }
+
+  /**
+   * Sends a text message and streams the answer as server-sent events: `conversation`,
+   * `delta` (repeated), `message`, `usage`, `done`. An `error` event mid-answer is thrown
+   * as its typed error; breaking out of the loop cancels the answer.
+   *
+   * @example
+   * ```ts
+   * for await (const { event, data } of client.agents.streamMessage(agentId, { text: 'Hi' })) {
+   *   if (event === 'delta') process.stdout.write(data.text);
+   *   if (event === 'usage') console.log('credits', data.charge.credits);
+   * }
+   * ```
+   */
+  streamMessage(
+    agentId: string,
+    body: SendMessageRequest,
+    options?: RequestOptions,
+  ): AsyncGenerator<MessageStreamEvent> {
+    return streamMessage(this.http, agentId, body, options);
   }
 
   /**

@@ -12,11 +12,16 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
   const decoder = new TextDecoder();
   const reader = body.getReader();
   let buffer = '';
+  let pending = '';
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      buffer = buffer.replace(/\r\n?/g, '\n');
+      pending += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      // A CR at the end of a chunk may be the first half of a CRLF: keep it back until the
+      // next chunk says, or a split CRLF would count as two line ends.
+      const held = !done && pending.endsWith('\r') ? 1 : 0;
+      buffer += pending.slice(0, pending.length - held).replace(/\r\n?/g, '\n');
+      pending = pending.slice(pending.length - held);
       for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
         const block = parseBlock(buffer.slice(0, end));
         buffer = buffer.slice(end + 2);

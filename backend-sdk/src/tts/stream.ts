@@ -96,6 +96,7 @@ export class TtsStream implements AsyncIterable<AudioChunk> {
   #settle!: { resolve: (r: StreamResult) => void; reject: (e: AwpError) => void };
   #iterating = false;
   readonly #timeoutMs: number;
+  #release: () => void = () => {};
 
   /** @internal Created by `client.tts.stream`. */
   constructor(context: StreamContext, options: TtsStreamOptions) {
@@ -120,7 +121,11 @@ export class TtsStream implements AsyncIterable<AudioChunk> {
           }),
         });
       if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
+      else {
+        signal.addEventListener('abort', onAbort, { once: true });
+        // A long-lived signal shared by many streams must not keep each one reachable.
+        this.#release = () => signal.removeEventListener('abort', onAbort);
+      }
     }
     if (options.text !== undefined) void this.#feed(options.text);
   }
@@ -228,6 +233,7 @@ export class TtsStream implements AsyncIterable<AudioChunk> {
     if (this.#ended) return;
     this.#ended = true;
     clearTimeout(this.#idle);
+    this.#release();
     const socket = this.#socket;
     if (socket) {
       socket.removeAllListeners('close');

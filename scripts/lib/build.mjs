@@ -23,6 +23,9 @@ const CLIENT_SDK_DIRS = [
   'client-sdk/types',
 ];
 const CLIENT_SDK_FILES = ['client-sdk/package.json', 'client-sdk/tsconfig.json'];
+/** The server SDK builds into backend-sdk/dist/ (its package `exports`). */
+const BACKEND_SDK_DIRS = ['backend-sdk/src', 'backend-sdk/scripts'];
+const BACKEND_SDK_FILES = ['backend-sdk/package.json', 'backend-sdk/tsconfig.json'];
 
 function* walk(dir) {
   if (!existsSync(dir)) return;
@@ -41,6 +44,8 @@ function sourceFiles() {
   for (const dir of SOURCE_DIRS) files.push(...walk(path.join(ROOT, dir)));
   for (const dir of CLIENT_SDK_DIRS) files.push(...walk(path.join(ROOT, dir)));
   files.push(...CLIENT_SDK_FILES.map((f) => path.join(ROOT, f)).filter((f) => existsSync(f)));
+  for (const dir of BACKEND_SDK_DIRS) files.push(...walk(path.join(ROOT, dir)));
+  files.push(...BACKEND_SDK_FILES.map((f) => path.join(ROOT, f)).filter((f) => existsSync(f)));
   return files;
 }
 
@@ -80,6 +85,15 @@ export function build({ quiet = false } = {}) {
   if (sdk.status !== 0) {
     if (quiet) process.stderr.write(`${sdk.stdout ?? ''}${sdk.stderr ?? ''}`);
     throw new Error(`the client SDK build failed (exit ${sdk.status})`);
+  }
+  const backendSdk = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'backend-sdk/scripts/build.mjs')],
+    { cwd: ROOT, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit', encoding: 'utf8' },
+  );
+  if (backendSdk.status !== 0) {
+    if (quiet) process.stderr.write(`${backendSdk.stdout ?? ''}${backendSdk.stderr ?? ''}`);
+    throw new Error(`the backend SDK build failed (exit ${backendSdk.status})`);
   }
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
   return Date.now() - started;

@@ -21,6 +21,8 @@ export interface OneShotResult {
   durationMs: number;
   /** Wall time of synthesis and encoding. */
   synthesisMs: number;
+  /** What the request was charged, in millicredits (the ledger's closing cost). */
+  chargeMillicredits: number;
 }
 
 export interface OneShotDependencies {
@@ -120,7 +122,7 @@ export class OneShotSynthesis {
       throw failure;
     }
     const synthesisMs = performance.now() - started;
-    await ledger.finish(requestId, {
+    const chargeMillicredits = await ledger.finish(requestId, {
       status: 'succeeded',
       charsSynthesized: chars,
       providerAudioMs: usage.audioMs,
@@ -145,6 +147,7 @@ export class OneShotSynthesis {
       audio,
       durationMs: counter.durationMs,
       synthesisMs,
+      chargeMillicredits,
     };
   }
 }

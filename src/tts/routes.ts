@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { getOutputFormatInfo, OUTPUT_FORMATS } from '../../media/formats.ts';
 import { requireAuth } from '../auth/context.ts';
+import { MILLICREDITS_PER_CREDIT } from '../billing/cost.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { OneShotSynthesis } from './oneshot.ts';
 import { type OneShotBody, oneShotBodySchema } from './schemas.ts';
@@ -37,6 +38,7 @@ export function ttsRoutes(oneShot: OneShotSynthesis): AnyRoute[] {
             'X-Audit-Id': 'Audit ledger id.',
             'X-Audio-Format': 'Delivered format (authoritative).',
             'X-Audio-Duration-Ms': 'Duration of encoded playback.',
+            'X-Charge-Credits': 'Credits the request was charged (1 credit = 1,000 millicredits).',
             'Server-Timing': 'synth: synthesis and encoding time.',
           },
         },
@@ -51,6 +53,7 @@ export function ttsRoutes(oneShot: OneShotSynthesis): AnyRoute[] {
             'x-audio-format': result.format,
             'x-audit-id': result.auditId,
             'x-audio-duration-ms': String(result.durationMs),
+            'x-charge-credits': String(result.chargeMillicredits / MILLICREDITS_PER_CREDIT),
             'server-timing': `synth;dur=${result.synthesisMs.toFixed(1)}`,
             'cache-control': 'no-store',
           },

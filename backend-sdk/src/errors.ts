@@ -1,0 +1,289 @@
+/**
+ * Errors of the server SDK. Every failure is an {@link AwpError}; API failures are one
+ * subclass per error code of the service (match with `instanceof` or on `code`, never on
+ * the message), and failures on this side (network, timeout, abort, a broken stream) have
+ * their own subclasses.
+ */
+
+/** Error codes the service documents; other strings may appear from newer services. */
+export type ApiErrorCode =
+  | 'invalid_request'
+  | 'memory_identity_required'
+  | 'documents_identity_required'
+  | 'calendar_identity_required'
+  | 'unauthorized'
+  | 'insufficient_credit'
+  | 'organization_suspended'
+  | 'capability_disabled'
+  | 'forbidden'
+  | 'session_token_agent_mismatch'
+  | 'not_found'
+  | 'voice_not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'agent_not_api_ready'
+  | 'agent_not_published'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'provider_error'
+  | 'provider_auth_missing'
+  | 'provider_unavailable'
+  | 'organization_account_missing'
+  | 'service_unavailable';
+
+/** Codes of failures detected by the SDK itself rather than answered by the service. */
+export type LibraryErrorCode =
+  | 'connection_error'
+  | 'timeout'
+  | 'aborted'
+  | 'stream_closed'
+  | 'stream_sequence_error'
+  /** The text source given to a TTS stream threw; the stream was closed. */
+  | 'input_failed'
+  /** Text sent to a TTS stream that had already finished. */
+  | 'stream_finished'
+  | 'invalid_response';
+
+/** Everything an {@link AwpError} carries. */
+export interface AwpErrorInit {
+  /** The service's error code, or a {@link LibraryErrorCode}. */
+  code: string;
+  /** The service's `detail` (or what the SDK observed); never match on it. */
+  detail: string;
+  /** HTTP status of the answer; undefined when no answer arrived. */
+  status?: number | undefined;
+  /** The service's request id (`X-Request-Id` or the error's `request_id`). */
+  requestId?: string | undefined;
+  /** Authoritative: whether repeating the request can succeed. */
+  retryable: boolean;
+  /** What the service asked for in `Retry-After`, in milliseconds. */
+  retryAfterMs?: number | undefined;
+  cause?: unknown;
+}
+
+/**
+ * Base class of every SDK error. Codes this version does not know map to this class.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.voices.list();
+ * } catch (error) {
+ *   if (error instanceof AwpError) console.log(error.code, error.status, error.requestId);
+ * }
+ * ```
+ */
+export class AwpError extends Error {
+  /** The service's error code (`invalid_request`, ...) or a {@link LibraryErrorCode}. */
+  readonly code: ApiErrorCode | LibraryErrorCode | (string & {});
+  /** HTTP status; undefined when no HTTP answer arrived (network, abort, stream events). */
+  readonly status: number | undefined;
+  /** The service's id of the failed request: quote it to support. */
+  readonly requestId: string | undefined;
+  /** Authoritative: true when repeating the request (a new request) can succeed. */
+  readonly retryable: boolean;
+  /** The service's `detail` text; for people, never for matching. */
+  readonly detail: string;
+  /** `Retry-After` of the answer, in milliseconds, when the service sent one. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(init: AwpErrorInit) {
+    super(
+      init.status === undefined
+        ? `${init.code}: ${init.detail}`
+        : `${init.status} ${init.code}: ${init.detail}`,
+      init.cause === undefined ? undefined : { cause: init.cause },
+    );
+    this.name = new.target.name;
+    this.code = init.code;
+    this.status = init.status;
+    this.requestId = init.requestId;
+    this.retryable = init.retryable;
+    this.detail = init.detail;
+    this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+/** 400 `invalid_request`: bad JSON, event order, configuration or input limits. @example `if (e instanceof InvalidRequestError) console.warn(e.detail)` */
+export class InvalidRequestError extends AwpError {}
+/** 400 `memory_identity_required`: the Agent has memory on; send `end_user_id`. @example `catch (e) { if (e instanceof MemoryIdentityRequiredError) askForLogin() }` */
+export class MemoryIdentityRequiredError extends AwpError {}
+/** 400 `documents_identity_required`: the Agent has documents on; send `end_user_id`. @example `e instanceof DocumentsIdentityRequiredError` */
+export class DocumentsIdentityRequiredError extends AwpError {}
+/** 400 `calendar_identity_required`: the Agent has calendar on; send `end_user_id`. @example `e instanceof CalendarIdentityRequiredError` */
+export class CalendarIdentityRequiredError extends AwpError {}
+/** 401 `unauthorized`: missing, unknown, revoked, expired or wrong-environment credential. @example `if (e instanceof UnauthorizedError) rotateKey()` */
+export class UnauthorizedError extends AwpError {}
+/** 402 `insufficient_credit`: the workspace balance cannot pay for the request. @example `if (e instanceof InsufficientCreditError) alertBilling()` */
+export class InsufficientCreditError extends AwpError {}
+/** 403 `organization_suspended`: the workspace is suspended. @example `e instanceof OrganizationSuspendedError` */
+export class OrganizationSuspendedError extends AwpError {}
+/** 403 `capability_disabled`: the product (TTS, Agents) is not enabled for the workspace. @example `e instanceof CapabilityDisabledError` */
+export class CapabilityDisabledError extends AwpError {}
+/** 403 `forbidden`: the credential is valid but may not do this. @example `e instanceof ForbiddenError` */
+export class ForbiddenError extends AwpError {}
+/** 403 `session_token_agent_mismatch`: a session token used for another Agent. @example `e instanceof SessionTokenAgentMismatchError` */
+export class SessionTokenAgentMismatchError extends AwpError {}
+/** 404 `not_found`: unknown route or resource id. @example `if (e instanceof NotFoundError) return null` */
+export class NotFoundError extends AwpError {}
+/** 404 `voice_not_found`: unknown `voice_id` or one not enabled for the key. @example `if (e instanceof VoiceNotFoundError) await client.voices.list()` */
+export class VoiceNotFoundError extends AwpError {}
+/** 405 `method_not_allowed`: the route exists, not with this method. @example `e instanceof MethodNotAllowedError` */
+export class MethodNotAllowedError extends AwpError {}
+/** 409 `conflict`: the request conflicts with the current state (a slug taken, ...). @example `if (e instanceof ConflictError) pickAnotherSlug()` */
+export class ConflictError extends AwpError {}
+/** 409 `agent_not_api_ready`: the Agent has no public voice selection. @example `e instanceof AgentNotApiReadyError` */
+export class AgentNotApiReadyError extends AwpError {}
+/** 409 `agent_not_published`: session token or message for an unpublished Agent. @example `if (e instanceof AgentNotPublishedError) await client.agents.publish(id)` */
+export class AgentNotPublishedError extends AwpError {}
+/** 413 `payload_too_large`: the body is larger than the route accepts. @example `e instanceof PayloadTooLargeError` */
+export class PayloadTooLargeError extends AwpError {}
+/** 415 `unsupported_media_type`: the body's content type is not accepted. @example `e instanceof UnsupportedMediaTypeError` */
+export class UnsupportedMediaTypeError extends AwpError {}
+/** 429 `rate_limited`: wait `retryAfterMs`; retried automatically. @example `if (e instanceof RateLimitedError) setTimeout(retry, e.retryAfterMs ?? 1000)` */
+export class RateLimitedError extends AwpError {}
+/** 500 `internal_error`: an unexpected failure in the service; retried automatically. @example `e instanceof InternalServerError` */
+export class InternalServerError extends AwpError {}
+/** 502 `provider_error`: the speech or language-model provider failed; `retryable` decides. @example `if (e instanceof ProviderError && e.retryable) retry()` */
+export class ProviderError extends AwpError {}
+/** 503 `provider_auth_missing`: the provider credential for the voice is missing. @example `e instanceof ProviderAuthMissingError` */
+export class ProviderAuthMissingError extends AwpError {}
+/** 503 `provider_unavailable`: the voice is temporarily unavailable; retried automatically. @example `e instanceof ProviderUnavailableError` */
+export class ProviderUnavailableError extends AwpError {}
+/** 503 `organization_account_missing`: the workspace billing account is not provisioned. @example `e instanceof OrganizationAccountMissingError` */
+export class OrganizationAccountMissingError extends AwpError {}
+/** 503 `service_unavailable`: the service is starting or shutting down; retried automatically. @example `e instanceof ServiceUnavailableError` */
+export class ServiceUnavailableError extends AwpError {}
+
+/**
+ * No answer arrived: the connection failed or was reset. Retried automatically for
+ * idempotent calls only, since a request may have reached the service.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof AwpConnectionError) console.warn('network trouble', error.cause);
+ * ```
+ */
+export class AwpConnectionError extends AwpError {}
+/** The call's `timeoutMs` passed before an answer. @example `if (e instanceof AwpTimeoutError) raiseTimeout()` */
+export class AwpTimeoutError extends AwpConnectionError {}
+/** A TTS stream closed before `finish` or an `error` event. @example `if (e instanceof AwpStreamClosedError) showPartial()` */
+export class AwpStreamClosedError extends AwpConnectionError {}
+/** The caller's `AbortSignal` fired; never retried. @example `if (e instanceof AwpAbortError) return` */
+export class AwpAbortError extends AwpError {}
+/**
+ * A TTS stream's `seq` skipped or repeated a number: audio was lost or duplicated.
+ * `expectedSeq` and `receivedSeq` say where.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof AwpStreamSequenceError) console.warn(error.expectedSeq, error.receivedSeq);
+ * ```
+ */
+export class AwpStreamSequenceError extends AwpError {
+  /** The `seq` that should have come next. */
+  readonly expectedSeq: number;
+  /** The `seq` that came instead. */
+  readonly receivedSeq: number;
+  constructor(init: AwpErrorInit & { expectedSeq: number; receivedSeq: number }) {
+    super(init);
+    this.expectedSeq = init.expectedSeq;
+    this.receivedSeq = init.receivedSeq;
+  }
+}
+/** The service answered something that is not the documented shape. @example `e instanceof AwpInvalidResponseError` */
+export class AwpInvalidResponseError extends AwpError {}
+
+/** The class and documented HTTP status of each API error code. */
+export const API_ERROR_CLASSES: Readonly<
+  Record<ApiErrorCode, { status: number; retryable: boolean; type: typeof AwpError }>
+> = {
+  invalid_request: { status: 400, retryable: false, type: InvalidRequestError },
+  memory_identity_required: { status: 400, retryable: false, type: MemoryIdentityRequiredError },
+  documents_identity_required: {
+    status: 400,
+    retryable: false,
+    type: DocumentsIdentityRequiredError,
+  },
+  calendar_identity_required: {
+    status: 400,
+    retryable: false,
+    type: CalendarIdentityRequiredError,
+  },
+  unauthorized: { status: 401, retryable: false, type: UnauthorizedError },
+  insufficient_credit: { status: 402, retryable: false, type: InsufficientCreditError },
+  organization_suspended: { status: 403, retryable: false, type: OrganizationSuspendedError },
+  capability_disabled: { status: 403, retryable: false, type: CapabilityDisabledError },
+  forbidden: { status: 403, retryable: false, type: ForbiddenError },
+  session_token_agent_mismatch: {
+    status: 403,
+    retryable: false,
+    type: SessionTokenAgentMismatchError,
+  },
+  not_found: { status: 404, retryable: false, type: NotFoundError },
+  voice_not_found: { status: 404, retryable: false, type: VoiceNotFoundError },
+  method_not_allowed: { status: 405, retryable: false, type: MethodNotAllowedError },
+  conflict: { status: 409, retryable: false, type: ConflictError },
+  agent_not_api_ready: { status: 409, retryable: false, type: AgentNotApiReadyError },
+  agent_not_published: { status: 409, retryable: false, type: AgentNotPublishedError },
+  payload_too_large: { status: 413, retryable: false, type: PayloadTooLargeError },
+  unsupported_media_type: { status: 415, retryable: false, type: UnsupportedMediaTypeError },
+  rate_limited: { status: 429, retryable: true, type: RateLimitedError },
+  internal_error: { status: 500, retryable: true, type: InternalServerError },
+  provider_error: { status: 502, retryable: false, type: ProviderError },
+  provider_auth_missing: { status: 503, retryable: false, type: ProviderAuthMissingError },
+  provider_unavailable: { status: 503, retryable: true, type: ProviderUnavailableError },
+  organization_account_missing: {
+    status: 503,
+    retryable: false,
+    type: OrganizationAccountMissingError,
+  },
+  service_unavailable: { status: 503, retryable: true, type: ServiceUnavailableError },
+};
+
+/** The error object the service sends on HTTP and as a stream `error` event. */
+export interface ApiErrorBody {
+  event: 'error';
+  request_id: string;
+  code: string;
+  retryable: boolean;
+  detail?: string;
+}
+
+/**
+ * The typed error for one of the service's error objects: the class of its `code`, or
+ * {@link AwpError} for codes this version does not know. `status` defaults to the code's
+ * documented status (stream `error` events have no HTTP status of their own).
+ *
+ * @example
+ * ```ts
+ * const error = apiError({ event: 'error', request_id: 'r1', code: 'conflict', retryable: false });
+ * error instanceof ConflictError; // true
+ * ```
+ */
+export function apiError(
+  body: ApiErrorBody,
+  extra: { status?: number; retryAfterMs?: number | undefined; requestId?: string } = {},
+): AwpError {
+  const known = Object.hasOwn(API_ERROR_CLASSES, body.code)
+    ? API_ERROR_CLASSES[body.code as ApiErrorCode]
+    : undefined;
+  const Type = known?.type ?? AwpError;
+  return new Type({
+    code: body.code,
+    detail: body.detail ?? '',
+    status: extra.status ?? known?.status,
+    requestId: body.request_id || extra.requestId,
+    retryable: body.retryable,
+    retryAfterMs: extra.retryAfterMs,
+  });
+}
+
+/** True when `value` has the fields of the service's error object. */
+export function isApiErrorBody(value: unknown): value is ApiErrorBody {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.code === 'string' && typeof v.retryable === 'boolean';
+}

@@ -1,0 +1,24 @@
+/**
+ * Server SDK for customer backends: the typed REST client of the whole `/v1` API, TTS
+ * streaming with `for await`, one-shot synthesis with its audit headers, token minting, and
+ * application sessions (start, the data-only connection, callbacks and commands).
+ *
+ * @packageDocumentation
+ */
+export * from './application/index.ts';
+export { AwpClient } from './client.ts';
+export * from './errors.ts';
+export type { ClientOptions, RequestOptions } from './options.ts';
+export { AgentSessions, Agents } from './resources/agents.ts';
+export type { MessageStreamEvent } from './resources/message-stream.ts';
+export { Tokens } from './resources/tokens.ts';
+export { Tts } from './resources/tts.ts';
+export { Avatars, Voices } from './resources/voices.ts';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.ts';
+export { TtsStream, type TtsStreamOptions } from './tts/stream.ts';
+export type * from './types/agents.ts';
+export type * from './types/messages.ts';
+export type * from './types/sessions.ts';
+export type * from './types/tts.ts';
+export type * from './types/voices.ts';
+export { VERSION } from './version.ts';

@@ -1,0 +1,125 @@
+/** Fields of a character card V3 (`data`). */
+export interface CharacterCardData {
+  name: string;
+  description: string;
+  personality: string;
+  scenario: string;
+  first_mes: string;
+  mes_example: string;
+  system_prompt: string;
+  post_history_instructions: string;
+  creator_notes: string;
+  creator: string;
+  character_version: string;
+  alternate_greetings: string[];
+  tags: string[];
+  group_only_greetings: string[];
+  extensions: Record<string, unknown>;
+}
+
+/** A complete character card V3, as the service returns it. */
+export interface CharacterCard {
+  spec: 'chara_card_v3';
+  spec_version: '3.0';
+  data: CharacterCardData;
+}
+
+/** A card to write: omitted `data` fields take their empty defaults. */
+export interface CharacterCardInput {
+  spec: 'chara_card_v3';
+  spec_version: '3.0';
+  data: Partial<CharacterCardData>;
+}
+
+/** A revision or publication reference. */
+export interface RevisionRef {
+  id: string;
+  version: number;
+}
+
+/** The Agent's active publication: what sessions run. */
+export interface AgentPublication {
+  id: string;
+  version: number;
+  revision: RevisionRef;
+  memory_enabled: boolean;
+  calendar_enabled: boolean;
+  documents_enabled: boolean;
+  created_at: string;
+}
+
+/** An Agent (`GET /v1/agents/{agentId}` and list entries). */
+export interface Agent {
+  /** UUID; used in every path. */
+  id: string;
+  slug: string;
+  avatar_id: string;
+  character_card: CharacterCard;
+  /** Null until a public voice is selected. */
+  voice_id: string | null;
+  llm_provider: string | null;
+  llm_model: string | null;
+  thinking_level: string;
+  web_search_enabled: boolean;
+  memory_enabled: boolean;
+  calendar_enabled: boolean;
+  documents_enabled: boolean;
+  draft_revision: RevisionRef;
+  active_publication: AgentPublication | null;
+  created_at: string;
+  updated_at: string;
+  /** Legacy: `character_card.data.name`. */
+  display_name: string;
+  /** Legacy: `character_card.data.creator_notes`. */
+  description: string;
+  /** Legacy: `character_card.data.description`. */
+  persona: string;
+  /** Legacy: `character_card.data.system_prompt`. */
+  instructions: string;
+}
+
+/**
+ * Fields of `PATCH /v1/agents/{agentId}`. `character_card` replaces the whole card; the
+ * legacy character fields edit one card field each and cannot be mixed with it.
+ */
+export interface AgentUpdate {
+  slug?: string;
+  /** Public voice selection; null clears it. */
+  voice_id?: string | null;
+  avatar_id?: string;
+  character_card?: CharacterCardInput;
+  llm_provider?: string;
+  llm_model?: string;
+  thinking_level?: 'off' | 'low' | 'medium' | 'high';
+  web_search_enabled?: boolean;
+  memory_enabled?: boolean;
+  calendar_enabled?: boolean;
+  documents_enabled?: boolean;
+  display_name?: string;
+  description?: string;
+  persona?: string;
+  instructions?: string;
+}
+
+/** Body of `POST /v1/agents`. */
+export interface AgentCreate extends AgentUpdate {
+  /** Unique per workspace and environment: lower-case letters, digits, inner hyphens. */
+  slug: string;
+}
+
+/** Query of `GET /v1/agents`. */
+export interface AgentListQuery {
+  /** 1 to 100; default 50. */
+  limit?: number;
+  /** `next_cursor` of the previous page. */
+  cursor?: string;
+  /** Only the Agent with this slug. */
+  slug?: string;
+}
+
+/** One page of `GET /v1/agents`. */
+export interface AgentList {
+  agents: Agent[];
+  /** Pass as `cursor` for the next page; null on the last one. */
+  next_cursor: string | null;
+}

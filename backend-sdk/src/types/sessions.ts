@@ -1,0 +1,54 @@
+import type { CharacterCardInput } from './agents.ts';
+import type { Avatar } from './voices.ts';
+
+/** Body of `POST /v1/agents/{agentId}/session-tokens`. */
+export interface AgentSessionTokenRequest {
+  /** Your end user (UUID); required when the Agent has memory, documents or calendar. */
+  end_user_id?: string;
+}
+
+/** Answer of `POST /v1/agents/{agentId}/session-tokens`. */
+export interface AgentSessionToken {
+  /** Valid 15 minutes; starts exactly one conversation with this Agent. */
+  token: string;
+  expires_at: string;
+  agent_id: string;
+  capabilities: { managed_voice_agent: true; transport: 'webrtc' };
+}
+
+/** Body of `POST /v1/agents/{agentId}/sessions` (usually sent by the client library). */
+export interface AgentSessionStart {
+  sessionContext?: { userName?: string; timeZone?: string };
+  /** This session only: legacy `persona`/`systemPrompt`, or a complete `characterCard`. */
+  overrides?: { persona?: string; systemPrompt?: string; characterCard?: CharacterCardInput };
+}
+
+/** Answer of `POST /v1/agents/{agentId}/sessions`. */
+export interface AgentSessionStarted {
+  session_id: string;
+  agent_id: string;
+  room: string;
+  livekit: { url: string; token: string };
+  avatar: Avatar;
+  expires_at: string;
+}
+
+/** Answer of `GET /v1/agent-sessions/{sessionId}`. */
+export interface AgentSessionReport {
+  session_id: string;
+  agent_id: string;
+  state: 'connecting' | 'active' | 'ended' | 'failed';
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  end_reason: string | null;
+  transcript_count: number;
+  usage: {
+    charge: { credits: number; amount: number; currency: 'USD' };
+    session_seconds: number;
+    llm_input_tokens: number;
+    llm_output_tokens: number;
+    tts_characters: number;
+    stt_seconds: number;
+  };
+}

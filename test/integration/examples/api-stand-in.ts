@@ -1,8 +1,8 @@
 // A local stand-in for the api's application-session start, for the example backend's
 // test: `POST /v1/agents/{agentId}/application-sessions` checked against the api's own
 // request schema (src/application/schemas.ts), answered with real LiveKit credentials for a
-// fresh room, into which a protocol peer playing the worker joins first (as the api's
-// dispatch makes the real worker do). Everything it received is recorded for assertions.
+// fresh room, into which the test's Agent participant joins first (as the api's dispatch
+// makes the real worker do). Everything it received is recorded for assertions.
 
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -14,19 +14,24 @@ import {
   applicationStartSchema,
 } from '../../../src/application/schemas.ts';
 import type { LivekitServer } from '../../helpers/livekit.ts';
-import { mintControl, WorkerPeer } from '../backend-sdk/application/peer.ts';
+import { mintControl } from '../backend-sdk/application/peer.ts';
+
+/** The participant the stand-in puts in each new room, as the api's dispatch does. */
+export interface AgentHandle {
+  leave(): Promise<void>;
+}
 
 /** One start the stand-in answered. */
-export interface RecordedStart {
+export interface RecordedStart<Agent extends AgentHandle> {
   authorization: string | undefined;
   body: ApplicationStartBody;
   answer: ApplicationStarted;
-  worker: WorkerPeer;
+  agent: Agent;
 }
 
-export interface ApiStandIn {
+export interface ApiStandIn<Agent extends AgentHandle> {
   url: string;
-  starts: RecordedStart[];
+  starts: RecordedStart<Agent>[];
   /** Requests refused (bad key or a body the real api would refuse), with the reason. */
   refused: { status: number; code: string; detail: string }[];
   close(): Promise<void>;
@@ -39,16 +44,23 @@ async function readBody(request: IncomingMessage): Promise<string> {
 }
 
 /**
- * Starts the stand-in on 127.0.0.1 with the one workspace key it accepts.
+ * Starts the stand-in on 127.0.0.1 with the one workspace key it accepts; `joinAgent` puts
+ * the Agent's participant into each new room before the start answers.
  *
  * @example
  * ```ts
- * const api = await startApiStandIn(livekit, 'awp_test_key');
+ * const api = await startApiStandIn(livekit, 'awp_test_key', (session) =>
+ *   WorkerPeer.join(livekit, session.room, { identity: `agent-${session.session_id}` }),
+ * );
  * ```
  */
-export async function startApiStandIn(lk: LivekitServer, apiKey: string): Promise<ApiStandIn> {
-  const starts: RecordedStart[] = [];
-  const refused: ApiStandIn['refused'] = [];
+export async function startApiStandIn<Agent extends AgentHandle>(
+  lk: LivekitServer,
+  apiKey: string,
+  joinAgent: (session: ApplicationStarted['session']) => Promise<Agent>,
+): Promise<ApiStandIn<Agent>> {
+  const starts: RecordedStart<Agent>[] = [];
+  const refused: ApiStandIn<Agent>['refused'] = [];
   const server: Server = createServer((request, response) => {
     const reply = (status: number, body: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json' });
@@ -71,11 +83,15 @@ export async function startApiStandIn(lk: LivekitServer, apiKey: string): Promis
       }
       const sessionId = randomUUID();
       const room = `awp-${sessionId}`;
-      // The api dispatches the worker when it starts a session: the peer joins first.
-      const worker = await WorkerPeer.join(lk, room, { identity: `agent-${sessionId}` });
       const control = await mintControl(lk, room, `app-backend-${sessionId}`);
       const user = new AccessToken(lk.apiKey, lk.apiSecret, { identity: `user-${sessionId}` });
-      user.addGrant({ roomJoin: true, room, canPublish: true, canSubscribe: true });
+      user.addGrant({
+        roomJoin: true,
+        room,
+        canPublish: true,
+        canSubscribe: true,
+        canPublishData: true,
+      });
       const answer: ApplicationStarted = {
         control,
         session: {
@@ -86,11 +102,12 @@ export async function startApiStandIn(lk: LivekitServer, apiKey: string): Promis
           expires_at: new Date(Date.now() + 60 * 60_000).toISOString(),
         },
       };
+      const agent = await joinAgent(answer.session);
       starts.push({
         authorization: request.headers.authorization,
         body: parsed.data,
         answer,
-        worker,
+        agent,
       });
       reply(201, answer);
     })().catch((error: unknown) => refuse(500, 'internal_error', String(error)));
@@ -102,7 +119,7 @@ export async function startApiStandIn(lk: LivekitServer, apiKey: string): Promis
     starts,
     refused,
     close: async () => {
-      await Promise.all(starts.map((start) => start.worker.leave().catch(() => {})));
+      await Promise.all(starts.map((start) => start.agent.leave().catch(() => {})));
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

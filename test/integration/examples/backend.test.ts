@@ -11,15 +11,13 @@
 // requests once with onPrepareReply's instructions, and transcripts stored idempotently.
 // Not covered here: the real worker and voice (the app-worker end-to-end tests).
 
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
-import { ROOT } from '../../helpers/server.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { VERSION_ATTRIBUTE, type WorkerPeer } from '../backend-sdk/application/peer.ts';
+import { VERSION_ATTRIBUTE, WorkerPeer } from '../backend-sdk/application/peer.ts';
 import { type ApiStandIn, type RecordedStart, startApiStandIn } from './api-stand-in.ts';
+import { type ExampleServer, startExample } from './example-server.ts';
 
 const API_KEY = `awp_${randomUUID().replace(/-/g, '')}`;
 const AGENT_ID = randomUUID();
@@ -27,47 +25,25 @@ const HANDOFF_TEXT =
   'Of course. I have asked a member of our team to call you back within the hour.';
 
 let lk: LivekitServer;
-let api: ApiStandIn;
-let example: ChildProcess;
-let exampleUrl = '';
-let output = '';
+let api: ApiStandIn<WorkerPeer>;
+let example: ExampleServer;
 
 beforeAll(async () => {
   lk = await startLivekit();
-  api = await startApiStandIn(lk, API_KEY);
-  example = spawn(process.execPath, ['--import', 'tsx', 'examples/backend/server.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/root',
-      AWP_API_KEY: API_KEY,
-      AWP_API_URL: api.url,
-      AWP_AGENT_ID: AGENT_ID,
-      EXAMPLE_PORT: '0',
-      EXAMPLE_DISPATCH_MS: '3000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  example.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  example.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  exampleUrl = await waitFor(
-    () => /"url":"(http:\/\/[^"]+)".*"msg":"listening"/.exec(output)?.[1],
-    {
-      what: `the example backend to listen (output: ${output})`,
-      timeoutMs: 90_000,
-    },
+  // The api dispatches the worker when it starts a session: a protocol peer joins first.
+  api = await startApiStandIn(lk, API_KEY, (session) =>
+    WorkerPeer.join(lk, session.room, { identity: `agent-${session.session_id}` }),
   );
+  example = await startExample({
+    AWP_API_KEY: API_KEY,
+    AWP_API_URL: api.url,
+    AWP_AGENT_ID: AGENT_ID,
+    EXAMPLE_DISPATCH_MS: '3000',
+  });
 });
 
 afterAll(async () => {
-  if (example && example.exitCode === null) {
-    example.kill('SIGTERM');
-    await once(example, 'exit');
-  }
+  await example?.stop();
   await api?.close();
   await lk?.stop();
 });
@@ -81,7 +57,7 @@ async function call(
   const headers: Record<string, string> = {};
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.cookie) headers.cookie = options.cookie;
-  const response = await fetch(`${exampleUrl}${path}`, {
+  const response = await fetch(`${example.url}${path}`, {
     method,
     headers,
     body: options.body === undefined ? null : JSON.stringify(options.body),
@@ -112,8 +88,8 @@ async function startFor(username: string, password: string) {
   const response = await call('POST', '/api/session', { body: {}, cookie });
   expect(response.status, response.text).toBe(201);
   expect(api.starts.length).toBe(before + 1);
-  const start = api.starts[before] as RecordedStart;
-  return { cookie, response, start, worker: start.worker, backend: start.answer.control.identity };
+  const start = api.starts[before] as RecordedStart<WorkerPeer>;
+  return { cookie, response, start, worker: start.agent, backend: start.answer.control.identity };
 }
 
 /** Sends a tool call as the worker does; returns its requestId. */

@@ -81,7 +81,13 @@ export async function startApiStandIn<Agent extends AgentHandle>(
       if (parsed.data.agentId !== decodeURIComponent(match[1] ?? '')) {
         return refuse(400, 'invalid_request', 'agentId differs from the path');
       }
-      const sessionId = randomUUID();
+      // Idempotent as the api: the same chatSessionId and requestId are the same session,
+      // answered with fresh credentials (how a backend rejoins) and no second Agent.
+      const key = `${parsed.data.chatSessionId}/${parsed.data.requestId}`;
+      const earlier = starts.find(
+        (start) => `${start.body.chatSessionId}/${start.body.requestId}` === key,
+      );
+      const sessionId = earlier?.answer.session.session_id ?? randomUUID();
       const room = `awp-${sessionId}`;
       const control = await mintControl(lk, room, `app-backend-${sessionId}`);
       const user = new AccessToken(lk.apiKey, lk.apiSecret, { identity: `user-${sessionId}` });
@@ -102,7 +108,7 @@ export async function startApiStandIn<Agent extends AgentHandle>(
           expires_at: new Date(Date.now() + 60 * 60_000).toISOString(),
         },
       };
-      const agent = await joinAgent(answer.session);
+      const agent = earlier?.agent ?? (await joinAgent(answer.session));
       starts.push({
         authorization: request.headers.authorization,
         body: parsed.data,

@@ -8,14 +8,15 @@
 // backend joined with `control`; the start request (key, Agent, the two tools); and each
 // handler over the real wire: the hand-off phrase, input passed to the model with the
 // orders, both tools, progress of the dispatch, its cancellation, the spoken update it
-// requests once with onPrepareReply's instructions, and transcripts stored idempotently.
+// requests once with onPrepareReply's instructions, transcripts stored idempotently, and
+// the rejoin with the same start ids after the backend's connection drops.
 // Not covered here: the real worker and voice (the app-worker end-to-end tests).
 
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { VERSION_ATTRIBUTE, WorkerPeer } from '../backend-sdk/application/peer.ts';
+import { kick, VERSION_ATTRIBUTE, WorkerPeer } from '../backend-sdk/application/peer.ts';
 import { type ApiStandIn, type RecordedStart, startApiStandIn } from './api-stand-in.ts';
 import { type ExampleServer, startExample } from './example-server.ts';
 
@@ -291,6 +292,38 @@ describe('examples/backend', () => {
     expect((await worker.waitResults(lookup))[0]?.body.value).toMatchObject({
       order: { status: 'out_for_delivery', courier: { name: courier, etaMinutes } },
     });
+  });
+
+  it('rejoins with the same start ids after its connection drops, and answers callbacks again', async () => {
+    const { cookie, start, worker, backend } = await startFor('grace', 'demo-grace');
+    const before = api.starts.length;
+    const firstSid = await waitFor(() => worker.room.remoteParticipants.get(backend)?.sid, {
+      what: 'the backend in the room',
+    });
+    await kick(lk, start.answer.session.room, backend);
+    // The example starts again with the same ids for a fresh control and joins again.
+    const again = await waitFor(() => api.starts[before], { what: 'the start made to rejoin' });
+    expect(again.body.chatSessionId).toBe(start.body.chatSessionId);
+    expect(again.body.requestId).toBe(start.body.requestId);
+    expect(again.answer.session.session_id).toBe(start.answer.session.session_id);
+    // Back in the room: a new participant under the same identity, advertising protocol 2.
+    await waitFor(
+      () => {
+        const participant = worker.room.remoteParticipants.get(backend);
+        return (
+          participant !== undefined &&
+          participant.sid !== firstSid &&
+          participant.attributes[VERSION_ATTRIBUTE] === '2'
+        );
+      },
+      { what: 'the backend back in the room' },
+    );
+    const lookup = await tool(worker, backend, 'lookup_order', { orderId: 'G-2001' });
+    expect((await worker.waitResults(lookup))[0]?.body.value).toMatchObject({
+      found: true,
+      order: { orderId: 'G-2001' },
+    });
+    expect((await call('GET', '/api/conversation', { cookie })).body.connected).toBe(true);
   });
 
   it('stops a cancelled dispatch: nothing more is sent and the order stays packed', async () => {

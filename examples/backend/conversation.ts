@@ -149,6 +149,8 @@ export class Conversation {
     for (let attempt = 1; attempt <= REJOIN_ATTEMPTS && !this.#closed; attempt++) {
       try {
         await this.#connect();
+        // Signed out while the rejoin was under way: leave again.
+        if (this.#closed) await this.#connection?.close();
         return;
       } catch (error) {
         const code = error instanceof ApplicationError ? error.code : 'unknown';

@@ -62,6 +62,7 @@ export class SpokenUpdates {
       this.#queue.push({ id, instructions, resolve });
     });
     this.#outcomes.set(id, outcome);
+    this.log.info({ reply_id: id }, 'spoken update queued');
     void this.#drain();
     return outcome;
   }

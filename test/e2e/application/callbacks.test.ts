@@ -163,4 +163,113 @@ describe('application sessions: callbacks and commands (worker, livekit-server, 
       await session.leave();
     }
   });
+
+  it('updates the context without speech, speaks a requested update once per id, and drops queued updates on new input', async () => {
+    const { llm, worker } = stack;
+    const session = await stack.open({ instructions: 'INSTRUCTIONS-A' });
+    const { user, backend } = session;
+    try {
+      backend.autoAnswer = (request) => {
+        if (request.type === 'transcript') return { type: 'result', value: null };
+        if (request.type === 'input') {
+          return { type: 'error', error: { code: 'not_mine', message: 'model answers' } };
+        }
+        return undefined;
+      };
+      // update_context: answered {} and nothing is said or asked of the model.
+      const before = llm.requests.length;
+      const updated = await backend.command('update_context', {
+        instructions: 'INSTRUCTIONS-B: the user is a VIP.',
+        messages: [{ role: 'system', content: 'The VIP lounge is open.' }],
+      });
+      expect(updated).toMatchObject({ type: 'result', value: {} });
+      expect(llm.requests.length).toBe(before);
+      expect(user.transcripts()).toEqual([]);
+      // ... and the next answer is made with it.
+      llm.script({ text: ['Welcome', ' back.'] });
+      await user.sendText('Hello?');
+      await user.waitUntil(
+        () => user.transcripts().find((t) => t.text === 'Welcome back.'),
+        30_000,
+        'the answer',
+      );
+      const messages = llmMessages(llm);
+      expect(messages[0]).toMatchObject({
+        role: 'system',
+        content: 'INSTRUCTIONS-B: the user is a VIP.',
+      });
+      expect(messages).toContainEqual(
+        expect.objectContaining({ role: 'system', content: 'The VIP lounge is open.' }),
+      );
+
+      // request_reply without instructions: prepare_reply first, then spoken, answered after
+      // playout with what was heard.
+      backend.autoAnswer = (request) => {
+        if (request.type === 'transcript') return { type: 'result', value: null };
+        if (request.type === 'prepare_reply') {
+          return { type: 'result', value: { instructions: 'PREPARED: the table is ready.' } };
+        }
+        return undefined;
+      };
+      llm.script({ text: ['Your table', ' is ready.'] });
+      const spoken = await backend.command('request_reply', { id: 'update-1' });
+      expect(spoken).toMatchObject({
+        type: 'result',
+        value: {
+          id: 'update-1',
+          interrupted: false,
+          spokenText: 'Your table is ready.',
+          completion: 'worker_playout',
+        },
+      });
+      const prepares = backend.requests.filter((r) => r.type === 'prepare_reply');
+      expect(prepares.map((r) => r.body.prepareReply)).toEqual([{ id: 'update-1' }]);
+      expect(JSON.stringify(llmMessages(llm))).toContain('PREPARED: the table is ready.');
+      // The same id again: the first outcome, nothing spoken or prepared again.
+      const requestsAfter = llm.requests.length;
+      const again = await backend.command('request_reply', { id: 'update-1' });
+      expect(again.value).toEqual(spoken.value);
+      expect(llm.requests.length).toBe(requestsAfter);
+      expect(backend.requests.filter((r) => r.type === 'prepare_reply')).toHaveLength(1);
+      expect(user.transcripts().filter((t) => t.text === 'Your table is ready.')).toHaveLength(1);
+
+      // A queued update (the Agent is busy speaking) is invalidated by new user input.
+      backend.autoAnswer = (request) => {
+        if (request.type === 'transcript') return { type: 'result', value: null };
+        if (request.type === 'input') {
+          const text = (request.body.input as { text: string }).text;
+          return text === 'Tell me everything.'
+            ? {
+                type: 'result',
+                value: {
+                  action: 'reply',
+                  text: Array.from({ length: 8 }, (_, i) => `Part ${i + 1} of the menu.`).join(' '),
+                },
+              }
+            : { type: 'result', value: { action: 'handled' } };
+        }
+        return undefined;
+      };
+      const longFrom = performance.now();
+      await user.sendText('Tell me everything.');
+      await user.waitUntil(() => user.loudFramesSince(longFrom) > 20, 30_000, 'the long reply');
+      const queued = backend.command('request_reply', {
+        id: 'update-2',
+        instructions: 'Say the dessert is ready.',
+      });
+      await backend.waitUntil(
+        () =>
+          worker.logs().find((l) => l.msg === 'spoken update queued' && l.reply_id === 'update-2'),
+        30_000,
+        'update-2 queued',
+      );
+      await user.sendText('Stop, never mind.');
+      expect(await queued).toMatchObject({
+        type: 'error',
+        error: { code: 'reply_invalidated' },
+      });
+    } finally {
+      await session.leave();
+    }
+  });
 });

@@ -83,8 +83,9 @@ describe('application sessions: tools (worker, livekit-server, api)', () => {
         name: 'check_menu',
         arguments: { day: 'monday' },
       });
-      const offered = (llm.requests.at(-1)?.body as { tools?: { function: { name: string } }[] })
-        .tools;
+      const offered = (
+        llm.requests.at(-1)?.body as { tools?: { function: { name: string } }[] } | undefined
+      )?.tools;
       expect(offered?.map((t) => t.function.name).sort()).toEqual([
         'book_table',
         'check_menu',

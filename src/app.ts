@@ -15,6 +15,8 @@ import { livekitRoomsFromConfig } from './agents/livekit-rooms.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { sessionTokenRoutes } from './agents/session-token-routes.ts';
 import { AgentSessionTokens } from './agents/session-tokens.ts';
+import { applicationSessionRoutes } from './application/routes.ts';
+import { ApplicationSessions } from './application/service.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import { ApiKeyStore } from './auth/key-store.ts';
 import { StreamTokens } from './auth/stream-tokens.ts';
@@ -244,6 +246,11 @@ export function createApi(deps: ApiDependencies): Api {
     ...(config.PUBLIC_DEV_BASE_URL ? { development: config.PUBLIC_DEV_BASE_URL } : {}),
   };
 
+  const liveSessions = new LiveSessions(db, {
+    heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
+  });
+  const livekitRooms = livekitRoomsFromConfig(config);
+
   let shuttingDown = false;
   let openApi: object | undefined;
   let workers: JobWorkers | undefined;
@@ -276,13 +283,20 @@ export function createApi(deps: ApiDependencies): Api {
     ...liveSessionRoutes({
       agents,
       tokens: agentSessionTokens,
-      sessions: new LiveSessions(db, {
-        heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
-      }),
-      rooms: livekitRoomsFromConfig(config),
+      sessions: liveSessions,
+      rooms: livekitRooms,
       maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
       publicBaseUrls,
     }),
+    ...applicationSessionRoutes(
+      new ApplicationSessions({
+        db,
+        agents,
+        sessions: liveSessions,
+        rooms: livekitRooms,
+        maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
+      }),
+    ),
   ];
 
   const server = new UwsHttpServer({

@@ -51,7 +51,17 @@ export interface TokenSessionOptions extends CommonOptions {
 export interface BackendSessionOptions extends CommonOptions {
   /**
    * Starts a session through your backend and returns the session part of its answer (the
-   * shape of the api's session answer). Called on every `connect()`.
+   * shape of the api's session answer). Called on every `connect()`. For an application
+   * session (`POST /v1/agents/{agentId}/application-sessions`) return its `session` part
+   * unchanged; `control` stays on your backend (a client given it refuses to connect).
+   *
+   * @example
+   * ```ts
+   * startSession: async ({ agentId }) => {
+   *   const r = await fetch('/my/voice-session', { method: 'POST', body: JSON.stringify({ agentId }) });
+   *   return r.json(); // your backend answers `answer.session` only
+   * },
+   * ```
    */
   startSession: (request: { agentId: string }) => Promise<SessionStartResponse>;
   sessionToken?: never;

@@ -73,6 +73,9 @@ const sessionReportSchema = z
   .object({
     session_id: z.string(),
     agent_id: z.string(),
+    kind: z
+      .enum(['managed', 'application'])
+      .describe('`application`: a backend owns instructions, history and tools (protocol v2).'),
     state: z.enum(['connecting', 'active', 'ended', 'failed']),
     created_at: z.string(),
     started_at: z.string().nullable(),
@@ -229,6 +232,7 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
           body: {
             session_id: record.id,
             agent_id: record.agentId,
+            kind: record.kind,
             state: record.state,
             created_at: record.createdAt,
             started_at: record.startedAt,

@@ -148,6 +148,14 @@ function isString(value: unknown): value is string {
 
 /** Checks and camelCases the api's session answer. */
 export function parseSession(value: unknown): ConversationSession {
+  // The backend's control credential must never reach a browser: say so plainly when a
+  // backend forwards the whole application-session answer.
+  if (typeof value === 'object' && value !== null && 'control' in value) {
+    throw new ConversationError(
+      'protocol_error',
+      'startSession returned the whole application-session answer: return only its `session` part and keep `control` on your backend.',
+    );
+  }
   const answer = value as Partial<SessionStartResponse> | undefined;
   const avatar = answer?.avatar;
   if (

@@ -37,6 +37,11 @@ export interface SessionStub {
   tokenCalls(): number;
   /** Called for each started session (the test joins its protocol peer here). */
   onSession(handler: (session: StubSession) => Promise<void> | void): void;
+  /**
+   * Plays the page's own backend for application sessions: `POST /test/application-session`
+   * with `{agentId}` answers whatever the handler returns (status 200, JSON).
+   */
+  onApplicationStart(handler: (agentId: string) => Promise<unknown>): void;
   close(): Promise<void>;
 }
 
@@ -78,6 +83,7 @@ export async function startSessionStub(livekit?: LivekitServer): Promise<Session
   const starts: RecordedStart[] = [];
   let tokenCalls = 0;
   let sessionHandler: (session: StubSession) => Promise<void> | void = () => undefined;
+  let applicationHandler: ((agentId: string) => Promise<unknown>) | undefined;
 
   const server = createServer((req, res) => {
     void (async () => {
@@ -92,6 +98,16 @@ export async function startSessionStub(livekit?: LivekitServer): Promise<Session
         issued.add(token);
         const expiresAt = new Date(Date.now() + 15 * 60_000).toISOString();
         return send(res, 200, 'application/json', JSON.stringify({ token, expires_at: expiresAt }));
+      }
+      if (req.method === 'POST' && url.pathname === '/test/application-session') {
+        const { agentId } = JSON.parse(await readBody(req)) as { agentId: string };
+        if (!applicationHandler) return send(res, 404, 'text/plain', 'no application backend');
+        return send(
+          res,
+          200,
+          'application/json',
+          JSON.stringify(await applicationHandler(agentId)),
+        );
       }
       const match = /^\/v1\/agents\/([^/]+)\/sessions$/.exec(url.pathname);
       if (req.method === 'POST' && match) {
@@ -171,6 +187,9 @@ export async function startSessionStub(livekit?: LivekitServer): Promise<Session
     tokenCalls: () => tokenCalls,
     onSession: (handler) => {
       sessionHandler = handler;
+    },
+    onApplicationStart: (handler) => {
+      applicationHandler = handler;
     },
     close: () =>
       new Promise<void>((resolve) => {

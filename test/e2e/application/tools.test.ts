@@ -165,7 +165,16 @@ describe('application sessions: tools (worker, livekit-server, api)', () => {
       ],
     });
     const { user, backend } = session;
-    backend.autoAnswer = toolsOnly;
+    // Calls meant to keep running get progress from the test; any other call that reaches
+    // the backend (the duplicates allowed to run) is answered at once.
+    const background = new Set<string>();
+    backend.autoAnswer = (request) => {
+      const callId = (request.body.tool as { callId?: string } | undefined)?.callId;
+      if (request.type === 'tool' && callId && !background.has(callId)) {
+        return { type: 'result', value: { ok: true } };
+      }
+      return toolsOnly(request);
+    };
     let n = 0;
     /** One user turn in which the model calls `name` as `callId`, then says something. */
     const callIn = async (name: string, callId: string) => {
@@ -181,6 +190,7 @@ describe('application sessions: tools (worker, livekit-server, api)', () => {
     };
     /** Starts `name` and makes it run in the background. */
     const running = async (name: string, callId: string) => {
+      background.add(callId);
       llm.script({ text: [], toolCalls: [{ id: callId, name, arguments: '{}' }] });
       n += 1;
       llm.script({ text: [`Answer ${n}.`] });

@@ -1,10 +1,12 @@
 // The stack application-session tests run on: a real livekit-server, the api (agent speech
 // goes through its /v1/tts/stream), the compiled agent worker, the OpenAI chat fake as the
 // Agent's model and the OpenAI transcription fake as its speech recognizer (what the user
-// "said" is scripted, so the one audio turn is deterministic). The callback deadline is
+// "said" is scripted, so the one audio turn is deterministic). Sessions start through the
+// api's route, as a customer backend starts them. The callback deadline is
 // shortened through APPLICATION_REQUEST_DEADLINE_MS so deadline tests finish quickly.
 
-import type { ApplicationSpec } from '../../../src/application/types.ts';
+import { randomUUID } from 'node:crypto';
+import type { ApplicationSpec, ApplicationTool } from '../../../src/application/types.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
 import {
@@ -13,10 +15,6 @@ import {
 } from '../../fakes/openai-transcriptions.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { TestApplicationBackend } from '../../helpers/application-backend.ts';
-import {
-  type StartedApplicationSession,
-  startApplicationSession,
-} from '../../helpers/application-sessions.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
@@ -38,12 +36,37 @@ export interface ApplicationStack {
   ws: SeededWorkspace;
   agentId: string;
   deadlineMs: number;
-  /** Starts a session and joins its end user and (unless `backend: false`) its backend. */
-  open(
-    spec: Partial<ApplicationSpec>,
-    options?: { backend?: boolean; advertise?: boolean },
-  ): Promise<OpenSession>;
+  /**
+   * Starts a session through the api and joins its end user and its backend (the backend
+   * without the capability attribute when `advertise` is false).
+   */
+  open(spec: Partial<ApplicationSpec>, options?: { advertise?: boolean }): Promise<OpenSession>;
   close(): Promise<void>;
+}
+
+/** What a test needs of a started session. */
+export interface StartedApplicationSession {
+  sessionId: string;
+  agentIdentity: string;
+  backendIdentity: string;
+  url: string;
+  userToken: string;
+  controlToken: string;
+}
+
+/** A declared tool with the spec's defaults spelled out. */
+export function declaredTool(
+  name: string,
+  options: Partial<Omit<ApplicationTool, 'name'>> = {},
+): ApplicationTool {
+  return {
+    name,
+    description: options.description ?? `The ${name} tool.`,
+    parameters: options.parameters ?? { type: 'object', properties: {} },
+    cancellable: options.cancellable ?? false,
+    onDuplicate: options.onDuplicate ?? 'allow',
+    runReply: options.runReply ?? true,
+  };
 }
 
 export interface OpenSession {
@@ -121,15 +144,29 @@ export async function startApplicationStack(deadlineMs: number): Promise<Applica
     agentId,
     deadlineMs,
     open: async (spec, options = {}) => {
-      const started = await startApplicationSession({
-        handle,
-        livekit,
-        agentName: AGENT_NAME,
-        workspaceId: ws.workspaceId,
-        apiKeyId: ws.productionKeyId,
+      const reply = await api('POST', `/v1/agents/${agentId}/application-sessions`, {
         agentId,
-        spec,
+        chatSessionId: randomUUID(),
+        requestId: randomUUID(),
+        application: {
+          instructions: spec.instructions ?? 'You are the booking desk. Be brief.',
+          history: spec.history ?? [],
+          tools: spec.tools ?? [],
+        },
       });
+      if (reply.status !== 201) throw new Error(`start: ${JSON.stringify(reply.body)}`);
+      const { control, session } = reply.body as {
+        control: { livekit_url: string; token: string; identity: string };
+        session: { session_id: string; livekit: { url: string; token: string } };
+      };
+      const started: StartedApplicationSession = {
+        sessionId: session.session_id,
+        agentIdentity: `agent-${session.session_id}`,
+        backendIdentity: control.identity,
+        url: control.livekit_url,
+        userToken: session.livekit.token,
+        controlToken: control.token,
+      };
       const backend = await TestApplicationBackend.join(started.url, started.controlToken, {
         advertise: options.advertise ?? true,
       });

@@ -11,9 +11,13 @@ import {
   TestApplicationBackend,
   VERSION_ATTRIBUTE,
 } from '../../helpers/application-backend.ts';
-import { declaredTool } from '../../helpers/application-sessions.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
-import { type ApplicationStack, llmMessages, startApplicationStack } from './harness.ts';
+import {
+  type ApplicationStack,
+  declaredTool,
+  llmMessages,
+  startApplicationStack,
+} from './harness.ts';
 
 const DEADLINE_MS = 8000;
 

@@ -5,9 +5,13 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AutoAnswer, TestApplicationBackend } from '../../helpers/application-backend.ts';
-import { declaredTool } from '../../helpers/application-sessions.ts';
 import type { RoomClient } from '../../helpers/room-client.ts';
-import { type ApplicationStack, llmMessages, startApplicationStack } from './harness.ts';
+import {
+  type ApplicationStack,
+  declaredTool,
+  llmMessages,
+  startApplicationStack,
+} from './harness.ts';
 
 const DEADLINE_MS = 6000;
 

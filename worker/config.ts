@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { APPLICATION_LIMITS } from '../src/application/types.ts';
 import { ConfigError } from '../src/config.ts';
 
 /** The agent worker's own variables; the shared ones (database, LLM, prices) are the api's. */
@@ -21,6 +22,15 @@ export const workerConfigSchema = z.object({
   WORKER_MAX_SESSIONS: z.coerce.number().int().positive().default(4),
   /** Health and worker-info HTTP port (127.0.0.1). */
   WORKER_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(8082),
+  /**
+   * Application sessions: how long a callback may wait for its result (or a tool for its
+   * first progress) before it is cancelled. The spec's 60 s; tests shorten it.
+   */
+  APPLICATION_REQUEST_DEADLINE_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(APPLICATION_LIMITS.firstResponseMs),
 });
 
 export type WorkerConfig = z.infer<typeof workerConfigSchema>;

@@ -11,6 +11,7 @@ import { type Config, tokenSigningSecret } from '../../src/config.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
 import { llmCatalogFromConfig } from '../../src/llm/registry.ts';
 import type { Logger } from '../../src/observability/logger.ts';
+import { ApplicationRuntime } from '../application/runtime.ts';
 import type { WorkerConfig } from '../config.ts';
 import { AwpLlm } from '../models/awp-llm.ts';
 import { AwpStt } from '../models/awp-stt.ts';
@@ -117,10 +118,23 @@ async function runInRoom(
   if (!provider)
     throw new Error(`language-model provider ${snapshot.llmProvider} is not configured`);
   const price = catalog.model(snapshot.llmProvider, snapshot.llmModel);
-  const prompt = renderSessionPrompt(snapshot.characterCard, record.sessionContext);
+  // Application sessions: the backend's instructions replace the character card, and it
+  // owns the opening (no greeting).
+  const app =
+    record.kind === 'application' && record.application
+      ? new ApplicationRuntime(ctx.room, record.application, {
+          deadlineMs: workerConfig.APPLICATION_REQUEST_DEADLINE_MS,
+          log,
+        })
+      : undefined;
+  const prompt = app
+    ? { instructions: record.application?.spec.instructions ?? '', greeting: '' }
+    : renderSessionPrompt(snapshot.characterCard, record.sessionContext);
 
   await ctx.connect();
-  const transcripts = new TranscriptPublisher(ctx.room, sessions, record.id, log);
+  const transcripts = new TranscriptPublisher(ctx.room, sessions, record.id, log, (turn) =>
+    app?.transcript(turn),
+  );
   const streamTokens = new StreamTokens(tokenSigningSecret(config));
   const apiBase =
     record.environment === 'production' ? workerConfig.AWP_API_URL : workerConfig.AWP_API_DEV_URL;
@@ -172,6 +186,7 @@ async function runInRoom(
           .catch(() => {});
       },
       onDeclined: (reason) => transcripts.declined(reason),
+      ...(app ? { tools: app.toolDefinitions } : {}),
     }),
     tts: speech,
     // VAD turns and VAD barge-in: nothing here calls LiveKit Cloud inference.
@@ -237,13 +252,22 @@ async function runInRoom(
     session.once(voice.AgentSessionEventTypes.Close, (event) => resolve(String(event.reason)));
   });
 
+  if (app) {
+    session.once(voice.AgentSessionEventTypes.Close, () => app.close());
+  }
   await session.start({
-    agent: new voice.Agent({ instructions: prompt.instructions }),
+    agent: app ? app.agent() : new voice.Agent({ instructions: prompt.instructions }),
     room: ctx.room,
     inputOptions: {
       participantIdentity: userIdentity(record.id),
       closeOnDisconnect: true,
       textInputCallback: (agentSession, event) => {
+        if (app) {
+          agentSession.interrupt();
+          return app.textInput(agentSession, event.text, () =>
+            agentSession.generateReply({ userInput: event.text }),
+          );
+        }
         const audio = event.info?.attributes?.['awp.audio_response'] !== 'false';
         agentSession.interrupt();
         if (audio) {
@@ -268,6 +292,7 @@ async function runInRoom(
     voice.AudioOutput.EVENT_PLAYBACK_FINISHED,
     (event: voice.PlaybackFinishedEvent) => {
       const spoken = playout.finish(event.playbackPosition, event.interrupted);
+      app?.playoutFinished(spoken, event.interrupted);
       if (!event.interrupted) return;
       transcripts.interruptedPlayout(spoken);
       spokenContext
@@ -282,6 +307,7 @@ async function runInRoom(
       speechOverAgentAt = undefined;
     },
   );
+  await app?.start(session);
   const controls = await registerControls(ctx.room, session, recognizer);
   inputMode = controls.mode;
   if (prompt.greeting) session.say(prompt.greeting, { allowInterruptions: true });

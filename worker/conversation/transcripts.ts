@@ -29,6 +29,13 @@ export class TranscriptPublisher {
     private readonly sessions: LiveSessions,
     private readonly sessionId: string,
     private readonly log: Logger,
+    /** Each turn once persisted (application sessions tell their backend). */
+    private readonly onPersisted?: (turn: {
+      id: string;
+      role: 'user' | 'agent';
+      text: string;
+      interrupted: boolean;
+    }) => void,
   ) {}
 
   itemAdded(item: llm.ChatItem): void {
@@ -90,6 +97,7 @@ export class TranscriptPublisher {
           await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
         }
       }
+      this.onPersisted?.({ id, role: turn.role, text, interrupted: turn.interrupted });
       await this.#send(TOPICS.transcript, { id, role: turn.role, text, final: true });
     });
   }

@@ -28,6 +28,11 @@ export interface AwpLlmOptions {
   onUsage?: (usage: LlmUsage) => void;
   /** The model chose to stay quiet this turn. */
   onDeclined?: (reason: string) => void;
+  /**
+   * Application sessions: the model's tools instead of `stay_quiet`. Their calls go to the
+   * framework (which runs them) and the context's calls and outputs go back to the model.
+   */
+  tools?: () => LlmToolDefinition[];
 }
 
 /**
@@ -85,16 +90,23 @@ class AwpLlmStream extends llm.LLMStream {
   }
 
   protected async run(): Promise<void> {
-    const { provider, model, thinkingLevel, onUsage, onDeclined } = this.#owner.options;
-    const messages = toMessages(this.chatCtx);
+    const { provider, model, thinkingLevel, onUsage, onDeclined, tools } = this.#owner.options;
+    const messages = tools ? toMessagesWithTools(this.chatCtx) : toMessages(this.chatCtx);
     const id = randomUUID();
     try {
       for await (const event of provider.chat(
-        { model, messages, tools: [STAY_QUIET_TOOL], thinkingLevel },
+        { model, messages, tools: tools ? tools() : [STAY_QUIET_TOOL], thinkingLevel },
         this.abortController.signal,
       )) {
         if (event.type === 'text') {
           this.queue.put({ id, delta: { role: 'assistant', content: event.delta } });
+        } else if (event.type === 'tool_call' && tools) {
+          const call = llm.FunctionCall.create({
+            callId: event.call.id,
+            name: event.call.name,
+            args: event.call.arguments || '{}',
+          });
+          this.queue.put({ id, delta: { role: 'assistant', toolCalls: [call] } });
         } else if (event.type === 'tool_call' && event.call.name === STAY_QUIET_TOOL.name) {
           let reason = 'no reason given';
           try {
@@ -138,6 +150,27 @@ function toMessages(chatCtx: llm.ChatContext): LlmMessage[] {
       messages.push({ role: 'user', content: text });
     } else if (item.role === 'assistant') {
       messages.push({ role: 'assistant', content: text });
+    }
+  }
+  return messages;
+}
+
+/**
+ * The chat context with tool calls and their outputs (application sessions): calls that
+ * follow an assistant message join it, outputs become `tool` messages.
+ */
+function toMessagesWithTools(chatCtx: llm.ChatContext): LlmMessage[] {
+  const messages: LlmMessage[] = [];
+  for (const item of chatCtx.items) {
+    if (item.type === 'function_call') {
+      const last = messages.at(-1);
+      const call = { id: item.callId, name: item.name, arguments: item.args };
+      if (last?.role === 'assistant') last.toolCalls = [...(last.toolCalls ?? []), call];
+      else messages.push({ role: 'assistant', content: '', toolCalls: [call] });
+    } else if (item.type === 'function_call_output') {
+      messages.push({ role: 'tool', toolCallId: item.callId, content: item.output });
+    } else if (item.type === 'message') {
+      messages.push(...toMessages(new llm.ChatContext([item])));
     }
   }
   return messages;

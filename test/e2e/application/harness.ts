@@ -1,0 +1,209 @@
+// The stack application-session tests run on: a real livekit-server, the api (agent speech
+// goes through its /v1/tts/stream), the compiled agent worker, the OpenAI chat fake as the
+// Agent's model and the OpenAI transcription fake as its speech recognizer (what the user
+// "said" is scripted, so the one audio turn is deterministic). Sessions start through the
+// api's route, as a customer backend starts them. The callback deadline is
+// shortened through APPLICATION_REQUEST_DEADLINE_MS so deadline tests finish quickly.
+
+import { randomUUID } from 'node:crypto';
+import type { ApplicationSpec, ApplicationTool } from '../../../src/application/types.ts';
+import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
+import {
+  type FakeTranscriptions,
+  startFakeTranscriptions,
+} from '../../fakes/openai-transcriptions.ts';
+import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
+import { TestApplicationBackend } from '../../helpers/application-backend.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import { RoomClient } from '../../helpers/room-client.ts';
+import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
+
+const SIGNING_SECRET = 'application-e2e-signing-secret-0123456789abcdef';
+const AGENT_NAME = 'awp-agent-application-e2e';
+
+export interface ApplicationStack {
+  database: TestDatabase;
+  handle: DatabaseHandle;
+  livekit: LivekitServer;
+  llm: FakeOpenAiChat;
+  stt: FakeTranscriptions;
+  server: RunningServer;
+  worker: WorkerProcess;
+  ws: SeededWorkspace;
+  agentId: string;
+  deadlineMs: number;
+  /**
+   * Starts a session through the api and joins its end user and its backend (the backend
+   * without the capability attribute when `advertise` is false).
+   */
+  open(spec: Partial<ApplicationSpec>, options?: { advertise?: boolean }): Promise<OpenSession>;
+  close(): Promise<void>;
+}
+
+/** What a test needs of a started session. */
+export interface StartedApplicationSession {
+  sessionId: string;
+  agentIdentity: string;
+  backendIdentity: string;
+  url: string;
+  userToken: string;
+  controlToken: string;
+}
+
+/** A declared tool with the spec's defaults spelled out. */
+export function declaredTool(
+  name: string,
+  options: Partial<Omit<ApplicationTool, 'name'>> = {},
+): ApplicationTool {
+  return {
+    name,
+    description: options.description ?? `The ${name} tool.`,
+    parameters: options.parameters ?? { type: 'object', properties: {} },
+    cancellable: options.cancellable ?? false,
+    onDuplicate: options.onDuplicate ?? 'allow',
+    runReply: options.runReply ?? true,
+  };
+}
+
+export interface OpenSession {
+  started: StartedApplicationSession;
+  user: RoomClient;
+  backend: TestApplicationBackend;
+  /** Leaves the room (user and backend). */
+  leave(): Promise<void>;
+}
+
+export async function startApplicationStack(deadlineMs: number): Promise<ApplicationStack> {
+  const database = await createTestDatabase('postgres');
+  const handle = await openTestDatabase(database);
+  const ws = await seedWorkspace(handle);
+  const livekit = await startLivekit();
+  const llm = await FakeOpenAiChat.start();
+  const sttKey = 'stt-test-key';
+  const stt = await startFakeTranscriptions({ apiKey: sttKey });
+  const shared = {
+    LIVEKIT_URL: livekit.url,
+    LIVEKIT_API_KEY: livekit.apiKey,
+    LIVEKIT_API_SECRET: livekit.apiSecret,
+    AGENT_NAME,
+    TOKEN_SIGNING_SECRET: SIGNING_SECRET,
+    OPENAI_BASE_URL: llm.baseUrl,
+    OPENAI_API_KEY: llm.apiKey ?? '',
+    LOCAL_LLM: 'false',
+  };
+  const server = await startServer({ database, env: shared });
+  const worker = await startWorker(
+    serviceEnv(database, {
+      ...shared,
+      REDIS_PREFIX: server.env.REDIS_PREFIX ?? 'test',
+      AWP_API_URL: server.url,
+      AWP_API_DEV_URL: server.devUrl,
+      WORKER_HTTP_PORT: String(await freePort()),
+      WORKER_IDLE_PROCESSES: '1',
+      STT_PROVIDER: 'openai',
+      STT_OPENAI_BASE_URL: stt.url,
+      STT_OPENAI_API_KEY: sttKey,
+      APPLICATION_REQUEST_DEADLINE_MS: String(deadlineMs),
+    }),
+  );
+  const api = apiClient(server.url, ws.productionKey);
+  const created = await api('POST', '/v1/agents', {
+    slug: `app-desk-${Date.now()}`,
+    voice_id: NATIVE_VOICE,
+    llm_provider: 'openai',
+    llm_model: 'gpt-4.1-mini',
+    character_card: {
+      spec: 'chara_card_v3',
+      spec_version: '3.0',
+      data: {
+        name: 'Card',
+        description: 'CARD DESCRIPTION must not reach application sessions.',
+        system_prompt: 'CARD PROMPT',
+        first_mes: 'CARD GREETING',
+      },
+    },
+  });
+  if (created.status !== 201) throw new Error(`agent: ${JSON.stringify(created.body)}`);
+  const agentId = created.body.id as string;
+  const published = await api('POST', `/v1/agents/${agentId}/publish`);
+  if (published.status !== 200) throw new Error(`publish: ${JSON.stringify(published.body)}`);
+
+  const stack: ApplicationStack = {
+    database,
+    handle,
+    livekit,
+    llm,
+    stt,
+    server,
+    worker,
+    ws,
+    agentId,
+    deadlineMs,
+    open: async (spec, options = {}) => {
+      const reply = await api('POST', `/v1/agents/${agentId}/application-sessions`, {
+        agentId,
+        chatSessionId: randomUUID(),
+        requestId: randomUUID(),
+        application: {
+          instructions: spec.instructions ?? 'You are the booking desk. Be brief.',
+          history: spec.history ?? [],
+          tools: spec.tools ?? [],
+        },
+      });
+      if (reply.status !== 201) throw new Error(`start: ${JSON.stringify(reply.body)}`);
+      const { control, session } = reply.body as {
+        control: { livekit_url: string; token: string; identity: string };
+        session: { session_id: string; livekit: { url: string; token: string } };
+      };
+      const started: StartedApplicationSession = {
+        sessionId: session.session_id,
+        agentIdentity: `agent-${session.session_id}`,
+        backendIdentity: control.identity,
+        url: control.livekit_url,
+        userToken: session.livekit.token,
+        controlToken: control.token,
+      };
+      const backend = await TestApplicationBackend.join(started.url, started.controlToken, {
+        advertise: options.advertise ?? true,
+      });
+      const user = await RoomClient.join(started.url, started.userToken);
+      if (options.advertise ?? true) {
+        await backend.waitUntil(() => backend.capableAgent(), 60_000, 'a capable Agent');
+      }
+      return {
+        started,
+        user,
+        backend,
+        leave: async () => {
+          await backend.leave().catch(() => {});
+          await user.leave().catch(() => {});
+        },
+      };
+    },
+    close: async () => {
+      if (process.env.WORKER_LOG) {
+        (await import('node:fs')).writeFileSync(process.env.WORKER_LOG, worker.output());
+      }
+      await worker.kill();
+      await server.stop();
+      await stt.close();
+      await llm.close();
+      await livekit.stop();
+      await handle.close();
+      await database.drop();
+    },
+  };
+  return stack;
+}
+
+/** The messages of the fake model's last request (or of request `index`). */
+export function llmMessages(
+  llm: FakeOpenAiChat,
+  index = llm.requests.length - 1,
+): { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }[] {
+  return (llm.requests[index]?.body as { messages?: never[] } | undefined)?.messages ?? [];
+}

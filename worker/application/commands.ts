@@ -1,0 +1,119 @@
+import { llm, type voice } from '@livekit/agents';
+import type { Logger } from '../../src/observability/logger.ts';
+import type { BackendLink } from './link.ts';
+import type { SpokenUpdates } from './replies.ts';
+import type { ToolRunner } from './tools.ts';
+import {
+  APPLICATION_TOPICS,
+  type CommandMessage,
+  commandMessageSchema,
+  PayloadTooLargeError,
+  type WireError,
+} from './wire.ts';
+
+type CommandOutcome = { ok: true; value: unknown } | { ok: false; error: WireError };
+
+/**
+ * The backend's commands (`application.command`), each answered on
+ * `application.command_result` with the same `requestId`: `update_context` (instructions
+ * replaced, messages appended, nothing spoken), `request_reply` (a queued spoken update,
+ * answered after its playout) and `cancel_tool`.
+ */
+export class CommandHandler {
+  constructor(
+    private readonly link: BackendLink,
+    private readonly deps: {
+      session: voice.AgentSession;
+      tools: ToolRunner;
+      updates: SpokenUpdates;
+      log: Logger;
+    },
+  ) {
+    link.listen(
+      APPLICATION_TOPICS.command,
+      ({ body, attributes }) => {
+        void this.#handle(body, attributes.requestId);
+      },
+      (requestId) => {
+        if (!requestId) return;
+        void this.#answer(requestId, {
+          ok: false,
+          error: { code: 'payload_too_large', message: 'The command exceeded 256,000 characters.' },
+        });
+      },
+    );
+  }
+
+  async #handle(body: unknown, streamRequestId: string | undefined): Promise<void> {
+    const parsed = commandMessageSchema.safeParse(body);
+    if (!parsed.success) {
+      const requestId =
+        (body as { requestId?: unknown } | null)?.requestId ?? streamRequestId ?? undefined;
+      this.deps.log.warn('invalid application command');
+      if (typeof requestId === 'string' && requestId !== '') {
+        await this.#answer(requestId, {
+          ok: false,
+          error: {
+            code: 'invalid_request',
+            message: parsed.error.issues
+              .map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`)
+              .join('; '),
+          },
+        });
+      }
+      return;
+    }
+    const command = parsed.data;
+    let outcome: CommandOutcome;
+    try {
+      outcome = await this.#run(command);
+    } catch (error) {
+      this.deps.log.error({ err: error, command: command.command }, 'application command failed');
+      outcome = { ok: false, error: { code: 'invalid_request', message: 'The command failed.' } };
+    }
+    await this.#answer(command.requestId, outcome);
+  }
+
+  async #run(command: CommandMessage): Promise<CommandOutcome> {
+    const { session, tools, updates } = this.deps;
+    if (command.command === 'update_context') {
+      const agent = session.currentAgent;
+      if (command.instructions !== undefined) await agent.updateInstructions(command.instructions);
+      if (command.messages && command.messages.length > 0) {
+        const chatCtx = agent.chatCtx.copy();
+        for (const message of command.messages) {
+          chatCtx.insert(llm.ChatMessage.create({ role: message.role, content: message.content }));
+        }
+        await agent.updateChatCtx(chatCtx);
+      }
+      return { ok: true, value: {} };
+    }
+    if (command.command === 'request_reply') {
+      const outcome = await updates.request(command.id, command.instructions);
+      return outcome.ok ? { ok: true, value: outcome.value } : outcome;
+    }
+    if (!tools.running(command.callId)) {
+      return { ok: true, value: { cancelled: false } };
+    }
+    return { ok: true, value: { cancelled: tools.cancel(command.callId, 'backend_cancelled') } };
+  }
+
+  async #answer(requestId: string, outcome: CommandOutcome): Promise<void> {
+    const body = outcome.ok
+      ? { requestId, type: 'result', value: outcome.value }
+      : { requestId, type: 'error', error: outcome.error };
+    const attributes = { requestId, type: body.type };
+    try {
+      await this.link.send(APPLICATION_TOPICS.commandResult, body, attributes);
+    } catch (error) {
+      if (error instanceof PayloadTooLargeError) {
+        await this.#answer(requestId, {
+          ok: false,
+          error: { code: 'payload_too_large', message: error.message },
+        });
+        return;
+      }
+      this.deps.log.warn({ err: error, request_id: requestId }, 'command result not sent');
+    }
+  }
+}

@@ -1,0 +1,123 @@
+import { llm, voice } from '@livekit/agents';
+import type { Room } from '@livekit/rtc-node';
+import type { ApplicationSession } from '../../src/agents/live-sessions.ts';
+import type { LlmToolDefinition } from '../../src/llm/provider.ts';
+import type { Logger } from '../../src/observability/logger.ts';
+import { CommandHandler } from './commands.ts';
+import { ApplicationAgent, InputGate, userMessage } from './input.ts';
+import { BackendLink } from './link.ts';
+import { SpokenUpdates } from './replies.ts';
+import { RequestTracker } from './requests.ts';
+import { ToolRunner } from './tools.ts';
+
+/** A persisted transcript turn, as the `transcript` callback reports it. */
+export interface PersistedTurn {
+  id: string;
+  role: 'user' | 'agent';
+  text: string;
+  interrupted: boolean;
+}
+
+/**
+ * An application session's part of a live session (protocol v2): the backend link, the
+ * pending callbacks, the tools, the spoken updates and the commands, and the hooks the
+ * session runner calls. Memory, documents, calendar, web search and stay-quiet are absent.
+ */
+export class ApplicationRuntime {
+  readonly link: BackendLink;
+  readonly requests: RequestTracker;
+  readonly tools: ToolRunner;
+  readonly #gate: InputGate;
+  readonly #log: Logger;
+  #updates: SpokenUpdates | undefined;
+
+  constructor(
+    room: Room,
+    private readonly application: ApplicationSession,
+    options: { deadlineMs: number; log: Logger },
+  ) {
+    this.#log = options.log.child({ application: true });
+    this.link = new BackendLink(room, application.backendIdentity, this.#log);
+    this.requests = new RequestTracker(this.link, {
+      deadlineMs: options.deadlineMs,
+      log: this.#log,
+    });
+    this.tools = new ToolRunner(application.spec.tools, this.requests, this.#log);
+    this.#gate = new InputGate(this.requests, this.#log, () => {
+      this.tools.userTurn();
+      this.#updates?.invalidate();
+    });
+    this.link.onReady(() => this.#updates?.newConnection());
+  }
+
+  /** The model's tools (the backend's declared tools only). */
+  toolDefinitions = (): LlmToolDefinition[] => this.tools.definitions();
+
+  /** The Agent: the backend's instructions, its history as the chat context, its tools. */
+  agent(): voice.Agent {
+    const chatCtx = llm.ChatContext.empty();
+    for (const message of this.application.spec.history) {
+      chatCtx.addMessage({ role: message.role, content: message.content });
+    }
+    return new ApplicationAgent(
+      {
+        instructions: this.application.spec.instructions,
+        chatCtx,
+        tools: this.tools.frameworkTools(),
+      },
+      this.#gate,
+    );
+  }
+
+  /**
+   * Starts the protocol once the session runs: the capability attribute first, then the
+   * command handler and the session events the tools and spoken updates follow.
+   */
+  async start(session: voice.AgentSession): Promise<void> {
+    this.#updates = new SpokenUpdates(session, this.requests, this.#log);
+    new CommandHandler(this.link, {
+      session,
+      tools: this.tools,
+      updates: this.#updates,
+      log: this.#log,
+    });
+    session.on(voice.AgentSessionEventTypes.FunctionToolsExecuted, (event) =>
+      this.tools.onExecuted(event),
+    );
+    await this.link.advertise();
+  }
+
+  /** Typed user input (`lk.chat`): the backend decides first, else `modelReply` answers. */
+  async textInput(
+    session: voice.AgentSession,
+    text: string,
+    modelReply: () => unknown,
+  ): Promise<void> {
+    const decision = await this.#gate.decide(text, 'text');
+    if (decision.action === 'model') {
+      await modelReply();
+      return;
+    }
+    await this.#gate.apply(session, userMessage(text), decision);
+  }
+
+  /** A finalized turn was persisted: the backend hears of it with the same durable id. */
+  transcript(turn: PersistedTurn): void {
+    try {
+      this.requests.start({ type: 'transcript', transcript: turn });
+    } catch (error) {
+      this.#log.warn({ err: error, message_id: turn.id }, 'transcript callback not sent');
+    }
+  }
+
+  /** A playout ended after `spoken`; an interrupted one ends cancellable tool calls. */
+  playoutFinished(spoken: string, interrupted: boolean): void {
+    this.#updates?.playoutFinished(spoken);
+    if (interrupted) this.tools.interrupted();
+  }
+
+  /** The session is over: everything pending is cancelled (`session_ended`). */
+  close(): void {
+    this.requests.cancelAll('session_ended');
+  }
+}

@@ -87,6 +87,8 @@ describe.each(DIALECTS)('voice routes and failover on %s', (dialect) => {
         database,
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
+          // A vendor that never answers is given up on (and failed over) after this long.
+          UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '4000',
           ELEVENLABS_API_BASE: elevenlabs.url,
           FISHAUDIO_API_BASE: fish.url,
         },
@@ -199,6 +201,47 @@ describe.each(DIALECTS)('voice routes and failover on %s', (dialect) => {
     expect(
       server.logs().some((line) => line.msg === 'route failed before audio; failing over'),
     ).toBe(true);
+  });
+
+  it('fails over when the default route times out before its first byte', async () => {
+    elevenlabs.failNext({ kind: 'hang' });
+    const fi = fish.requests.length;
+    const { response, requestId } = await tts();
+    expect(response.status).toBe(200);
+    expect(synthCalls(fish, fi)).toBe(1);
+    expect((await ledgerRow(requestId))?.route).toBe(`fishaudio:s2-pro:${fishRoute}`);
+  });
+
+  it('stays on the route that already spoke: a later segment failing fails the stream', async () => {
+    // The second ElevenLabs request of this stream (its second flushed segment) fails.
+    elevenlabs.failAt(elevenlabs.requests.length + 1, { kind: 'status', status: 503 });
+    const fi = fish.requests.length;
+    const client = await openStream(streamUrl(server.url), {
+      authorization: `Bearer ${ws.productionKey}`,
+    });
+    try {
+      const result = await streamRequest(
+        client,
+        { voice_id: voiceId, output_format: 'pcm_24000' },
+        ['The first part is spoken.', { flush: true }, 'The second part fails.'],
+      );
+      const kinds = result.events.map((event) => event.event);
+      expect(kinds).toContain('audio');
+      expect(kinds.at(-1)).toBe('error');
+      expect(result.events.at(-1)).toMatchObject({ code: 'provider_unavailable', retryable: true });
+      expect(synthCalls(fish, fi)).toBe(0);
+      const requestId = result.events[0]?.request_id as string;
+      const row = await waitFor(
+        async () => {
+          const found = await ledgerRow(requestId);
+          return found?.status === 'failed' ? found : undefined;
+        },
+        { what: 'the stream ledger row to fail' },
+      );
+      expect(row.route).toBe(`elevenlabs:eleven_multilingual_v2:${elRoute}`);
+    } finally {
+      await closeQuietly(client);
+    }
   });
 
   it('does not fail over a request the provider rejected (not retryable)', async () => {

@@ -294,7 +294,6 @@ export function createApi(deps: ApiDependencies): Api {
     limiter: rateLimiter,
     keyStore,
     store: voiceStore,
-    catalog,
     accounts: providerAccounts,
     vendorBaseUrls: {
       elevenlabs: config.ELEVENLABS_API_BASE,

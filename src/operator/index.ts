@@ -8,7 +8,6 @@ import { FishAudioCatalog } from '../providers/fishaudio/catalog.ts';
 import type { UpstreamTimeouts } from '../providers/upstream/timeouts.ts';
 import type { UpstreamProviderKind } from '../providers/upstream-registry.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
-import type { VoiceCatalog } from '../voices/catalog.ts';
 import { VoiceImports } from '../voices/imports.ts';
 import type { ProviderAccounts } from '../voices/provider-accounts.ts';
 import { VoiceRouteConfig } from '../voices/route-config.ts';
@@ -28,7 +27,6 @@ export interface OperatorApiOptions {
   limiter: RateLimiter;
   keyStore: ApiKeyStore;
   store: VoiceStore;
-  catalog: VoiceCatalog;
   accounts: ProviderAccounts;
   vendorBaseUrls: { readonly [K in UpstreamProviderKind]: string };
   upstreamTimeouts?: Partial<UpstreamTimeouts>;
@@ -74,7 +72,6 @@ export function createOperatorApi(options: OperatorApiOptions): {
       ...accountRoutes(guard, options.accounts),
       ...voiceRoutes(guard, {
         store: options.store,
-        catalog: options.catalog,
         routes: routeConfig,
         imports,
       }),

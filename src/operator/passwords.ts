@@ -58,7 +58,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (![n, r, p].every((value) => Number.isSafeInteger(value) && value > 0)) return false;
   const salt = Buffer.from(parts[4]!, 'base64url');
   const expected = Buffer.from(parts[5]!, 'base64url');
-  const actual = await derive(password, salt, n, r, p);
+  let actual: Buffer;
+  try {
+    actual = await derive(password, salt, n, r, p);
+  } catch {
+    // Parameters scrypt refuses (N not a power of two, over the memory bound).
+    return false;
+  }
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 

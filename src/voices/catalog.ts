@@ -188,6 +188,19 @@ export class VoiceCatalog {
 }
 
 /**
+ * What clients are offered for a stored voice (its failover set's common formats and
+ * capabilities), or null when no route serves it; no provider is built.
+ */
+export function offeredBy(
+  voice: StoredVoice,
+): { outputFormats: readonly OutputFormat[]; capabilities: readonly VoiceCapability[] } | null {
+  const published = publish(voice);
+  return published
+    ? { outputFormats: published.voice.outputFormats, capabilities: published.voice.capabilities }
+    : null;
+}
+
+/**
  * The public face of a stored voice and its failover set (the serving route first, then
  * the other Ready enabled routes on known models, oldest first), or null when no route can
  * serve it. Formats and capabilities are those every route of the set delivers, so a

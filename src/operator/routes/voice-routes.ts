@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AnyRoute } from '../../http/route.ts';
-import type { VoiceCatalog } from '../../voices/catalog.ts';
+import { offeredBy } from '../../voices/catalog.ts';
 import type { VoiceImports } from '../../voices/imports.ts';
 import type { VoiceRouteConfig } from '../../voices/route-config.ts';
 import type { StoredVoice, VoiceStore } from '../../voices/voice-store.ts';
@@ -9,8 +9,8 @@ import type { OperatorGuard } from '../guard.ts';
 import { EVERY_ROLE, operatorRoute } from '../route.ts';
 
 /** A voice as operators see it: the routes behind it, and what clients are offered. */
-async function voiceView(voice: StoredVoice, catalog: VoiceCatalog) {
-  const offered = await catalog.resolve(voice.workspaceId, voice.environment, voice.id);
+function voiceView(voice: StoredVoice) {
+  const offered = offeredBy(voice);
   return {
     id: voice.id,
     name: voice.name,
@@ -66,12 +66,11 @@ export function voiceRoutes(
   guard: OperatorGuard,
   deps: {
     store: VoiceStore;
-    catalog: VoiceCatalog;
     routes: VoiceRouteConfig;
     imports: VoiceImports;
   },
 ): AnyRoute[] {
-  const { store, catalog, routes, imports } = deps;
+  const { store, routes, imports } = deps;
   return [
     operatorRoute(guard, {
       method: 'GET',
@@ -83,7 +82,7 @@ export function voiceRoutes(
         const voices = await store.list(member.workspaceId, request.environment);
         return {
           status: 200,
-          body: { voices: await Promise.all(voices.map((voice) => voiceView(voice, catalog))) },
+          body: { voices: voices.map(voiceView) },
         };
       },
     }),
@@ -100,7 +99,7 @@ export function voiceRoutes(
           request.environment,
           request.params.voiceId ?? '',
         );
-        return { status: 200, body: { voice: await voiceView(voice, catalog) } };
+        return { status: 200, body: { voice: voiceView(voice) } };
       },
     }),
     operatorRoute(guard, {
@@ -118,7 +117,7 @@ export function voiceRoutes(
           request.params.voiceId ?? '',
           body.route_id,
         );
-        return { status: 200, body: { voice: await voiceView(voice, catalog) } };
+        return { status: 200, body: { voice: voiceView(voice) } };
       },
     }),
     operatorRoute(guard, {
@@ -137,7 +136,7 @@ export function voiceRoutes(
           request.params.routeId ?? '',
           body.enabled,
         );
-        return { status: 200, body: { voice: await voiceView(voice, catalog) } };
+        return { status: 200, body: { voice: voiceView(voice) } };
       },
     }),
     operatorRoute(guard, {
@@ -203,7 +202,7 @@ export function voiceRoutes(
         );
         return {
           status: body.voice_id === undefined ? 201 : 200,
-          body: { voice: await voiceView(voice, catalog) },
+          body: { voice: voiceView(voice) },
         };
       },
     }),

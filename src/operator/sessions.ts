@@ -103,6 +103,12 @@ export class OperatorSessions {
     const sessionId = randomBytes(32).toString('base64url');
     const now = new Date();
     const expiresAt = new Date(now.getTime() + this.options.ttlMs).toISOString();
+    // Expired sessions of this user are dropped here, so the table does not grow forever.
+    await this.db
+      .deleteFrom('operator_sessions')
+      .where('user_id', '=', user.id)
+      .where('expires_at', '<=', now.toISOString())
+      .execute();
     await this.db
       .insertInto('operator_sessions')
       .values({

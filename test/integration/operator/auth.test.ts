@@ -136,6 +136,33 @@ describe.each(DIALECTS)('operator API sign-in, sessions and roles on %s', (diale
     expect(keys.keys.map((key) => key.label)).not.toContain('stolen');
   });
 
+  it('asks a member of several workspaces which one, and refuses a workspace they are not in', async () => {
+    const other = await seedWorkspace(handle);
+    await addMember(handle.db, ws.workspaceId, 'two@example.com', 'member', PASSWORD);
+    await addMember(handle.db, other.workspaceId, 'two@example.com', 'admin', PASSWORD);
+    const client = new OperatorClient(server.url);
+    const ambiguous = await client.signIn('two@example.com', PASSWORD);
+    expect(ambiguous.status).toBe(400);
+    expect(ambiguous.body).toMatchObject({ code: 'invalid_request' });
+    expect((ambiguous.body as { detail: string }).detail).toContain(other.workspaceId);
+    const chosen = await client.signIn('two@example.com', PASSWORD, other.workspaceId);
+    expect(chosen.status).toBe(200);
+    expect(chosen.body).toMatchObject({
+      member: { workspace_id: other.workspaceId, role: 'admin' },
+    });
+    // The session acts in the chosen workspace only.
+    const keys = (await client.request('GET', '/keys')).body as { keys: { id: string }[] };
+    expect(keys.keys.map((key) => key.id)).toContain(other.productionKeyId);
+    expect(keys.keys.map((key) => key.id)).not.toContain(ws.productionKeyId);
+    const stranger = await new OperatorClient(server.url).signIn(
+      'builder@example.com',
+      PASSWORD,
+      other.workspaceId,
+    );
+    expect(stranger.status).toBe(403);
+    expect(stranger.body).toMatchObject({ code: 'forbidden' });
+  });
+
   it('signs out: the cookie is cleared and the old session no longer works', async () => {
     const client = await signedIn(server.url, 'builder@example.com', PASSWORD);
     const oldCookie = client.cookie;

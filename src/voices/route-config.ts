@@ -108,7 +108,7 @@ export class VoiceRouteConfig {
   ): Promise<StoredVoice> {
     this.assertProviderFree(voice, route.provider);
     const now = new Date().toISOString();
-    await this.db
+    const insert = this.db
       .insertInto('voice_routes')
       .values({
         id: `vr_${randomBase62(20)}`,
@@ -123,6 +123,14 @@ export class VoiceRouteConfig {
         updated_at: now,
       })
       .execute();
+    try {
+      await insert;
+    } catch (error) {
+      // Two imports racing for the same provider: the unique index lets one through.
+      const current = await this.voice(voice.workspaceId, voice.environment, voice.id);
+      this.assertProviderFree(current, route.provider);
+      throw error;
+    }
     return this.voice(voice.workspaceId, voice.environment, voice.id);
   }
 }

@@ -279,4 +279,27 @@ describe.each(DIALECTS)('operator import from vendor catalogs on %s', (dialect) 
     // The public catalog never names the vendor voice.
     expect(JSON.stringify(catalog)).not.toContain(addedId);
   });
+  it('attaches a provider to a voice once, even when two imports race', async () => {
+    const base = await owner.request('POST', '/voices/import', {
+      provider_account_id: elAccount,
+      source: 'own',
+      provider_voice_id: 'OwnVoiceAAAAAAAAAAA1',
+      model: 'eleven_multilingual_v2',
+      permission_confirmed: true,
+    });
+    const voiceId = (base.body as { voice: VoiceView }).voice.id;
+    const attach = () =>
+      owner.request('POST', '/voices/import', {
+        provider_account_id: fishAccount,
+        source: 'own',
+        provider_voice_id: FISH_OWN[0]!.id,
+        model: 's2-pro',
+        voice_id: voiceId,
+        permission_confirmed: true,
+      });
+    const results = await Promise.all([attach(), attach()]);
+    expect(results.map((result) => result.status).sort()).toEqual([200, 409]);
+    const voice = (await owner.request('GET', `/voices/${voiceId}`)).body as { voice: VoiceView };
+    expect(voice.voice.routes.map((route) => route.provider)).toEqual(['elevenlabs', 'fishaudio']);
+  });
 });

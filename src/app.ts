@@ -40,6 +40,7 @@ import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
 import { llmCatalogFromConfig } from './llm/registry.ts';
 import type { Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
+import { createOperatorApi } from './operator/index.ts';
 import { createKokoroEngine, defaultKokoroDir } from './providers/kokoro/index.ts';
 import { NativeProvider } from './providers/native/index.ts';
 import { UpstreamProviderRegistry } from './providers/upstream-registry.ts';
@@ -129,6 +130,11 @@ export function createApi(deps: ApiDependencies): Api {
     millicreditsPer1kChars: creditsPer1k * MILLICREDITS_PER_CREDIT,
     passThrough: true,
   });
+  const voiceStore = new VoiceStore(db);
+  const providerAccounts = new ProviderAccounts(
+    db,
+    SecretBox.fromConfig({ secretsKey: config.SECRETS_KEY, dataDir: config.DATA_DIR }),
+  );
   const catalog = new VoiceCatalog({
     nativeProvider,
     nativePricing: {
@@ -149,11 +155,8 @@ export function createApi(deps: ApiDependencies): Api {
           },
         }
       : {}),
-    store: new VoiceStore(db),
-    accounts: new ProviderAccounts(
-      db,
-      SecretBox.fromConfig({ secretsKey: config.SECRETS_KEY, dataDir: config.DATA_DIR }),
-    ),
+    store: voiceStore,
+    accounts: providerAccounts,
     upstream,
     upstreamPricing: {
       elevenlabs: upstreamPricing(config.PRICE_ELEVENLABS_CREDITS_PER_1K_CHARS),
@@ -299,9 +302,30 @@ export function createApi(deps: ApiDependencies): Api {
     ),
   ];
 
+  // Internal: served beside /v1 but kept out of /v1/openapi.json (docs/decisions.md).
+  const operatorApi = createOperatorApi({
+    db,
+    limiter: rateLimiter,
+    keyStore,
+    store: voiceStore,
+    accounts: providerAccounts,
+    vendorBaseUrls: {
+      elevenlabs: config.ELEVENLABS_API_BASE,
+      fishaudio: config.FISHAUDIO_API_BASE,
+    },
+    upstreamTimeouts: {
+      connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+      firstByteTimeoutMs: config.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
+      idleTimeoutMs: config.UPSTREAM_IDLE_TIMEOUT_MS,
+    },
+    sessionTtlMs: config.OPERATOR_SESSION_TTL_HOURS * 3_600_000,
+    signInAttemptsPerMinute: config.OPERATOR_SIGNIN_ATTEMPTS_PER_MINUTE,
+    insecureCookies: config.OPERATOR_INSECURE_COOKIES,
+  });
+
   const server = new UwsHttpServer({
     routes: [
-      ...routes.map((route) => ({
+      ...[...routes, ...operatorApi.routes].map((route) => ({
         method: route.method,
         pattern: route.path,
         bodyLimitBytes: route.bodyLimitBytes ?? config.BODY_LIMIT_BYTES,

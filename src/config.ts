@@ -107,6 +107,16 @@ export const configSchema = z.object({
   PRICE_NEURAL_CREDITS_PER_1K_CHARS: z.coerce.number().nonnegative().default(30),
   /** Synthesis requests per minute per API key (0 = unlimited); bursts of a sixth of it. */
   TTS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(600),
+  /** Operator API: sign-in attempts per email per minute (ten times it per client address). */
+  OPERATOR_SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  /** Operator API: lifetime of a session from sign-in, in hours. */
+  OPERATOR_SESSION_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 30)
+    .default(12),
+  /** Operator API: send the session cookie without `Secure` (plain-HTTP deployments only). */
+  OPERATOR_INSECURE_COOKIES: bool.default(false),
   /** Most espeak-ng processes at once. Default: twice the CPU count. */
   NATIVE_MAX_PROCESSES: z.coerce.number().int().positive().optional(),
   /**

@@ -158,6 +158,19 @@ export class Ledger {
    * any audio) and returns the rest of the reservation. Returns the charge. Idempotent and
    * safe against concurrent closers: only the one whose status update wins refunds.
    */
+  /**
+   * Names the route that served an open request after failover. The price stays the one
+   * reserved at the start: the client was quoted the voice, not a route.
+   */
+  async recordServingRoute(requestId: string, route: string): Promise<void> {
+    await this.db
+      .updateTable('synthesis_requests')
+      .set({ route })
+      .where('request_id', '=', requestId)
+      .where('status', '=', 'started')
+      .execute();
+  }
+
   async finish(requestId: string, outcome: LedgerOutcome): Promise<number> {
     return (await this.#close(requestId, outcome)).cost;
   }

@@ -13,6 +13,7 @@ import { Members, ROLES } from '../workspaces/members.ts';
 import { Workspaces } from '../workspaces/workspaces.ts';
 import { registerAgentCommands } from './agent-commands.ts';
 import { registerCreditCommands } from './credit-commands.ts';
+import { registerMemberPasswordCommand } from './member-commands.ts';
 import { type Output, printResult } from './output.ts';
 
 /**
@@ -194,6 +195,7 @@ json(member.command('list').description('list members').addOption(workspaceOptio
     );
   },
 );
+registerMemberPasswordCommand(member, db);
 
 // key
 const key = program.command('key').description('permanent workspace API keys');

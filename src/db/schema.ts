@@ -27,6 +27,7 @@ export interface Database {
   agent_session_messages: AgentSessionMessagesTable;
 
   credit_grants: CreditGrantsTable;
+  operator_sessions: OperatorSessionsTable;
 }
 
 export type WorkspaceStatus = 'active' | 'suspended';
@@ -52,6 +53,17 @@ export interface UsersTable {
   id: string;
   email: string;
   created_at: string;
+  /** scrypt hash of the operator password (src/operator/passwords.ts); null: cannot sign in. */
+  password_hash: string | null;
+}
+
+/** A signed-in operator; the cookie holds the id, this row only its SHA-256. */
+export interface OperatorSessionsTable {
+  id_hash: string;
+  user_id: string;
+  workspace_id: string;
+  created_at: string;
+  expires_at: string;
 }
 
 export type Role = 'owner' | 'admin' | 'builder' | 'member';

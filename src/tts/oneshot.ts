@@ -5,9 +5,10 @@ import type { AuthContext } from '../auth/context.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { VoiceCatalog } from '../voices/catalog.ts';
+import { failoverFor } from './failover-ledger.ts';
 import type { AudioPersister, SynthesisGuard } from './ports.ts';
 import type { OneShotBody } from './schemas.ts';
-import { ProviderUsage, synthesisFailure, synthesizeSegment } from './synthesize.ts';
+import { ProviderUsage, synthesisFailure } from './synthesize.ts';
 import { codePointLength, prepareText } from './tags.ts';
 import { resolveSynthesisTarget } from './target.ts';
 
@@ -82,10 +83,10 @@ export class OneShotSynthesis {
     const counter = info.createDurationCounter();
     const chunks: Buffer[] = [];
     const started = performance.now();
+    const failover = failoverFor(voice, requestId, ledger, this.deps.logger);
     try {
-      const pcm = synthesizeSegment(
+      const pcm = failover.synthesize(
         {
-          route: voice.route,
           text: prepared.text,
           voiceTags: prepared.voiceTags,
           speed: body.params?.speed,
@@ -115,7 +116,7 @@ export class OneShotSynthesis {
       });
       if (!cancelled) {
         this.deps.logger.warn(
-          { request_id: requestId, route: voice.route.id, err: error },
+          { request_id: requestId, route: (failover.served ?? voice.route).id, err: error },
           'one-shot synthesis failed',
         );
       }

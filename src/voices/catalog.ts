@@ -35,14 +35,20 @@ export interface ResolvedRoute {
   pricing: RoutePricing;
 }
 
-/** A voice as the catalog knows it: the public entry and the route behind it. */
+/** A voice as the catalog knows it: the public entry and the routes behind it. */
 export interface CatalogVoice {
   id: string;
   name: string;
   nsfw: boolean;
   outputFormats: readonly OutputFormat[];
   capabilities: readonly VoiceCapability[];
+  /** The route a request starts on (the default route); the ledger row names it first. */
   route: ResolvedRoute;
+  /**
+   * The failover set, `route` first: further Ready enabled routes tried in order when the
+   * one before fails retryably before any audio (src/tts/failover.ts).
+   */
+  routes: readonly ResolvedRoute[];
 }
 
 /** Public catalog entry, exactly the spec's fields. */
@@ -54,7 +60,7 @@ export interface VoiceEntry {
   nsfw: boolean;
 }
 
-export function toVoiceEntry(voice: Omit<CatalogVoice, 'route'>): VoiceEntry {
+export function toVoiceEntry(voice: Omit<CatalogVoice, 'route' | 'routes'>): VoiceEntry {
   return {
     id: voice.id,
     name: voice.name,
@@ -108,21 +114,23 @@ export class VoiceCatalog {
           ]),
       ...(options.neural ? [options.neural] : []),
     ];
-    this.native = families.flatMap((family) =>
-      family.voices.map((voice: NativeVoice) => ({
-        id: voice.id,
-        name: voice.name,
-        nsfw: voice.nsfw,
-        outputFormats: voice.outputFormats,
-        capabilities: voice.capabilities,
-        route: {
-          id: `${family.provider.name}:${voice.providerVoiceId}`,
-          provider: family.provider,
-          providerVoiceId: voice.providerVoiceId,
-          pricing: family.pricing,
-        },
-      })),
-    );
+    this.native = families
+      .flatMap((family) =>
+        family.voices.map((voice: NativeVoice) => ({
+          id: voice.id,
+          name: voice.name,
+          nsfw: voice.nsfw,
+          outputFormats: voice.outputFormats,
+          capabilities: voice.capabilities,
+          route: {
+            id: `${family.provider.name}:${voice.providerVoiceId}`,
+            provider: family.provider,
+            providerVoiceId: voice.providerVoiceId,
+            pricing: family.pricing,
+          },
+        })),
+      )
+      .map((voice) => ({ ...voice, routes: [voice.route] }));
     this.nativeById = new Map(this.native.map((voice) => [voice.id, voice]));
   }
 
@@ -147,17 +155,18 @@ export class VoiceCatalog {
     const stored = await this.options.store.find(workspaceId, environment, voiceId);
     const published = stored && publish(stored);
     if (!published) return null;
-    const { route } = published;
-    return {
-      ...published.voice,
-      route: {
-        id: `${route.provider}:${route.model}:${route.id}`,
-        provider: await this.#provider(route),
-        providerVoiceId: route.providerVoiceId,
-        model: route.model,
-        pricing: this.options.upstreamPricing[route.provider],
-      },
-    };
+    const routes = await Promise.all(
+      published.routes.map(
+        async (route): Promise<ResolvedRoute> => ({
+          id: `${route.provider}:${route.model}:${route.id}`,
+          provider: await this.#provider(route),
+          providerVoiceId: route.providerVoiceId,
+          model: route.model,
+          pricing: this.options.upstreamPricing[route.provider],
+        }),
+      ),
+    );
+    return { ...published.voice, route: routes[0]!, routes };
   }
 
   async #provider(route: StoredRoute): Promise<TtsProvider> {
@@ -178,22 +187,54 @@ export class VoiceCatalog {
   }
 }
 
-/** The public face of a stored voice and the route serving it, or null when none can. */
+/**
+ * What clients are offered for a stored voice (its failover set's common formats and
+ * capabilities), or null when no route serves it; no provider is built.
+ */
+export function offeredBy(
+  voice: StoredVoice,
+): { outputFormats: readonly OutputFormat[]; capabilities: readonly VoiceCapability[] } | null {
+  const published = publish(voice);
+  return published
+    ? { outputFormats: published.voice.outputFormats, capabilities: published.voice.capabilities }
+    : null;
+}
+
+/**
+ * The public face of a stored voice and its failover set (the serving route first, then
+ * the other Ready enabled routes on known models, oldest first), or null when no route can
+ * serve it. Formats and capabilities are those every route of the set delivers, so a
+ * request that fails over still gets what the voice advertised.
+ */
 function publish(
   voice: StoredVoice,
-): { voice: Omit<CatalogVoice, 'route'>; route: StoredRoute } | null {
-  const route = servingRoute(voice);
-  const model = route && upstreamModel(route.provider, route.model);
-  if (!route || !model) return null;
+): { voice: Omit<CatalogVoice, 'route' | 'routes'>; routes: StoredRoute[] } | null {
+  const first = servingRoute(voice);
+  if (!first || !upstreamModel(first.provider, first.model)) return null;
+  const routes = [
+    first,
+    ...voice.routes.filter(
+      (route) =>
+        route.id !== first.id &&
+        route.state === 'ready' &&
+        route.enabled &&
+        upstreamModel(route.provider, route.model) !== undefined,
+    ),
+  ];
+  const models = routes.map((route) => upstreamModel(route.provider, route.model)!);
   return {
     voice: {
       id: voice.id,
       name: voice.name,
       nsfw: voice.nsfw,
-      outputFormats: model.outputFormats,
-      capabilities: model.capabilities,
+      outputFormats: models[0]!.outputFormats.filter((format) =>
+        models.every((model) => model.outputFormats.includes(format)),
+      ),
+      capabilities: models[0]!.capabilities.filter((capability) =>
+        models.every((model) => model.capabilities.includes(capability)),
+      ),
     },
-    route,
+    routes,
   };
 }
 

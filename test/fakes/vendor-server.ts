@@ -66,6 +66,8 @@ export interface RecordedRequest {
 /** What a vendor fake decided to answer to a request (after auth and validation). */
 export type VendorAnswer =
   | { readonly kind: 'error'; readonly status: number; readonly body: unknown }
+  /** A JSON (non-audio) answer of any status: listings, lookups, created objects. */
+  | { readonly kind: 'json'; readonly status: number; readonly body: unknown }
   | {
       readonly kind: 'audio';
       /** Text to speak. */
@@ -279,7 +281,7 @@ export abstract class FakeVendorServer {
     }
     if (failure?.kind === 'hang') return;
     const answer = this.answer(recorded);
-    if (answer.kind === 'error') {
+    if (answer.kind === 'error' || answer.kind === 'json') {
       this.#sendError(res, recorded, answer.status, answer.body);
       return;
     }

@@ -7,7 +7,8 @@ import * as agents from './0005-agents.ts';
 import * as conversations from './0006-conversations.ts';
 import * as agentSessions from './0007-agent-sessions.ts';
 import * as creditGrants from './0008-credit-grants.ts';
-import * as applicationSessions from './0011-application-sessions.ts';
+import * as applicationSessions from './0009-application-sessions.ts';
+import * as operatorSessions from './0010-operator-sessions.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -19,5 +20,6 @@ export const migrations: Record<string, Migration> = {
   '0006-conversations': conversations,
   '0007-agent-sessions': agentSessions,
   '0008-credit-grants': creditGrants,
-  '0011-application-sessions': applicationSessions,
+  '0009-application-sessions': applicationSessions,
+  '0010-operator-sessions': operatorSessions,
 };

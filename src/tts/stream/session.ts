@@ -8,9 +8,10 @@ import type { Ledger, LedgerOutcome } from '../../billing/ledger.ts';
 import { ApiError, errorBody } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { CatalogVoice, VoiceCatalog } from '../../voices/catalog.ts';
+import { failoverFor } from '../failover-ledger.ts';
 import type { AudioPersister, SynthesisGuard } from '../ports.ts';
 import { MAX_STREAM_TOTAL_TEXT_CHARS } from '../schemas.ts';
-import { ProviderUsage, synthesisFailure, synthesizeSegment } from '../synthesize.ts';
+import { ProviderUsage, synthesisFailure } from '../synthesize.ts';
 import { codePointLength, prepareText } from '../tags.ts';
 import { resolveSynthesisTarget } from '../target.ts';
 import type { EventChannel } from './channel.ts';
@@ -245,6 +246,7 @@ export class StreamSession {
     const pump = this.#pump(transcoder.output, format, info.codec === 'pcm');
     // The pump fails on its own when synthesis is aborted; it is awaited below.
     pump.catch(() => {});
+    const failover = failoverFor(voice, this.requestId, this.deps.ledger, this.deps.logger);
     try {
       let spoken = false;
       for await (const segment of this.#segments) {
@@ -257,9 +259,8 @@ export class StreamSession {
           if (segment === '') throw error;
           continue;
         }
-        const pcm = synthesizeSegment(
+        const pcm = failover.synthesize(
           {
-            route: voice.route,
             text: prepared.text,
             voiceTags: prepared.voiceTags,
             speed: request.params?.speed,

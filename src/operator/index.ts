@@ -1,0 +1,80 @@
+import type { Kysely } from 'kysely';
+import { ApiKeys } from '../auth/api-keys.ts';
+import type { ApiKeyStore } from '../auth/key-store.ts';
+import type { Database } from '../db/schema.ts';
+import type { AnyRoute } from '../http/route.ts';
+import { ElevenLabsCatalog } from '../providers/elevenlabs/catalog.ts';
+import { FishAudioCatalog } from '../providers/fishaudio/catalog.ts';
+import type { UpstreamTimeouts } from '../providers/upstream/timeouts.ts';
+import type { UpstreamProviderKind } from '../providers/upstream-registry.ts';
+import type { RateLimiter } from '../ratelimit/limiter.ts';
+import { VoiceImports } from '../voices/imports.ts';
+import type { ProviderAccounts } from '../voices/provider-accounts.ts';
+import { VoiceRouteConfig } from '../voices/route-config.ts';
+import type { VoiceStore } from '../voices/voice-store.ts';
+import { OperatorGuard } from './guard.ts';
+import { accountRoutes } from './routes/account-routes.ts';
+import { keyRoutes } from './routes/key-routes.ts';
+import { sessionRoutes } from './routes/session-routes.ts';
+import { voiceRoutes } from './routes/voice-routes.ts';
+import { OperatorSessions } from './sessions.ts';
+
+export { OperatorGuard } from './guard.ts';
+export { OperatorSessions } from './sessions.ts';
+
+export interface OperatorApiOptions {
+  db: Kysely<Database>;
+  limiter: RateLimiter;
+  keyStore: ApiKeyStore;
+  store: VoiceStore;
+  accounts: ProviderAccounts;
+  vendorBaseUrls: { readonly [K in UpstreamProviderKind]: string };
+  upstreamTimeouts?: Partial<UpstreamTimeouts>;
+  sessionTtlMs: number;
+  signInAttemptsPerMinute: number;
+  insecureCookies: boolean;
+}
+
+/**
+ * The operator API under `/operator/api/` (for the dashboard): its routes, and the guard
+ * other operator routes (cloning) use to require a signed-in member with a role.
+ */
+export function createOperatorApi(options: OperatorApiOptions): {
+  routes: AnyRoute[];
+  guard: OperatorGuard;
+} {
+  const sessions = new OperatorSessions(options.db, options.limiter, {
+    ttlMs: options.sessionTtlMs,
+    attemptsPerMinute: options.signInAttemptsPerMinute,
+  });
+  const guard = new OperatorGuard(sessions, { insecureCookies: options.insecureCookies });
+  const routeConfig = new VoiceRouteConfig(options.db, options.store);
+  const imports = new VoiceImports({
+    accounts: options.accounts,
+    store: options.store,
+    routes: routeConfig,
+    catalogFor: (provider, apiKey) => {
+      const settings = {
+        baseUrl: options.vendorBaseUrls[provider],
+        apiKey,
+        timeouts: options.upstreamTimeouts,
+      };
+      return provider === 'elevenlabs'
+        ? new ElevenLabsCatalog(settings)
+        : new FishAudioCatalog(settings);
+    },
+  });
+  return {
+    guard,
+    routes: [
+      ...sessionRoutes(guard, sessions),
+      ...keyRoutes(guard, new ApiKeys(options.db), options.keyStore),
+      ...accountRoutes(guard, options.accounts),
+      ...voiceRoutes(guard, {
+        store: options.store,
+        routes: routeConfig,
+        imports,
+      }),
+    ],
+  };
+}

@@ -1,0 +1,64 @@
+import type { z } from 'zod';
+import type { Role } from '../db/schema.ts';
+import type { ErrorCode } from '../errors.ts';
+import type { AnyRoute, HttpMethod } from '../http/route.ts';
+import type { HttpRequest, HttpResponse } from '../http/types.ts';
+import { parseJsonBody, validate } from '../http/validate.ts';
+import type { OperatorGuard } from './guard.ts';
+import type { OperatorPrincipal } from './sessions.ts';
+
+/** Every workspace role: browsing voices and generating. */
+export const EVERY_ROLE: readonly Role[] = ['owner', 'admin', 'builder', 'member'];
+
+export interface OperatorRouteContext<Body, Query> {
+  request: HttpRequest;
+  member: OperatorPrincipal;
+  body: Body;
+  query: Query;
+}
+
+export interface OperatorRouteDefinition<Body, Query> {
+  method: HttpMethod;
+  /** Path below `/operator/api`, with `:name` parameters. */
+  path: string;
+  operationId: string;
+  summary: string;
+  /** Roles allowed to call the route. */
+  roles: readonly Role[];
+  body?: z.ZodType<Body>;
+  query?: z.ZodType<Query>;
+  errors?: readonly ErrorCode[];
+  handle(context: OperatorRouteContext<Body, Query>): Promise<HttpResponse>;
+}
+
+/**
+ * An operator API route: the member check (session, CSRF, role) runs before the body and
+ * query are validated, so an unauthenticated caller learns nothing about a route's input.
+ * The operator API is internal and stays out of `/v1/openapi.json`.
+ */
+export function operatorRoute<Body = undefined, Query = undefined>(
+  guard: OperatorGuard,
+  route: OperatorRouteDefinition<Body, Query>,
+): AnyRoute {
+  return {
+    method: route.method,
+    path: `/operator/api${route.path}`,
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: ['operator'],
+    // The session cookie is checked here, not by the /v1 key pipeline.
+    auth: { kind: 'none' },
+    responses: {},
+    ...(route.errors ? { errors: route.errors } : {}),
+    handle: async ({ request }) => {
+      const member = await guard.requireMember(request, route.roles);
+      const query = route.query
+        ? validate(route.query, Object.fromEntries(request.query), 'query')
+        : (undefined as Query);
+      const body = route.body
+        ? validate(route.body, parseJsonBody(request.body, request.headers['content-type']), 'body')
+        : (undefined as Body);
+      return route.handle({ request, member, body, query });
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import type { AnyRoute } from '../../http/route.ts';
+import { parseJsonBody, validate } from '../../http/validate.ts';
+import type { OperatorGuard } from '../guard.ts';
+import { EVERY_ROLE, operatorRoute } from '../route.ts';
+import type { OperatorPrincipal, OperatorSessions } from '../sessions.ts';
+
+const signInSchema = z.strictObject({
+  email: z.string().min(3).max(320),
+  password: z.string().min(1).max(1024),
+  workspace_id: z.string().min(1).max(100).optional(),
+});
+
+/** The member as the operator API shows it. */
+export function memberView(member: OperatorPrincipal) {
+  return {
+    user_id: member.userId,
+    email: member.email,
+    workspace_id: member.workspaceId,
+    role: member.role,
+    session_expires_at: member.expiresAt,
+  };
+}
+
+/** Sign-in, sign-out and the signed-in member. */
+export function sessionRoutes(guard: OperatorGuard, sessions: OperatorSessions): AnyRoute[] {
+  return [
+    {
+      method: 'POST',
+      path: '/operator/api/sign-in',
+      operationId: 'operatorSignIn',
+      summary: 'Signs a workspace member in with email and password; sets the session cookie.',
+      tags: ['operator'],
+      auth: { kind: 'none' },
+      responses: {},
+      errors: ['invalid_request', 'unauthorized', 'forbidden', 'rate_limited'],
+      handle: async ({ request }) => {
+        // A sign-in form posted from another site would sign the victim into the attacker's
+        // account (login CSRF): the Origin check applies here too.
+        guard.checkOrigin(request);
+        const body = validate(
+          signInSchema,
+          parseJsonBody(request.body, request.headers['content-type']),
+          'body',
+        );
+        const { sessionId, principal } = await sessions.signIn({
+          email: body.email,
+          password: body.password,
+          workspaceId: body.workspace_id,
+          remoteAddress: request.remoteAddress,
+        });
+        return {
+          status: 200,
+          headers: {
+            'set-cookie': guard.sessionCookie(request, sessionId, principal.expiresAt),
+            'cache-control': 'no-store',
+          },
+          body: { member: memberView(principal) },
+        };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/operator/api/sign-out',
+      operationId: 'operatorSignOut',
+      summary: 'Ends the session and clears the cookie.',
+      tags: ['operator'],
+      auth: { kind: 'none' },
+      responses: {},
+      errors: ['forbidden'],
+      handle: async ({ request }) => {
+        guard.checkOrigin(request);
+        const sessionId = guard.sessionId(request);
+        if (sessionId) await sessions.signOut(sessionId);
+        return { status: 204, headers: { 'set-cookie': guard.clearedCookie(request) } };
+      },
+    },
+    operatorRoute(guard, {
+      method: 'GET',
+      path: '/me',
+      operationId: 'operatorMe',
+      summary: 'The signed-in member and their role.',
+      roles: EVERY_ROLE,
+      handle: async ({ member, request }) => ({
+        status: 200,
+        body: { member: memberView(member), environment: request.environment },
+      }),
+    }),
+  ];
+}

@@ -10,7 +10,7 @@ import type {
   UpstreamProviderRegistry,
 } from '../providers/upstream-registry.ts';
 import type { ProviderAccounts } from './provider-accounts.ts';
-import { upstreamModel } from './upstream-models.ts';
+import { routeProfile } from './route-profile.ts';
 import {
   type StoredRoute,
   type StoredVoice,
@@ -148,11 +148,22 @@ export class VoiceCatalog {
     const published = stored && publish(stored);
     if (!published) return null;
     const { route } = published;
+    if (route.provider === 'native') {
+      return {
+        ...published.voice,
+        route: {
+          id: `native:${route.model}:${route.id}`,
+          provider: this.options.nativeProvider,
+          providerVoiceId: route.providerVoiceId,
+          pricing: this.options.nativePricing,
+        },
+      };
+    }
     return {
       ...published.voice,
       route: {
         id: `${route.provider}:${route.model}:${route.id}`,
-        provider: await this.#provider(route),
+        provider: await this.#provider(route, route.provider),
         providerVoiceId: route.providerVoiceId,
         model: route.model,
         pricing: this.options.upstreamPricing[route.provider],
@@ -160,9 +171,8 @@ export class VoiceCatalog {
     };
   }
 
-  async #provider(route: StoredRoute): Promise<TtsProvider> {
-    if (route.providerAccountId === null)
-      return this.options.upstream.provider(route.provider, null);
+  async #provider(route: StoredRoute, kind: UpstreamProviderKind): Promise<TtsProvider> {
+    if (route.providerAccountId === null) return this.options.upstream.provider(kind, null);
     let account: UpstreamAccount | null;
     try {
       account = await this.options.accounts.credential(route.providerAccountId);
@@ -173,8 +183,8 @@ export class VoiceCatalog {
       );
       account = null;
     }
-    if (!account) return missingCredential(route.provider);
-    return this.options.upstream.provider(route.provider, account);
+    if (!account) return missingCredential(kind);
+    return this.options.upstream.provider(kind, account);
   }
 }
 
@@ -183,7 +193,7 @@ function publish(
   voice: StoredVoice,
 ): { voice: Omit<CatalogVoice, 'route'>; route: StoredRoute } | null {
   const route = servingRoute(voice);
-  const model = route && upstreamModel(route.provider, route.model);
+  const model = route && routeProfile(route);
   if (!route || !model) return null;
   return {
     voice: {

@@ -7,6 +7,7 @@ import * as agents from './0005-agents.ts';
 import * as conversations from './0006-conversations.ts';
 import * as agentSessions from './0007-agent-sessions.ts';
 import * as creditGrants from './0008-credit-grants.ts';
+import * as voiceCloning from './0010-voice-cloning.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006-conversations': conversations,
   '0007-agent-sessions': agentSessions,
   '0008-credit-grants': creditGrants,
+  '0010-voice-cloning': voiceCloning,
 };

@@ -1,4 +1,4 @@
-import type { CloneCreateInput, CloneFile, VoiceCloner } from '../cloning/cloner.ts';
+import type { CloneCreateInput, VoiceCloner } from '../cloning/cloner.ts';
 import { encodeMultipart, VendorJsonClient } from '../cloning/vendor-call.ts';
 import { type ApiKeySource, requireApiKey } from '../upstream/credentials.ts';
 import { UpstreamProviderError } from '../upstream/status.ts';

@@ -97,14 +97,25 @@ const ESPEAK_LANGUAGE: Readonly<Record<string, string>> = {
   ja: 'ja',
 };
 
-/** Pitch (Hz) espeak-ng's male and female variants speak at with `-p 50`, measured here. */
-const VARIANT_BASE_HZ = { m3: 120, f3: 200 } as const;
+/**
+ * Calibration measured with {@link measureVoice} on espeak-ng 1.51's own speech (en-us,
+ * `-s 150`): `+m3 -p 50` has a median pitch of 105 Hz and `-p 20` 80 Hz; `+f3 -p 50`
+ * 208 Hz and `-p 80` 271 Hz. Both are about 77 `-p` steps per octave. At `-s 150` the
+ * measured active-speech rate is about 186 words per minute (pauses excluded), so `-s` is
+ * 0.81 of the measured rate.
+ */
+const VARIANT_BASE_HZ = { m3: 105, f3: 208 } as const;
+const PITCH_STEPS_PER_OCTAVE = 77;
+/** Between the two variants' base pitches (their geometric mean). */
+const VARIANT_SPLIT_HZ = 148;
+const RATE_CALIBRATION = 0.81;
 
 /**
- * Maps measurements onto espeak-ng: the variant by pitch (below 165 Hz the male `+m3`,
- * else the female `+f3`), `-p` by the distance in octaves from that variant's base
- * (40 steps per octave around 50, clamped to 0..99), `-s` by the measured rate (clamped
- * to 80..450 words per minute), the language voice by the recordings' language.
+ * Maps measurements onto espeak-ng: the variant by pitch (below 148 Hz the male `+m3`,
+ * else the female `+f3`), `-p` by the distance in octaves from that variant's base pitch
+ * (77 steps per octave around 50, clamped to 0..99), `-s` from the measured rate (× 0.81,
+ * clamped to 80..450), the language voice by the recordings' language. A recording made
+ * by espeak-ng itself maps back to within a few steps of its own parameters.
  */
 export function deriveNativeVoice(measured: MeasuredVoice, language: string): DerivedNativeVoice {
   const lower = language.toLowerCase();
@@ -112,12 +123,14 @@ export function deriveNativeVoice(measured: MeasuredVoice, language: string): De
     ESPEAK_LANGUAGE[lower] ??
     ESPEAK_LANGUAGE[lower.split('-')[0] ?? ''] ??
     (lower.split('-')[0] || 'en-us');
-  const variant = measured.medianPitchHz > 0 && measured.medianPitchHz < 165 ? 'm3' : 'f3';
+  const variant =
+    measured.medianPitchHz > 0 && measured.medianPitchHz < VARIANT_SPLIT_HZ ? 'm3' : 'f3';
   const pitch =
     measured.medianPitchHz > 0
-      ? Math.round(50 + 40 * Math.log2(measured.medianPitchHz / VARIANT_BASE_HZ[variant]))
+      ? 50 +
+        PITCH_STEPS_PER_OCTAVE * Math.log2(measured.medianPitchHz / VARIANT_BASE_HZ[variant])
       : 50;
-  const wpm = measured.wordsPerMinute > 0 ? measured.wordsPerMinute : 175;
+  const wpm = measured.wordsPerMinute > 0 ? measured.wordsPerMinute * RATE_CALIBRATION : 175;
   return {
     reference: `${voice}+${variant}/p${clamp(pitch, 0, 99)}/w${clamp(wpm, 80, 450)}`,
     measured,

@@ -14,6 +14,7 @@ import { Workspaces } from '../workspaces/workspaces.ts';
 import { registerAgentCommands } from './agent-commands.ts';
 import { registerCreditCommands } from './credit-commands.ts';
 import { type Output, printResult } from './output.ts';
+import { registerVoiceCloneCommands } from './voice-clone-commands.ts';
 
 /**
  * `awp`: operator tool for bootstrapping and administration. It works on the same
@@ -351,6 +352,8 @@ json(
   const voices = await new VoiceStore((await db()).db).list(options.workspace, options.environment);
   printResult(outputOf(options), { voices }, voices.map(describeVoice).join('\n') || 'No voices.');
 });
+
+registerVoiceCloneCommands(voice, db);
 
 function describeVoice(v: StoredVoice): string {
   const routes = v.routes.map(

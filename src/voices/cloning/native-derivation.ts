@@ -127,8 +127,7 @@ export function deriveNativeVoice(measured: MeasuredVoice, language: string): De
     measured.medianPitchHz > 0 && measured.medianPitchHz < VARIANT_SPLIT_HZ ? 'm3' : 'f3';
   const pitch =
     measured.medianPitchHz > 0
-      ? 50 +
-        PITCH_STEPS_PER_OCTAVE * Math.log2(measured.medianPitchHz / VARIANT_BASE_HZ[variant])
+      ? 50 + PITCH_STEPS_PER_OCTAVE * Math.log2(measured.medianPitchHz / VARIANT_BASE_HZ[variant])
       : 50;
   const wpm = measured.wordsPerMinute > 0 ? measured.wordsPerMinute * RATE_CALIBRATION : 175;
   return {

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { v7 as uuidv7 } from 'uuid';
 import { randomBase62 } from '../../auth/key-format.ts';
 import type { Environment } from '../../config.ts';
 import type {
@@ -418,7 +419,8 @@ export class VoiceCloning {
     sampleIds: string[],
     requestedBy: string,
   ): Promise<string> {
-    const id = `att_${randomBase62(20)}`;
+    // Time-ordered, so History lists attempts of one submission in submission order.
+    const id = `att_${uuidv7()}`;
     const now = new Date().toISOString();
     await trx
       .insertInto('voice_clone_attempts')

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { deriveNativeVoice, measureVoice } from '../../../src/voices/cloning/native-derivation.ts';
 import { decodeForAnalysis } from '../../../src/voices/cloning/sample-audio.ts';
-import {
-  deriveNativeVoice,
-  measureVoice,
-} from '../../../src/voices/cloning/native-derivation.ts';
 import { runProcess } from '../../helpers/audio.ts';
 
 const SENTENCE =
@@ -42,12 +39,15 @@ describe('native voice derivation', () => {
     ['en-us+f3', 50, 150],
     ['en-us+f3', 80, 150],
     ['en-us+m3', 40, 220],
-  ])('maps a recording of %s -p %i -s %i back onto its own parameters', async (voice, pitch, wpm) => {
-    const derived = parse((await derive(voice, pitch, wpm)).reference);
-    expect(derived.voice).toBe(voice);
-    expect(Math.abs(derived.pitch - pitch)).toBeLessThanOrEqual(6);
-    expect(Math.abs(derived.wpm - wpm) / wpm).toBeLessThan(0.12);
-  });
+  ])(
+    'maps a recording of %s -p %i -s %i back onto its own parameters',
+    async (voice, pitch, wpm) => {
+      const derived = parse((await derive(voice, pitch, wpm)).reference);
+      expect(derived.voice).toBe(voice);
+      expect(Math.abs(derived.pitch - pitch)).toBeLessThanOrEqual(6);
+      expect(Math.abs(derived.wpm - wpm) / wpm).toBeLessThan(0.12);
+    },
+  );
 
   it('tells a low voice from a high one and a slow speaker from a fast one', async () => {
     const low = parse((await derive('en-us+m3', 30, 120)).reference);

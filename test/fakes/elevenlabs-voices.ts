@@ -34,6 +34,8 @@ export class ElevenLabsVoiceLibrary {
   readonly voices = new Map<string, FakeElevenLabsVoice>();
   /** How many voices `POST /v1/voices/add` created, ever. */
   created = 0;
+  /** New voices answer `requires_verification: true` while this is set. */
+  requireVerification = false;
   readonly #results = new WeakMap<RecordedRequest, VendorAnswer>();
 
   handles(path: string): boolean {
@@ -91,7 +93,11 @@ export class ElevenLabsVoiceLibrary {
       samples: samplesOf(form),
     });
     this.created += 1;
-    return { kind: 'json', status: 200, body: { voice_id: voiceId, requires_verification: false } };
+    return {
+      kind: 'json',
+      status: 200,
+      body: { voice_id: voiceId, requires_verification: this.requireVerification },
+    };
   }
 
   #edit(request: RecordedRequest, voiceId: string): VendorAnswer {

@@ -17,6 +17,13 @@ export interface CloneCreateInput {
   readonly files: readonly CloneFile[];
 }
 
+/** A vendor voice just created. */
+export interface CloneResult {
+  readonly providerVoiceId: string;
+  /** Set when the vendor holds the voice back (ElevenLabs `requires_verification`). */
+  readonly blockedReason?: string | undefined;
+}
+
 /**
  * Voice cloning at one vendor account, one folder per vendor like the synthesis adapters.
  * Failures are `UpstreamProviderError`s: `retryable` decides whether the job retries.
@@ -28,8 +35,8 @@ export interface VoiceCloner {
    * new ones); false when a refresh rebuilds a new voice from the full set.
    */
   readonly appendsRecordings: boolean;
-  /** Creates a vendor voice; resolves with its id. */
-  create(input: CloneCreateInput, signal: AbortSignal): Promise<string>;
+  /** Creates a vendor voice. */
+  create(input: CloneCreateInput, signal: AbortSignal): Promise<CloneResult>;
   /** The id of the caller's voice named exactly `name`, or null. */
   findByName(name: string, signal: AbortSignal): Promise<string | null>;
   /** Adds recordings to an existing voice (only when {@link appendsRecordings}). */

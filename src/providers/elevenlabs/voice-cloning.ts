@@ -1,4 +1,4 @@
-import type { CloneCreateInput, CloneFile, VoiceCloner } from '../cloning/cloner.ts';
+import type { CloneCreateInput, CloneFile, CloneResult, VoiceCloner } from '../cloning/cloner.ts';
 import { encodeMultipart, VendorJsonClient } from '../cloning/vendor-call.ts';
 import { type ApiKeySource, requireApiKey } from '../upstream/credentials.ts';
 import { UpstreamProviderError } from '../upstream/status.ts';
@@ -40,7 +40,7 @@ export class ElevenLabsVoiceCloner implements VoiceCloner {
     });
   }
 
-  async create(input: CloneCreateInput, signal: AbortSignal): Promise<string> {
+  async create(input: CloneCreateInput, signal: AbortSignal): Promise<CloneResult> {
     const form = new FormData();
     form.append('name', input.name);
     form.append('description', input.description);
@@ -48,13 +48,23 @@ export class ElevenLabsVoiceCloner implements VoiceCloner {
     const languages = [...new Set(input.files.map((file) => file.language))];
     form.append('labels', JSON.stringify({ language: languages.join(',') }));
     appendFiles(form, input.files);
-    const answer = (await this.#post('/v1/voices/add', form, signal)) as { voice_id?: unknown };
+    const answer = (await this.#post('/v1/voices/add', form, signal)) as {
+      voice_id?: unknown;
+      requires_verification?: unknown;
+    };
     if (typeof answer?.voice_id !== 'string' || answer.voice_id === '') {
       throw new UpstreamProviderError('unavailable', 'elevenlabs answered without a voice_id', {
         provider: 'elevenlabs',
       });
     }
-    return answer.voice_id;
+    return {
+      providerVoiceId: answer.voice_id,
+      // ElevenLabs holds such a voice until the speaker verifies it in their dashboard.
+      blockedReason:
+        answer.requires_verification === true
+          ? 'ElevenLabs requires the speaker to verify this voice before it can be used.'
+          : undefined,
+    };
   }
 
   async append(

@@ -1,4 +1,4 @@
-import type { CloneCreateInput, VoiceCloner } from '../cloning/cloner.ts';
+import type { CloneCreateInput, CloneResult, VoiceCloner } from '../cloning/cloner.ts';
 import { encodeMultipart, VendorJsonClient } from '../cloning/vendor-call.ts';
 import { type ApiKeySource, requireApiKey } from '../upstream/credentials.ts';
 import { UpstreamProviderError } from '../upstream/status.ts';
@@ -40,7 +40,7 @@ export class FishAudioVoiceCloner implements VoiceCloner {
     });
   }
 
-  async create(input: CloneCreateInput, signal: AbortSignal): Promise<string> {
+  async create(input: CloneCreateInput, signal: AbortSignal): Promise<CloneResult> {
     const form = new FormData();
     form.append('type', 'tts');
     form.append('title', input.name);
@@ -70,7 +70,7 @@ export class FishAudioVoiceCloner implements VoiceCloner {
         provider: 'fishaudio',
       });
     }
-    return answer._id;
+    return { providerVoiceId: answer._id };
   }
 
   async findByName(name: string, signal: AbortSignal): Promise<string | null> {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, VoiceCloneAttemptsTable, VoiceRoutesTable } from '../../db/schema.ts';
 import type { Logger } from '../../observability/logger.ts';
-import type { CloneFile, VoiceCloner } from '../../providers/cloning/cloner.ts';
+import type { CloneFile, CloneResult, VoiceCloner } from '../../providers/cloning/cloner.ts';
 import { ProviderError } from '../../providers/errors.ts';
 import { UpstreamProviderError } from '../../providers/upstream/status.ts';
 import type { UpstreamProviderKind } from '../../providers/upstream-registry.ts';
@@ -62,8 +62,8 @@ export class CloneRunner {
       .where('id', '=', attemptId)
       .execute();
     try {
-      const providerVoiceId = await this.#perform(attempt, route, options.signal);
-      await this.#succeed(attempt, route, providerVoiceId);
+      const result = await this.#perform(attempt, route, options.signal);
+      await this.#succeed(attempt, route, result);
       return 'succeeded';
     } catch (error) {
       const retryable =
@@ -84,7 +84,7 @@ export class CloneRunner {
     attempt: VoiceCloneAttemptsTable,
     route: VoiceRoutesTable,
     signal: AbortSignal,
-  ): Promise<string> {
+  ): Promise<CloneResult> {
     const sampleIds = JSON.parse(attempt.sample_ids) as string[];
     const files = await this.#files(sampleIds);
     if (route.provider === 'native') {
@@ -105,7 +105,7 @@ export class CloneRunner {
         { attempt: attempt.id, measured, reference: derived.reference },
         'native voice derived from samples',
       );
-      return derived.reference;
+      return { providerVoiceId: derived.reference };
     }
     const cloner = await this.clonerFor(route.provider, route.provider_account_id);
     const reconcile = attempt.vendor_request_at !== null;
@@ -120,7 +120,7 @@ export class CloneRunner {
       if (toSend.length > 0) {
         await cloner.append(route.provider_voice_id, attempt.vendor_name, toSend, signal);
       }
-      return route.provider_voice_id;
+      return { providerVoiceId: route.provider_voice_id };
     }
     if (reconcile) {
       const found = await cloner.findByName(attempt.vendor_name, signal);
@@ -129,7 +129,7 @@ export class CloneRunner {
           { attempt: attempt.id, provider: route.provider },
           'clone found at the vendor after an interrupted try; not created again',
         );
-        return found;
+        return { providerVoiceId: found };
       }
     } else {
       await this.#markSent(attempt.id);
@@ -178,8 +178,9 @@ export class CloneRunner {
   async #succeed(
     attempt: VoiceCloneAttemptsTable,
     route: VoiceRoutesTable,
-    providerVoiceId: string,
+    result: CloneResult,
   ): Promise<void> {
+    const { providerVoiceId, blockedReason } = result;
     const now = new Date().toISOString();
     const sent = JSON.parse(attempt.sample_ids) as string[];
     const before = route.sample_ids === null ? [] : (JSON.parse(route.sample_ids) as string[]);
@@ -210,11 +211,16 @@ export class CloneRunner {
           sample_ids: JSON.stringify(built),
           capabilities: profile ? JSON.stringify(profile.capabilities) : null,
           output_formats: profile ? JSON.stringify(profile.outputFormats) : null,
-          // A block set while the job ran stays; otherwise Ready, or Update available when
-          // recordings arrived during the clone.
-          ...(latest?.state === 'cloning' ? { state: fresh ? 'ready' : 'update_available' } : {}),
-          failure_summary: null,
-          failure_detail: null,
+          // A block set while the job ran stays; a vendor holding the voice back blocks it;
+          // otherwise Ready, or Update available when recordings arrived during the clone.
+          ...(latest?.state !== 'cloning'
+            ? {}
+            : blockedReason !== undefined
+              ? { state: 'blocked' as const, blocked_by: 'provider' }
+              : { state: fresh ? ('ready' as const) : ('update_available' as const) }),
+          ...(latest?.state === 'cloning'
+            ? { failure_summary: blockedReason ?? null, failure_detail: null }
+            : {}),
           updated_at: now,
         })
         .where('id', '=', route.id)

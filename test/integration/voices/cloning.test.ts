@@ -7,7 +7,7 @@ import { openVoiceCloning, startVoiceCloningWorker } from '../../../src/jobs/voi
 import type { VoiceCloning } from '../../../src/voices/cloning/service.ts';
 import type { SampleInput, VoiceDetails } from '../../../src/voices/cloning/types.ts';
 import { PublicVoices } from '../../../src/voices/public-voices.ts';
-import { VoiceStore } from '../../../src/voices/voice-store.ts';
+import { servingRoute, VoiceStore } from '../../../src/voices/voice-store.ts';
 import { FakeElevenLabs } from '../../fakes/elevenlabs.ts';
 import { FakeFishAudio } from '../../fakes/fishaudio.ts';
 import type { MultipartBody } from '../../fakes/vendor-server.ts';
@@ -368,6 +368,30 @@ describe.each(DIALECTS)('voice cloning on %s', (dialect) => {
       }),
       'conflict',
     );
+  });
+
+  it('blocks a route the vendor holds back until the speaker verifies it', async () => {
+    elevenlabs.library.requireVerification = true;
+    try {
+      const submitted = await create(['elevenlabs', 'native'], 'Needs verification');
+      const done = await settled(submitted.voice.id, 'the clones');
+      expect(routeOf(done, 'elevenlabs')).toMatchObject({
+        state: 'blocked',
+        blockedBy: 'provider',
+        failureSummary:
+          'ElevenLabs requires the speaker to verify this voice before it can be used.',
+      });
+      expect(routeOf(done, 'native').state).toBe('ready');
+      // The default (ElevenLabs) is blocked: the voice is served by its native route.
+      const scope = { workspaceId: ws.workspaceId, environment: ENV, voiceId: submitted.voice.id };
+      const store = new VoiceStore(handle.db);
+      const stored = await store.find(ws.workspaceId, ENV, submitted.voice.id);
+      expect(stored && servingRoute(stored)?.provider).toBe('native');
+      const unblocked = await cloning.unblockRoute(scope, routeOf(done, 'elevenlabs').id);
+      expect(unblocked.routes.find((r) => r.provider === 'elevenlabs')?.state).toBe('ready');
+    } finally {
+      elevenlabs.library.requireVerification = false;
+    }
   });
 
   it('validates recordings before accepting them and keeps them inside their workspace', async () => {

@@ -347,7 +347,8 @@ export class VoiceCloning {
         : await accountFor(trx, workspaceId, target.provider, target.providerAccountId);
     const now = new Date().toISOString();
     const route: VoiceRoutesTable = {
-      id: `vr_${randomBase62(20)}`,
+      // Time-ordered: routes attached together list in the order they were named.
+      id: `vr_${uuidv7()}`,
       voice_id: voice.id,
       provider: target.provider,
       model,

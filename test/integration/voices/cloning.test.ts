@@ -254,6 +254,55 @@ describe.each(DIALECTS)('voice cloning on %s', (dialect) => {
     expect(done.history).toHaveLength(1);
   });
 
+  it('fails the route once every retry of a busy vendor failed', async () => {
+    const createdBefore = elevenlabs.library.created;
+    elevenlabs.failNext({ kind: 'status', status: 503 }, 3, { method: 'POST', path: /\/add$/ });
+    const submitted = await create(['elevenlabs'], 'Always busy');
+    const done = await settled(submitted.voice.id, 'the retries to run out');
+    expect(routeOf(done, 'elevenlabs')).toMatchObject({
+      state: 'failed',
+      failureSummary: 'The provider was busy; every retry failed.',
+    });
+    expect(routeOf(done, 'elevenlabs').failureDetail).toContain('status 503');
+    expect(done.history.map((a) => a.state)).toEqual(['failed']);
+    expect(elevenlabs.library.created).toBe(createdBefore);
+    expect(
+      await new PublicVoices(new VoiceStore(handle.db)).has(
+        ws.workspaceId,
+        ENV,
+        submitted.voice.id,
+      ),
+    ).toBe(false);
+  });
+
+  it('leaves Update available when a recording arrives while the clone runs', async () => {
+    fish.holdResponses();
+    const submitted = await create(['fishaudio'], 'Mid-clone recording');
+    await waitFor(
+      () =>
+        fish.requests.some(
+          (r) =>
+            r.path === '/model' &&
+            (r.body as MultipartBody | undefined)?.fields?.title?.[0]?.includes(submitted.voice.id),
+        ),
+      {
+        what: 'the clone request to reach Fish Audio',
+      },
+    );
+    await cloning.addSample({
+      workspaceId: ws.workspaceId,
+      environment: ENV,
+      voiceId: submitted.voice.id,
+      sample: second,
+      permissionConfirmed: true,
+      actor: 'owner@example.com',
+    });
+    fish.releaseResponses();
+    const done = await settled(submitted.voice.id, 'the clone');
+    expect(routeOf(done, 'fishaudio').state).toBe('update_available');
+    expect(routeOf(done, 'fishaudio').sampleIds).toEqual([done.samples[0]?.id]);
+  });
+
   it('turns Ready into Update available after a new recording; a refresh appends on ElevenLabs and rebuilds on Fish Audio', async () => {
     const submitted = await create(['elevenlabs', 'fishaudio', 'native'], 'Refreshed');
     const voiceId = submitted.voice.id;
@@ -294,9 +343,9 @@ describe.each(DIALECTS)('voice cloning on %s', (dialect) => {
     expect(routeOf(after, 'elevenlabs').providerVoiceId).toBe(eleven);
     const edits = elevenlabs.requests.filter((r) => r.path === `/v1/voices/${eleven}/edit`);
     expect(edits).toHaveLength(editsBefore + 1);
-    expect((edits.at(-1)?.body as MultipartBody).files.map((f) => f.fileName)).toEqual([
-      `${added.id}.wav`,
-    ]);
+    expect((edits.at(-1)?.body as MultipartBody | undefined)?.files.map((f) => f.fileName)).toEqual(
+      [`${added.id}.wav`],
+    );
     expect(elevenlabs.library.voices.get(eleven)?.samples.map((s) => s.file_name)).toEqual([
       `${before.samples[0]?.id}.wav`,
       `${added.id}.wav`,

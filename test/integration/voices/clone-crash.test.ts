@@ -21,6 +21,13 @@ import { budget, waitFor } from '../../helpers/wait.ts';
 
 /** The operator tool without blocking this process (the vendor fake lives here). */
 async function awp(env: Record<string, string>, args: string[]) {
+  const { code, stdout, stderr } = await awpRun(env, args);
+  if (code !== 0)
+    throw new Error(`awp ${args.slice(0, 3).join(' ')} exited ${code}: ${stdout}${stderr}`);
+  return JSON.parse(stdout) as VoiceDetails & { id: string };
+}
+
+async function awpRun(env: Record<string, string>, args: string[]) {
   const child = spawn(process.execPath, ['bin/awp.js', ...args, '--json'], {
     cwd: ROOT,
     env,
@@ -35,9 +42,7 @@ async function awp(env: Record<string, string>, args: string[]) {
     stderr += chunk.toString('utf8');
   });
   const [code] = (await once(child, 'exit')) as [number | null];
-  if (code !== 0)
-    throw new Error(`awp ${args.slice(0, 3).join(' ')} exited ${code}: ${stdout}${stderr}`);
-  return JSON.parse(stdout) as VoiceDetails & { id: string };
+  return { code, stdout, stderr };
 }
 
 /** A jobs process on the compiled build; resolves once its workers run. */
@@ -108,10 +113,7 @@ describe.each(DIALECTS)('a cloned voice end to end on %s', (dialect) => {
     const sample = await speechSample('My voice, recorded with permission for this test.', 'f3');
     const file = join(database.dataDir, 'recording.wav');
     await writeFile(file, sample.audio);
-    jobs = (await startJobs(env)).child;
-    elevenlabs.holdResponses();
-
-    const submitted = await awp(env, [
+    const cloneArgs = [
       'voice',
       'clone',
       '--workspace',
@@ -124,12 +126,20 @@ describe.each(DIALECTS)('a cloned voice end to end on %s', (dialect) => {
       file,
       '--transcript',
       sample.transcript,
-      '--confirm-permission',
       '--provider',
       'elevenlabs',
       '--provider',
       'native',
-    ]);
+    ];
+    // Without the speaker's permission confirmed nothing is created.
+    const refused = await awpRun(env, cloneArgs);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: 'invalid_request' } });
+    expect(await handle.db.selectFrom('voices').select('id').execute()).toEqual([]);
+
+    jobs = (await startJobs(env)).child;
+    elevenlabs.holdResponses();
+    const submitted = await awp(env, [...cloneArgs, '--confirm-permission']);
     const voiceId = submitted.id;
     expect(submitted.voice.routes.map((r) => [r.provider, r.state])).toEqual([
       ['elevenlabs', 'cloning'],

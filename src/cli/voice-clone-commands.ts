@@ -173,10 +173,10 @@ export function registerVoiceCloneCommands(
     printResult(outputOf(options), details, describe(details));
   });
   const routeActions = {
-    enable: (c: VoiceCloning, s: Scope, id: string) => c.setRouteEnabled(s, id, true),
-    disable: (c: VoiceCloning, s: Scope, id: string) => c.setRouteEnabled(s, id, false),
-    default: (c: VoiceCloning, s: Scope, id: string) => c.setDefaultRoute(s, id),
-    unblock: (c: VoiceCloning, s: Scope, id: string) => c.unblockRoute(s, id),
+    enable: (c: VoiceCloning, s: Scope, id: string) => c.routes.setRouteEnabled(s, id, true),
+    disable: (c: VoiceCloning, s: Scope, id: string) => c.routes.setRouteEnabled(s, id, false),
+    default: (c: VoiceCloning, s: Scope, id: string) => c.routes.setDefaultRoute(s, id),
+    unblock: (c: VoiceCloning, s: Scope, id: string) => c.routes.unblockRoute(s, id),
   } as const;
   const descriptions: Record<keyof typeof routeActions, string> = {
     enable: 'show a hidden route again',
@@ -201,13 +201,13 @@ export function registerVoiceCloneCommands(
       .requiredOption('--reason <text>', 'why, shown with the route'),
   ).action(async (options) => {
     const updated = await withCloning((cloning) =>
-      cloning.blockRoute(scopeOf(options), options.route, options.reason),
+      cloning.routes.blockRoute(scopeOf(options), options.route, options.reason),
     );
     printResult(outputOf(options), { voice: updated }, `${options.route} is blocked`);
   });
 }
 
-type Scope = Parameters<VoiceCloning['setDefaultRoute']>[0];
+type Scope = Parameters<VoiceCloning['routes']['setDefaultRoute']>[0];
 
 function scopeOf(options: { workspace: string; environment: Scope['environment']; voice: string }) {
   return {

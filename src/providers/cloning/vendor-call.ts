@@ -1,3 +1,4 @@
+import { redactSecret } from '../upstream/credentials.ts';
 import { UpstreamHttpClient } from '../upstream/http-client.ts';
 import type { VendorErrorInfo } from '../upstream/pcm-stream.ts';
 import { failureForStatus, UpstreamProviderError } from '../upstream/status.ts';
@@ -81,9 +82,16 @@ export class VendorJsonClient {
       } catch {
         info = {};
       }
+      // A vendor could echo the key back; it never reaches History or a log line.
+      let vendorMessage = info.message?.slice(0, 300);
+      for (const name of ['xi-api-key', 'authorization']) {
+        const secret = request.headers[name]?.replace(/^Bearer /, '');
+        if (vendorMessage !== undefined && secret)
+          vendorMessage = redactSecret(vendorMessage, secret);
+      }
       throw new UpstreamProviderError(
         failureForStatus(response.status),
-        `${provider} answered ${response.status}${info.code ? ` ${info.code}` : ''}${info.message ? `: ${info.message.slice(0, 300)}` : ''}`,
+        `${provider} answered ${response.status}${info.code ? ` ${info.code}` : ''}${vendorMessage ? `: ${vendorMessage}` : ''}`,
         {
           provider,
           status: response.status,

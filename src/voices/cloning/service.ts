@@ -2,37 +2,37 @@ import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { randomBase62 } from '../../auth/key-format.ts';
 import type { Environment } from '../../config.ts';
-import type {
-  CloneAttemptOperation,
-  Database,
-  VoiceRouteProvider,
-  VoiceRoutesTable,
-} from '../../db/schema.ts';
+import type { CloneAttemptOperation, Database, VoiceRoutesTable } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { requireWorkspace } from '../../workspaces/workspaces.ts';
-import { modelProfile, NATIVE_CLONE_MODEL } from '../route-profile.ts';
+import { modelProfile } from '../route-profile.ts';
 import { type StoredRoute, type StoredVoice, toVoice } from '../voice-store.ts';
+import {
+  accountFor,
+  checkTargets,
+  currentSampleIds,
+  failUnqueued,
+  type PreparedSample,
+  prepare,
+  RECOMMENDED_MODELS,
+  requirePermission,
+  voiceRow,
+} from './checks.ts';
+import { VoiceRouteSettings } from './route-settings.ts';
 import { appendsRecordings, toAttempt, toSample } from './rows.ts';
-import { validateSample } from './sample-audio.ts';
 import { type SampleStore, sampleObjectKey } from './sample-store.ts';
 import type {
   CloneJobQueue,
   CloneTarget,
   SampleInput,
+  Scope,
   VoiceDetails,
   VoiceSample,
 } from './types.ts';
 
-/** The model each provider clones onto unless the operator names one (spec rule 6). */
-export const RECOMMENDED_MODELS: Readonly<Record<VoiceRouteProvider, string>> = {
-  elevenlabs: 'eleven_multilingual_v2',
-  fishaudio: 's2.1-pro',
-  native: NATIVE_CLONE_MODEL,
-};
+export { RECOMMENDED_MODELS } from './checks.ts';
 
 const MAX_NAME_CHARS = 100;
-const MAX_TRANSCRIPT_CHARS = 5_000;
-const LANGUAGE_PATTERN = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -54,11 +54,16 @@ export interface Actor {
  * cloning until unblocked.
  */
 export class VoiceCloning {
+  /** Enable, disable, default and Blocked of the voice's routes. */
+  readonly routes: VoiceRouteSettings;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly samples: SampleStore,
     private readonly queue: CloneJobQueue,
-  ) {}
+  ) {
+    this.routes = new VoiceRouteSettings(db);
+  }
 
   /**
    * Creates a voice from recordings and submits it to `targets`: the voice id exists from
@@ -88,7 +93,8 @@ export class VoiceCloning {
       throw new ApiError('invalid_request', 'Choose at least one provider to clone to.');
     }
     await requireWorkspace(this.db, input.workspaceId);
-    // Validate every recording before anything is stored: all or nothing.
+    // Targets and recordings are checked before anything is stored: all or nothing.
+    await checkTargets(this.db, input.workspaceId, input.targets);
     const prepared = await Promise.all(input.samples.map((sample) => prepare(sample)));
     const voiceId = `voice_${randomBase62(20)}`;
     const now = new Date().toISOString();
@@ -213,82 +219,6 @@ export class VoiceCloning {
     });
     await this.#enqueue(queued);
     return this.details(input.workspaceId, input.environment, input.voiceId);
-  }
-
-  /** Enables or disables (hides, keeps) a route; the default route cannot be disabled. */
-  async setRouteEnabled(scope: Scope, routeId: string, enabled: boolean): Promise<StoredVoice> {
-    const { voice, route } = await this.#route(scope, routeId);
-    if (!enabled && voice.defaultRouteId === route.id) {
-      throw new ApiError(
-        'conflict',
-        'The default route is always enabled; choose another default first.',
-      );
-    }
-    await this.#updateRoute(route.id, { enabled: enabled ? 1 : 0 });
-    return this.#voice(scope.workspaceId, scope.environment, scope.voiceId);
-  }
-
-  /**
-   * Makes a Ready route the default (and enables it). The voice keeps its `voice_id`.
-   */
-  async setDefaultRoute(scope: Scope, routeId: string): Promise<StoredVoice> {
-    const { route } = await this.#route(scope, routeId);
-    if (route.state !== 'ready' && route.state !== 'update_available') {
-      throw new ApiError(
-        'conflict',
-        `Only a Ready route can be the default; this one is ${route.state}.`,
-      );
-    }
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('voice_routes')
-        .set({ enabled: 1, updated_at: new Date().toISOString() })
-        .where('id', '=', route.id)
-        .execute();
-      await trx
-        .updateTable('voices')
-        .set({ default_route_id: route.id, updated_at: new Date().toISOString() })
-        .where('id', '=', scope.voiceId)
-        .execute();
-    });
-    return this.#voice(scope.workspaceId, scope.environment, scope.voiceId);
-  }
-
-  /**
-   * Blocks a route: it stops serving and cannot be cloned until unblocked. Set by an
-   * operator (withdrawn consent, misuse) or by the provider (the vendor withheld the voice).
-   */
-  async blockRoute(
-    scope: Scope,
-    routeId: string,
-    reason: string,
-    by: 'operator' | 'provider' = 'operator',
-  ): Promise<StoredVoice> {
-    const { route } = await this.#route(scope, routeId);
-    if (route.state === 'cloning') {
-      throw new ApiError('conflict', 'The route is cloning; block it once the attempt finished.');
-    }
-    await this.#updateRoute(route.id, {
-      state: 'blocked',
-      blocked_by: by,
-      failure_summary: reason.slice(0, 500),
-    });
-    return this.#voice(scope.workspaceId, scope.environment, scope.voiceId);
-  }
-
-  /** Lifts a block: Ready (or Update available) with a provider voice, else Failed. */
-  async unblockRoute(scope: Scope, routeId: string): Promise<StoredVoice> {
-    const { route } = await this.#route(scope, routeId);
-    if (route.state !== 'blocked') throw new ApiError('conflict', 'The route is not blocked.');
-    const sampleIds = await currentSampleIds(this.db, scope.voiceId);
-    const state =
-      route.providerVoiceId === ''
-        ? 'failed'
-        : sampleIds.every((id) => route.sampleIds.includes(id))
-          ? 'ready'
-          : 'update_available';
-    await this.#updateRoute(route.id, { state, blocked_by: null, failure_summary: null });
-    return this.#voice(scope.workspaceId, scope.environment, scope.voiceId);
   }
 
   /** The voice with its samples and History. */
@@ -521,150 +451,6 @@ export class VoiceCloning {
       .execute();
     return toVoice(voice, routes);
   }
-
-  async #route(scope: Scope, routeId: string): Promise<{ voice: StoredVoice; route: StoredRoute }> {
-    const voice = await this.#voice(scope.workspaceId, scope.environment, scope.voiceId);
-    const route = voice.routes.find((r) => r.id === routeId);
-    if (!route) throw new ApiError('not_found', `No route ${routeId} on voice ${voice.id}.`);
-    return { voice, route };
-  }
-
-  async #updateRoute(
-    routeId: string,
-    values: Partial<Omit<VoiceRoutesTable, 'id' | 'voice_id'>>,
-  ): Promise<void> {
-    await this.db
-      .updateTable('voice_routes')
-      .set({ ...values, updated_at: new Date().toISOString() })
-      .where('id', '=', routeId)
-      .execute();
-  }
 }
 
-/** A voice named by its workspace, environment and id. */
-export interface Scope {
-  workspaceId: string;
-  environment: Environment;
-  voiceId: string;
-}
-
-interface PreparedSample {
-  input: SampleInput;
-  contentType: string;
-  extension: string;
-  transcript: string;
-  durationMs: number;
-  sampleRateHz: number;
-}
-
-async function prepare(input: SampleInput): Promise<PreparedSample> {
-  const transcript = input.transcript.trim();
-  if (transcript === '' || [...transcript].length > MAX_TRANSCRIPT_CHARS) {
-    throw new ApiError(
-      'invalid_request',
-      `Every recording needs its exact transcript (1 to ${MAX_TRANSCRIPT_CHARS} characters).`,
-    );
-  }
-  if (!LANGUAGE_PATTERN.test(input.language)) {
-    throw new ApiError('invalid_request', 'The language must be a BCP 47 tag such as en-US.');
-  }
-  const contentType = input.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  const probed = await validateSample(input.audio, contentType);
-  return {
-    input,
-    contentType,
-    extension: probed.extension,
-    transcript,
-    durationMs: probed.durationMs,
-    sampleRateHz: probed.sampleRateHz,
-  };
-}
-
-function requirePermission(confirmed: boolean): void {
-  if (!confirmed) {
-    throw new ApiError(
-      'invalid_request',
-      'Confirm that the speaker gave permission to clone this voice.',
-    );
-  }
-}
-
-async function currentSampleIds(db: Db, voiceId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('voice_samples')
-    .select('id')
-    .where('voice_id', '=', voiceId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  return rows.map((row) => row.id);
-}
-
-async function accountFor(
-  db: Db,
-  workspaceId: string,
-  provider: Exclude<VoiceRouteProvider, 'native'>,
-  requested: string | undefined,
-): Promise<string | null> {
-  const accounts = await db
-    .selectFrom('provider_accounts')
-    .select('id')
-    .where('workspace_id', '=', workspaceId)
-    .where('provider', '=', provider)
-    .execute();
-  if (requested !== undefined) {
-    if (!accounts.some((account) => account.id === requested)) {
-      throw new ApiError(
-        'invalid_request',
-        `No ${provider} provider account ${requested} in this workspace.`,
-      );
-    }
-    return requested;
-  }
-  if (accounts.length > 1) {
-    throw new ApiError(
-      'invalid_request',
-      `The workspace has ${accounts.length} ${provider} provider accounts; name one.`,
-    );
-  }
-  return accounts[0]?.id ?? null;
-}
-
-async function failUnqueued(
-  db: Kysely<Database>,
-  attemptId: string,
-  error: unknown,
-): Promise<void> {
-  const now = new Date().toISOString();
-  const attempt = await db
-    .updateTable('voice_clone_attempts')
-    .set({
-      state: 'failed',
-      failure_summary: 'The clone could not be queued.',
-      failure_detail: error instanceof Error ? error.message : String(error),
-      finished_at: now,
-    })
-    .where('id', '=', attemptId)
-    .returning('route_id')
-    .executeTakeFirst();
-  if (attempt) {
-    await db
-      .updateTable('voice_routes')
-      .set({ state: 'failed', failure_summary: 'The clone could not be queued.', updated_at: now })
-      .where('id', '=', attempt.route_id)
-      .execute();
-  }
-}
-
-function voiceRow(voice: StoredVoice) {
-  return {
-    id: voice.id,
-    workspace_id: voice.workspaceId,
-    environment: voice.environment,
-    name: voice.name,
-    nsfw: voice.nsfw ? 1 : 0,
-    default_route_id: voice.defaultRouteId,
-    created_at: voice.createdAt,
-    updated_at: voice.createdAt,
-  };
-}
+export type { Scope } from './types.ts';

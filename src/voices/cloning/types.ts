@@ -1,3 +1,4 @@
+import type { Environment } from '../../config.ts';
 import type {
   CloneAttemptOperation,
   CloneAttemptState,
@@ -66,4 +67,11 @@ export interface VoiceDetails {
 /** Where clone attempts are queued; the jobs process runs them (src/jobs/voice-cloning.ts). */
 export interface CloneJobQueue {
   enqueue(attemptId: string): Promise<void>;
+}
+
+/** A voice named by its workspace, environment and id. */
+export interface Scope {
+  workspaceId: string;
+  environment: Environment;
+  voiceId: string;
 }

@@ -377,27 +377,27 @@ describe.each(DIALECTS)('voice cloning on %s', (dialect) => {
     const elevenId = routeOf(ready, 'elevenlabs').id;
     expect(ready.voice.defaultRouteId).toBe(elevenId);
 
-    await expectApiError(cloning.setRouteEnabled(scope, elevenId, false), 'conflict');
-    const hidden = await cloning.setRouteEnabled(scope, fishId, false);
+    await expectApiError(cloning.routes.setRouteEnabled(scope, elevenId, false), 'conflict');
+    const hidden = await cloning.routes.setRouteEnabled(scope, fishId, false);
     expect(hidden.routes.find((r) => r.id === fishId)?.enabled).toBe(false);
     // Making the hidden route the default enables it; the voice id stays.
-    const moved = await cloning.setDefaultRoute(scope, fishId);
+    const moved = await cloning.routes.setDefaultRoute(scope, fishId);
     expect(moved.id).toBe(voiceId);
     expect(moved.defaultRouteId).toBe(fishId);
     expect(moved.routes.find((r) => r.id === fishId)?.enabled).toBe(true);
-    const elevenHidden = await cloning.setRouteEnabled(scope, elevenId, false);
+    const elevenHidden = await cloning.routes.setRouteEnabled(scope, elevenId, false);
     expect(elevenHidden.routes.find((r) => r.id === elevenId)?.enabled).toBe(false);
     expect(
-      (await cloning.setRouteEnabled(scope, elevenId, true)).routes.every((r) => r.enabled),
+      (await cloning.routes.setRouteEnabled(scope, elevenId, true)).routes.every((r) => r.enabled),
     ).toBe(true);
 
-    const blocked = await cloning.blockRoute(scope, fishId, 'Consent withdrawn');
+    const blocked = await cloning.routes.blockRoute(scope, fishId, 'Consent withdrawn');
     expect(blocked.routes.find((r) => r.id === fishId)).toMatchObject({
       state: 'blocked',
       blockedBy: 'operator',
       failureSummary: 'Consent withdrawn',
     });
-    await expectApiError(cloning.setDefaultRoute(scope, fishId), 'conflict');
+    await expectApiError(cloning.routes.setDefaultRoute(scope, fishId), 'conflict');
     await expectApiError(
       cloning.cloneToProviders({
         ...scope,
@@ -406,9 +406,9 @@ describe.each(DIALECTS)('voice cloning on %s', (dialect) => {
       }),
       'conflict',
     );
-    const unblocked = await cloning.unblockRoute(scope, fishId);
+    const unblocked = await cloning.routes.unblockRoute(scope, fishId);
     expect(unblocked.routes.find((r) => r.id === fishId)?.state).toBe('ready');
-    await expectApiError(cloning.unblockRoute(scope, fishId), 'conflict');
+    await expectApiError(cloning.routes.unblockRoute(scope, fishId), 'conflict');
     await expectApiError(
       cloning.cloneToProviders({
         ...scope,
@@ -436,7 +436,7 @@ describe.each(DIALECTS)('voice cloning on %s', (dialect) => {
       const store = new VoiceStore(handle.db);
       const stored = await store.find(ws.workspaceId, ENV, submitted.voice.id);
       expect(stored && servingRoute(stored)?.provider).toBe('native');
-      const unblocked = await cloning.unblockRoute(scope, routeOf(done, 'elevenlabs').id);
+      const unblocked = await cloning.routes.unblockRoute(scope, routeOf(done, 'elevenlabs').id);
       expect(unblocked.routes.find((r) => r.provider === 'elevenlabs')?.state).toBe('ready');
     } finally {
       elevenlabs.library.requireVerification = false;

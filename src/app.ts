@@ -349,7 +349,7 @@ export function createApi(deps: ApiDependencies): Api {
     agents,
     start: async () => {
       await heartbeat.start();
-      if (config.RUN_JOBS_IN_PROCESS && config.AUDIO_PERSISTENCE) {
+      if (config.RUN_JOBS_IN_PROCESS) {
         workers = startJobWorkers({ config, db, logger, instanceId });
       }
     },

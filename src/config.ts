@@ -178,6 +178,12 @@ export const configSchema = z.object({
     .default(32 * 1024 * 1024),
   /** Run the job workers inside the api process (single node). */
   RUN_JOBS_IN_PROCESS: bool.default(true),
+  /** Tries of one voice clone job (the first included) on retryable vendor failures. */
+  CLONE_JOB_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  /** First retry delay of a clone job; each further retry doubles it. */
+  CLONE_JOB_BACKOFF_MS: z.coerce.number().int().positive().default(5_000),
+  /** Lock of a running clone job: a job whose process died is picked up again after this. */
+  CLONE_JOB_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
   /**
    * Origins a browser may open `/v1/tts/stream` from with a stream token: exact origins
    * (`https://app.example.com`), `https://*.example.com` for subdomains, or `*` for any.

@@ -15,6 +15,7 @@ import { registerAgentCommands } from './agent-commands.ts';
 import { registerCreditCommands } from './credit-commands.ts';
 import { registerMemberPasswordCommand } from './member-commands.ts';
 import { type Output, printResult } from './output.ts';
+import { registerVoiceCloneCommands } from './voice-clone-commands.ts';
 
 /**
  * `awp`: operator tool for bootstrapping and administration. It works on the same
@@ -353,6 +354,8 @@ json(
   const voices = await new VoiceStore((await db()).db).list(options.workspace, options.environment);
   printResult(outputOf(options), { voices }, voices.map(describeVoice).join('\n') || 'No voices.');
 });
+
+registerVoiceCloneCommands(voice, db);
 
 function describeVoice(v: StoredVoice): string {
   const routes = v.routes.map(

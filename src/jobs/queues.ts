@@ -1,9 +1,10 @@
 import { Queue, type QueueOptions, type RedisOptions } from 'bullmq';
 import type { Logger } from '../observability/logger.ts';
 
-/** Every BullMQ queue of the service, by name. Voice cloning joins as `voice-cloning`. */
+/** Every BullMQ queue of the service, by name. */
 export const QUEUE_NAMES = {
   audioPersistence: 'audio-persistence',
+  voiceCloning: 'voice-cloning',
 } as const;
 
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];

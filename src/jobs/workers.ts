@@ -6,6 +6,7 @@ import type { Database } from '../db/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import { LocalDiskAudioStore } from '../storage/local-disk-store.ts';
 import { createAudioPersistenceWorker } from './audio-persistence.ts';
+import { startVoiceCloningWorker } from './voice-cloning.ts';
 
 export interface JobWorkers {
   close(): Promise<void>;
@@ -25,16 +26,19 @@ export function startJobWorkers(deps: {
 }): JobWorkers {
   const { config, db, logger } = deps;
   const ledger = new Ledger(db, deps.instanceId);
-  const audio = createAudioPersistenceWorker({
-    connectionUrl: config.REDIS_URL,
-    prefix: config.REDIS_PREFIX,
-    store: new LocalDiskAudioStore(audioStorageDir(config)),
-    onPersisted: (requestId, location) => ledger.markAudioPersisted(requestId, location),
-    logger,
-  });
+  const audio = config.AUDIO_PERSISTENCE
+    ? createAudioPersistenceWorker({
+        connectionUrl: config.REDIS_URL,
+        prefix: config.REDIS_PREFIX,
+        store: new LocalDiskAudioStore(audioStorageDir(config)),
+        onPersisted: (requestId, location) => ledger.markAudioPersisted(requestId, location),
+        logger,
+      })
+    : undefined;
+  const cloning = startVoiceCloningWorker({ config, db, logger });
   return {
     close: async () => {
-      await audio.close();
+      await Promise.all([audio?.close(), cloning.close()]);
     },
   };
 }

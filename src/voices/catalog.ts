@@ -10,7 +10,7 @@ import type {
   UpstreamProviderRegistry,
 } from '../providers/upstream-registry.ts';
 import type { ProviderAccounts } from './provider-accounts.ts';
-import { upstreamModel } from './upstream-models.ts';
+import { routeProfile } from './route-profile.ts';
 import {
   type StoredRoute,
   type StoredVoice,
@@ -156,22 +156,29 @@ export class VoiceCatalog {
     const published = stored && publish(stored);
     if (!published) return null;
     const routes = await Promise.all(
-      published.routes.map(
-        async (route): Promise<ResolvedRoute> => ({
+      published.routes.map(async (route): Promise<ResolvedRoute> => {
+        if (route.provider === 'native') {
+          return {
+            id: `native:${route.model}:${route.id}`,
+            provider: this.options.nativeProvider,
+            providerVoiceId: route.providerVoiceId,
+            pricing: this.options.nativePricing,
+          };
+        }
+        return {
           id: `${route.provider}:${route.model}:${route.id}`,
-          provider: await this.#provider(route),
+          provider: await this.#provider(route, route.provider),
           providerVoiceId: route.providerVoiceId,
           model: route.model,
           pricing: this.options.upstreamPricing[route.provider],
-        }),
-      ),
+        };
+      }),
     );
     return { ...published.voice, route: routes[0]!, routes };
   }
 
-  async #provider(route: StoredRoute): Promise<TtsProvider> {
-    if (route.providerAccountId === null)
-      return this.options.upstream.provider(route.provider, null);
+  async #provider(route: StoredRoute, kind: UpstreamProviderKind): Promise<TtsProvider> {
+    if (route.providerAccountId === null) return this.options.upstream.provider(kind, null);
     let account: UpstreamAccount | null;
     try {
       account = await this.options.accounts.credential(route.providerAccountId);
@@ -182,8 +189,8 @@ export class VoiceCatalog {
       );
       account = null;
     }
-    if (!account) return missingCredential(route.provider);
-    return this.options.upstream.provider(route.provider, account);
+    if (!account) return missingCredential(kind);
+    return this.options.upstream.provider(kind, account);
   }
 }
 
@@ -210,7 +217,7 @@ function publish(
   voice: StoredVoice,
 ): { voice: Omit<CatalogVoice, 'route' | 'routes'>; routes: StoredRoute[] } | null {
   const first = servingRoute(voice);
-  if (!first || !upstreamModel(first.provider, first.model)) return null;
+  if (!first || !routeProfile(first)) return null;
   const routes = [
     first,
     ...voice.routes.filter(
@@ -218,10 +225,10 @@ function publish(
         route.id !== first.id &&
         route.state === 'ready' &&
         route.enabled &&
-        upstreamModel(route.provider, route.model) !== undefined,
+        routeProfile(route) !== undefined,
     ),
   ];
-  const models = routes.map((route) => upstreamModel(route.provider, route.model)!);
+  const models = routes.map((route) => routeProfile(route)!);
   return {
     voice: {
       id: voice.id,

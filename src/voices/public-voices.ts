@@ -1,6 +1,6 @@
 import type { Environment } from '../config.ts';
 import { NATIVE_VOICES } from '../providers/native/voices.ts';
-import { upstreamModel } from './upstream-models.ts';
+import { routeProfile } from './route-profile.ts';
 import { type StoredVoice, servingRoute, type VoiceStore } from './voice-store.ts';
 
 /**
@@ -30,5 +30,5 @@ export class PublicVoices {
 
 function isPublic(voice: StoredVoice): boolean {
   const route = servingRoute(voice);
-  return route !== null && upstreamModel(route.provider, route.model) !== undefined;
+  return route !== null && routeProfile(route) !== undefined;
 }

@@ -1,27 +1,39 @@
 import type { Kysely } from 'kysely';
+import type { OutputFormat } from '../../media/formats.ts';
 import { randomBase62 } from '../auth/key-format.ts';
 import type { Environment } from '../config.ts';
 import type {
   Database,
   UpstreamProviderName,
+  VoiceRouteProvider,
   VoiceRouteState,
   VoiceRoutesTable,
   VoicesTable,
 } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import type { VoiceCapability } from '../providers/provider.ts';
 import { requireWorkspace } from '../workspaces/workspaces.ts';
 import { isProviderVoiceId, upstreamModel } from './upstream-models.ts';
 
 /** One provider-and-model pairing of a stored voice. Internal: never shown to clients. */
 export interface StoredRoute {
   id: string;
-  provider: UpstreamProviderName;
+  provider: VoiceRouteProvider;
   model: string;
   providerVoiceId: string;
   providerAccountId: string | null;
   state: VoiceRouteState;
   enabled: boolean;
+  /** Stored at clone time; null on imported routes, whose model decides. */
+  capabilities: VoiceCapability[] | null;
+  outputFormats: OutputFormat[] | null;
+  /** Sample ids the provider voice was built from (cloned routes). */
+  sampleIds: string[];
+  failureSummary: string | null;
+  failureDetail: string | null;
+  blockedBy: string | null;
   createdAt: string;
+  updatedAt: string;
 }
 
 /** A workspace voice (imported or cloned) with its routes. */
@@ -53,12 +65,17 @@ export interface ImportVoiceInput {
 
 const MAX_NAME_CHARS = 100;
 
+/** States in which a route serves synthesis: Update available is Ready with newer samples. */
+export function isServingState(state: VoiceRouteState): boolean {
+  return state === 'ready' || state === 'update_available';
+}
+
 /**
  * The route synthesis uses: the default route when it is Ready (the default is always
  * enabled), otherwise the oldest Ready enabled route; null when none is Ready.
  */
 export function servingRoute(voice: StoredVoice): StoredRoute | null {
-  const usable = voice.routes.filter((route) => route.state === 'ready' && route.enabled);
+  const usable = voice.routes.filter((route) => isServingState(route.state) && route.enabled);
   return usable.find((route) => route.id === voice.defaultRouteId) ?? usable[0] ?? null;
 }
 
@@ -205,7 +222,8 @@ export class VoiceStore {
   }
 }
 
-function toVoice(voice: VoicesTable, routes: VoiceRoutesTable[]): StoredVoice {
+/** Maps stored rows to a {@link StoredVoice}. */
+export function toVoice(voice: VoicesTable, routes: VoiceRoutesTable[]): StoredVoice {
   return {
     id: voice.id,
     workspaceId: voice.workspace_id,
@@ -222,7 +240,20 @@ function toVoice(voice: VoicesTable, routes: VoiceRoutesTable[]): StoredVoice {
       providerAccountId: route.provider_account_id,
       state: route.state,
       enabled: route.enabled === 1,
+      capabilities: parseList(route.capabilities) as VoiceCapability[] | null,
+      outputFormats: parseList(route.output_formats) as OutputFormat[] | null,
+      sampleIds: parseList(route.sample_ids) ?? [],
+      failureSummary: route.failure_summary,
+      failureDetail: route.failure_detail,
+      blockedBy: route.blocked_by,
       createdAt: route.created_at,
+      updatedAt: route.updated_at,
     })),
   };
+}
+
+function parseList(text: string | null): string[] | null {
+  if (text === null) return null;
+  const parsed: unknown = JSON.parse(text);
+  return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === 'string') : null;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { ElevenLabsVoiceLibrary } from './elevenlabs-voices.ts';
 import {
   type FakeVendorOptions,
   FakeVendorServer,
@@ -52,12 +53,27 @@ const STREAM_PATH = /^\/v1\/text-to-speech\/([^/]+)(\/stream)?$/;
  */
 export class FakeElevenLabs extends FakeVendorServer {
   protected readonly credentialHeader = 'xi-api-key';
+  /** Voices of the account (instant clones), see {@link ElevenLabsVoiceLibrary}. */
+  readonly library = new ElevenLabsVoiceLibrary();
+  /** When true, synthesis on a voice id the library does not hold answers 404. */
+  readonly knownVoicesOnly: boolean;
+
+  protected constructor(options: FakeVendorOptions & { knownVoicesOnly?: boolean } = {}) {
+    super(options);
+    this.knownVoicesOnly = options.knownVoicesOnly ?? false;
+  }
 
   /** Starts a fake on an ephemeral port. */
-  static async start(options: FakeVendorOptions = {}): Promise<FakeElevenLabs> {
+  static async start(
+    options: FakeVendorOptions & { knownVoicesOnly?: boolean } = {},
+  ): Promise<FakeElevenLabs> {
     const fake = new FakeElevenLabs(options);
     await fake.listen();
     return fake;
+  }
+
+  protected override accept(request: RecordedRequest): void {
+    if (this.library.handles(request.path)) this.library.accept(request);
   }
 
   protected checkAuth(req: IncomingMessage): { present: boolean; valid: boolean } {
@@ -81,11 +97,16 @@ export class FakeElevenLabs extends FakeVendorServer {
 
   protected answer(request: RecordedRequest): VendorAnswer {
     const match = STREAM_PATH.exec(request.path);
+    if (match === null && this.library.handles(request.path)) return this.library.answer(request);
     if (request.method !== 'POST' || match === null) {
       return error(404, 'not_found', 'Not found');
     }
     if (!request.auth.valid) {
       return error(401, 'invalid_api_key', 'Invalid API key');
+    }
+    const voiceId = decodeURIComponent(match[1] ?? '');
+    if (this.knownVoicesOnly && !this.library.voices.has(voiceId)) {
+      return error(404, 'voice_not_found', `A voice with voice_id ${voiceId} was not found.`);
     }
     const body = request.body as {
       text?: unknown;

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { unpack } from 'msgpackr';
 import { wavHeader } from '../../media/wav.ts';
+import { FishAudioModelLibrary } from './fishaudio-models.ts';
 import {
   type FakeVendorOptions,
   FakeVendorServer,
@@ -36,12 +37,27 @@ const PCM_RATES = new Set([8000, 16000, 24000, 32000, 44100]);
  */
 export class FakeFishAudio extends FakeVendorServer {
   protected readonly credentialHeader = 'authorization';
+  /** Voice models of the account, see {@link FishAudioModelLibrary}. */
+  readonly library = new FishAudioModelLibrary();
+  /** When true, synthesis with a `reference_id` the library does not hold answers 404. */
+  readonly knownVoicesOnly: boolean;
+
+  protected constructor(options: FakeVendorOptions & { knownVoicesOnly?: boolean } = {}) {
+    super(options);
+    this.knownVoicesOnly = options.knownVoicesOnly ?? false;
+  }
 
   /** Starts a fake on an ephemeral port. */
-  static async start(options: FakeVendorOptions = {}): Promise<FakeFishAudio> {
+  static async start(
+    options: FakeVendorOptions & { knownVoicesOnly?: boolean } = {},
+  ): Promise<FakeFishAudio> {
     const fake = new FakeFishAudio(options);
     await fake.listen();
     return fake;
+  }
+
+  protected override accept(request: RecordedRequest): void {
+    if (this.library.handles(request.path)) this.library.accept(request);
   }
 
   /** The model a recorded request was served with (the `model` header, or the fallback). */
@@ -69,6 +85,7 @@ export class FakeFishAudio extends FakeVendorServer {
   }
 
   protected answer(request: RecordedRequest): VendorAnswer {
+    if (this.library.handles(request.path)) return this.library.answer(request);
     if (request.method !== 'POST' || request.path !== '/v1/tts') {
       return error(404, 'Not Found');
     }
@@ -79,6 +96,7 @@ export class FakeFishAudio extends FakeVendorServer {
     }
     const body = request.body as {
       text?: unknown;
+      reference_id?: unknown;
       format?: unknown;
       sample_rate?: unknown;
       latency?: unknown;
@@ -86,6 +104,12 @@ export class FakeFishAudio extends FakeVendorServer {
     };
     if (typeof body !== 'object' || body === null || typeof body.text !== 'string') {
       return validation(['body', 'text'], 'missing', 'Field required');
+    }
+    if (
+      this.knownVoicesOnly &&
+      !(typeof body.reference_id === 'string' && this.library.models.has(body.reference_id))
+    ) {
+      return error(404, 'Model not found');
     }
     const format = body.format ?? 'mp3';
     if (format !== 'pcm' && format !== 'wav') {

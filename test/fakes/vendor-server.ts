@@ -66,7 +66,7 @@ export interface RecordedRequest {
 /** What a vendor fake decided to answer to a request (after auth and validation). */
 export type VendorAnswer =
   | { readonly kind: 'error'; readonly status: number; readonly body: unknown }
-  /** A JSON (non-audio) answer of any status: listings, lookups, created objects. */
+  /** A JSON answer of a management endpoint (voices, models). */
   | { readonly kind: 'json'; readonly status: number; readonly body: unknown }
   | {
       readonly kind: 'audio';
@@ -95,8 +95,50 @@ export interface FakeVendorOptions {
   readonly maxSpokenChars?: number;
 }
 
+/** Which requests a queued failure applies to; omitted fields match anything. */
+export interface RequestMatch {
+  readonly method?: string;
+  readonly path?: RegExp;
+}
+
+/** A multipart/form-data body as the fake parsed it. */
+export interface MultipartBody {
+  readonly kind: 'multipart';
+  /** Text fields, every value of repeated fields in order. */
+  readonly fields: Readonly<Record<string, string[]>>;
+  readonly files: readonly {
+    readonly field: string;
+    readonly fileName: string;
+    readonly contentType: string;
+    readonly data: Buffer;
+  }[];
+}
+
+/** Parses a multipart/form-data body with undici's parser (what `fetch` servers use). */
+export async function parseMultipart(raw: Buffer, contentType: string): Promise<MultipartBody> {
+  const form = await new Response(new Uint8Array(raw), {
+    headers: { 'content-type': contentType },
+  }).formData();
+  const fields: Record<string, string[]> = {};
+  const files: MultipartBody['files'][number][] = [];
+  for (const [field, value] of form.entries()) {
+    if (typeof value === 'string') {
+      fields[field] = [...(fields[field] ?? []), value];
+    } else {
+      files.push({
+        field,
+        fileName: value.name,
+        contentType: value.type,
+        data: Buffer.from(await value.arrayBuffer()),
+      });
+    }
+  }
+  return { kind: 'multipart', fields, files };
+}
+
 interface PendingFailure {
   readonly failure: FakeFailure;
+  readonly match: RequestMatch | undefined;
   remaining: number;
 }
 
@@ -158,9 +200,12 @@ export abstract class FakeVendorServer {
     return this.#maxInFlight;
   }
 
-  /** Makes the next `times` requests fail with `failure` (queued after earlier ones). */
-  failNext(failure: FakeFailure, times = 1): void {
-    this.#failures.push({ failure, remaining: times });
+  /**
+   * Makes the next `times` requests (matching `match`, when given) fail with `failure`,
+   * queued after earlier ones.
+   */
+  failNext(failure: FakeFailure, times = 1, match?: RequestMatch): void {
+    this.#failures.push({ failure, match, remaining: times });
   }
 
   /** Makes the request with 0-based index `index` fail with `failure` (before `failNext`). */
@@ -209,6 +254,12 @@ export abstract class FakeVendorServer {
   /** Parses the body as the vendor would. */
   protected abstract parseBody(req: IncomingMessage, raw: Buffer): unknown;
 
+  /**
+   * Called once a request is recorded, before held answers wait: where a vendor acts on a
+   * request (creates a voice) even when its answer never reaches the client.
+   */
+  protected accept(_request: RecordedRequest): void {}
+
   /** What to answer to a request that carries no injected failure. */
   protected abstract answer(request: RecordedRequest): VendorAnswer;
 
@@ -232,7 +283,10 @@ export abstract class FakeVendorServer {
     }
     let body: unknown;
     try {
-      body = this.parseBody(req, raw);
+      const type = req.headers['content-type'] ?? '';
+      body = type.startsWith('multipart/form-data')
+        ? await parseMultipart(raw, type)
+        : this.parseBody(req, raw);
     } catch {
       body = raw.toString('utf8');
     }
@@ -249,7 +303,7 @@ export abstract class FakeVendorServer {
       auth: this.checkAuth(req),
       body,
       connectionId: this.#connectionIds.get(req.socket) ?? 0,
-      failure: this.#takeFailure(this.requests.length),
+      failure: this.#takeFailure(this.requests.length, req.method ?? 'GET', url.pathname),
       status: undefined,
       responseHeaders: {},
       audioBytesSent: 0,
@@ -267,6 +321,7 @@ export abstract class FakeVendorServer {
       resolveEnded(recorded.outcome);
     });
 
+    if (recorded.failure === undefined) this.accept(recorded);
     if (this.#gate !== undefined) await this.#gate.promise;
     if (res.destroyed) return;
     const failure = recorded.failure;
@@ -288,14 +343,20 @@ export abstract class FakeVendorServer {
     await this.#sendAudio(req, res, recorded, answer, failure);
   }
 
-  #takeFailure(index: number): FakeFailure | undefined {
+  #takeFailure(index: number, method: string, path: string): FakeFailure | undefined {
     const at = this.#failuresAt.get(index);
     if (at !== undefined) return at;
-    const head = this.#failures[0];
-    if (head === undefined) return undefined;
-    head.remaining -= 1;
-    if (head.remaining <= 0) this.#failures.shift();
-    return head.failure;
+    const position = this.#failures.findIndex(
+      ({ match }) =>
+        match === undefined ||
+        ((match.method === undefined || match.method === method) &&
+          (match.path === undefined || match.path.test(path))),
+    );
+    const pending = this.#failures[position];
+    if (pending === undefined) return undefined;
+    pending.remaining -= 1;
+    if (pending.remaining <= 0) this.#failures.splice(position, 1);
+    return pending.failure;
   }
 
   #sendError(res: ServerResponse, recorded: RecordedRequest, status: number, body: unknown): void {

@@ -9,6 +9,7 @@ import * as agentSessions from './0007-agent-sessions.ts';
 import * as creditGrants from './0008-credit-grants.ts';
 import * as applicationSessions from './0009-application-sessions.ts';
 import * as operatorSessions from './0010-operator-sessions.ts';
+import * as voiceCloning from './0011-voice-cloning.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008-credit-grants': creditGrants,
   '0009-application-sessions': applicationSessions,
   '0010-operator-sessions': operatorSessions,
+  '0011-voice-cloning': voiceCloning,
 };

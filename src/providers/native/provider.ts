@@ -5,7 +5,7 @@ import type { SynthesisRequest, TtsProvider } from '../provider.ts';
 import type { EngineExit } from './engine.ts';
 import { EnginePool, type EnginePoolStats, type EngineSpec } from './engine-pool.ts';
 import { EngineLauncher } from './launcher/engine-launcher.ts';
-import { wordsPerMinute } from './speech-rate.ts';
+import { DEFAULT_WORDS_PER_MINUTE, wordsPerMinute } from './speech-rate.ts';
 import { WavFormatError, WavPcmStream } from './wav-stream.ts';
 
 /** Settings of the {@link NativeProvider}; every field has a default. */
@@ -40,6 +40,11 @@ export interface EngineProcessEvent {
 
 /** espeak-ng voice names: letters, digits, `-`, `_`, `+` (variant), never a leading `-`. */
 const VOICE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_+-]{0,63}$/;
+/**
+ * A voice derived from recordings carries its own pitch (`-p`, 0..99) and base rate (`-s`,
+ * words per minute at speed 1): `en-us+m3/p42/w163`. See src/voices/cloning/native-derivation.ts.
+ */
+const DERIVED_PATTERN = /^([^/]+)\/p(\d{1,2})\/w(\d{2,3})$/;
 
 /**
  * The native model: espeak-ng run as a bounded pool of subprocesses (GPL: we only ever
@@ -98,14 +103,17 @@ export class NativeProvider implements TtsProvider {
 
   async *synthesize(request: SynthesisRequest, signal: AbortSignal): AsyncGenerator<PcmChunk> {
     signal.throwIfAborted();
-    const voice = request.providerVoiceId;
+    const derived = DERIVED_PATTERN.exec(request.providerVoiceId);
+    const voice = derived?.[1] ?? request.providerVoiceId;
     if (!VOICE_PATTERN.test(voice)) {
       throw new ProviderError('rejected', `invalid espeak-ng voice name ${JSON.stringify(voice)}`);
     }
-    const wpm = wordsPerMinute(request.speed);
+    const baseRate = derived ? Number(derived[3]) / DEFAULT_WORDS_PER_MINUTE : 1;
+    const wpm = wordsPerMinute((request.speed ?? 1) * baseRate);
+    const pitch = derived ? ['-p', String(Math.min(99, Number(derived[2])))] : [];
     const spec: EngineSpec = {
-      key: `${voice}|${wpm}`,
-      args: ['--stdout', '--stdin', '-b', '1', '-v', voice, '-s', String(wpm)],
+      key: `${voice}|${wpm}|${pitch.join('')}`,
+      args: ['--stdout', '--stdin', '-b', '1', '-v', voice, '-s', String(wpm), ...pitch],
     };
 
     const engine = await this.#pool.acquire(spec, signal);

@@ -34,7 +34,7 @@ export class UpstreamTransportError extends Error {
 
 /** One HTTP request to the vendor. */
 export interface UpstreamRequest {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   /** Path and query appended to the base URL's path, starting with `/`. */
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;

@@ -5,6 +5,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import {
   ApplicationConnection,
   ApplicationError,
@@ -16,8 +17,7 @@ import {
   RequestLedger,
   startApplicationSession,
   type TranscriptEvent,
-} from '@awp/backend-sdk';
-import type { Logger } from 'pino';
+} from '../../backend-sdk/src/index.ts';
 import type { User } from './auth.ts';
 import type { OrderBook } from './orders.ts';
 import { type Dispatch, runTool, TOOLS } from './tools.ts';

@@ -4,7 +4,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApplicationError } from '@awp/backend-sdk';
+import { ApplicationError } from '../../backend-sdk/src/index.ts';
 import type { DemoAuth, User } from './auth.ts';
 import { Conversation, type ConversationDeps } from './conversation.ts';
 import type { PageAssets } from './page.ts';

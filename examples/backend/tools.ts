@@ -11,7 +11,7 @@ import {
   type ApplicationToolSpec,
   type ToolCall,
   type ToolContext,
-} from '@awp/backend-sdk';
+} from '../../backend-sdk/src/index.ts';
 import type { User } from './auth.ts';
 import type { Order, OrderBook } from './orders.ts';
 

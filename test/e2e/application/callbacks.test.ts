@@ -1,16 +1,33 @@
-// Application sessions end to end: the capability handshake both ways, the `input`,
-// `transcript` and `prepare_reply` callbacks, and the commands that need no tools
-// (update_context, request_reply). The backend is an rtc-node peer speaking
-// docs/application-protocol.md; the end user types on lk.chat (one turn is spoken).
+// Application sessions end to end: the `input`, `transcript` and `prepare_reply` callbacks
+// and the commands that need no tools (updateContext, requestReply). The backend is built
+// on backend-sdk (`startApplicationSession`, `ApplicationConnection.join` with typed
+// handlers); no raw peer is needed here, since nothing in this file asks the backend to do
+// what the library refuses (those cases are in limits.test.ts). The end user types on
+// lk.chat (one turn is spoken).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ApplicationError,
+  type InputDecision,
+} from '../../../backend-sdk/src/application/index.ts';
 import { LiveSessions } from '../../../src/agents/live-sessions.ts';
 import { speech } from '../../helpers/room-client.ts';
 import { type ApplicationStack, llmMessages, startApplicationStack } from './harness.ts';
+import { modelAnswers } from './sdk-backend.ts';
 
 const DEADLINE_MS = 4000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-describe('application sessions: callbacks and commands (worker, livekit-server, api)', () => {
+/** Input handlers deciding by the exact text; any other input is left to the model. */
+function decide(decisions: Record<string, InputDecision>) {
+  return (input: { text: string }): InputDecision => {
+    const decision = decisions[input.text];
+    if (decision) return decision;
+    throw new ApplicationError({ code: 'not_mine', message: 'let the model answer' });
+  };
+}
+
+describe('application sessions: callbacks and commands (backend-sdk, worker, livekit-server, api)', () => {
   let stack: ApplicationStack;
 
   beforeAll(async () => {
@@ -23,7 +40,7 @@ describe('application sessions: callbacks and commands (worker, livekit-server, 
 
   it('asks the backend about each input before the model, and reports each persisted turn', async () => {
     const { llm } = stack;
-    const session = await stack.open({
+    const session = await stack.openSdk({
       instructions: 'INSTRUCTIONS-1: you are the booking desk.',
       history: [
         { role: 'user', content: 'I booked a table last week.' },
@@ -32,32 +49,31 @@ describe('application sessions: callbacks and commands (worker, livekit-server, 
     });
     const { user, backend } = session;
     try {
-      // Transcripts are acknowledged as soon as they arrive.
-      backend.autoAnswer = (request) =>
-        request.type === 'transcript' ? { type: 'result', value: null } : undefined;
+      backend.handlers = {
+        onTranscript: () => {},
+        onInput: decide({
+          'Is my table ready?': { action: 'handled' },
+          'And the wine list?': { action: 'reply', text: 'The wine list is on the table.' },
+        }),
+      };
       const taken = new Set<string>();
 
       // handled: nothing is said and the model is not asked.
       const requestsBefore = llm.requests.length;
       await user.sendText('Is my table ready?');
-      const first = await backend.nextRequest('input', 30_000, taken);
-      taken.add(first.requestId);
-      expect(first.body).toMatchObject({
-        requestId: first.requestId,
-        type: 'input',
-        input: { text: 'Is my table ready?', modality: 'text' },
+      const first = await backend.nextInput(taken);
+      expect(first.requestId).toMatch(UUID);
+      expect(first.event).toEqual({
+        id: expect.any(String),
+        text: 'Is my table ready?',
+        modality: 'text',
       });
-      expect(first.attributes.requestId).toBe(first.requestId);
-      await backend.respond(first.requestId, 'result', { action: 'handled' });
 
       // reply with text: spoken as is.
       await user.sendText('And the wine list?');
-      const second = await backend.nextRequest('input', 30_000, taken);
-      taken.add(second.requestId);
-      await backend.respond(second.requestId, 'result', {
-        action: 'reply',
-        text: 'The wine list is on the table.',
-      });
+      const second = await backend.nextInput(taken);
+      expect(second.event.text).toBe('And the wine list?');
+      expect(second.requestId).not.toBe(first.requestId);
       await user.waitUntil(
         () =>
           user
@@ -73,12 +89,8 @@ describe('application sessions: callbacks and commands (worker, livekit-server, 
       // and the handled input in its context; the character card is not used.
       llm.script({ text: ['Model', ' answer.'] });
       await user.sendText('What time is it?');
-      const third = await backend.nextRequest('input', 30_000, taken);
-      taken.add(third.requestId);
-      await backend.respond(third.requestId, 'error', undefined, {
-        code: 'not_mine',
-        message: 'let the model answer',
-      });
+      const third = await backend.nextInput(taken);
+      expect(third.event.text).toBe('What time is it?');
       await user.waitUntil(
         () => user.transcripts().find((t) => t.role === 'agent' && t.text === 'Model answer.'),
         30_000,
@@ -106,8 +118,9 @@ describe('application sessions: callbacks and commands (worker, livekit-server, 
       expect((llm.requests.at(-1)?.body as { tools?: unknown } | undefined)?.tools ?? []).toEqual(
         [],
       );
+      expect(backend.of('input')).toHaveLength(3);
 
-      // Each persisted turn reached the backend with its durable id.
+      // Each persisted turn reached onTranscript with its durable id, once.
       const turns = await new LiveSessions(stack.handle.db, {
         heartbeatTimeoutMs: 30_000,
       }).turns(session.started.sessionId);
@@ -120,13 +133,13 @@ describe('application sessions: callbacks and commands (worker, livekit-server, 
       ]);
       const reported = await backend.waitUntil(
         () => {
-          const transcripts = backend.requests.filter((r) => r.type === 'transcript');
-          return transcripts.length >= turns.length ? transcripts : undefined;
+          const lines = backend.of('transcript');
+          return lines.length >= turns.length ? lines : undefined;
         },
         30_000,
         'a transcript callback per turn',
       );
-      expect(reported.map((r) => r.body.transcript)).toEqual(
+      expect(reported.map((r) => r.event)).toEqual(
         turns.map((t) => ({ id: t.id, role: t.role, text: t.text, interrupted: false })),
       );
       const published = user.transcripts().map((t) => t.id);
@@ -136,20 +149,70 @@ describe('application sessions: callbacks and commands (worker, livekit-server, 
     }
   });
 
-  it('asks about a spoken turn too (modality audio) before the model answers', async () => {
-    const session = await stack.open({});
+  it('lets the model answer an input replied with text and instructions, guided by both', async () => {
+    const { llm } = stack;
+    const session = await stack.openSdk({ instructions: 'INSTRUCTIONS-G: the bistro desk.' });
     const { user, backend } = session;
     try {
+      backend.handlers = {
+        onTranscript: () => {},
+        onInput: decide({
+          'Do you have a terrace?': {
+            action: 'reply',
+            text: 'The terrace opens at six.',
+            instructions: 'GUIDE-7: answer warmly and mention the heaters.',
+          },
+        }),
+      };
+      const requestsBefore = llm.requests.length;
+      llm.script({ text: ['Yes, the heated terrace', ' opens at six.'] });
+      await user.sendText('Do you have a terrace?');
+      await user.waitUntil(
+        () =>
+          user
+            .transcripts()
+            .find((t) => t.role === 'agent' && t.text === 'Yes, the heated terrace opens at six.'),
+        30_000,
+        'the guided model answer',
+      );
+      // One model request, carrying the backend's instructions and its text; the text
+      // itself is not spoken as is.
+      expect(llm.requests.length).toBe(requestsBefore + 1);
+      const context = JSON.stringify(llmMessages(llm));
+      expect(context).toContain('GUIDE-7: answer warmly and mention the heaters.');
+      expect(context).toContain('The terrace opens at six.');
+      expect(llmMessages(llm).map((m) => `${m.role}:${m.content}`)).toContain(
+        'user:Do you have a terrace?',
+      );
+      expect(
+        user
+          .transcripts()
+          .filter((t) => t.role === 'agent')
+          .map((t) => t.text),
+      ).toEqual(['Yes, the heated terrace opens at six.']);
+      expect(backend.of('input').map((s) => s.event.text)).toEqual(['Do you have a terrace?']);
+    } finally {
+      await session.leave();
+    }
+  });
+
+  it('asks about a spoken turn too (modality audio) before the model answers', async () => {
+    const { llm } = stack;
+    const session = await stack.openSdk({});
+    const { user, backend } = session;
+    backend.handlers = {
+      onTranscript: () => {},
+      onInput: decide({ 'Please book a table for two.': { action: 'reply', text: 'Booked.' } }),
+    };
+    try {
+      const requestsBefore = llm.requests.length;
       stack.stt.say('Please book a table for two.');
       await user.say(await speech('Please book a table for two.'));
-      const input = await backend.nextRequest('input', 60_000);
-      expect(input.body.input).toMatchObject({
+      const input = await backend.nextInput(new Set(), 60_000);
+      expect(input.event).toEqual({
+        id: expect.any(String),
         text: 'Please book a table for two.',
         modality: 'audio',
-      });
-      await backend.respond(input.requestId, 'result', {
-        action: 'reply',
-        text: 'Booked.',
       });
       await user.waitUntil(
         () => user.transcripts().find((t) => t.role === 'agent' && t.text === 'Booked.'),
@@ -159,6 +222,7 @@ describe('application sessions: callbacks and commands (worker, livekit-server, 
       expect(user.transcripts().find((t) => t.role === 'user')?.text).toBe(
         'Please book a table for two.',
       );
+      expect(llm.requests.length).toBe(requestsBefore);
     } finally {
       await session.leave();
     }
@@ -166,23 +230,16 @@ describe('application sessions: callbacks and commands (worker, livekit-server, 
 
   it('updates the context without speech, speaks a requested update once per id, and drops queued updates on new input', async () => {
     const { llm, worker } = stack;
-    const session = await stack.open({ instructions: 'INSTRUCTIONS-A' });
+    const session = await stack.openSdk({ instructions: 'INSTRUCTIONS-A' }, modelAnswers);
     const { user, backend } = session;
+    const { connection } = backend;
     try {
-      backend.autoAnswer = (request) => {
-        if (request.type === 'transcript') return { type: 'result', value: null };
-        if (request.type === 'input') {
-          return { type: 'error', error: { code: 'not_mine', message: 'model answers' } };
-        }
-        return undefined;
-      };
-      // update_context: answered {} and nothing is said or asked of the model.
+      // updateContext: nothing is said or asked of the model.
       const before = llm.requests.length;
-      const updated = await backend.command('update_context', {
+      await connection.updateContext({
         instructions: 'INSTRUCTIONS-B: the user is a VIP.',
         messages: [{ role: 'system', content: 'The VIP lounge is open.' }],
       });
-      expect(updated).toMatchObject({ type: 'result', value: {} });
       expect(llm.requests.length).toBe(before);
       expect(user.transcripts()).toEqual([]);
       // ... and the next answer is made with it.
@@ -202,61 +259,49 @@ describe('application sessions: callbacks and commands (worker, livekit-server, 
         expect.objectContaining({ role: 'system', content: 'The VIP lounge is open.' }),
       );
 
-      // request_reply without instructions: prepare_reply first, then spoken, answered after
+      // requestReply without instructions: onPrepareReply first, then spoken, resolved after
       // playout with what was heard.
-      backend.autoAnswer = (request) => {
-        if (request.type === 'transcript') return { type: 'result', value: null };
-        if (request.type === 'prepare_reply') {
-          return { type: 'result', value: { instructions: 'PREPARED: the table is ready.' } };
-        }
-        return undefined;
+      backend.handlers = {
+        ...modelAnswers,
+        onPrepareReply: ({ id }) => ({ instructions: `PREPARED ${id}: the table is ready.` }),
       };
       llm.script({ text: ['Your table', ' is ready.'] });
-      const spoken = await backend.command('request_reply', { id: 'update-1' });
-      expect(spoken).toMatchObject({
-        type: 'result',
-        value: {
-          id: 'update-1',
-          interrupted: false,
-          spokenText: 'Your table is ready.',
-          completion: 'worker_playout',
-        },
+      const spoken = await connection.requestReply('update-1');
+      expect(spoken).toEqual({
+        id: 'update-1',
+        interrupted: false,
+        spokenText: 'Your table is ready.',
+        completion: 'worker_playout',
       });
-      const prepares = backend.requests.filter((r) => r.type === 'prepare_reply');
-      expect(prepares.map((r) => r.body.prepareReply)).toEqual([{ id: 'update-1' }]);
-      expect(JSON.stringify(llmMessages(llm))).toContain('PREPARED: the table is ready.');
+      expect(backend.of('prepare_reply').map((s) => s.event)).toEqual([{ id: 'update-1' }]);
+      expect(JSON.stringify(llmMessages(llm))).toContain('PREPARED update-1: the table is ready.');
       // The same id again: the first outcome, nothing spoken or prepared again.
       const requestsAfter = llm.requests.length;
-      const again = await backend.command('request_reply', { id: 'update-1' });
-      expect(again.value).toEqual(spoken.value);
+      expect(await connection.requestReply('update-1')).toEqual(spoken);
       expect(llm.requests.length).toBe(requestsAfter);
-      expect(backend.requests.filter((r) => r.type === 'prepare_reply')).toHaveLength(1);
+      expect(backend.of('prepare_reply')).toHaveLength(1);
       expect(user.transcripts().filter((t) => t.text === 'Your table is ready.')).toHaveLength(1);
 
       // A queued update (the Agent is busy speaking) is invalidated by new user input.
-      backend.autoAnswer = (request) => {
-        if (request.type === 'transcript') return { type: 'result', value: null };
-        if (request.type === 'input') {
-          const text = (request.body.input as { text: string }).text;
-          return text === 'Tell me everything.'
+      backend.handlers = {
+        onTranscript: () => {},
+        onInput: (input) =>
+          input.text === 'Tell me everything.'
             ? {
-                type: 'result',
-                value: {
-                  action: 'reply',
-                  text: Array.from({ length: 8 }, (_, i) => `Part ${i + 1} of the menu.`).join(' '),
-                },
+                action: 'reply',
+                text: Array.from({ length: 8 }, (_, i) => `Part ${i + 1} of the menu.`).join(' '),
               }
-            : { type: 'result', value: { action: 'handled' } };
-        }
-        return undefined;
+            : { action: 'handled' },
       };
       const longFrom = performance.now();
       await user.sendText('Tell me everything.');
       await user.waitUntil(() => user.loudFramesSince(longFrom) > 20, 30_000, 'the long reply');
-      const queued = backend.command('request_reply', {
-        id: 'update-2',
-        instructions: 'Say the dessert is ready.',
-      });
+      const queued = connection
+        .requestReply('update-2', { instructions: 'Say the dessert is ready.' })
+        .then(
+          (outcome) => ({ spoken: outcome }),
+          (error: unknown) => ({ error }),
+        );
       await backend.waitUntil(
         () =>
           worker.logs().find((l) => l.msg === 'spoken update queued' && l.reply_id === 'update-2'),
@@ -264,10 +309,9 @@ describe('application sessions: callbacks and commands (worker, livekit-server, 
         'update-2 queued',
       );
       await user.sendText('Stop, never mind.');
-      expect(await queued).toMatchObject({
-        type: 'error',
-        error: { code: 'reply_invalidated' },
-      });
+      const settled = await queued;
+      expect(settled).toEqual({ error: expect.any(ApplicationError) });
+      expect((settled as { error: ApplicationError }).error.code).toBe('reply_invalidated');
     } finally {
       await session.leave();
     }

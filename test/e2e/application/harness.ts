@@ -6,6 +6,11 @@
 // shortened through APPLICATION_REQUEST_DEADLINE_MS so deadline tests finish quickly.
 
 import { randomUUID } from 'node:crypto';
+import {
+  type ApplicationHandlers,
+  type StartApplicationSessionInput,
+  startApplicationSession,
+} from '../../../backend-sdk/src/application/index.ts';
 import type { ApplicationSpec, ApplicationTool } from '../../../src/application/types.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
@@ -21,6 +26,7 @@ import { RoomClient } from '../../helpers/room-client.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
 import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
+import { SdkBackend } from './sdk-backend.ts';
 
 const SIGNING_SECRET = 'application-e2e-signing-secret-0123456789abcdef';
 const AGENT_NAME = 'awp-agent-application-e2e';
@@ -41,6 +47,11 @@ export interface ApplicationStack {
    * without the capability attribute when `advertise` is false).
    */
   open(spec: Partial<ApplicationSpec>, options?: { advertise?: boolean }): Promise<OpenSession>;
+  /**
+   * Starts a session with backend-sdk's `startApplicationSession`, joins its end user, then
+   * its backend with `ApplicationConnection.join` (which waits for the capable worker).
+   */
+  openSdk(spec: Partial<ApplicationSpec>, handlers?: ApplicationHandlers): Promise<SdkSession>;
   close(): Promise<void>;
 }
 
@@ -74,6 +85,19 @@ export interface OpenSession {
   user: RoomClient;
   backend: TestApplicationBackend;
   /** Leaves the room (user and backend). */
+  leave(): Promise<void>;
+}
+
+export interface SdkSession {
+  started: StartedApplicationSession;
+  user: RoomClient;
+  backend: SdkBackend;
+  /**
+   * A restarted backend: starts again with the same ids (a fresh control credential) and
+   * joins as a new backend process with `handlers`.
+   */
+  restart(handlers: ApplicationHandlers): Promise<SdkBackend>;
+  /** Leaves the room (user and every backend joined). */
   leave(): Promise<void>;
 }
 
@@ -180,6 +204,54 @@ export async function startApplicationStack(deadlineMs: number): Promise<Applica
         backend,
         leave: async () => {
           await backend.leave().catch(() => {});
+          await user.leave().catch(() => {});
+        },
+      };
+    },
+    openSdk: async (spec, handlers) => {
+      const http = { baseUrl: server.url, apiKey: ws.productionKey };
+      const input: StartApplicationSessionInput = {
+        agentId,
+        chatSessionId: randomUUID(),
+        requestId: randomUUID(),
+        application: {
+          instructions: spec.instructions ?? 'You are the booking desk. Be brief.',
+          history: spec.history ?? [],
+          tools: spec.tools ?? [],
+        },
+      };
+      const { control, session } = await startApplicationSession(http, input);
+      const started: StartedApplicationSession = {
+        sessionId: session.session_id,
+        agentIdentity: `agent-${session.session_id}`,
+        backendIdentity: control.identity,
+        url: session.livekit.url,
+        userToken: session.livekit.token,
+        controlToken: control.token,
+      };
+      // The user is in the room first: the worker's capability attribute (which the join
+      // waits for) then means its session also listens to this user; text typed before the
+      // framework links the user would be dropped.
+      const user = await RoomClient.join(session.livekit.url, session.livekit.token);
+      const backends: SdkBackend[] = [];
+      try {
+        backends.push(await SdkBackend.join(control, handlers));
+      } catch (error) {
+        await user.leave().catch(() => {});
+        throw error;
+      }
+      return {
+        started,
+        user,
+        backend: backends[0] as SdkBackend,
+        restart: async (next) => {
+          const again = await startApplicationSession(http, input);
+          const backend = await SdkBackend.join(again.control, next);
+          backends.push(backend);
+          return backend;
+        },
+        leave: async () => {
+          for (const backend of backends) await backend.leave().catch(() => {});
           await user.leave().catch(() => {});
         },
       };

@@ -3,14 +3,18 @@
 // APPLICATION_REQUEST_DEADLINE_MS; the 60 s default is a unit test), the 128 pending
 // requests and the 256,000-character envelope both ways, and a backend that leaves and
 // rejoins receiving the callbacks still pending, with the same requestId.
+//
+// Most of this file plays the backend with the raw rtc-node peer
+// (test/helpers/application-backend.ts), on purpose: these tests make the backend do what
+// backend-sdk refuses to do — a forged command from another participant, a backend without
+// the capability attribute, oversized envelopes (the library fails them before sending),
+// deliberately late results (the library drops them), and callbacks left unanswered past
+// the deadline. The rejoin test uses backend-sdk (`startApplicationSession` again with the
+// same ids, then `ApplicationConnection.join` as a restarted backend process).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../../helpers/agents.ts';
-import {
-  type AutoAnswer,
-  TestApplicationBackend,
-  VERSION_ATTRIBUTE,
-} from '../../helpers/application-backend.ts';
+import { type AutoAnswer, VERSION_ATTRIBUTE } from '../../helpers/application-backend.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
 import {
   type ApplicationStack,
@@ -18,6 +22,7 @@ import {
   llmMessages,
   startApplicationStack,
 } from './harness.ts';
+import { modelAnswers } from './sdk-backend.ts';
 
 const DEADLINE_MS = 8000;
 
@@ -200,6 +205,8 @@ describe('application sessions: identity, limits, deadline, rejoin (worker, live
         'the failure told',
       );
       expect(toolOutputs(stack).get('call_silent')).toContain('deadline_exceeded');
+      // A deliberately late result after the cancellation is ignored: never told the model.
+      await backend.respond(silent.requestId, 'result', { late: 'LATE-SILENT-RESULT' });
       // By now the progressing tool has run longer than a deadline: still not cancelled,
       // and its result reaches the model.
       expect(backend.cancels.some((c) => c.requestId === slow.requestId)).toBe(false);
@@ -210,6 +217,8 @@ describe('application sessions: identity, limits, deadline, rejoin (worker, live
         30_000,
         'the late result told',
       );
+      expect(JSON.stringify(llmMessages(llm))).not.toContain('LATE-SILENT-RESULT');
+      expect(toolOutputs(stack).get('call_silent')).toContain('deadline_exceeded');
     } finally {
       await session.leave();
     }
@@ -296,9 +305,10 @@ describe('application sessions: identity, limits, deadline, rejoin (worker, live
 
   it('sends pending callbacks again, with the same requestId, when the backend rejoins', async () => {
     const { llm } = stack;
-    const session = await stack.open({ tools: [declaredTool('dispatch')] });
-    const { user, backend, started } = session;
-    backend.autoAnswer = toolsOnly;
+    const session = await stack.openSdk({ tools: [declaredTool('dispatch')] });
+    const { user, backend } = session;
+    // The first backend process takes the call and never answers it (it "crashes").
+    backend.handlers = { ...modelAnswers, onTool: () => new Promise(() => {}) };
     try {
       llm.script({
         text: [],
@@ -306,31 +316,30 @@ describe('application sessions: identity, limits, deadline, rejoin (worker, live
       });
       llm.script({ text: ['Dispatched', ' after the restart.'] });
       await user.sendText('Dispatch it.');
-      const before = await backend.waitUntil(
-        () => backend.requests.find((r) => r.type === 'tool'),
-        30_000,
-        'the tool call',
-      );
+      const before = await backend.tool('call_dispatch');
+      expect(before.event).toEqual({
+        callId: 'call_dispatch',
+        name: 'dispatch',
+        arguments: { to: 'home' },
+      });
       await backend.leave();
-      const rejoined = await TestApplicationBackend.join(started.url, started.controlToken);
-      try {
-        const again = await rejoined.waitUntil(
-          () => rejoined.requests.find((r) => r.type === 'tool'),
-          30_000,
-          'the tool call sent again',
-        );
-        expect(again.requestId).toBe(before.requestId);
-        expect(again.body).toEqual(before.body);
-        await rejoined.respond(again.requestId, 'result', { dispatched: true });
-        await user.waitUntil(
-          () => user.transcripts().find((t) => t.text === 'Dispatched after the restart.'),
-          30_000,
-          'the answer with the result',
-        );
-        expect(toolOutputs(stack).get('call_dispatch')).toBe('{"dispatched":true}');
-      } finally {
-        await rejoined.leave();
-      }
+      // A new backend process: starts again with the same ids, joins with a fresh ledger.
+      const rejoined = await session.restart({
+        ...modelAnswers,
+        onTool: () => ({ dispatched: true }),
+      });
+      const again = await rejoined.tool('call_dispatch');
+      expect(again.requestId).toBe(before.requestId);
+      expect(again.event).toEqual(before.event);
+      await user.waitUntil(
+        () => user.transcripts().find((t) => t.text === 'Dispatched after the restart.'),
+        30_000,
+        'the answer with the result',
+      );
+      expect(toolOutputs(stack).get('call_dispatch')).toBe('{"dispatched":true}');
+      expect(rejoined.of('tool')).toHaveLength(1);
+      expect(backend.cancels).toEqual([]);
+      expect(rejoined.cancels).toEqual([]);
     } finally {
       await session.leave();
     }

@@ -622,6 +622,7 @@ describe('upstream provider failures', () => {
         const pending = Array.from({ length: 5 }, () => oneShotOn(limited, route(), 'Hello.'));
         await waitFor(() => fake.requests.length - before >= 2, {
           what: 'two requests at the vendor',
+          timeoutMs: 60_000,
         });
         // All five are being synthesized (their ledger rows open before the provider is
         // called), yet the other three wait in the service's queue, not at the vendor.
@@ -656,12 +657,25 @@ describe('upstream provider failures', () => {
     const route = routes.elevenlabs;
     const fake = route.limitedFake();
     const before = fake.requests.length;
-    const results = await Promise.all([
-      oneShotOn(limited, route, 'Hello there.'),
-      oneShotOn(limited, route, 'Hello there.'),
-      streamOn(limited, route, ['Hello there.']),
-      streamOn(limited, route, ['Hello there.']),
-    ]);
+    // Held at the vendor, so the bound is reached however slowly the requests arrive.
+    fake.holdResponses();
+    let results: (OneShot | Streamed)[];
+    try {
+      const pending = Promise.all([
+        oneShotOn(limited, route, 'Hello there.'),
+        oneShotOn(limited, route, 'Hello there.'),
+        streamOn(limited, route, ['Hello there.']),
+        streamOn(limited, route, ['Hello there.']),
+      ]);
+      await waitFor(() => fake.inFlight === 2, {
+        what: 'two requests at the vendor',
+        timeoutMs: 60_000,
+      });
+      fake.releaseResponses();
+      results = await pending;
+    } finally {
+      fake.releaseResponses();
+    }
     expect(fake.requests.length - before).toBe(4);
     expect((results[0] as OneShot).status).toBe(200);
     expect((results[1] as OneShot).status).toBe(200);

@@ -22,7 +22,7 @@ import { MILLICREDITS_PER_CREDIT } from './billing/cost.ts';
 import { InstanceHeartbeat } from './billing/instance-heartbeat.ts';
 import { Ledger } from './billing/ledger.ts';
 import { LlmLedger } from './billing/llm-ledger.ts';
-import { type Config, tokenSigningSecret } from './config.ts';
+import { type Config, type Environment, tokenSigningSecret } from './config.ts';
 import { ConversationStore } from './conversations/conversation-store.ts';
 import { Conversations } from './conversations/conversations.ts';
 import { messageRoutes } from './conversations/routes.ts';
@@ -31,13 +31,19 @@ import { demoRoutes } from './demo/routes.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { routeHandler } from './http/pipeline.ts';
 import type { AnyRoute } from './http/route.ts';
-import { UwsHttpServer } from './http/uws/server.ts';
+import { type Listener, UwsHttpServer } from './http/uws/server.ts';
 import { AudioPersistence, type AudioPersistenceJobData } from './jobs/audio-persistence.ts';
 import { createQueue, QUEUE_NAMES } from './jobs/queues.ts';
 import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
 import { llmCatalogFromConfig } from './llm/registry.ts';
+import {
+  limiterOutage,
+  queueWaitRecorder,
+  synthesisObserver,
+} from './observability/domain-metrics.ts';
 import type { Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
+import { type MetricsListener, startMetricsListener } from './observability/metrics-listener.ts';
 import { createKokoroEngine, defaultKokoroDir } from './providers/kokoro/index.ts';
 import { NativeProvider } from './providers/native/index.ts';
 import { UpstreamProviderRegistry } from './providers/upstream-registry.ts';
@@ -51,7 +57,7 @@ import { ttsRoutes } from './tts/routes.ts';
 import { OriginAllowlist } from './tts/stream/origins.ts';
 import { ttsStreamRoute } from './tts/stream/route.ts';
 import { StreamSlots } from './tts/stream/stream-slots.ts';
-import { streamTokenRoutes } from './tts/stream/token-routes.ts';
+import { configuredWebsocketUrl, streamTokenRoutes } from './tts/stream/token-routes.ts';
 import { VoiceCatalog } from './voices/catalog.ts';
 import { ProviderAccounts } from './voices/provider-accounts.ts';
 import { PublicVoices } from './voices/public-voices.ts';
@@ -73,6 +79,11 @@ export interface Api {
   keyStore: ApiKeyStore;
   /** Managed Agents (the first start creates a starter Agent through it). */
   agents: Agents;
+  /**
+   * Binds the public listeners and the internal metrics listener; resolves with the
+   * public ports bound (the metrics port is logged).
+   */
+  listen(listeners: Listener[]): Promise<(Listener & { port: number })[]>;
   /** Starts background work: heartbeat, abandoned-request sweep, in-process job workers. */
   start(): Promise<void>;
   /** Marks the process as shutting down: readiness fails from now on. */
@@ -96,8 +107,14 @@ export function createApi(deps: ApiDependencies): Api {
   const streamTokens = new StreamTokens(signingSecret);
   const authenticator = new Authenticator(keyStore, streamTokens);
 
+  const providerQueue = (pool: string) => ({
+    maxWaiting: config.PROVIDER_QUEUE_MAX_WAITING,
+    maxWaitMs: config.PROVIDER_QUEUE_MAX_WAIT_MS,
+    onWaited: queueWaitRecorder(metrics, pool),
+  });
   const nativeProvider = new NativeProvider({
     launcher: config.NATIVE_ENGINE_LAUNCHER,
+    queue: providerQueue('native'),
     ...(config.NATIVE_MAX_PROCESSES ? { maxProcesses: config.NATIVE_MAX_PROCESSES } : {}),
   });
   const neural = config.NATIVE_NEURAL_VOICES
@@ -116,6 +133,7 @@ export function createApi(deps: ApiDependencies): Api {
       fishaudio: { baseUrl: config.FISHAUDIO_API_BASE, apiKey: config.FISHAUDIO_API_KEY },
     },
     maxConcurrentPerAccount: config.UPSTREAM_MAX_CONCURRENT_PER_ACCOUNT,
+    queue: providerQueue('upstream'),
     timeouts: {
       connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
       firstByteTimeoutMs: config.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
@@ -161,11 +179,18 @@ export function createApi(deps: ApiDependencies): Api {
   });
   const ledger = new Ledger(db, instanceId);
   const llmLedger = new LlmLedger(db, instanceId);
-  const heartbeat = new InstanceHeartbeat(db, ledger, instanceId, logger, [llmLedger]);
+  const heartbeat = new InstanceHeartbeat(db, ledger, instanceId, logger, [llmLedger], (rows) => {
+    metrics.ledgerSweeps.inc();
+    metrics.ledgerSweptRows.inc(rows);
+  });
+  const rateOutage = limiterOutage(metrics, logger, 'rate_limit');
   const rateLimiter = new RateLimiter(redis, {
     prefix: config.REDIS_PREFIX,
-    onError: (error) => logger.warn({ err: error }, 'rate limiter unavailable; request admitted'),
+    onError: (error) => rateOutage.failed(error),
+    onRecovered: () => rateOutage.succeeded(),
   });
+  const slotOutage = limiterOutage(metrics, logger, 'stream_slots');
+  const observer = synthesisObserver(metrics);
 
   const audioQueue = config.AUDIO_PERSISTENCE
     ? createQueue<AudioPersistenceJobData>(QUEUE_NAMES.audioPersistence, {
@@ -182,7 +207,13 @@ export function createApi(deps: ApiDependencies): Api {
         logger,
       })
     : undefined;
+  if (audioQueue) {
+    metrics.watchQueueDepth(QUEUE_NAMES.audioPersistence, () =>
+      audioQueue.getJobCountByTypes('waiting', 'delayed', 'prioritized'),
+    );
+  }
   const persister: AudioPersister = {
+    enabled: persistence !== undefined,
     enqueue: async (input) => {
       if (!persistence) return;
       await persistence.enqueue({
@@ -198,7 +229,11 @@ export function createApi(deps: ApiDependencies): Api {
   const transcoders = transcodePool
     ? (format: OutputFormat, options: TranscoderOptions) => transcodePool.create(format, options)
     : undefined;
-  const guard = new KeyRateLimitGuard(rateLimiter, config.TTS_RATE_LIMIT_PER_MINUTE);
+  const guard = new KeyRateLimitGuard(
+    rateLimiter,
+    config.TTS_RATE_LIMIT_PER_MINUTE,
+    config.TTS_WORKSPACE_RATE_LIMIT_PER_MINUTE,
+  );
   const oneShot = new OneShotSynthesis({
     catalog,
     ledger,
@@ -207,6 +242,8 @@ export function createApi(deps: ApiDependencies): Api {
     logger,
     opusComplexity: config.OPUS_COMPLEXITY,
     transcoders,
+    observer,
+    maxConcurrent: config.ONESHOT_MAX_CONCURRENT,
   });
   const origins = new OriginAllowlist(config.STREAM_ALLOWED_ORIGINS);
   const streamRoute = ttsStreamRoute(authenticator, origins, {
@@ -216,8 +253,10 @@ export function createApi(deps: ApiDependencies): Api {
     slots: new StreamSlots(redis, {
       prefix: config.REDIS_PREFIX,
       maxPerWorkspace: config.STREAM_MAX_CONCURRENT_PER_WORKSPACE,
-      onError: (error) => logger.warn({ err: error }, 'stream limiter unavailable; admitted'),
+      onError: (error) => slotOutage.failed(error),
+      onRecovered: () => slotOutage.succeeded(),
     }),
+    observer,
     persister,
     logger,
     opusComplexity: config.OPUS_COMPLEXITY,
@@ -244,6 +283,15 @@ export function createApi(deps: ApiDependencies): Api {
     ...(config.PUBLIC_DEV_BASE_URL ? { development: config.PUBLIC_DEV_BASE_URL } : {}),
   };
 
+  const listenerPorts: Partial<Record<Environment, number>> = {};
+  const websocketUrl = (environment: Environment) =>
+    configuredWebsocketUrl(
+      environment === 'production' ? config.PUBLIC_WS_URL : config.PUBLIC_DEV_WS_URL,
+      publicBaseUrls[environment],
+      listenerPorts[environment] ?? (environment === 'production' ? config.PORT : config.DEV_PORT),
+    );
+  let metricsListener: MetricsListener | undefined;
+
   let shuttingDown = false;
   let openApi: object | undefined;
   let workers: JobWorkers | undefined;
@@ -252,7 +300,6 @@ export function createApi(deps: ApiDependencies): Api {
     ...systemRoutes({
       db,
       redis,
-      metrics,
       openApiDocument: () => {
         openApi ??= buildOpenApiDocument(routes, {
           title: 'AWP speech and agents API',
@@ -266,7 +313,7 @@ export function createApi(deps: ApiDependencies): Api {
     ...ttsRoutes(oneShot),
     ...streamTokenRoutes({
       tokens: streamTokens,
-      publicBaseUrls,
+      websocketUrl,
     }),
     ...agentRoutes(agents, llmCatalog),
     ...cardRoutes(agents),
@@ -309,6 +356,24 @@ export function createApi(deps: ApiDependencies): Api {
     routes,
     keyStore,
     agents,
+    listen: async (listeners) => {
+      const bound = await server.listen(listeners);
+      for (const listener of bound) listenerPorts[listener.environment] = listener.port;
+      try {
+        metricsListener = await startMetricsListener(metrics, {
+          host: config.METRICS_HOST,
+          port: config.METRICS_PORT,
+        });
+        logger.info(
+          { environment: 'metrics', host: metricsListener.host, port: metricsListener.port },
+          'listening',
+        );
+      } catch (error) {
+        // Metrics are for the operator; a taken port must not keep the API down.
+        logger.error({ err: error, port: config.METRICS_PORT }, 'metrics listener not started');
+      }
+      return bound;
+    },
     start: async () => {
       await heartbeat.start();
       if (config.RUN_JOBS_IN_PROCESS && config.AUDIO_PERSISTENCE) {
@@ -320,6 +385,7 @@ export function createApi(deps: ApiDependencies): Api {
     },
     close: async () => {
       server.close();
+      await metricsListener?.close();
       await keyStore.close();
       await workers?.close();
       await audioQueue?.close();

@@ -56,6 +56,23 @@ export const configSchema = z.object({
   /** Public base URLs, used in responses that carry URLs (stream tokens). */
   PUBLIC_BASE_URL: z.url().optional(),
   PUBLIC_DEV_BASE_URL: z.url().optional(),
+  /**
+   * `websocket_url` of stream tokens (production, development), never taken from the
+   * request's Host. Default: from PUBLIC_BASE_URL / PUBLIC_DEV_BASE_URL, else
+   * `ws://localhost:<listener port>`.
+   */
+  PUBLIC_WS_URL: z
+    .string()
+    .regex(/^wss?:\/\/[^/]/, 'must be a ws:// or wss:// URL')
+    .optional(),
+  PUBLIC_DEV_WS_URL: z
+    .string()
+    .regex(/^wss?:\/\/[^/]/, 'must be a ws:// or wss:// URL')
+    .optional(),
+  /** Internal listener of `/metrics` (Prometheus); loopback unless an operator opens it. */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Port of the metrics listener; 0 picks a free one (tests). */
+  METRICS_PORT: port.default(9464),
   DATA_DIR: z.string().min(1).default('./data'),
   /** A postgres:// URL selects PostgreSQL; unset means SQLite under DATA_DIR. */
   DATABASE_URL: z
@@ -107,6 +124,14 @@ export const configSchema = z.object({
   PRICE_NEURAL_CREDITS_PER_1K_CHARS: z.coerce.number().nonnegative().default(30),
   /** Synthesis requests per minute per API key (0 = unlimited); bursts of a sixth of it. */
   TTS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(600),
+  /** Synthesis requests per minute per workspace, all its keys together (0 = unlimited). */
+  TTS_WORKSPACE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(3000),
+  /** One-shot syntheses running at once in this process; more answer 503 (retryable). */
+  ONESHOT_MAX_CONCURRENT: z.coerce.number().int().positive().default(32),
+  /** Requests that may wait for an espeak-ng process or an upstream slot, per pool. */
+  PROVIDER_QUEUE_MAX_WAITING: z.coerce.number().int().nonnegative().default(64),
+  /** Longest wait for an espeak-ng process or an upstream slot; then 503 (retryable). */
+  PROVIDER_QUEUE_MAX_WAIT_MS: z.coerce.number().int().positive().default(10_000),
   /** Most espeak-ng processes at once. Default: twice the CPU count. */
   NATIVE_MAX_PROCESSES: z.coerce.number().int().positive().optional(),
   /**

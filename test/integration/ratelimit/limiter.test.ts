@@ -4,8 +4,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/errors.ts';
 import { RateLimiter } from '../../../src/ratelimit/limiter.ts';
-import { RateLimitStoreTimeoutError } from '../../../src/ratelimit/store-timeout-error.ts';
 import { StoreOutage } from '../../../src/ratelimit/store-outage.ts';
+import { RateLimitStoreTimeoutError } from '../../../src/ratelimit/store-timeout-error.ts';
 import { createRedis } from '../../../src/redis/client.ts';
 import { sleep } from '../../helpers/wait.ts';
 

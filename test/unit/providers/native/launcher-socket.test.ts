@@ -21,7 +21,7 @@ function impostor(
   name: string,
   id: number,
   payload: Buffer,
-): { socket: Socket; closed: Promise<void> } {
+): { socket: Socket } {
   const socket = connect(`\0${name}`);
   socket.on('error', () => {});
   const header = Buffer.alloc(4);

@@ -338,7 +338,7 @@ export function createApi(deps: ApiDependencies): Api {
         method: route.method,
         pattern: route.path,
         bodyLimitBytes: route.bodyLimitBytes ?? config.BODY_LIMIT_BYTES,
-        handler: routeHandler(route, authenticator),
+        ...routeHandler(route, authenticator),
         ...(route.cors ? { cors: route.cors } : {}),
       })),
       // Not part of /v1 (no OpenAPI entry); answers only when DEMO_PAGE is on.

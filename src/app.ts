@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { OutputFormat } from '../media/formats.ts';
 import { getOutputFormatInfo } from '../media/formats.ts';
-import type { TranscoderOptions } from '../media/transcode.ts';
+import { inThreadTranscoder, type TranscoderOptions } from '../media/transcode.ts';
 import { TranscodePool } from '../media/worker/transcode-pool.ts';
 import { AgentStore } from './agents/agent-store.ts';
 import { Agents } from './agents/agents.ts';
@@ -50,6 +50,7 @@ import { UpstreamProviderRegistry } from './providers/upstream-registry.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { SecretBox } from './secrets/secret-box.ts';
 import { systemRoutes } from './system/routes.ts';
+import { capFfmpegEncoders } from './tts/encoder-cap.ts';
 import { OneShotSynthesis } from './tts/oneshot.ts';
 import type { AudioPersister } from './tts/ports.ts';
 import { KeyRateLimitGuard } from './tts/rate-limit.ts';
@@ -226,9 +227,12 @@ export function createApi(deps: ApiDependencies): Api {
   const transcodeThreads = config.TRANSCODE_THREADS ?? Math.max(1, availableParallelism() - 1);
   const transcodePool =
     transcodeThreads > 0 ? new TranscodePool({ threads: transcodeThreads }) : undefined;
-  const transcoders = transcodePool
-    ? (format: OutputFormat, options: TranscoderOptions) => transcodePool.create(format, options)
-    : undefined;
+  const transcoders = capFfmpegEncoders(
+    transcodePool
+      ? (format: OutputFormat, options: TranscoderOptions) => transcodePool.create(format, options)
+      : inThreadTranscoder,
+    config.FFMPEG_MAX_ENCODERS,
+  );
   const guard = new KeyRateLimitGuard(
     rateLimiter,
     config.TTS_RATE_LIMIT_PER_MINUTE,

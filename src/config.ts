@@ -156,6 +156,8 @@ export const configSchema = z.object({
    * event loop). Default: one per CPU beyond the first, at least one.
    */
   TRANSCODE_THREADS: z.coerce.number().int().nonnegative().optional(),
+  /** ffmpeg (AAC) encoders at once per api process; more AAC requests answer 503 (retryable). */
+  FFMPEG_MAX_ENCODERS: z.coerce.number().int().positive().default(16),
   /** libopus complexity (0-10) of `opus_48000_64`; chosen by the benchmark. */
   OPUS_COMPLEXITY: z.coerce.number().int().min(0).max(10).optional(),
   /** ElevenLabs API origin (a fake in tests, a proxy in locked-down networks). */

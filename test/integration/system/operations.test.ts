@@ -229,3 +229,53 @@ describe('configured websocket_url', () => {
     budget({ servers: 1, extraMs: 20_000 }),
   );
 });
+
+describe('the ffmpeg encoder cap', () => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let server: RunningServer;
+
+  beforeAll(
+    async () => {
+      database = await createTestDatabase('sqlite');
+      handle = await openTestDatabase(database);
+      server = await startServer({ database, env: { FFMPEG_MAX_ENCODERS: '1' } });
+    },
+    budget({ servers: 1 }),
+  );
+
+  afterAll(async () => {
+    await server?.stop();
+    await handle?.close();
+    await database?.drop();
+  });
+
+  it('refuses an AAC request while every ffmpeg encoder is taken, and serves it after', async () => {
+    const ws = await seedWorkspace(handle);
+    const holder = await openStream(streamUrl(server.url), {
+      authorization: `Bearer ${ws.productionKey}`,
+    });
+    holder.send({ event: 'start', request: { voice_id: VOICE, output_format: 'aac_44100_128' } });
+    holder.send({ event: 'text', text: 'The stream holds the only encoder.' });
+    holder.send({ event: 'flush' });
+    await holder.waitFor((event) => event.event === 'audio');
+
+    const refused = await oneShot(server, ws.productionKey, 'Second.', 'aac_44100_128');
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ code: 'provider_unavailable', retryable: true });
+    // Formats encoded in-process are not counted.
+    expect((await oneShot(server, ws.productionKey, 'PCM.', 'pcm_24000')).status).toBe(200);
+
+    holder.send({ event: 'stop' });
+    await holder.closed;
+    expect(holder.events.at(-1)?.event).toBe('finish');
+    const served = await waitFor(
+      async () => {
+        const response = await oneShot(server, ws.productionKey, 'Third.', 'aac_44100_128');
+        return response.status === 200 && response;
+      },
+      { what: 'the encoder to be free again' },
+    );
+    expect(served.headers.get('content-type')).toBe('audio/aac');
+  });
+});

@@ -388,17 +388,22 @@ export function createApi(deps: ApiDependencies): Api {
       shuttingDown = true;
     },
     close: async () => {
-      server.close();
-      await metricsListener?.close();
-      await keyStore.close();
-      await workers?.close();
-      await audioQueue?.close();
-      await heartbeat.stop();
-      await neural?.close();
-      await nativeProvider.close();
-      upstream.close();
-      await transcodePool?.close();
-      await llmCatalog.close();
+      // Each step is logged at debug, so a shutdown that hangs names the step it hangs in.
+      const step = async (name: string, work: () => unknown) => {
+        logger.debug({ step: name }, 'closing');
+        await work();
+      };
+      await step('server', () => server.close());
+      await step('metrics listener', () => metricsListener?.close());
+      await step('key store', () => keyStore.close());
+      await step('job workers', () => workers?.close());
+      await step('audio queue', () => audioQueue?.close());
+      await step('heartbeat', () => heartbeat.stop());
+      await step('neural engine', () => neural?.close());
+      await step('native provider', () => nativeProvider.close());
+      await step('upstream', () => upstream.close());
+      await step('transcode pool', () => transcodePool?.close());
+      await step('language models', () => llmCatalog.close());
     },
   };
 }

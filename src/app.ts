@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { OutputFormat } from '../media/formats.ts';
 import { getOutputFormatInfo } from '../media/formats.ts';
-import type { TranscoderOptions } from '../media/transcode.ts';
+import { inThreadTranscoder, type TranscoderOptions } from '../media/transcode.ts';
 import { TranscodePool } from '../media/worker/transcode-pool.ts';
 import { AgentStore } from './agents/agent-store.ts';
 import { Agents } from './agents/agents.ts';
@@ -24,7 +24,7 @@ import { MILLICREDITS_PER_CREDIT } from './billing/cost.ts';
 import { InstanceHeartbeat } from './billing/instance-heartbeat.ts';
 import { Ledger } from './billing/ledger.ts';
 import { LlmLedger } from './billing/llm-ledger.ts';
-import { type Config, tokenSigningSecret } from './config.ts';
+import { type Config, type Environment, tokenSigningSecret } from './config.ts';
 import { ConversationStore } from './conversations/conversation-store.ts';
 import { Conversations } from './conversations/conversations.ts';
 import { messageRoutes } from './conversations/routes.ts';
@@ -33,13 +33,19 @@ import { demoRoutes } from './demo/routes.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { routeHandler } from './http/pipeline.ts';
 import type { AnyRoute } from './http/route.ts';
-import { UwsHttpServer } from './http/uws/server.ts';
+import { type Listener, UwsHttpServer } from './http/uws/server.ts';
 import { AudioPersistence, type AudioPersistenceJobData } from './jobs/audio-persistence.ts';
 import { createQueue, QUEUE_NAMES } from './jobs/queues.ts';
 import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
 import { llmCatalogFromConfig } from './llm/registry.ts';
+import {
+  limiterOutage,
+  queueWaitRecorder,
+  synthesisObserver,
+} from './observability/domain-metrics.ts';
 import type { Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
+import { type MetricsListener, startMetricsListener } from './observability/metrics-listener.ts';
 import { createOperatorApi } from './operator/index.ts';
 import { createKokoroEngine, defaultKokoroDir } from './providers/kokoro/index.ts';
 import { NativeProvider } from './providers/native/index.ts';
@@ -47,6 +53,7 @@ import { UpstreamProviderRegistry } from './providers/upstream-registry.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { SecretBox } from './secrets/secret-box.ts';
 import { systemRoutes } from './system/routes.ts';
+import { capFfmpegEncoders } from './tts/encoder-cap.ts';
 import { OneShotSynthesis } from './tts/oneshot.ts';
 import type { AudioPersister } from './tts/ports.ts';
 import { KeyRateLimitGuard } from './tts/rate-limit.ts';
@@ -54,7 +61,7 @@ import { ttsRoutes } from './tts/routes.ts';
 import { OriginAllowlist } from './tts/stream/origins.ts';
 import { ttsStreamRoute } from './tts/stream/route.ts';
 import { StreamSlots } from './tts/stream/stream-slots.ts';
-import { streamTokenRoutes } from './tts/stream/token-routes.ts';
+import { configuredWebsocketUrl, streamTokenRoutes } from './tts/stream/token-routes.ts';
 import { VoiceCatalog } from './voices/catalog.ts';
 import { ProviderAccounts } from './voices/provider-accounts.ts';
 import { PublicVoices } from './voices/public-voices.ts';
@@ -76,6 +83,11 @@ export interface Api {
   keyStore: ApiKeyStore;
   /** Managed Agents (the first start creates a starter Agent through it). */
   agents: Agents;
+  /**
+   * Binds the public listeners and the internal metrics listener; resolves with the
+   * public ports bound (the metrics port is logged).
+   */
+  listen(listeners: Listener[]): Promise<(Listener & { port: number })[]>;
   /** Starts background work: heartbeat, abandoned-request sweep, in-process job workers. */
   start(): Promise<void>;
   /** Marks the process as shutting down: readiness fails from now on. */
@@ -99,8 +111,14 @@ export function createApi(deps: ApiDependencies): Api {
   const streamTokens = new StreamTokens(signingSecret);
   const authenticator = new Authenticator(keyStore, streamTokens);
 
+  const providerQueue = (pool: string) => ({
+    maxWaiting: config.PROVIDER_QUEUE_MAX_WAITING,
+    maxWaitMs: config.PROVIDER_QUEUE_MAX_WAIT_MS,
+    onWaited: queueWaitRecorder(metrics, pool),
+  });
   const nativeProvider = new NativeProvider({
     launcher: config.NATIVE_ENGINE_LAUNCHER,
+    queue: providerQueue('native'),
     ...(config.NATIVE_MAX_PROCESSES ? { maxProcesses: config.NATIVE_MAX_PROCESSES } : {}),
   });
   const neural = config.NATIVE_NEURAL_VOICES
@@ -119,6 +137,7 @@ export function createApi(deps: ApiDependencies): Api {
       fishaudio: { baseUrl: config.FISHAUDIO_API_BASE, apiKey: config.FISHAUDIO_API_KEY },
     },
     maxConcurrentPerAccount: config.UPSTREAM_MAX_CONCURRENT_PER_ACCOUNT,
+    queue: providerQueue('upstream'),
     timeouts: {
       connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
       firstByteTimeoutMs: config.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
@@ -166,11 +185,18 @@ export function createApi(deps: ApiDependencies): Api {
   });
   const ledger = new Ledger(db, instanceId);
   const llmLedger = new LlmLedger(db, instanceId);
-  const heartbeat = new InstanceHeartbeat(db, ledger, instanceId, logger, [llmLedger]);
+  const heartbeat = new InstanceHeartbeat(db, ledger, instanceId, logger, [llmLedger], (rows) => {
+    metrics.ledgerSweeps.inc();
+    metrics.ledgerSweptRows.inc(rows);
+  });
+  const rateOutage = limiterOutage(metrics, logger, 'rate_limit');
   const rateLimiter = new RateLimiter(redis, {
     prefix: config.REDIS_PREFIX,
-    onError: (error) => logger.warn({ err: error }, 'rate limiter unavailable; request admitted'),
+    onError: (error) => rateOutage.failed(error),
+    onRecovered: () => rateOutage.succeeded(),
   });
+  const slotOutage = limiterOutage(metrics, logger, 'stream_slots');
+  const observer = synthesisObserver(metrics);
 
   const audioQueue = config.AUDIO_PERSISTENCE
     ? createQueue<AudioPersistenceJobData>(QUEUE_NAMES.audioPersistence, {
@@ -187,7 +213,13 @@ export function createApi(deps: ApiDependencies): Api {
         logger,
       })
     : undefined;
+  if (audioQueue) {
+    metrics.watchQueueDepth(QUEUE_NAMES.audioPersistence, () =>
+      audioQueue.getJobCountByTypes('waiting', 'delayed', 'prioritized'),
+    );
+  }
   const persister: AudioPersister = {
+    enabled: persistence !== undefined,
     enqueue: async (input) => {
       if (!persistence) return;
       await persistence.enqueue({
@@ -200,10 +232,17 @@ export function createApi(deps: ApiDependencies): Api {
   const transcodeThreads = config.TRANSCODE_THREADS ?? Math.max(1, availableParallelism() - 1);
   const transcodePool =
     transcodeThreads > 0 ? new TranscodePool({ threads: transcodeThreads }) : undefined;
-  const transcoders = transcodePool
-    ? (format: OutputFormat, options: TranscoderOptions) => transcodePool.create(format, options)
-    : undefined;
-  const guard = new KeyRateLimitGuard(rateLimiter, config.TTS_RATE_LIMIT_PER_MINUTE);
+  const transcoders = capFfmpegEncoders(
+    transcodePool
+      ? (format: OutputFormat, options: TranscoderOptions) => transcodePool.create(format, options)
+      : inThreadTranscoder,
+    config.FFMPEG_MAX_ENCODERS,
+  );
+  const guard = new KeyRateLimitGuard(
+    rateLimiter,
+    config.TTS_RATE_LIMIT_PER_MINUTE,
+    config.TTS_WORKSPACE_RATE_LIMIT_PER_MINUTE,
+  );
   const oneShot = new OneShotSynthesis({
     catalog,
     ledger,
@@ -212,6 +251,8 @@ export function createApi(deps: ApiDependencies): Api {
     logger,
     opusComplexity: config.OPUS_COMPLEXITY,
     transcoders,
+    observer,
+    maxConcurrent: config.ONESHOT_MAX_CONCURRENT,
   });
   const origins = new OriginAllowlist(config.STREAM_ALLOWED_ORIGINS);
   const streamRoute = ttsStreamRoute(authenticator, origins, {
@@ -221,8 +262,10 @@ export function createApi(deps: ApiDependencies): Api {
     slots: new StreamSlots(redis, {
       prefix: config.REDIS_PREFIX,
       maxPerWorkspace: config.STREAM_MAX_CONCURRENT_PER_WORKSPACE,
-      onError: (error) => logger.warn({ err: error }, 'stream limiter unavailable; admitted'),
+      onError: (error) => slotOutage.failed(error),
+      onRecovered: () => slotOutage.succeeded(),
     }),
+    observer,
     persister,
     logger,
     opusComplexity: config.OPUS_COMPLEXITY,
@@ -254,6 +297,15 @@ export function createApi(deps: ApiDependencies): Api {
   });
   const livekitRooms = livekitRoomsFromConfig(config);
 
+  const listenerPorts: Partial<Record<Environment, number>> = {};
+  const websocketUrl = (environment: Environment) =>
+    configuredWebsocketUrl(
+      environment === 'production' ? config.PUBLIC_WS_URL : config.PUBLIC_DEV_WS_URL,
+      publicBaseUrls[environment],
+      listenerPorts[environment] ?? (environment === 'production' ? config.PORT : config.DEV_PORT),
+    );
+  let metricsListener: MetricsListener | undefined;
+
   let shuttingDown = false;
   let openApi: object | undefined;
   let workers: JobWorkers | undefined;
@@ -262,7 +314,6 @@ export function createApi(deps: ApiDependencies): Api {
     ...systemRoutes({
       db,
       redis,
-      metrics,
       openApiDocument: () => {
         openApi ??= buildOpenApiDocument(routes, {
           title: 'AWP speech and agents API',
@@ -276,7 +327,7 @@ export function createApi(deps: ApiDependencies): Api {
     ...ttsRoutes(oneShot),
     ...streamTokenRoutes({
       tokens: streamTokens,
-      publicBaseUrls,
+      websocketUrl,
     }),
     ...agentRoutes(agents, llmCatalog),
     ...cardRoutes(agents),
@@ -329,7 +380,7 @@ export function createApi(deps: ApiDependencies): Api {
         method: route.method,
         pattern: route.path,
         bodyLimitBytes: route.bodyLimitBytes ?? config.BODY_LIMIT_BYTES,
-        handler: routeHandler(route, authenticator),
+        ...routeHandler(route, authenticator),
         ...(route.cors ? { cors: route.cors } : {}),
       })),
       // Not part of /v1 (no OpenAPI entry); answers only when DEMO_PAGE is on.
@@ -347,6 +398,24 @@ export function createApi(deps: ApiDependencies): Api {
     routes,
     keyStore,
     agents,
+    listen: async (listeners) => {
+      const bound = await server.listen(listeners);
+      for (const listener of bound) listenerPorts[listener.environment] = listener.port;
+      try {
+        metricsListener = await startMetricsListener(metrics, {
+          host: config.METRICS_HOST,
+          port: config.METRICS_PORT,
+        });
+        logger.info(
+          { environment: 'metrics', host: metricsListener.host, port: metricsListener.port },
+          'listening',
+        );
+      } catch (error) {
+        // Metrics are for the operator; a taken port must not keep the API down.
+        logger.error({ err: error, port: config.METRICS_PORT }, 'metrics listener not started');
+      }
+      return bound;
+    },
     start: async () => {
       await heartbeat.start();
       if (config.RUN_JOBS_IN_PROCESS) {
@@ -357,16 +426,22 @@ export function createApi(deps: ApiDependencies): Api {
       shuttingDown = true;
     },
     close: async () => {
-      server.close();
-      await keyStore.close();
-      await workers?.close();
-      await audioQueue?.close();
-      await heartbeat.stop();
-      await neural?.close();
-      await nativeProvider.close();
-      upstream.close();
-      await transcodePool?.close();
-      await llmCatalog.close();
+      // Each step is logged at debug, so a shutdown that hangs names the step it hangs in.
+      const step = async (name: string, work: () => unknown) => {
+        logger.debug({ step: name }, 'closing');
+        await work();
+      };
+      await step('server', () => server.close());
+      await step('metrics listener', () => metricsListener?.close());
+      await step('key store', () => keyStore.close());
+      await step('job workers', () => workers?.close());
+      await step('audio queue', () => audioQueue?.close());
+      await step('heartbeat', () => heartbeat.stop());
+      await step('neural engine', () => neural?.close());
+      await step('native provider', () => nativeProvider.close());
+      await step('upstream', () => upstream.close());
+      await step('transcode pool', () => transcodePool?.close());
+      await step('language models', () => llmCatalog.close());
     },
   };
 }

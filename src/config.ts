@@ -56,6 +56,23 @@ export const configSchema = z.object({
   /** Public base URLs, used in responses that carry URLs (stream tokens). */
   PUBLIC_BASE_URL: z.url().optional(),
   PUBLIC_DEV_BASE_URL: z.url().optional(),
+  /**
+   * `websocket_url` of stream tokens (production, development), never taken from the
+   * request's Host. Default: from PUBLIC_BASE_URL / PUBLIC_DEV_BASE_URL, else
+   * `ws://localhost:<listener port>`.
+   */
+  PUBLIC_WS_URL: z
+    .string()
+    .regex(/^wss?:\/\/[^/]/, 'must be a ws:// or wss:// URL')
+    .optional(),
+  PUBLIC_DEV_WS_URL: z
+    .string()
+    .regex(/^wss?:\/\/[^/]/, 'must be a ws:// or wss:// URL')
+    .optional(),
+  /** Internal listener of `/metrics` (Prometheus); loopback unless an operator opens it. */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Port of the metrics listener; 0 picks a free one (tests). */
+  METRICS_PORT: port.default(9464),
   DATA_DIR: z.string().min(1).default('./data'),
   /** A postgres:// URL selects PostgreSQL; unset means SQLite under DATA_DIR. */
   DATABASE_URL: z
@@ -117,6 +134,15 @@ export const configSchema = z.object({
     .default(12),
   /** Operator API: send the session cookie without `Secure` (plain-HTTP deployments only). */
   OPERATOR_INSECURE_COOKIES: bool.default(false),
+
+  /** Synthesis requests per minute per workspace, all its keys together (0 = unlimited). */
+  TTS_WORKSPACE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(3000),
+  /** One-shot syntheses running at once in this process; more answer 503 (retryable). */
+  ONESHOT_MAX_CONCURRENT: z.coerce.number().int().positive().default(32),
+  /** Requests that may wait for an espeak-ng process or an upstream slot, per pool. */
+  PROVIDER_QUEUE_MAX_WAITING: z.coerce.number().int().nonnegative().default(64),
+  /** Longest wait for an espeak-ng process or an upstream slot; then 503 (retryable). */
+  PROVIDER_QUEUE_MAX_WAIT_MS: z.coerce.number().int().positive().default(10_000),
   /** Most espeak-ng processes at once. Default: twice the CPU count. */
   NATIVE_MAX_PROCESSES: z.coerce.number().int().positive().optional(),
   /**
@@ -141,6 +167,8 @@ export const configSchema = z.object({
    * event loop). Default: one per CPU beyond the first, at least one.
    */
   TRANSCODE_THREADS: z.coerce.number().int().nonnegative().optional(),
+  /** ffmpeg (AAC) encoders at once per api process; more AAC requests answer 503 (retryable). */
+  FFMPEG_MAX_ENCODERS: z.coerce.number().int().positive().default(16),
   /** libopus complexity (0-10) of `opus_48000_64`; chosen by the benchmark. */
   OPUS_COMPLEXITY: z.coerce.number().int().min(0).max(10).optional(),
   /** ElevenLabs API origin (a fake in tests, a proxy in locked-down networks). */

@@ -55,7 +55,7 @@ async function main(): Promise<void> {
       logger.warn({ err: error }, 'the starter Agent could not be created'),
     );
   }
-  const bound = await api.server.listen([
+  const bound = await api.listen([
     { host: config.HOST, port: config.PORT, environment: 'production' },
     { host: config.HOST, port: config.DEV_PORT, environment: 'development' },
   ]);

@@ -24,6 +24,8 @@ export class InstanceHeartbeat {
     private readonly otherLedgers: readonly {
       closeAbandoned(staleAfterMs: number): Promise<number>;
     }[] = [],
+    /** Told after each sweep with the rows it closed (for metrics). */
+    private readonly onSweep?: (closedRows: number) => void,
   ) {}
 
   async start(): Promise<void> {
@@ -58,12 +60,15 @@ export class InstanceHeartbeat {
 
   private async sweep(): Promise<void> {
     const closed = await this.ledger.closeAbandoned(INSTANCE_STALE_AFTER_MS);
+    let total = closed;
     if (closed > 0)
       this.logger.warn({ closed }, 'closed synthesis requests left open by a stopped process');
     for (const ledger of this.otherLedgers) {
       const others = await ledger.closeAbandoned(INSTANCE_STALE_AFTER_MS);
       if (others > 0)
         this.logger.warn({ closed: others }, 'closed model calls left open by a stopped process');
+      total += others;
     }
+    this.onSweep?.(total);
   }
 }

@@ -1,8 +1,10 @@
 import { ElevenLabsProvider } from './elevenlabs/provider.ts';
 import { FishAudioProvider } from './fishaudio/provider.ts';
 import type { TtsProvider } from './provider.ts';
+import { ConcurrencyLimiter } from './upstream/concurrency-limiter.ts';
 import type { UpstreamLogger } from './upstream/logger.ts';
 import type { UpstreamTimeouts } from './upstream/timeouts.ts';
+import type { WaitQueueOptions } from './wait-queue.ts';
 
 /** Upstream vendors a route can name. */
 export type UpstreamProviderKind = 'elevenlabs' | 'fishaudio';
@@ -20,6 +22,8 @@ export interface UpstreamRegistryOptions {
   readonly vendors: { readonly [K in UpstreamProviderKind]: UpstreamVendorSettings };
   /** Most concurrent upstream requests per provider account (queued beyond). */
   readonly maxConcurrentPerAccount: number;
+  /** Bounds of each account's queue (length, wait deadline); default unbounded. */
+  readonly queue?: WaitQueueOptions;
   readonly timeouts?: Partial<UpstreamTimeouts>;
   readonly logger?: UpstreamLogger;
 }
@@ -73,7 +77,7 @@ export class UpstreamProviderRegistry {
     const common = {
       baseUrl: vendor.baseUrl,
       apiKey: account ? account.apiKey : vendor.apiKey,
-      maxConcurrentRequests: this.#options.maxConcurrentPerAccount,
+      limiter: new ConcurrencyLimiter(this.#options.maxConcurrentPerAccount, this.#options.queue),
       ...(this.#options.timeouts ? { timeouts: this.#options.timeouts } : {}),
       ...(this.#options.logger ? { logger: this.#options.logger } : {}),
     };

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { ApiError } from '../errors.ts';
 import { GCRA_SCRIPT } from './gcra-script.ts';
+import { LocalGcra } from './local-gcra.ts';
 import { RateLimitStoreTimeoutError } from './store-timeout-error.ts';
 
 /**
@@ -51,10 +52,13 @@ export interface RateLimiterOptions {
   /** Namespace of the keys; each bucket lives at `${prefix}:rl:${bucket}`. */
   prefix: string;
   /**
-   * Called when `enforce` could not reach Redis and let the request through. The limiter
-   * has no logger of its own, so this is the caller's only signal that limits are off.
+   * Called when `enforce` could not reach Redis and decided with the per-process fallback.
+   * The limiter has no logger of its own, so this is the caller's only signal that limits
+   * are per process now.
    */
   onError?: (error: unknown) => void;
+  /** Called when `enforce` reached Redis (lets the caller end an outage it reported). */
+  onRecovered?: () => void;
   /**
    * How long a check may wait on Redis, default 500 ms. ioredis queues commands while it
    * reconnects, which could hold a request for seconds; past this the check gives up.
@@ -89,9 +93,9 @@ const UNLIMITED: RateLimitDecision = {
  * time. Idle keys expire as soon as their bucket is full again.
  *
  * Failure policy: `consume` rejects when Redis fails or is slower than `timeoutMs`, so a
- * caller that must fail closed can. `enforce` fails open: it lets the request through and
- * reports the error to `options.onError`, because an outage of Redis should not take the
- * API down with it.
+ * caller that must fail closed can. `enforce` falls back to the same limit kept in this
+ * process's memory ({@link LocalGcra}) and reports the error to `options.onError`: an
+ * outage of Redis should not take the API down with it, nor turn the limit off.
  *
  * @example
  * ```ts
@@ -107,7 +111,9 @@ export class RateLimiter {
   readonly #redis: GcraClient;
   readonly #prefix: string;
   readonly #onError: ((error: unknown) => void) | undefined;
+  readonly #onRecovered: (() => void) | undefined;
   readonly #timeoutMs: number;
+  readonly #local = new LocalGcra();
 
   constructor(redis: Redis, options: RateLimiterOptions) {
     if (!(COMMAND in redis)) {
@@ -117,6 +123,7 @@ export class RateLimiter {
     this.#redis = redis as GcraClient;
     this.#prefix = options.prefix;
     this.#onError = options.onError;
+    this.#onRecovered = options.onRecovered;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
@@ -140,8 +147,8 @@ export class RateLimiter {
 
   /**
    * Takes `cost` cells from `bucket` or throws `ApiError('rate_limited')` with
-   * `retryAfterSeconds` (rounded up, at least 1). Fails open when Redis cannot decide: the
-   * request goes through and the error goes to `options.onError`.
+   * `retryAfterSeconds` (rounded up, at least 1). When Redis cannot decide, this process's
+   * own copy of the bucket decides and the error goes to `options.onError`.
    *
    * @example
    * ```ts
@@ -155,9 +162,10 @@ export class RateLimiter {
     let decision: RateLimitDecision;
     try {
       decision = await this.#run(bucket, cells.intervalMs, cells.burst, cost);
+      this.#onRecovered?.();
     } catch (error) {
       this.#onError?.(error);
-      return;
+      decision = this.#local.consume(bucket, cells.intervalMs, cells.burst, cost);
     }
     if (decision.allowed) return;
     const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));

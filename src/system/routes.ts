@@ -3,12 +3,10 @@ import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../db/schema.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import type { Metrics } from '../observability/metrics.ts';
 
 export interface SystemDependencies {
   db: Kysely<Database>;
   redis: Redis;
-  metrics: Metrics;
   /** The OpenAPI document of every mounted route. */
   openApiDocument: () => object;
   /** True once shutdown began: readiness fails so load balancers stop sending traffic. */
@@ -36,7 +34,10 @@ const readinessSchema = z.object({
   checks: z.record(z.string(), z.enum(['ok', 'failed'])),
 });
 
-/** Health, readiness, metrics and the OpenAPI document: no authentication. */
+/**
+ * Health, readiness and the OpenAPI document: no authentication. Metrics are served apart,
+ * on the internal listener (`startMetricsListener`).
+ */
 export function systemRoutes(deps: SystemDependencies): AnyRoute[] {
   return [
     defineRoute({
@@ -75,20 +76,6 @@ export function systemRoutes(deps: SystemDependencies): AnyRoute[] {
           body: { status: ready ? 'ready' : 'not_ready', checks },
         };
       },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/metrics',
-      operationId: 'metrics',
-      summary: 'Prometheus metrics.',
-      tags: ['system'],
-      auth: { kind: 'none' },
-      responses: { 200: { description: 'Metrics.', contentType: 'text/plain' } },
-      handle: async () => ({
-        status: 200,
-        headers: { 'content-type': deps.metrics.registry.contentType },
-        body: await deps.metrics.registry.metrics(),
-      }),
     }),
     defineRoute({
       method: 'GET',

@@ -3,10 +3,11 @@ import { getOutputFormatInfo, type OutputFormat } from '../../media/formats.ts';
 import { encodeAudio, type TranscoderFactory } from '../../media/transcode.ts';
 import type { AuthContext } from '../auth/context.ts';
 import type { Ledger } from '../billing/ledger.ts';
+import { ApiError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { VoiceCatalog } from '../voices/catalog.ts';
 import { failoverFor } from './failover-ledger.ts';
-import type { AudioPersister, SynthesisGuard } from './ports.ts';
+import type { AudioPersister, SynthesisGuard, SynthesisObserver } from './ports.ts';
 import type { OneShotBody } from './schemas.ts';
 import { ProviderUsage, synthesisFailure } from './synthesize.ts';
 import { codePointLength, prepareText } from './tags.ts';
@@ -35,6 +36,9 @@ export interface OneShotDependencies {
   opusComplexity?: number | undefined;
   /** Where resampling and encoding run. Default: this thread. */
   transcoders?: TranscoderFactory | undefined;
+  observer?: SynthesisObserver | undefined;
+  /** One-shot syntheses running at once in this process; beyond, 503 at once. Default unbounded. */
+  maxConcurrent?: number | undefined;
 }
 
 /**
@@ -42,9 +46,43 @@ export interface OneShotDependencies {
  * credit reservation) is written before any audio is produced and closed at the end.
  */
 export class OneShotSynthesis {
+  #running = 0;
+
   constructor(private readonly deps: OneShotDependencies) {}
 
+  /** One-shot syntheses running now. */
+  get running(): number {
+    return this.#running;
+  }
+
+  /**
+   * Runs one synthesis. Past `maxConcurrent` running ones it answers `provider_unavailable`
+   * (retryable) at once: each holds its whole audio in memory and an encoder, so an
+   * unbounded number would exhaust the process rather than slow it down.
+   */
   async run(
+    auth: AuthContext,
+    requestId: string,
+    body: OneShotBody,
+    signal: AbortSignal,
+  ): Promise<OneShotResult> {
+    const max = this.deps.maxConcurrent ?? Number.POSITIVE_INFINITY;
+    if (this.#running >= max) {
+      throw new ApiError(
+        'provider_unavailable',
+        `This server runs ${max} syntheses at once; retry shortly.`,
+        { retryAfterSeconds: 1 },
+      );
+    }
+    this.#running += 1;
+    try {
+      return await this.#run(auth, requestId, body, signal);
+    } finally {
+      this.#running -= 1;
+    }
+  }
+
+  async #run(
     auth: AuthContext,
     requestId: string,
     body: OneShotBody,
@@ -101,12 +139,16 @@ export class OneShotSynthesis {
           : { opusComplexity: this.deps.opusComplexity }),
         ...(this.deps.transcoders ? { transcoders: this.deps.transcoders } : {}),
       })) {
+        if (chunks.length === 0) {
+          this.deps.observer?.firstAudio('http', (performance.now() - started) / 1000);
+        }
         counter.push(bytes);
         chunks.push(bytes);
       }
     } catch (error) {
       const cancelled = signal.aborted;
       const failure = synthesisFailure(error);
+      if (!cancelled) this.deps.observer?.failed('http', failure.code);
       await ledger.finish(requestId, {
         status: cancelled ? 'cancelled' : 'failed',
         errorCode: cancelled ? undefined : failure.code,
@@ -130,16 +172,18 @@ export class OneShotSynthesis {
       encodedDurationMs: counter.durationMs,
     });
     const audio = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    setImmediate(() => {
-      void this.deps.persister.enqueue({
-        requestId,
-        workspaceId: auth.workspaceId,
-        environment: auth.environment,
-        format,
-        contentType: info.contentType,
-        audio,
+    if (this.deps.persister.enabled) {
+      setImmediate(() => {
+        void this.deps.persister.enqueue({
+          requestId,
+          workspaceId: auth.workspaceId,
+          environment: auth.environment,
+          format,
+          contentType: info.contentType,
+          audio,
+        });
       });
-    });
+    }
     return {
       requestId,
       auditId,

@@ -4,6 +4,8 @@ import type { Environment } from '../config.ts';
 
 /** Best-effort storage of finished audio; never throws, never delays the response. */
 export interface AudioPersister {
+  /** False when persistence is off: callers then collect no audio for it at all. */
+  readonly enabled: boolean;
   enqueue(input: {
     requestId: string;
     workspaceId: string;
@@ -17,4 +19,13 @@ export interface AudioPersister {
 /** Admission of a synthesis request: per-key rate limits. Throws `rate_limited`. */
 export interface SynthesisGuard {
   admit(auth: AuthContext): Promise<void>;
+}
+
+/** What synthesis reports for the operator's metrics; every method is cheap and sync. */
+export interface SynthesisObserver {
+  streamOpened(): void;
+  streamClosed(): void;
+  /** Seconds from the request (one-shot) or the first flush (stream) to the first audio. */
+  firstAudio(transport: 'http' | 'websocket', seconds: number): void;
+  failed(transport: 'http' | 'websocket', code: string): void;
 }

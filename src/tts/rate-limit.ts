@@ -2,14 +2,23 @@ import type { AuthContext } from '../auth/context.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { SynthesisGuard } from './ports.ts';
 
-/** Per-key limit on synthesis requests, shared by every api process through Redis. */
+/**
+ * Limits on synthesis requests, shared by every api process through Redis: one bucket per
+ * API key and one per workspace (all its keys together), so a workspace cannot multiply
+ * its rate by minting keys. The key bucket is checked first: a request it refuses takes
+ * nothing from the workspace's budget.
+ */
 export class KeyRateLimitGuard implements SynthesisGuard {
   constructor(
     private readonly limiter: RateLimiter,
     private readonly perMinute: number,
+    private readonly workspacePerMinute = 0,
   ) {}
 
-  admit(auth: AuthContext): Promise<void> {
-    return this.limiter.enforce(`tts:${auth.keyId}`, { perMinute: this.perMinute });
+  async admit(auth: AuthContext): Promise<void> {
+    await this.limiter.enforce(`tts:${auth.keyId}`, { perMinute: this.perMinute });
+    await this.limiter.enforce(`tts-workspace:${auth.workspaceId}`, {
+      perMinute: this.workspacePerMinute,
+    });
   }
 }

@@ -18,6 +18,8 @@ export interface RunningServer {
   url: string;
   /** Base URL of the development environment listener. */
   devUrl: string;
+  /** Base URL of the internal metrics listener (`/metrics`). */
+  metricsUrl: string;
   process: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
@@ -39,6 +41,7 @@ export function serviceEnv(database: TestDatabase, extra: Record<string, string>
     HOST: '127.0.0.1',
     PORT: '0',
     DEV_PORT: '0',
+    METRICS_PORT: '0',
     DATA_DIR: database.dataDir,
     REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
     REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}`,
@@ -105,6 +108,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   return {
     url: `http://127.0.0.1:${ports.production}`,
     devUrl: `http://127.0.0.1:${ports.development}`,
+    metricsUrl: `http://127.0.0.1:${ports.metrics}`,
     process: child,
     env,
     output: () => output,

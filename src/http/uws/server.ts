@@ -26,6 +26,12 @@ export interface MountedRoute {
   pattern: string;
   bodyLimitBytes: number;
   handler: Handler;
+  /**
+   * Runs on the headers before the body is awaited (authentication): a refusal is answered
+   * while the body may still be arriving, and the connection is then closed. The request
+   * it sees has an empty body; the handler then gets the same object with the body.
+   */
+  beforeBody?: (request: HttpRequest) => Promise<void>;
   /** Cross-origin policy; omitted: no CORS headers, `OPTIONS` answers 405. */
   cors?: RouteCors;
 }
@@ -175,6 +181,7 @@ export class UwsHttpServer {
         route.bodyLimitBytes,
         route.handler,
         route.cors,
+        route.beforeBody,
       );
     });
   }
@@ -227,6 +234,7 @@ export class UwsHttpServer {
     bodyLimitBytes: number | null,
     handler: Handler,
     cors?: RouteCors,
+    beforeBody?: (request: HttpRequest) => Promise<void>,
   ): void {
     const startedAt = performance.now();
     const state: ResponseState = { done: false, aborted: new AbortController() };
@@ -266,19 +274,31 @@ export class UwsHttpServer {
       body = readBody(res, bodyLimitBytes);
     }
 
+    // Observed here so a refusal before the body arrived leaves no unhandled rejection.
+    body.catch(() => {});
+    let refusedBeforeBody = false;
     const run = async (): Promise<HttpResponse> => {
-      const request: HttpRequest = {
+      const request: { -readonly [K in keyof HttpRequest]: HttpRequest[K] } = {
         method,
         path,
         query,
         headers,
         params,
-        body: await body,
+        body: EMPTY,
         requestId,
         environment,
         remoteAddress,
         signal: state.aborted.signal,
       };
+      if (beforeBody) {
+        try {
+          await beforeBody(request);
+        } catch (error) {
+          refusedBeforeBody = true;
+          throw error;
+        }
+      }
+      request.body = await body;
       return handler(request);
     };
 
@@ -287,7 +307,7 @@ export class UwsHttpServer {
       .catch((error: unknown) => {
         const response = this.errorResponse(error, requestId, method, routeLabel);
         // A body left unread would be taken for the next request on this connection.
-        if (hasBody && bodyLimitBytes === null)
+        if (hasBody && (bodyLimitBytes === null || refusedBeforeBody))
           response.headers = { ...response.headers, connection: 'close' };
         return response;
       })

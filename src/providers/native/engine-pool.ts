@@ -1,4 +1,4 @@
-import { WaitQueue } from '../wait-queue.ts';
+import { WaitQueue, type WaitQueueOptions } from '../wait-queue.ts';
 import type { Engine, EngineStarter } from './engine.ts';
 import { EngineProcess } from './engine-process.ts';
 
@@ -14,6 +14,8 @@ export interface EnginePoolOptions {
   readonly warmIdleMs: number;
   /** How processes are started. Default: spawned by this process. */
   readonly startEngine?: EngineStarter;
+  /** Bounds of the queue of requests waiting for a process (length, wait deadline). */
+  readonly queue?: WaitQueueOptions;
 }
 
 /** What the pool holds right now. */
@@ -45,7 +47,8 @@ interface WarmEntry {
  * - A slot is taken when a process is spawned and given back when it has exited, so at
  *   most `maxProcesses` processes exist at any time (warm spares count).
  * - Requests beyond the bound wait in a FIFO queue; a waiting request leaves the queue
- *   when its signal aborts. A waiting request first evicts an idle warm spare.
+ *   when its signal aborts. The queue is bounded (`queue`): past its length or wait
+ *   deadline a request fails with `ProviderError('overloaded')`. A waiting request first evicts an idle warm spare.
  * - After a request for a voice and rate succeeded, the pool keeps one warm spare for it
  *   (spawned with the same arguments, blocked reading stdin) while slots are free and
  *   nobody waits; the next request with that key skips the process start (about 10 ms).
@@ -54,7 +57,7 @@ export class EnginePool {
   readonly #options: EnginePoolOptions;
   #slots = 0;
   #busy = 0;
-  readonly #waiters = new WaitQueue();
+  readonly #waiters: WaitQueue;
   /** Idle warm spares by key; Map order is least recently used first. */
   readonly #warm = new Map<string, WarmEntry>();
   /** Keys worth a warm spare, most recent first, at most `warmProcesses`. */
@@ -68,6 +71,7 @@ export class EnginePool {
       throw new RangeError('maxProcesses must be a positive integer');
     }
     this.#options = options;
+    this.#waiters = new WaitQueue(options.queue);
   }
 
   get stats(): EnginePoolStats {
@@ -82,7 +86,8 @@ export class EnginePool {
   /**
    * A process for `spec`, owned by the caller until it exits: the caller sends the text,
    * reads stdout and kills it when done or cancelled. Waits in FIFO order when the pool
-   * is full; rejects with `signal.reason` when `signal` aborts while waiting.
+   * is full; rejects with `signal.reason` when `signal` aborts while waiting, and with
+   * `ProviderError('overloaded')` when the queue is full or the wait deadline passes.
    */
   async acquire(spec: EngineSpec, signal: AbortSignal): Promise<Engine> {
     signal.throwIfAborted();

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { PcmChunk } from '../../../media/pcm.ts';
 import { ProviderError } from '../errors.ts';
 import type { SynthesisRequest, TtsProvider } from '../provider.ts';
+import type { WaitQueueOptions } from '../wait-queue.ts';
 import type { EngineExit } from './engine.ts';
 import { EnginePool, type EnginePoolStats, type EngineSpec } from './engine-pool.ts';
 import { EngineLauncher } from './launcher/engine-launcher.ts';
@@ -24,6 +25,8 @@ export interface NativeProviderOptions {
    * is). Default false; the api enables it (`NATIVE_ENGINE_LAUNCHER`).
    */
   readonly launcher?: boolean;
+  /** Bounds of the queue of requests waiting for a process. Default: unbounded. */
+  readonly queue?: WaitQueueOptions;
   /**
    * Diagnostic hook, called when an engine process starts serving a request (before the
    * text is written). Tests use it to find the pid; never shown to clients.
@@ -84,6 +87,7 @@ export class NativeProvider implements TtsProvider {
       maxProcesses: options.maxProcesses ?? Math.max(1, 2 * availableParallelism()),
       warmProcesses: options.warmProcesses ?? 2,
       warmIdleMs: options.warmIdleMs ?? 60_000,
+      ...(options.queue ? { queue: options.queue } : {}),
     });
   }
 

@@ -1,4 +1,4 @@
-import { WaitQueue } from '../wait-queue.ts';
+import { WaitQueue, type WaitQueueOptions } from '../wait-queue.ts';
 
 /** Occupancy of a {@link ConcurrencyLimiter}. */
 export interface ConcurrencyLimiterStats {
@@ -17,6 +17,8 @@ export interface ConcurrencyLimiterStats {
  * - Callers beyond the bound wait in FIFO order; a freed slot goes straight to the queue
  *   head, so a new caller never overtakes a waiting one.
  * - A waiting caller whose signal aborts leaves the queue and gets `signal.reason`.
+ * - A caller finding the queue full, or waiting past its deadline, gets
+ *   `ProviderError('overloaded')` (public `provider_unavailable`, retryable).
  * - Share one limiter between provider instances that use the same account.
  *
  * @example
@@ -26,13 +28,15 @@ export interface ConcurrencyLimiterStats {
 export class ConcurrencyLimiter {
   readonly #limit: number;
   #active = 0;
-  readonly #waiters = new WaitQueue();
+  readonly #waiters: WaitQueue;
 
-  constructor(limit: number) {
+  /** `queue` bounds the callers waiting (length, wait deadline); default unbounded. */
+  constructor(limit: number, queue: WaitQueueOptions = {}) {
     if (!Number.isInteger(limit) || limit < 1) {
       throw new RangeError(`concurrency limit must be a positive integer, got ${limit}`);
     }
     this.#limit = limit;
+    this.#waiters = new WaitQueue(queue);
   }
 
   get stats(): ConcurrencyLimiterStats {

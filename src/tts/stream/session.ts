@@ -9,7 +9,7 @@ import { ApiError, errorBody } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { CatalogVoice, VoiceCatalog } from '../../voices/catalog.ts';
 import { failoverFor } from '../failover-ledger.ts';
-import type { AudioPersister, SynthesisGuard } from '../ports.ts';
+import type { AudioPersister, SynthesisGuard, SynthesisObserver } from '../ports.ts';
 import { MAX_STREAM_TOTAL_TEXT_CHARS } from '../schemas.ts';
 import { ProviderUsage, synthesisFailure } from '../synthesize.ts';
 import { codePointLength, prepareText } from '../tags.ts';
@@ -33,6 +33,7 @@ export interface StreamDependencies {
   idleTimeoutMs: number;
   /** Streams whose audio exceeds this are not stored. */
   persistMaxBytes: number;
+  observer?: SynthesisObserver | undefined;
 }
 
 /** Largest PCM payload of one `audio` event (about 0.7 s at 24 kHz). */
@@ -75,18 +76,26 @@ export class StreamSession {
   #charsSynthesized = 0;
   #seq = 0;
   #counter: DurationCounter | undefined;
-  #persistChunks: Buffer[] | null = [];
+  #persistChunks: Buffer[] | null;
   #persistBytes = 0;
+  #counted = false;
+  /** When the first segment was flushed, until its first audio went out. */
+  #firstFlushAt: number | undefined;
 
   constructor(
     private readonly deps: StreamDependencies,
     private readonly auth: AuthContext,
     private readonly channel: EventChannel,
-  ) {}
+  ) {
+    // With persistence off nothing would read the copy: keep none.
+    this.#persistChunks = deps.persister.enabled ? [] : null;
+  }
 
   /** The connection is open: the idle clock starts. */
   opened(): void {
     this.#armIdleTimer();
+    this.#counted = true;
+    this.deps.observer?.streamOpened();
   }
 
   /** One parsed JSON frame from the client. */
@@ -212,6 +221,7 @@ export class StreamSession {
 
   #flush(): void {
     if (this.#buffer === '') return;
+    this.#firstFlushAt ??= performance.now();
     this.#segments.push(this.#buffer);
     this.#buffer = '';
   }
@@ -307,6 +317,12 @@ export class StreamSession {
         });
         this.#counter?.push(piece);
         this.#collect(piece);
+        if (this.#seq === 1 && this.#firstFlushAt !== undefined) {
+          this.deps.observer?.firstAudio(
+            'websocket',
+            (performance.now() - this.#firstFlushAt) / 1000,
+          );
+        }
       }
     }
   }
@@ -347,6 +363,7 @@ export class StreamSession {
     if (this.#state === 'ended') return;
     const failure = synthesisFailure(error);
     this.#end();
+    this.deps.observer?.failed('websocket', failure.code);
     if (!(error instanceof ApiError)) {
       this.deps.logger.warn(
         { request_id: this.requestId, route: this.#target?.voice.route.id, err: error },
@@ -359,6 +376,10 @@ export class StreamSession {
   }
 
   #end(): void {
+    if (this.#counted) {
+      this.#counted = false;
+      this.deps.observer?.streamClosed();
+    }
     this.#state = 'ended';
     clearTimeout(this.#idleTimer);
     this.#abort.abort(new ApiError('invalid_request', 'The request ended.'));

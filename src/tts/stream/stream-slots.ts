@@ -37,10 +37,13 @@ export interface StreamSlot {
  * Caps concurrent streaming requests per workspace across every api process: one Redis
  * sorted set per workspace holds a lease per open stream, refreshed while it runs, so a
  * crashed process's streams free their slots within 30 seconds. When Redis does not answer
- * the stream is admitted (and `onError` told): a limiter outage is not a synthesis outage.
+ * the stream is counted against the same limit in this process alone (and `onError` told):
+ * a limiter outage is not a synthesis outage, nor a limit turned off.
  */
 export class StreamSlots {
   readonly #redis: SlotClient;
+  /** Streams admitted by the per-process fallback, by workspace. */
+  readonly #local = new Map<string, number>();
 
   constructor(
     redis: Redis,
@@ -49,6 +52,8 @@ export class StreamSlots {
       /** Streams per workspace; 0 means unlimited. */
       maxPerWorkspace: number;
       onError?: (error: unknown) => void;
+      /** Called when a check reached Redis (ends an outage the caller reported). */
+      onRecovered?: () => void;
     },
   ) {
     if (!(COMMAND in redis)) {
@@ -71,15 +76,10 @@ export class StreamSlots {
       );
     } catch (error) {
       this.options.onError?.(error);
-      return { release: () => {} };
+      return this.#acquireLocal(workspaceId, limit);
     }
-    if (taken !== 1) {
-      throw new ApiError(
-        'rate_limited',
-        `The workspace already has ${limit} streams open; retry when one finishes.`,
-        { retryAfterSeconds: 1 },
-      );
-    }
+    this.options.onRecovered?.();
+    if (taken !== 1) throw tooMany(limit);
     const refresh = setInterval(() => {
       this.#redis.zadd(key, Date.now() + LEASE_MS, requestId).catch(() => {});
     }, REFRESH_MS);
@@ -94,6 +94,31 @@ export class StreamSlots {
       },
     };
   }
+
+  /** The fallback while Redis is out: the same limit, counted in this process only. */
+  #acquireLocal(workspaceId: string, limit: number): StreamSlot {
+    const open = this.#local.get(workspaceId) ?? 0;
+    if (open >= limit) throw tooMany(limit);
+    this.#local.set(workspaceId, open + 1);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = (this.#local.get(workspaceId) ?? 1) - 1;
+        if (left <= 0) this.#local.delete(workspaceId);
+        else this.#local.set(workspaceId, left);
+      },
+    };
+  }
+}
+
+function tooMany(limit: number): ApiError {
+  return new ApiError(
+    'rate_limited',
+    `The workspace already has ${limit} streams open; retry when one finishes.`,
+    { retryAfterSeconds: 1 },
+  );
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

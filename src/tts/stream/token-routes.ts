@@ -4,7 +4,6 @@ import type { StreamTokens } from '../../auth/stream-tokens.ts';
 import type { Environment } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
 import { type AnyRoute, defineRoute } from '../../http/route.ts';
-import type { HttpRequest } from '../../http/types.ts';
 import { parseJsonBody, validate } from '../../http/validate.ts';
 import { STREAM_PATH } from './route.ts';
 
@@ -27,8 +26,12 @@ const emptyBodySchema = z.strictObject({});
 
 export interface StreamTokenRouteOptions {
   tokens: StreamTokens;
-  /** Public base URL per environment (`https://api.example.com`); else from the request. */
-  publicBaseUrls: Partial<Record<Environment, string>>;
+  /**
+   * The streaming URL of each environment, from configuration: never built from the
+   * request's Host, which a client controls (a poisoned cache or a phishing link could
+   * otherwise hand a browser someone else's endpoint).
+   */
+  websocketUrl: (environment: Environment) => string;
 }
 
 /** `POST /v1/tts/stream-tokens`: a workspace key mints a 2-minute streaming credential. */
@@ -66,7 +69,7 @@ export function streamTokenRoutes(options: StreamTokenRouteOptions): AnyRoute[] 
           body: {
             token,
             expires_at: expiresAt.toISOString(),
-            websocket_url: websocketUrl(request, options.publicBaseUrls[caller.environment]),
+            websocket_url: options.websocketUrl(caller.environment),
             capabilities: {
               tts_stream: true,
               tts_one_shot: false,
@@ -79,14 +82,21 @@ export function streamTokenRoutes(options: StreamTokenRouteOptions): AnyRoute[] 
   ];
 }
 
-function websocketUrl(request: HttpRequest, publicBaseUrl: string | undefined): string {
+/**
+ * The configured streaming URL of an environment: `wsUrl` when set, else the public base
+ * URL with `ws`/`wss`, else the local listener (`ws://localhost:<port>`).
+ */
+export function configuredWebsocketUrl(
+  wsUrl: string | undefined,
+  publicBaseUrl: string | undefined,
+  localPort: number,
+): string {
+  if (wsUrl) return wsUrl;
   if (publicBaseUrl) {
     const url = new URL(publicBaseUrl);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     url.pathname = `${url.pathname.replace(/\/+$/, '')}${STREAM_PATH}`;
     return url.toString();
   }
-  const secure = (request.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() === 'https';
-  const host = request.headers.host ?? 'localhost';
-  return `${secure ? 'wss' : 'ws'}://${host}${STREAM_PATH}`;
+  return `ws://localhost:${localPort}${STREAM_PATH}`;
 }

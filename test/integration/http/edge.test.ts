@@ -79,6 +79,39 @@ describe('the HTTP edge', () => {
     expect(JSON.parse(response.body)).toMatchObject({ code: 'method_not_allowed' });
   });
 
+  it('refuses a bad key from the headers while the body is still arriving', async () => {
+    // The client declares 200 KB, sends 1 KB and then nothing: a server that reads the body
+    // before authenticating would wait for the rest forever.
+    const declared = 200 * 1024;
+    const response = await new Promise<RawResponse>((resolve, reject) => {
+      const req = httpRequest(`${server.url}/v1/tts`, {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer awp_not_a_real_key',
+          'content-type': 'application/json',
+          'content-length': declared,
+        },
+      });
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      });
+      req.on('error', reject);
+      req.write(Buffer.alloc(1024, 0x20));
+      // Never ended: the response must come regardless.
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.connection).toBe('close');
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'unauthorized' });
+  });
+
   it('answers an unknown path with 404 not_found, whatever the method', async () => {
     for (const method of ['GET', 'QUERY', 'DELETE']) {
       const response = await raw(`${server.url}/v1/no-such-thing`, method);

@@ -28,7 +28,9 @@ describe('system routes', () => {
   });
 
   it('runs on the native uWebSockets.js binding', () => {
-    const listening = server.logs().filter((l) => l.msg === 'listening');
+    const listening = server
+      .logs()
+      .filter((l) => l.msg === 'listening' && l.environment !== 'metrics');
     expect(listening).toHaveLength(2);
     expect(listening.every((l) => l.uws === 'native')).toBe(true);
   });
@@ -49,9 +51,16 @@ describe('system routes', () => {
     });
   });
 
-  it('serves Prometheus metrics that count requests', async () => {
+  it('serves Prometheus metrics that count requests on the internal listener only', async () => {
     await fetch(`${server.url}/healthz`);
-    const response = await fetch(`${server.url}/metrics`);
+    for (const base of [server.url, server.devUrl]) {
+      const publicScrape = await fetch(`${base}/metrics`);
+      expect(publicScrape.status).toBe(404);
+      expect(await publicScrape.text()).not.toContain('awp_');
+    }
+    const metricsListener = server.logs().find((l) => l.environment === 'metrics');
+    expect(metricsListener).toMatchObject({ msg: 'listening', host: '127.0.0.1' });
+    const response = await fetch(`${server.metricsUrl}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/plain');
     const text = await response.text();

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/errors.ts';
 import { RateLimiter } from '../../../src/ratelimit/limiter.ts';
+import { StoreOutage } from '../../../src/ratelimit/store-outage.ts';
 import { RateLimitStoreTimeoutError } from '../../../src/ratelimit/store-timeout-error.ts';
 import { createRedis } from '../../../src/redis/client.ts';
 import { sleep } from '../../helpers/wait.ts';
@@ -177,7 +178,7 @@ describe('RateLimiter without a working Redis', () => {
    */
   const BOUND_FACTOR = 10;
 
-  it('fails open promptly when Redis is unreachable', async () => {
+  it('falls back to a per-process limit promptly when Redis is unreachable', async () => {
     const timeoutMs = 500; // the default, spelled out for the bound below
     const redis = new Redis('redis://127.0.0.1:1', {
       connectTimeout: 200,
@@ -192,10 +193,19 @@ describe('RateLimiter without a working Redis', () => {
       onError: (e) => errors.push(e),
     });
     try {
-      // Each check lets the request through (fail-open, reported to onError) within its
-      // bounded wait instead of holding it while ioredis reconnects.
+      // Each check is decided within its bounded wait instead of holding the request while
+      // ioredis reconnects, and by the same limit kept in this process: the burst of one
+      // passes, the next is refused with the wait until the next cell.
       const started = performance.now();
-      for (let i = 0; i < 3; i++) await limiter.enforce('down', { perMinute: 60, burst: 1 });
+      await limiter.enforce('down', { perMinute: 60, burst: 1 });
+      const refused = await limiter
+        .enforce('down', { perMinute: 60, burst: 1 })
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ApiError);
+      expect((refused as ApiError).code).toBe('rate_limited');
+      expect((refused as ApiError).retryAfterSeconds).toBe(1);
+      // Another bucket has its own budget.
+      await limiter.enforce('down-other', { perMinute: 60, burst: 1 });
       expect(performance.now() - started).toBeLessThan(3 * timeoutMs * BOUND_FACTOR);
       expect(errors).toHaveLength(3);
       expect(errors.every((e) => e instanceof Error)).toBe(true);
@@ -203,6 +213,46 @@ describe('RateLimiter without a working Redis', () => {
       await expect(limiter.consume('down', { perMinute: 60 })).rejects.toThrow();
     } finally {
       redis.disconnect();
+    }
+  });
+
+  it('reports one outage per Redis outage, and its end, however many checks fell back', async () => {
+    const redis = createRedis(REDIS_URL);
+    const events: string[] = [];
+    const outage = new StoreOutage('rate_limit', {
+      outageStarted: (name) => events.push(`started ${name}`),
+      outageEnded: (name, fallbacks) => events.push(`ended ${name} after ${fallbacks}`),
+      fellBack: () => events.push('fallback'),
+    });
+    const limiter = new RateLimiter(redis, {
+      prefix: `outage-${randomUUID()}`,
+      timeoutMs: 200,
+      onError: (e) => outage.failed(e),
+      onRecovered: () => outage.succeeded(),
+    });
+    const limit = { perMinute: 6000 };
+    try {
+      await limiter.enforce('a', limit);
+      expect(events).toEqual([]);
+      // The connection drops and stays down: commands wait in ioredis's queue until the
+      // limiter's timeout decides them locally.
+      redis.disconnect(false);
+      for (let i = 0; i < 5; i++) await limiter.enforce('a', limit);
+      expect(outage.down).toBe(true);
+      await redis.connect();
+      await limiter.enforce('a', limit);
+      await limiter.enforce('a', limit);
+      expect(events).toEqual([
+        'fallback',
+        'started rate_limit',
+        'fallback',
+        'fallback',
+        'fallback',
+        'fallback',
+        'ended rate_limit after 5',
+      ]);
+    } finally {
+      await redis.quit().catch(() => redis.disconnect());
     }
   });
 

@@ -70,7 +70,8 @@ describe.each(DIALECTS)('streaming credentials on %s', (dialect) => {
     expect(body).toEqual({
       token: expect.any(String),
       expires_at: expect.any(String),
-      websocket_url: `${server.url.replace('http', 'ws')}/v1/tts/stream`,
+      // From configuration (nothing set: the local listener), never from the Host header.
+      websocket_url: `ws://localhost:${new URL(server.url).port}/v1/tts/stream`,
       capabilities: { tts_stream: true, tts_one_shot: false, environment: 'production' },
     });
     const expires = Date.parse(body.expires_at as string);

@@ -1,11 +1,12 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { PassThrough, type Readable } from 'node:stream';
 import { siblingEntry } from '../../../../media/runtime-entry.ts';
 import type { Engine, EngineExit } from '../engine.ts';
 import {
   ENGINE_ID_BYTES,
+  ENGINE_NONCE_BYTES,
   LAUNCHER_SOCKET_ENV,
   type LauncherCommand,
   type LauncherEvent,
@@ -14,6 +15,9 @@ import {
 const LAUNCHER_ENTRY = siblingEntry(import.meta.url, 'launcher-main');
 /** How long an engine's audio connection may trail its exit report. */
 const CONNECTION_GRACE_MS = 5_000;
+/** A connection that has not sent its whole header by then is dropped. */
+const HEADER_TIMEOUT_MS = 5_000;
+const HEADER_BYTES = ENGINE_ID_BYTES + ENGINE_NONCE_BYTES;
 /** Engine ids wrap here (4 bytes on the wire). */
 const MAX_ENGINE_ID = 0xffff_ffff;
 
@@ -51,7 +55,13 @@ export class EngineLauncher {
       return engine;
     }
     try {
-      this.#send({ op: 'spawn', id, bin: binaryPath, args: [...args] });
+      this.#send({
+        op: 'spawn',
+        id,
+        nonce: engine.nonce.toString('hex'),
+        bin: binaryPath,
+        args: [...args],
+      });
     } catch (error) {
       // The launcher itself could not be started.
       engine.finish(
@@ -140,22 +150,31 @@ export class EngineLauncher {
     this.#server = server;
   }
 
+  /**
+   * An audio connection: accepted only with the id and nonce of an engine that has no
+   * connection yet (see protocol.ts for why); anything else is closed unread.
+   */
   #onConnection(socket: Socket): void {
     let header = Buffer.alloc(0);
+    const timer = setTimeout(() => socket.destroy(), HEADER_TIMEOUT_MS);
+    timer.unref();
     const onData = (bytes: Buffer) => {
       header = Buffer.concat([header, bytes]);
-      if (header.byteLength < ENGINE_ID_BYTES) return;
+      if (header.byteLength < HEADER_BYTES) return;
+      clearTimeout(timer);
       socket.off('data', onData);
       socket.pause();
       const engine = this.#engines.get(header.readUInt32BE(0));
-      if (!engine) {
+      const nonce = header.subarray(ENGINE_ID_BYTES, HEADER_BYTES);
+      if (!engine || engine.attached || !timingSafeEqual(nonce, engine.nonce)) {
         socket.destroy();
         return;
       }
-      engine.attach(socket, header.subarray(ENGINE_ID_BYTES));
+      engine.attach(socket, header.subarray(HEADER_BYTES));
     };
     socket.on('data', onData);
     socket.on('error', () => {});
+    socket.on('close', () => clearTimeout(timer));
   }
 
   #onEvent(event: LauncherEvent): void {
@@ -200,6 +219,8 @@ class LaunchedEngine implements Engine {
   readonly key: string;
   readonly stdout: Readable;
   readonly exited: Promise<EngineExit>;
+  /** What the launcher's audio connection for this engine must present. */
+  readonly nonce = randomBytes(ENGINE_NONCE_BYTES);
   readonly #id: number;
   readonly #launcher: EngineLauncher;
   readonly #output = new PassThrough();
@@ -237,6 +258,11 @@ class LaunchedEngine implements Engine {
 
   get stderr(): string {
     return this.#stderr.trim();
+  }
+
+  /** True once the audio connection arrived; a second one is refused. */
+  get attached(): boolean {
+    return this.#socket !== undefined;
   }
 
   sendText(text: string): void {

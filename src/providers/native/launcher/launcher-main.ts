@@ -11,6 +11,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import {
   ENGINE_ID_BYTES,
+  ENGINE_NONCE_BYTES,
   LAUNCHER_SOCKET_ENV,
   type LauncherCommand,
   type LauncherEvent,
@@ -36,11 +37,12 @@ function send(event: LauncherEvent): void {
   if (process.connected) process.send?.(event);
 }
 
-function start(id: number, bin: string, args: string[]): void {
+function start(id: number, nonce: string, bin: string, args: string[]): void {
   const child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'pipe'], shell: false });
   const connection = connect(`\0${socketName}`);
-  const header = Buffer.alloc(ENGINE_ID_BYTES);
+  const header = Buffer.alloc(ENGINE_ID_BYTES + ENGINE_NONCE_BYTES);
   header.writeUInt32BE(id);
+  Buffer.from(nonce, 'hex').copy(header, ENGINE_ID_BYTES);
   connection.write(header);
   child.stdout.pipe(connection);
   // The api side closing the connection means nobody wants this audio any more.
@@ -90,7 +92,7 @@ function start(id: number, bin: string, args: string[]): void {
 process.on('message', (command: LauncherCommand) => {
   switch (command.op) {
     case 'spawn':
-      start(command.id, command.bin, command.args);
+      start(command.id, command.nonce, command.bin, command.args);
       return;
     case 'text':
       engines.get(command.id)?.child.stdin.end(command.text, 'utf8');

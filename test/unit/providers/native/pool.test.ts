@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ProviderError } from '../../../../src/providers/errors.ts';
 import {
   type EngineProcessEvent,
   NativeProvider,
@@ -91,6 +92,39 @@ describe('espeak-ng process pool', () => {
     );
     expect(next.durationMs).toBeGreaterThan(500);
     expect(events).toHaveLength(2);
+  });
+
+  it('refuses requests beyond the queue length or past the wait deadline with provider_unavailable', async () => {
+    const { provider, events } = makeProvider({
+      maxProcesses: 1,
+      warmProcesses: 0,
+      queue: { maxWaiting: 1, maxWaitMs: 300 },
+    });
+    const holder = provider
+      .synthesize({ text: longText(20), providerVoiceId: VOICE }, new AbortController().signal)
+      [Symbol.asyncIterator]();
+    expect((await holder.next()).done).toBe(false);
+
+    const request = { text: SENTENCE, providerVoiceId: VOICE };
+    const queued = collectAudio(provider.synthesize(request, new AbortController().signal));
+    await waitFor(() => provider.stats.waiting === 1);
+    const beyond = await collectAudio(
+      provider.synthesize(request, new AbortController().signal),
+    ).catch((error: unknown) => error);
+    expect(beyond).toBeInstanceOf(ProviderError);
+    expect((beyond as ProviderError).toApiError()).toMatchObject({
+      code: 'provider_unavailable',
+      retryable: true,
+    });
+    // The queued one is refused once its deadline passes, the holder still being busy.
+    const timedOut = await queued.catch((error: unknown) => error);
+    expect((timedOut as ProviderError).failure).toBe('overloaded');
+    expect(provider.stats.waiting).toBe(0);
+    expect(events).toHaveLength(1);
+
+    while (!(await holder.next()).done) {}
+    const next = await collectAudio(provider.synthesize(request, new AbortController().signal));
+    expect(next.durationMs).toBeGreaterThan(500);
   });
 
   it('serves the next request of a voice from a warm pre-spawned process', async () => {

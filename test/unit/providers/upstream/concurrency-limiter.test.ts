@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ProviderError } from '../../../../src/providers/errors.ts';
 import { ConcurrencyLimiter } from '../../../../src/providers/upstream/index.ts';
 
 const never = new AbortController().signal;
@@ -87,5 +88,38 @@ describe('ConcurrencyLimiter', () => {
 
   it.each([0, -1, 1.5, Number.NaN])('refuses the limit %s', (limit) => {
     expect(() => new ConcurrencyLimiter(limit)).toThrow(RangeError);
+  });
+
+  it('refuses a caller beyond the queue length at once, as a retryable overload', async () => {
+    const outcomes: string[] = [];
+    const limiter = new ConcurrencyLimiter(1, {
+      maxWaiting: 1,
+      onWaited: (_ms, outcome) => outcomes.push(outcome),
+    });
+    const release = await limiter.acquire(never);
+    const queued = limiter.acquire(never);
+    const refused = limiter.acquire(never);
+    await expect(refused).rejects.toBeInstanceOf(ProviderError);
+    const error = (await refused.catch((e: unknown) => e)) as ProviderError;
+    expect(error.failure).toBe('overloaded');
+    expect(error.toApiError().code).toBe('provider_unavailable');
+    expect(error.toApiError().retryable).toBe(true);
+    expect(limiter.stats).toEqual({ limit: 1, active: 1, waiting: 1 });
+    release();
+    (await queued)();
+    expect(limiter.stats).toEqual({ limit: 1, active: 0, waiting: 0 });
+    expect(outcomes).toEqual(['full', 'granted']);
+  });
+
+  it('refuses a waiter whose deadline passes, and frees its place in the queue', async () => {
+    const limiter = new ConcurrencyLimiter(1, { maxWaitMs: 50 });
+    const release = await limiter.acquire(never);
+    const waiting = limiter.acquire(never);
+    await expect(waiting).rejects.toMatchObject({ failure: 'overloaded' });
+    expect(limiter.stats).toEqual({ limit: 1, active: 1, waiting: 0 });
+    release();
+    expect(limiter.stats).toEqual({ limit: 1, active: 0, waiting: 0 });
+    // The slot is whole again: the next caller gets it without waiting.
+    (await limiter.acquire(never))();
   });
 });

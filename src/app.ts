@@ -36,6 +36,7 @@ import type { AnyRoute } from './http/route.ts';
 import { UwsHttpServer } from './http/uws/server.ts';
 import { AudioPersistence, type AudioPersistenceJobData } from './jobs/audio-persistence.ts';
 import { createQueue, QUEUE_NAMES } from './jobs/queues.ts';
+import { openVoiceCloning } from './jobs/voice-cloning.ts';
 import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
 import { llmCatalogFromConfig } from './llm/registry.ts';
 import type { Logger } from './observability/logger.ts';
@@ -302,9 +303,12 @@ export function createApi(deps: ApiDependencies): Api {
     ),
   ];
 
+  // Clone attempts are queued here and run by the jobs process (or this one, single node).
+  const voiceCloning = openVoiceCloning({ config, db, logger });
   // Internal: served beside /v1 but kept out of /v1/openapi.json (docs/decisions.md).
   const operatorApi = createOperatorApi({
     db,
+    cloning: voiceCloning.cloning,
     limiter: rateLimiter,
     keyStore,
     store: voiceStore,
@@ -361,6 +365,7 @@ export function createApi(deps: ApiDependencies): Api {
       await keyStore.close();
       await workers?.close();
       await audioQueue?.close();
+      await voiceCloning.close();
       await heartbeat.stop();
       await neural?.close();
       await nativeProvider.close();

@@ -1,4 +1,6 @@
+import { expect } from 'vitest';
 import type { SampleInput } from '../../src/voices/cloning/types.ts';
+import type { OperatorClient, OperatorResponse } from './operator.ts';
 
 /** Shapes of the operator cloning API's answers, as a dashboard reads them. */
 
@@ -53,4 +55,24 @@ export function recording(sample: SampleInput) {
 /** The metadata entry of a recording (language and exact transcript). */
 export function meta(sample: SampleInput) {
   return { language: sample.language, transcript: sample.transcript };
+}
+
+/** The voice's route on `provider`; throws when it has none. */
+export function routeOf(voice: VoiceView, provider: string): RouteView {
+  const route = voice.routes.find((r) => r.provider === provider);
+  if (!route) throw new Error(`no ${provider} route`);
+  return route;
+}
+
+/** The voice's History through the API (asserting the 200). */
+export async function history(client: OperatorClient, voiceId: string): Promise<AttemptView[]> {
+  const response = await client.request('GET', `/voices/${voiceId}/history`);
+  expect(response.status).toBe(200);
+  return (response.body as { history: AttemptView[] }).history;
+}
+
+/** The body of a 201 answer to a voice creation (asserting the status). */
+export function created(response: OperatorResponse): DetailsView {
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body as DetailsView;
 }

@@ -11,10 +11,12 @@ import {
   signedIn,
 } from '../../helpers/operator.ts';
 import {
-  type AttemptView,
+  created,
   type DetailsView,
+  history,
   meta,
   recording,
+  routeOf,
   type SampleView,
   type VoiceView,
 } from '../../helpers/operator-cloning.ts';
@@ -60,11 +62,6 @@ describe.each(DIALECTS)('operator cloning API on %s', (dialect) => {
     expect(response.status).toBe(200);
     return (response.body as { voice: VoiceView }).voice;
   };
-  const routeOf = (voice: VoiceView, provider: string) => {
-    const route = voice.routes.find((r) => r.provider === provider);
-    if (!route) throw new Error(`no ${provider} route`);
-    return route;
-  };
   const settled = (voiceId: string, what: string) =>
     waitFor(
       async () => {
@@ -73,15 +70,6 @@ describe.each(DIALECTS)('operator cloning API on %s', (dialect) => {
       },
       { what },
     );
-  const history = async (client: OperatorClient, voiceId: string) => {
-    const response = await client.request('GET', `/voices/${voiceId}/history`);
-    expect(response.status).toBe(200);
-    return (response.body as { history: AttemptView[] }).history;
-  };
-  const created = (response: OperatorResponse) => {
-    expect(response.status, JSON.stringify(response.body)).toBe(201);
-    return response.body as DetailsView;
-  };
   const tts = (voiceId: string) =>
     fetch(`${server.url}/v1/tts`, {
       method: 'POST',
@@ -235,7 +223,8 @@ describe.each(DIALECTS)('operator cloning API on %s', (dialect) => {
   });
 
   it('turns Ready into Update available after a new sample; a refresh appends it', async () => {
-    const voiceId = created(await create(owner, 'Growing', ['elevenlabs'])).voice.id;
+    const growing = created(await create(owner, 'Growing', ['elevenlabs']));
+    const voiceId = growing.voice.id;
     const ready = await settled(voiceId, 'the first clone');
     const routeId = routeOf(ready, 'elevenlabs').id;
     expect(
@@ -255,6 +244,24 @@ describe.each(DIALECTS)('operator cloning API on %s', (dialect) => {
     expect(routeOf(done, 'elevenlabs').state).toBe('ready');
     const last = (await history(owner, voiceId)).at(-1);
     expect(last).toMatchObject({ operation: 'append', state: 'succeeded', sample_ids: [sampleId] });
+
+    // Clone to a further provider: a new route built from every recording.
+    const further = await owner.request('POST', `/voices/${voiceId}/clone`, {
+      targets: [{ provider: 'fishaudio' }],
+    });
+    expect(further.status).toBe(200);
+    expect(routeOf((further.body as DetailsView).voice, 'fishaudio').state).toBe('cloning');
+    const both = await settled(voiceId, 'the Fish Audio clone');
+    expect(both.routes.map((r) => [r.provider, r.state])).toEqual([
+      ['elevenlabs', 'ready'],
+      ['fishaudio', 'ready'],
+    ]);
+    expect((await history(owner, voiceId)).at(-1)).toMatchObject({
+      provider: 'fishaudio',
+      operation: 'create',
+      state: 'succeeded',
+      sample_ids: [growing.samples[0]?.id, sampleId],
+    });
   });
 
   it('refuses bad uploads with the error object', async () => {

@@ -36,6 +36,7 @@ import type { AnyRoute } from './http/route.ts';
 import { type Listener, UwsHttpServer } from './http/uws/server.ts';
 import { AudioPersistence, type AudioPersistenceJobData } from './jobs/audio-persistence.ts';
 import { createQueue, QUEUE_NAMES } from './jobs/queues.ts';
+import { openVoiceCloning } from './jobs/voice-cloning.ts';
 import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
 import { llmCatalogFromConfig } from './llm/registry.ts';
 import {
@@ -353,9 +354,12 @@ export function createApi(deps: ApiDependencies): Api {
     ),
   ];
 
+  // Clone attempts are queued here and run by the jobs process (or this one, single node).
+  const voiceCloning = openVoiceCloning({ config, db, logger });
   // Internal: served beside /v1 but kept out of /v1/openapi.json (docs/decisions.md).
   const operatorApi = createOperatorApi({
     db,
+    cloning: voiceCloning.cloning,
     limiter: rateLimiter,
     keyStore,
     store: voiceStore,
@@ -436,6 +440,7 @@ export function createApi(deps: ApiDependencies): Api {
       await step('key store', () => keyStore.close());
       await step('job workers', () => workers?.close());
       await step('audio queue', () => audioQueue?.close());
+      await step('clone queue', () => voiceCloning.close());
       await step('heartbeat', () => heartbeat.stop());
       await step('neural engine', () => neural?.close());
       await step('native provider', () => nativeProvider.close());

@@ -8,12 +8,13 @@ import { FishAudioCatalog } from '../providers/fishaudio/catalog.ts';
 import type { UpstreamTimeouts } from '../providers/upstream/timeouts.ts';
 import type { UpstreamProviderKind } from '../providers/upstream-registry.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
+import type { VoiceCloning } from '../voices/cloning/service.ts';
 import { VoiceImports } from '../voices/imports.ts';
 import type { ProviderAccounts } from '../voices/provider-accounts.ts';
-import { VoiceRouteConfig } from '../voices/route-config.ts';
 import type { VoiceStore } from '../voices/voice-store.ts';
 import { OperatorGuard } from './guard.ts';
 import { accountRoutes } from './routes/account-routes.ts';
+import { cloneRoutes } from './routes/clone-routes.ts';
 import { keyRoutes } from './routes/key-routes.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { voiceRoutes } from './routes/voice-routes.ts';
@@ -24,6 +25,8 @@ export { OperatorSessions } from './sessions.ts';
 
 export interface OperatorApiOptions {
   db: Kysely<Database>;
+  /** Cloning (samples, clone jobs, History); its `routes` member holds the route settings. */
+  cloning: VoiceCloning;
   limiter: RateLimiter;
   keyStore: ApiKeyStore;
   store: VoiceStore;
@@ -48,11 +51,11 @@ export function createOperatorApi(options: OperatorApiOptions): {
     attemptsPerMinute: options.signInAttemptsPerMinute,
   });
   const guard = new OperatorGuard(sessions, { insecureCookies: options.insecureCookies });
-  const routeConfig = new VoiceRouteConfig(options.db, options.store);
+  const routeSettings = options.cloning.routes;
   const imports = new VoiceImports({
     accounts: options.accounts,
     store: options.store,
-    routes: routeConfig,
+    routes: routeSettings,
     catalogFor: (provider, apiKey) => {
       const settings = {
         baseUrl: options.vendorBaseUrls[provider],
@@ -72,9 +75,10 @@ export function createOperatorApi(options: OperatorApiOptions): {
       ...accountRoutes(guard, options.accounts),
       ...voiceRoutes(guard, {
         store: options.store,
-        routes: routeConfig,
+        routes: routeSettings,
         imports,
       }),
+      ...cloneRoutes(guard, options.cloning),
     ],
   };
 }

@@ -28,6 +28,8 @@ export interface OperatorRouteDefinition<Body, Query> {
   body?: z.ZodType<Body>;
   query?: z.ZodType<Query>;
   errors?: readonly ErrorCode[];
+  /** Largest body accepted (uploads); default the server's `BODY_LIMIT_BYTES`. */
+  bodyLimitBytes?: number;
   handle(context: OperatorRouteContext<Body, Query>): Promise<HttpResponse>;
 }
 
@@ -50,6 +52,7 @@ export function operatorRoute<Body = undefined, Query = undefined>(
     auth: { kind: 'none' },
     responses: {},
     ...(route.errors ? { errors: route.errors } : {}),
+    ...(route.bodyLimitBytes ? { bodyLimitBytes: route.bodyLimitBytes } : {}),
     handle: async ({ request }) => {
       const member = await guard.requireMember(request, route.roles);
       const query = route.query

@@ -9,7 +9,7 @@ import type {
 } from '../providers/upstream/catalog.ts';
 import type { UpstreamProviderKind } from '../providers/upstream-registry.ts';
 import type { ProviderAccounts } from './provider-accounts.ts';
-import type { VoiceRouteConfig } from './route-config.ts';
+import type { VoiceRouteSettings } from './route-settings.ts';
 import { upstreamModel } from './upstream-models.ts';
 import type { StoredVoice, VoiceStore } from './voice-store.ts';
 
@@ -44,7 +44,7 @@ export class VoiceImports {
     private readonly deps: {
       accounts: ProviderAccounts;
       store: VoiceStore;
-      routes: VoiceRouteConfig;
+      routes: VoiceRouteSettings;
       catalogFor: VendorCatalogFactory;
     },
   ) {}
@@ -81,7 +81,11 @@ export class VoiceImports {
       const existing =
         request.voiceId === undefined
           ? undefined
-          : await this.deps.routes.voice(request.workspaceId, request.environment, request.voiceId);
+          : await this.deps.routes.voice({
+              workspaceId: request.workspaceId,
+              environment: request.environment,
+              voiceId: request.voiceId,
+            });
       if (existing) this.deps.routes.assertProviderFree(existing, provider);
       const adopted = await catalog
         .adopt(

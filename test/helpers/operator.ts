@@ -21,10 +21,48 @@ export class OperatorClient {
     readonly origin: string | null = baseUrl,
   ) {}
 
+  /** A request with a JSON body (when `body` is given); keeps a session cookie it is sent. */
   async request(
     method: string,
     path: string,
     body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<OperatorResponse> {
+    return this.send(
+      method,
+      path,
+      body === undefined ? undefined : JSON.stringify(body),
+      body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    );
+  }
+
+  /**
+   * A `multipart/form-data` upload as the dashboard sends it: a JSON `metadata` field and
+   * the files, each under its field name.
+   */
+  upload(
+    path: string,
+    metadata: unknown,
+    files: { field: string; fileName: string; contentType: string; data: Buffer }[],
+    headers: Record<string, string> = {},
+  ): Promise<OperatorResponse> {
+    const form = new FormData();
+    form.set('metadata', JSON.stringify(metadata));
+    for (const file of files) {
+      form.append(
+        file.field,
+        new Blob([new Uint8Array(file.data)], { type: file.contentType }),
+        file.fileName,
+      );
+    }
+    return this.send('POST', path, form, headers);
+  }
+
+  /** Any request, sent as a dashboard page on the same host would send it. */
+  async send(
+    method: string,
+    path: string,
+    body: FormData | string | undefined,
     headers: Record<string, string> = {},
   ): Promise<OperatorResponse> {
     const response = await fetch(`${this.baseUrl}/operator/api${path}`, {
@@ -32,24 +70,16 @@ export class OperatorClient {
       headers: {
         ...(this.origin === null ? {} : { origin: this.origin }),
         ...(this.cookie ? { cookie: this.cookie } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...headers,
       },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      ...(body === undefined ? {} : { body }),
     });
     const setCookie = response.headers.get('set-cookie');
     if (setCookie) {
       const pair = setCookie.split(';')[0]!;
       this.cookie = pair.endsWith('=') ? undefined : pair;
     }
-    const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      // not JSON
-    }
-    return { status: response.status, headers: response.headers, body: parsed };
+    return { status: response.status, headers: response.headers, body: await readBody(response) };
   }
 
   signIn(email: string, password: string, workspaceId?: string): Promise<OperatorResponse> {
@@ -58,6 +88,20 @@ export class OperatorClient {
       password,
       ...(workspaceId ? { workspace_id: workspaceId } : {}),
     });
+  }
+}
+
+/** JSON bodies parsed; audio and other binary bodies as a Buffer; text as is. */
+async function readBody(response: Response): Promise<unknown> {
+  const type = response.headers.get('content-type') ?? '';
+  if (type.startsWith('audio/') || type === 'application/octet-stream') {
+    return Buffer.from(await response.arrayBuffer());
+  }
+  const text = await response.text();
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return text; // not JSON
   }
 }
 

@@ -1,15 +1,27 @@
 import { z } from 'zod';
 import type { AnyRoute } from '../../http/route.ts';
+import type { HttpRequest } from '../../http/types.ts';
 import { offeredBy } from '../../voices/catalog.ts';
+import type { Scope } from '../../voices/cloning/types.ts';
 import type { VoiceImports } from '../../voices/imports.ts';
-import type { VoiceRouteConfig } from '../../voices/route-config.ts';
+import type { VoiceRouteSettings } from '../../voices/route-settings.ts';
 import type { StoredVoice, VoiceStore } from '../../voices/voice-store.ts';
 import { VOICE_MANAGER_ROLES } from '../../workspaces/members.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { EVERY_ROLE, operatorRoute } from '../route.ts';
+import type { OperatorPrincipal } from '../sessions.ts';
+
+/** The voice a route's `:voiceId` names, in the member's workspace and the request's environment. */
+export function scopeOf(member: OperatorPrincipal, request: HttpRequest): Scope {
+  return {
+    workspaceId: member.workspaceId,
+    environment: request.environment,
+    voiceId: request.params.voiceId ?? '',
+  };
+}
 
 /** A voice as operators see it: the routes behind it, and what clients are offered. */
-function voiceView(voice: StoredVoice) {
+export function voiceView(voice: StoredVoice) {
   const offered = offeredBy(voice);
   return {
     id: voice.id,
@@ -29,6 +41,9 @@ function voiceView(voice: StoredVoice) {
       provider_voice_id: route.providerVoiceId,
       provider_account_id: route.providerAccountId,
       state: route.state,
+      /** Why the route Failed or was Blocked; null otherwise. */
+      failure_summary: route.failureSummary,
+      blocked_by: route.blockedBy,
       enabled: route.enabled,
       is_default: route.id === voice.defaultRouteId,
       created_at: route.createdAt,
@@ -66,7 +81,7 @@ export function voiceRoutes(
   guard: OperatorGuard,
   deps: {
     store: VoiceStore;
-    routes: VoiceRouteConfig;
+    routes: VoiceRouteSettings;
     imports: VoiceImports;
   },
 ): AnyRoute[] {
@@ -92,13 +107,9 @@ export function voiceRoutes(
       operationId: 'operatorGetVoice',
       summary: 'One voice with its routes.',
       roles: EVERY_ROLE,
-      errors: ['not_found'],
+      errors: ['voice_not_found'],
       handle: async ({ member, request }) => {
-        const voice = await routes.voice(
-          member.workspaceId,
-          request.environment,
-          request.params.voiceId ?? '',
-        );
+        const voice = await routes.voice(scopeOf(member, request));
         return { status: 200, body: { voice: voiceView(voice) } };
       },
     }),
@@ -109,14 +120,9 @@ export function voiceRoutes(
       summary: 'Makes a Ready route the default; the voice id does not change.',
       roles: VOICE_MANAGER_ROLES,
       body: defaultRouteSchema,
-      errors: ['not_found', 'conflict'],
+      errors: ['voice_not_found', 'not_found', 'conflict'],
       handle: async ({ member, request, body }) => {
-        const voice = await routes.setDefaultRoute(
-          member.workspaceId,
-          request.environment,
-          request.params.voiceId ?? '',
-          body.route_id,
-        );
+        const voice = await routes.setDefaultRoute(scopeOf(member, request), body.route_id);
         return { status: 200, body: { voice: voiceView(voice) } };
       },
     }),
@@ -127,12 +133,10 @@ export function voiceRoutes(
       summary: 'Enables or disables (hides, keeps) a route other than the default.',
       roles: VOICE_MANAGER_ROLES,
       body: enabledSchema,
-      errors: ['not_found', 'conflict'],
+      errors: ['voice_not_found', 'not_found', 'conflict'],
       handle: async ({ member, request, body }) => {
         const voice = await routes.setRouteEnabled(
-          member.workspaceId,
-          request.environment,
-          request.params.voiceId ?? '',
+          scopeOf(member, request),
           request.params.routeId ?? '',
           body.enabled,
         );
@@ -183,7 +187,13 @@ export function voiceRoutes(
       summary: 'Imports a vendor voice as a Ready route: a new voice, or a route of voice_id.',
       roles: VOICE_MANAGER_ROLES,
       body: importSchema,
-      errors: ['not_found', 'conflict', 'provider_error', 'provider_unavailable'],
+      errors: [
+        'not_found',
+        'voice_not_found',
+        'conflict',
+        'provider_error',
+        'provider_unavailable',
+      ],
       handle: async ({ member, request, body }) => {
         const voice = await imports.importVoice(
           {

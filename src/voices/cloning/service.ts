@@ -6,6 +6,7 @@ import type { CloneAttemptOperation, Database, VoiceRoutesTable } from '../../db
 import { ApiError } from '../../errors.ts';
 import { requireWorkspace } from '../../workspaces/workspaces.ts';
 import { modelProfile } from '../route-profile.ts';
+import { loadVoice, VoiceRouteSettings } from '../route-settings.ts';
 import { type StoredRoute, type StoredVoice, toVoice } from '../voice-store.ts';
 import {
   accountFor,
@@ -18,7 +19,6 @@ import {
   requirePermission,
   voiceRow,
 } from './checks.ts';
-import { VoiceRouteSettings } from './route-settings.ts';
 import { appendsRecordings, toAttempt, toSample } from './rows.ts';
 import { type SampleStore, sampleObjectKey } from './sample-store.ts';
 import type {
@@ -33,8 +33,6 @@ import type {
 export { RECOMMENDED_MODELS } from './checks.ts';
 
 const MAX_NAME_CHARS = 100;
-
-type Db = Kysely<Database> | Transaction<Database>;
 
 /** Who acts and what they confirmed, for samples and History. */
 export interface Actor {
@@ -136,7 +134,7 @@ export class VoiceCloning {
     } & Actor,
   ): Promise<VoiceSample> {
     requirePermission(input.permissionConfirmed);
-    await this.#voice(input.workspaceId, input.environment, input.voiceId);
+    await loadVoice(this.db, input.workspaceId, input.environment, input.voiceId);
     const prepared = await prepare(input.sample);
     const sample = await this.#storeSample(input.workspaceId, input.voiceId, prepared, input.actor);
     await this.db
@@ -168,7 +166,7 @@ export class VoiceCloning {
     }
     const queued: string[] = [];
     await this.db.transaction().execute(async (trx) => {
-      const voice = await this.#voice(input.workspaceId, input.environment, input.voiceId, trx);
+      const voice = await loadVoice(trx, input.workspaceId, input.environment, input.voiceId);
       const sampleIds = await currentSampleIds(trx, voice.id);
       if (sampleIds.length === 0) {
         throw new ApiError('invalid_request', 'Cloning needs at least one recording.');
@@ -197,7 +195,7 @@ export class VoiceCloning {
   }): Promise<VoiceDetails> {
     const queued: string[] = [];
     await this.db.transaction().execute(async (trx) => {
-      const voice = await this.#voice(input.workspaceId, input.environment, input.voiceId, trx);
+      const voice = await loadVoice(trx, input.workspaceId, input.environment, input.voiceId);
       const failed = voice.routes.filter((route) => route.state === 'failed');
       if (failed.length === 0) throw new ApiError('conflict', 'No route of this voice failed.');
       const sampleIds = await currentSampleIds(trx, voice.id);
@@ -227,7 +225,7 @@ export class VoiceCloning {
     environment: Environment,
     voiceId: string,
   ): Promise<VoiceDetails> {
-    const voice = await this.#voice(workspaceId, environment, voiceId);
+    const voice = await loadVoice(this.db, workspaceId, environment, voiceId);
     const samples = await this.db
       .selectFrom('voice_samples')
       .selectAll()
@@ -247,7 +245,7 @@ export class VoiceCloning {
 
   /** A sample's audio, only within its own workspace and environment. */
   async readSample(scope: Scope, sampleId: string): Promise<Buffer> {
-    await this.#voice(scope.workspaceId, scope.environment, scope.voiceId);
+    await loadVoice(this.db, scope.workspaceId, scope.environment, scope.voiceId);
     const row = await this.db
       .selectFrom('voice_samples')
       .select(['object_key'])
@@ -426,30 +424,6 @@ export class VoiceCloning {
     };
     await this.db.insertInto('voice_samples').values(row).execute();
     return toSample(row);
-  }
-
-  async #voice(
-    workspaceId: string,
-    environment: Environment,
-    voiceId: string,
-    db: Db = this.db,
-  ): Promise<StoredVoice> {
-    const voice = await db
-      .selectFrom('voices')
-      .selectAll()
-      .where('id', '=', voiceId)
-      .where('workspace_id', '=', workspaceId)
-      .where('environment', '=', environment)
-      .executeTakeFirst();
-    if (!voice) throw new ApiError('voice_not_found', `No voice ${voiceId} here.`);
-    const routes = await db
-      .selectFrom('voice_routes')
-      .selectAll()
-      .where('voice_id', '=', voiceId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    return toVoice(voice, routes);
   }
 }
 

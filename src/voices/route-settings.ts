@@ -1,19 +1,44 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Environment } from '../../config.ts';
-import type { Database, VoiceRoutesTable } from '../../db/schema.ts';
-import { ApiError } from '../../errors.ts';
-import { type StoredRoute, type StoredVoice, toVoice } from '../voice-store.ts';
-import { currentSampleIds } from './checks.ts';
-import type { Scope } from './types.ts';
+import { v7 as uuidv7 } from 'uuid';
+import type { Environment } from '../config.ts';
+import type { Database, UpstreamProviderName, VoiceRoutesTable } from '../db/schema.ts';
+import { ApiError } from '../errors.ts';
+import { currentSampleIds } from './cloning/checks.ts';
+import type { Scope } from './cloning/types.ts';
+import { type StoredRoute, type StoredVoice, VoiceStore } from './voice-store.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
 /**
- * Route settings of a voice: enable and disable (hide without deleting), the default
- * route, and Blocked. Part of the cloning service (`VoiceCloning.routes`).
+ * The voice `voiceId` of a workspace and environment with its routes, oldest route first;
+ * 404 `voice_not_found` for a voice of another workspace or environment, as for synthesis.
+ */
+export async function loadVoice(
+  db: Db,
+  workspaceId: string,
+  environment: Environment,
+  voiceId: string,
+): Promise<StoredVoice> {
+  // A transaction is a Kysely too: the store's query runs inside it when given one.
+  const voice = await new VoiceStore(db).find(workspaceId, environment, voiceId);
+  if (!voice) throw new ApiError('voice_not_found', `No voice ${voiceId} here.`);
+  return voice;
+}
+
+/**
+ * Route settings of a voice, whoever drives them (operator API, operator tool, imports):
+ * enable and disable (hide without deleting), the default route, Blocked, and attaching a
+ * Ready route of an imported vendor voice. Rules: the default route is Ready (or Update
+ * available, which still serves) and always enabled; changing it never changes `voice_id`;
+ * a provider is attached to a voice once; a Blocked route serves nothing until unblocked.
  */
 export class VoiceRouteSettings {
   constructor(private readonly db: Kysely<Database>) {}
+
+  /** The voice with its routes, or 404 `voice_not_found`. */
+  voice(scope: Scope): Promise<StoredVoice> {
+    return loadVoice(this.db, scope.workspaceId, scope.environment, scope.voiceId);
+  }
 
   /** Enables or disables (hides, keeps) a route; the default route cannot be disabled. */
   async setRouteEnabled(scope: Scope, routeId: string, enabled: boolean): Promise<StoredVoice> {
@@ -25,7 +50,7 @@ export class VoiceRouteSettings {
       );
     }
     await this.#updateRoute(route.id, { enabled: enabled ? 1 : 0 });
-    return this.#voice(scope.workspaceId, scope.environment, scope.voiceId);
+    return this.voice(scope);
   }
 
   /**
@@ -51,7 +76,7 @@ export class VoiceRouteSettings {
         .where('id', '=', scope.voiceId)
         .execute();
     });
-    return this.#voice(scope.workspaceId, scope.environment, scope.voiceId);
+    return this.voice(scope);
   }
 
   /**
@@ -73,7 +98,7 @@ export class VoiceRouteSettings {
       blocked_by: by,
       failure_summary: reason.slice(0, 500),
     });
-    return this.#voice(scope.workspaceId, scope.environment, scope.voiceId);
+    return this.voice(scope);
   }
 
   /** Lifts a block: Ready (or Update available) with a provider voice, else Failed. */
@@ -88,35 +113,63 @@ export class VoiceRouteSettings {
           ? 'ready'
           : 'update_available';
     await this.#updateRoute(route.id, { state, blocked_by: null, failure_summary: null });
-    return this.#voice(scope.workspaceId, scope.environment, scope.voiceId);
+    return this.voice(scope);
   }
 
-  async #voice(
-    workspaceId: string,
-    environment: Environment,
-    voiceId: string,
-    db: Db = this.db,
+  /** 409 `conflict` when `provider` already has a route on the voice (spec rule 7). */
+  assertProviderFree(voice: StoredVoice, provider: UpstreamProviderName): void {
+    if (voice.routes.some((route) => route.provider === provider)) {
+      throw new ApiError(
+        'conflict',
+        `The voice already has a ${provider} route; a provider is attached once.`,
+      );
+    }
+  }
+
+  /** Attaches a Ready route on an existing vendor voice (import into an existing voice). */
+  async attachReadyRoute(
+    voice: StoredVoice,
+    route: {
+      provider: UpstreamProviderName;
+      model: string;
+      providerVoiceId: string;
+      providerAccountId: string;
+    },
   ): Promise<StoredVoice> {
-    const voice = await db
-      .selectFrom('voices')
-      .selectAll()
-      .where('id', '=', voiceId)
-      .where('workspace_id', '=', workspaceId)
-      .where('environment', '=', environment)
-      .executeTakeFirst();
-    if (!voice) throw new ApiError('voice_not_found', `No voice ${voiceId} here.`);
-    const routes = await db
-      .selectFrom('voice_routes')
-      .selectAll()
-      .where('voice_id', '=', voiceId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    return toVoice(voice, routes);
+    this.assertProviderFree(voice, route.provider);
+    const now = new Date().toISOString();
+    const scope = {
+      workspaceId: voice.workspaceId,
+      environment: voice.environment,
+      voiceId: voice.id,
+    };
+    try {
+      await this.db
+        .insertInto('voice_routes')
+        .values({
+          // Time-ordered like cloned routes: a voice lists its routes in the order attached.
+          id: `vr_${uuidv7()}`,
+          voice_id: voice.id,
+          provider: route.provider,
+          model: route.model,
+          provider_voice_id: route.providerVoiceId,
+          provider_account_id: route.providerAccountId,
+          state: 'ready',
+          enabled: 1,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    } catch (error) {
+      // Two imports racing for the same provider: the unique index lets one through.
+      this.assertProviderFree(await this.voice(scope), route.provider);
+      throw error;
+    }
+    return this.voice(scope);
   }
 
   async #route(scope: Scope, routeId: string): Promise<{ voice: StoredVoice; route: StoredRoute }> {
-    const voice = await this.#voice(scope.workspaceId, scope.environment, scope.voiceId);
+    const voice = await this.voice(scope);
     const route = voice.routes.find((r) => r.id === routeId);
     if (!route) throw new ApiError('not_found', `No route ${routeId} on voice ${voice.id}.`);
     return { voice, route };

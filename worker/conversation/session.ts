@@ -42,7 +42,7 @@ const DEFAULT_MAX_DURATION_MS = 30 * 60_000;
  * when it ends. Resolves when the session is over.
  */
 export async function runLiveSession(ctx: JobContext, deps: SessionDependencies): Promise<void> {
-  const { config, workerConfig, logger } = deps;
+  const { config, logger } = deps;
   const metadata = JSON.parse(ctx.job.metadata || '{}') as {
     session_id?: string;
     max_duration_ms?: number;

@@ -31,7 +31,12 @@ describe.each(DIALECTS)('credit and rate limits on %s', (dialect) => {
       expect(TEXT_100.length).toBe(100);
       database = await createTestDatabase(dialect);
       handle = await openTestDatabase(database);
-      server = await startServer({ database, env: { TTS_RATE_LIMIT_PER_MINUTE: '0' } });
+      // 50 one-shots at once: above the per-process cap of running syntheses, which this file
+      // does not test (test/integration/system/operations.test.ts does).
+      server = await startServer({
+        database,
+        env: { TTS_RATE_LIMIT_PER_MINUTE: '0', ONESHOT_MAX_CONCURRENT: '64' },
+      });
     },
     budget({ servers: 1 }),
   );

@@ -32,6 +32,8 @@ export interface SessionDependencies {
   logger: Logger;
 }
 
+/** Longest wait for the user to join before the greeting is spoken anyway. */
+const USER_JOIN_WAIT_MS = 30_000;
 /** How long the last agent audio may take to play out before the room closes anyway. */
 const DEFAULT_MAX_DURATION_MS = 30 * 60_000;
 
@@ -310,7 +312,15 @@ async function runInRoom(
   await app?.start(session);
   const controls = await registerControls(ctx.room, session, recognizer);
   inputMode = controls.mode;
-  if (prompt.greeting) session.say(prompt.greeting, { allowInterruptions: true });
+  if (prompt.greeting) {
+    // The greeting's audio and transcript go to whoever is in the room: on a busy machine the
+    // worker can be ready before the user has joined, so wait for them (bounded).
+    await Promise.race([
+      ctx.waitForParticipant(userIdentity(record.id)),
+      new Promise((resolve) => setTimeout(resolve, USER_JOIN_WAIT_MS).unref()),
+    ]);
+    session.say(prompt.greeting, { allowInterruptions: true });
+  }
 
   const limit = setTimeout(
     () => session.shutdown({ reason: 'max_duration' as never }),

@@ -302,7 +302,8 @@ describe('Live Agent conversations (worker)', () => {
       // it heard "but works." and "push.com.".
       const words = pttTurn.text.toLowerCase().match(/[a-z']+/g) ?? [];
       expect(words[0]).toMatch(/^p[ou]sh/);
-      expect(words.at(-1)).toBe('works');
+      // The last word arrived (Whisper sometimes glues a syllable on: "artworks").
+      expect(words.at(-1)).toMatch(/works$/);
       expect(words.length).toBeGreaterThanOrEqual(3);
       await client.waitUntil(
         () => client.transcripts().find((t) => t.text === 'Heard you.'),

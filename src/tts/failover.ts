@@ -64,8 +64,16 @@ export class RouteFailover {
         throw error;
       }
       if (first.done) return;
-      yield first.value;
-      yield* { [Symbol.asyncIterator]: () => source };
+      // The route's generator holds resources (an upstream slot, an engine) until it ends: a
+      // consumer that stops at the first chunk must end it too, or they are never released.
+      let finished = false;
+      try {
+        yield first.value;
+        yield* { [Symbol.asyncIterator]: () => source };
+        finished = true;
+      } finally {
+        if (!finished) await source.return?.();
+      }
       return;
     }
   }

@@ -1,10 +1,6 @@
-import { availableParallelism, hostname } from 'node:os';
+import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
-import type { OutputFormat } from '../media/formats.ts';
-import { getOutputFormatInfo } from '../media/formats.ts';
-import { inThreadTranscoder, type TranscoderOptions } from '../media/transcode.ts';
-import { TranscodePool } from '../media/worker/transcode-pool.ts';
 import { AgentStore } from './agents/agent-store.ts';
 import { Agents } from './agents/agents.ts';
 import { avatarRoutes } from './agents/avatar-routes.ts';
@@ -15,6 +11,7 @@ import { livekitRoomsFromConfig } from './agents/livekit-rooms.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { sessionTokenRoutes } from './agents/session-token-routes.ts';
 import { AgentSessionTokens } from './agents/session-tokens.ts';
+import { createAudioPersister, createSpeechProviders, createTranscoders } from './app-synthesis.ts';
 import { applicationSessionRoutes } from './application/routes.ts';
 import { ApplicationSessions } from './application/service.ts';
 import { Authenticator } from './auth/authenticate.ts';
@@ -34,29 +31,18 @@ import { buildOpenApiDocument } from './http/openapi.ts';
 import { routeHandler } from './http/pipeline.ts';
 import type { AnyRoute } from './http/route.ts';
 import { type Listener, UwsHttpServer } from './http/uws/server.ts';
-import { AudioPersistence, type AudioPersistenceJobData } from './jobs/audio-persistence.ts';
-import { createQueue, QUEUE_NAMES } from './jobs/queues.ts';
 import { openVoiceCloning } from './jobs/voice-cloning.ts';
 import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
 import { llmCatalogFromConfig } from './llm/registry.ts';
-import {
-  limiterOutage,
-  queueWaitRecorder,
-  synthesisObserver,
-} from './observability/domain-metrics.ts';
+import { limiterOutage, synthesisObserver } from './observability/domain-metrics.ts';
 import type { Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
 import { type MetricsListener, startMetricsListener } from './observability/metrics-listener.ts';
 import { createOperatorApi } from './operator/index.ts';
-import { createKokoroEngine, defaultKokoroDir } from './providers/kokoro/index.ts';
-import { NativeProvider } from './providers/native/index.ts';
-import { UpstreamProviderRegistry } from './providers/upstream-registry.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { SecretBox } from './secrets/secret-box.ts';
 import { systemRoutes } from './system/routes.ts';
-import { capFfmpegEncoders } from './tts/encoder-cap.ts';
 import { OneShotSynthesis } from './tts/oneshot.ts';
-import type { AudioPersister } from './tts/ports.ts';
 import { KeyRateLimitGuard } from './tts/rate-limit.ts';
 import { ttsRoutes } from './tts/routes.ts';
 import { OriginAllowlist } from './tts/stream/origins.ts';
@@ -96,8 +82,6 @@ export interface Api {
   close(): Promise<void>;
 }
 
-const FILE_EXTENSIONS = { pcm: 'pcm', aac: 'aac', opus: 'ogg' } as const;
-
 /** Wires domain modules to routes and routes to the uWS server. Nothing listens yet. */
 export function createApi(deps: ApiDependencies): Api {
   const { config, db, redis, logger } = deps;
@@ -112,40 +96,7 @@ export function createApi(deps: ApiDependencies): Api {
   const streamTokens = new StreamTokens(signingSecret);
   const authenticator = new Authenticator(keyStore, streamTokens);
 
-  const providerQueue = (pool: string) => ({
-    maxWaiting: config.PROVIDER_QUEUE_MAX_WAITING,
-    maxWaitMs: config.PROVIDER_QUEUE_MAX_WAIT_MS,
-    onWaited: queueWaitRecorder(metrics, pool),
-  });
-  const nativeProvider = new NativeProvider({
-    launcher: config.NATIVE_ENGINE_LAUNCHER,
-    queue: providerQueue('native'),
-    ...(config.NATIVE_MAX_PROCESSES ? { maxProcesses: config.NATIVE_MAX_PROCESSES } : {}),
-  });
-  const neural = config.NATIVE_NEURAL_VOICES
-    ? createKokoroEngine({
-        dir: config.KOKORO_DIR ?? defaultKokoroDir(),
-        phonemizer: (lines, language, signal) => nativeProvider.phonemize(lines, language, signal),
-        ...(config.KOKORO_THREADS ? { threadsPerInference: config.KOKORO_THREADS } : {}),
-        concurrentInferences: config.KOKORO_CONCURRENCY,
-        maxWaitMs: config.KOKORO_MAX_WAIT_MS,
-        warn: (message) => logger.warn(message),
-      })
-    : null;
-  const upstream = new UpstreamProviderRegistry({
-    vendors: {
-      elevenlabs: { baseUrl: config.ELEVENLABS_API_BASE, apiKey: config.ELEVENLABS_API_KEY },
-      fishaudio: { baseUrl: config.FISHAUDIO_API_BASE, apiKey: config.FISHAUDIO_API_KEY },
-    },
-    maxConcurrentPerAccount: config.UPSTREAM_MAX_CONCURRENT_PER_ACCOUNT,
-    queue: providerQueue('upstream'),
-    timeouts: {
-      connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
-      firstByteTimeoutMs: config.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
-      idleTimeoutMs: config.UPSTREAM_IDLE_TIMEOUT_MS,
-    },
-    logger,
-  });
+  const { nativeProvider, neural, upstream } = createSpeechProviders(config, metrics, logger);
   const upstreamPricing = (creditsPer1k: number) => ({
     millicreditsPer1kChars: creditsPer1k * MILLICREDITS_PER_CREDIT,
     passThrough: true,
@@ -199,46 +150,9 @@ export function createApi(deps: ApiDependencies): Api {
   const slotOutage = limiterOutage(metrics, logger, 'stream_slots');
   const observer = synthesisObserver(metrics);
 
-  const audioQueue = config.AUDIO_PERSISTENCE
-    ? createQueue<AudioPersistenceJobData>(QUEUE_NAMES.audioPersistence, {
-        redisUrl: config.REDIS_URL,
-        redisPrefix: config.REDIS_PREFIX,
-        logger,
-      })
-    : undefined;
-  const persistence = audioQueue
-    ? new AudioPersistence(audioQueue, redis, {
-        prefix: config.REDIS_PREFIX,
-        maxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
-        ttlSeconds: 3600,
-        logger,
-      })
-    : undefined;
-  if (audioQueue) {
-    metrics.watchQueueDepth(QUEUE_NAMES.audioPersistence, () =>
-      audioQueue.getJobCountByTypes('waiting', 'delayed', 'prioritized'),
-    );
-  }
-  const persister: AudioPersister = {
-    enabled: persistence !== undefined,
-    enqueue: async (input) => {
-      if (!persistence) return;
-      await persistence.enqueue({
-        ...input,
-        extension: FILE_EXTENSIONS[getOutputFormatInfo(input.format).codec],
-      });
-    },
-  };
+  const { audioQueue, persister } = createAudioPersister(config, redis, metrics, logger);
 
-  const transcodeThreads = config.TRANSCODE_THREADS ?? Math.max(1, availableParallelism() - 1);
-  const transcodePool =
-    transcodeThreads > 0 ? new TranscodePool({ threads: transcodeThreads }) : undefined;
-  const transcoders = capFfmpegEncoders(
-    transcodePool
-      ? (format: OutputFormat, options: TranscoderOptions) => transcodePool.create(format, options)
-      : inThreadTranscoder,
-    config.FFMPEG_MAX_ENCODERS,
-  );
+  const { transcodePool, transcoders } = createTranscoders(config);
   const guard = new KeyRateLimitGuard(
     rateLimiter,
     config.TTS_RATE_LIMIT_PER_MINUTE,

@@ -1,7 +1,5 @@
 import {
-  DisconnectReason,
   type Participant,
-  ParticipantKind,
   type RemoteParticipant,
   type RemoteTrack,
   Room,
@@ -14,14 +12,18 @@ import type {
   ConversationEventName,
   ConversationListener,
 } from './events.ts';
+import {
+  agentAttributes,
+  ENDED_REASONS,
+  INPUT_MODES,
+  isAgentParticipant,
+} from './internal/agent-participant.ts';
 import { AudioPlayback } from './internal/audio-playback.ts';
-import { ControlQueue, callAgent, isNotReady } from './internal/controls.ts';
+import { openMicrophone, setInitialMode, waitForAgent } from './internal/connect-steps.ts';
+import { ControlQueue, callAgent } from './internal/controls.ts';
 import { Emitter } from './internal/emitter.ts';
 import {
-  AGENT_IDENTITY_PREFIX,
-  ATTR_AGENT_STATE,
   ATTR_AUDIO_RESPONSE,
-  ATTR_INPUT_MODE,
   RPC_INPUT_MODE,
   RPC_INTERRUPT,
   RPC_PTT_CANCEL,
@@ -31,19 +33,10 @@ import {
 } from './internal/protocol.ts';
 import { registerStreams, unregisterStreams } from './internal/room-streams.ts';
 import { aborted, SessionStarter } from './internal/start-session.ts';
+import { toError } from './internal/to-error.ts';
 import { type ResolvedOptions, resolveOptions } from './internal/validate-options.ts';
 import type { ConnectOptions, ConversationClientOptions, SendTextOptions } from './options.ts';
 import type { AgentState, ConnectionState, ConversationSession, InputMode } from './session.ts';
-
-const INPUT_MODES: readonly InputMode[] = ['push-to-talk', 'automatic'];
-const AGENT_STATES: readonly AgentState[] = ['initializing', 'listening', 'thinking', 'speaking'];
-/** Server-side reasons that mean the conversation ended, not that the connection failed. */
-const ENDED_REASONS = new Set<DisconnectReason | undefined>([
-  DisconnectReason.CLIENT_INITIATED,
-  DisconnectReason.ROOM_DELETED,
-  DisconnectReason.PARTICIPANT_REMOVED,
-  DisconnectReason.ROOM_CLOSED,
-]);
 
 /**
  * A live voice (and text) conversation with a managed Agent, in the browser.
@@ -173,9 +166,10 @@ export class ConversationClient {
       await room.connect(session.livekit.url, session.livekit.token, { autoSubscribe: true });
       if (abort.signal.aborted) throw aborted();
       const deadline = Date.now() + this.#options.agentJoinTimeoutMs;
-      const agent = await this.#waitForAgent(room, deadline, abort.signal);
-      if (this.#options.inputAudioEnabled) await this.#openMicrophone(room);
-      await this.#setInitialMode(room, agent, inputMode, deadline, abort.signal);
+      const agent = await waitForAgent(room, () => this.#findAgent(room), deadline, abort.signal);
+      if (this.#options.inputAudioEnabled) await openMicrophone(room);
+      await setInitialMode(this.#controls, room, agent, inputMode, deadline, abort.signal);
+      this.#inputMode = inputMode;
       if (abort.signal.aborted) throw aborted();
       void room.startAudio().catch(() => undefined);
       this.#setState('connected');
@@ -312,10 +306,7 @@ export class ConversationClient {
   }
 
   #isAgent(participant: Participant, session: ConversationSession): boolean {
-    return (
-      participant.kind === ParticipantKind.AGENT ||
-      participant.identity === `${AGENT_IDENTITY_PREFIX}${session.sessionId}`
-    );
+    return isAgentParticipant(participant, session.sessionId);
   }
 
   #wire(room: Room, session: ConversationSession): void {
@@ -376,76 +367,22 @@ export class ConversationClient {
   }
 
   #readAgentAttributes(participant: Participant): void {
-    const mode = participant.attributes[ATTR_INPUT_MODE];
-    if (mode && INPUT_MODES.includes(mode as InputMode) && this.#state !== 'connecting') {
-      this.#inputMode = mode as InputMode;
-    }
-    const state = participant.attributes[ATTR_AGENT_STATE] as AgentState | undefined;
-    if (state && AGENT_STATES.includes(state) && state !== this.#agentState) {
+    const { inputMode: mode, agentState: state } = agentAttributes(participant);
+    if (mode && this.#state !== 'connecting') this.#inputMode = mode;
+    if (state && state !== this.#agentState) {
       this.#agentState = state;
       this.#emit('agentSpeaking', { speaking: state === 'speaking', state });
     }
   }
 
-  async #waitForAgent(room: Room, deadline: number, signal: AbortSignal): Promise<string> {
-    for (;;) {
-      for (const participant of room.remoteParticipants.values()) {
-        if (this.#session && this.#isAgent(participant, this.#session)) {
-          this.#adoptAgent(participant);
-        }
-      }
-      if (this.#agentIdentity) return this.#agentIdentity;
-      if (signal.aborted) throw aborted();
-      if (Date.now() >= deadline) {
-        throw new ConversationError('agent_unavailable', 'The Agent did not join in time.', {
-          retryable: true,
-        });
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.min(250, Math.max(0, deadline - Date.now())));
-        room.once(RoomEvent.ParticipantConnected, done);
-        signal.addEventListener('abort', done, { once: true });
-        function done() {
-          clearTimeout(timer);
-          room.off(RoomEvent.ParticipantConnected, done);
-          resolve();
-        }
-      });
-    }
-  }
-
-  async #openMicrophone(room: Room): Promise<void> {
-    try {
-      await room.localParticipant.setMicrophoneEnabled(true);
-    } catch (error) {
-      throw new ConversationError(
-        'microphone_unavailable',
-        `The microphone could not be opened: ${String(error)}`,
-        { cause: error },
-      );
-    }
-  }
-
-  /** The Agent may still be registering its methods when it joins: retry until the deadline. */
-  async #setInitialMode(
-    room: Room,
-    agent: string,
-    mode: InputMode,
-    deadline: number,
-    signal: AbortSignal,
-  ): Promise<void> {
-    for (;;) {
-      try {
-        await this.#controls.run(() =>
-          callAgent(room.localParticipant, agent, RPC_INPUT_MODE, { mode }),
-        );
-        this.#inputMode = mode;
-        return;
-      } catch (error) {
-        if (!isNotReady(error) || Date.now() >= deadline || signal.aborted) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 200));
+  /** Adopts the Agent among the room's participants; its identity, or null until it joined. */
+  #findAgent(room: Room): string | null {
+    for (const participant of room.remoteParticipants.values()) {
+      if (this.#session && this.#isAgent(participant, this.#session)) {
+        this.#adoptAgent(participant);
       }
     }
+    return this.#agentIdentity;
   }
 
   async #teardown(): Promise<void> {
@@ -477,12 +414,4 @@ export class ConversationClient {
   #emit<K extends keyof ConversationEventMap>(name: K, payload: ConversationEventMap[K]): void {
     this.#emitter.emit(name, payload);
   }
-}
-
-function toError(error: unknown, fallback: string): ConversationError {
-  if (error instanceof ConversationError) return error;
-  return new ConversationError(fallback, error instanceof Error ? error.message : String(error), {
-    cause: error,
-    retryable: true,
-  });
 }

@@ -1,70 +1,21 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { Environment } from '../config.ts';
-import type { AgentRevisionsTable, Database } from '../db/schema.ts';
+import type { Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
-import type { LlmProviderName, ThinkingLevel } from '../llm/provider.ts';
-import { type CharacterCard, parseStoredCard } from './character-card.ts';
+import type { AgentDraft, AgentEdit, AgentRecord, PublishedAgent } from './agent-records.ts';
+import { bit, revisionRow, toDraft, toRecord } from './agent-rows.ts';
+import { isUniqueViolation, violationText } from './unique-violation.ts';
 
-/** What one draft revision holds: everything a session of the Agent would run. */
-export interface AgentDraft {
-  characterCard: CharacterCard;
-  /** Public voice selection; null until one is chosen. */
-  voiceId: string | null;
-  avatarId: string;
-  /** Null only when the deployment offered no language model at the time of the write. */
-  llmProvider: LlmProviderName | null;
-  llmModel: string | null;
-  thinkingLevel: ThinkingLevel;
-  webSearchEnabled: boolean;
-  memoryEnabled: boolean;
-  calendarEnabled: boolean;
-  documentsEnabled: boolean;
-}
-
-export interface RevisionRef {
-  id: string;
-  version: number;
-}
-
-/** The publication sessions run, as the Agent resource shows it. */
-export interface PublicationInfo {
-  id: string;
-  version: number;
-  revision: RevisionRef;
-  memoryEnabled: boolean;
-  calendarEnabled: boolean;
-  documentsEnabled: boolean;
-  createdAt: string;
-}
-
-/** An Agent with its current draft revision and active publication. */
-export interface AgentRecord {
-  id: string;
-  workspaceId: string;
-  environment: Environment;
-  slug: string;
-  draft: AgentDraft;
-  draftRevision: RevisionRef;
-  activePublication: PublicationInfo | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** Everything a session of a published Agent runs: the snapshot of its active publication. */
-export interface PublishedAgent extends AgentDraft {
-  agentId: string;
-  workspaceId: string;
-  environment: Environment;
-  slug: string;
-  publication: PublicationInfo;
-}
-
-/** The result of an edit: a new slug and/or draft. */
-export interface AgentEdit {
-  slug?: string;
-  draft: AgentDraft;
-}
+export type {
+  AgentDraft,
+  AgentEdit,
+  AgentRecord,
+  PublicationInfo,
+  PublishedAgent,
+  RevisionRef,
+} from './agent-records.ts';
+export { isUniqueViolation } from './unique-violation.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 const WRITE_ATTEMPTS = 5;
@@ -350,109 +301,3 @@ export class AgentStore {
 }
 
 class LostRace extends Error {}
-
-type RevisionRow = Selectable<AgentRevisionsTable>;
-
-type AgentRow = RevisionRow & {
-  agent_id_: string;
-  workspace_id: string;
-  environment: Environment;
-  slug: string;
-  agent_created_at: string;
-  agent_updated_at: string;
-  publication_id: string | null;
-  publication_version: number | null;
-  p_memory: number | null;
-  p_calendar: number | null;
-  p_documents: number | null;
-  publication_created_at: string | null;
-  publication_revision_id: string | null;
-  publication_revision_version: number | null;
-};
-
-function toRecord(row: AgentRow): AgentRecord {
-  return {
-    id: row.agent_id_,
-    workspaceId: row.workspace_id,
-    environment: row.environment,
-    slug: row.slug,
-    draft: toDraft(row),
-    draftRevision: { id: row.id, version: Number(row.version) },
-    activePublication:
-      row.publication_id === null
-        ? null
-        : {
-            id: row.publication_id,
-            version: Number(row.publication_version),
-            revision: {
-              id: row.publication_revision_id as string,
-              version: Number(row.publication_revision_version),
-            },
-            memoryEnabled: Number(row.p_memory) === 1,
-            calendarEnabled: Number(row.p_calendar) === 1,
-            documentsEnabled: Number(row.p_documents) === 1,
-            createdAt: row.publication_created_at as string,
-          },
-    createdAt: row.agent_created_at,
-    updatedAt: row.agent_updated_at,
-  };
-}
-
-function toDraft(row: RevisionRow): AgentDraft {
-  return {
-    characterCard: parseStoredCard(row.character_card),
-    voiceId: row.voice_id,
-    avatarId: row.avatar_id,
-    llmProvider: row.llm_provider as LlmProviderName | null,
-    llmModel: row.llm_model,
-    thinkingLevel: row.thinking_level as ThinkingLevel,
-    webSearchEnabled: Number(row.web_search_enabled) === 1,
-    memoryEnabled: Number(row.memory_enabled) === 1,
-    calendarEnabled: Number(row.calendar_enabled) === 1,
-    documentsEnabled: Number(row.documents_enabled) === 1,
-  };
-}
-
-function revisionRow(
-  id: string,
-  agentId: string,
-  version: number,
-  draft: AgentDraft,
-  now: string,
-): AgentRevisionsTable {
-  return {
-    id,
-    agent_id: agentId,
-    version,
-    character_card: JSON.stringify(draft.characterCard),
-    voice_id: draft.voiceId,
-    avatar_id: draft.avatarId,
-    llm_provider: draft.llmProvider,
-    llm_model: draft.llmModel,
-    thinking_level: draft.thinkingLevel,
-    web_search_enabled: bit(draft.webSearchEnabled),
-    memory_enabled: bit(draft.memoryEnabled),
-    calendar_enabled: bit(draft.calendarEnabled),
-    documents_enabled: bit(draft.documentsEnabled),
-    created_at: now,
-  };
-}
-
-function bit(value: boolean): number {
-  return value ? 1 : 0;
-}
-
-/** True for a unique-index violation on either dialect. */
-export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: unknown } | null;
-  return (
-    e?.code === '23505' ||
-    (typeof e?.code === 'string' && e.code.startsWith('SQLITE_CONSTRAINT_UNIQUE')) ||
-    e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
-  );
-}
-
-function violationText(error: unknown): string {
-  const e = error as { constraint?: unknown; message?: unknown };
-  return `${String(e.constraint ?? '')} ${String(e.message ?? '')}`;
-}

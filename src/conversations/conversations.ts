@@ -1,65 +1,25 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import type { AgentScope, Agents } from '../agents/agents.ts';
-import type { LlmCharge, LlmLedger } from '../billing/llm-ledger.ts';
+import type { LlmLedger } from '../billing/llm-ledger.ts';
 import { TurnInProgressError, violatesUnique } from '../billing/llm-ledger.ts';
 import { ApiError } from '../errors.ts';
 import { usageBound } from '../llm/bounds.ts';
 import { LlmError } from '../llm/errors.ts';
 import { llmCostMillicredits } from '../llm/pricing.ts';
-import type { LlmModelInfo, LlmProvider, LlmUsage } from '../llm/provider.ts';
+import type { LlmModelInfo, LlmProvider } from '../llm/provider.ts';
 import type { LlmCatalog } from '../llm/registry.ts';
 import type { ConversationRecord, ConversationStore, MessageRecord } from './conversation-store.ts';
 import { promptNames, renderCardPrompt, renderOpeningMessage } from './prompt.ts';
+import { replayTurn } from './replay.ts';
+import type { PublicMessage, SendInput, Turn, TurnEvent } from './turn.ts';
+import { checkIdentity, toTurnError } from './turn-errors.ts';
+
+export type { PublicMessage, SendInput, Turn, TurnEvent, TurnUsage } from './turn.ts';
+export { publicMessage } from './turn.ts';
 
 /** Messages of the history sent to the model (the newest ones). */
 export const HISTORY_MESSAGES = 200;
-
-export interface SendInput {
-  scope: AgentScope;
-  agentId: string;
-  apiKeyId: string | null;
-  requestId: string;
-  auditId: string;
-  conversationId?: string | undefined;
-  endUserId?: string | undefined;
-  userName?: string | undefined;
-  text: string;
-  clientMessageId?: string | undefined;
-  /** Aborted when the client goes away: the model call stops. */
-  signal: AbortSignal;
-}
-
-/** A message as the API shows it. */
-export interface PublicMessage {
-  id: string;
-  role: 'user' | 'assistant';
-  text: string;
-  created_at: string;
-}
-
-/** What one answered turn used and cost. */
-export interface TurnUsage {
-  usage: LlmUsage;
-  charge: LlmCharge;
-}
-
-/** Events of a running turn, in order: text deltas, then the answer. */
-export type TurnEvent =
-  | { type: 'delta'; text: string }
-  | { type: 'message'; message: PublicMessage; usage: TurnUsage };
-
-/** A turn whose credit is reserved and whose model call has started. */
-export interface Turn {
-  conversationId: string;
-  /** The opening message, when this request opened the conversation and the card has one. */
-  firstMessage: PublicMessage | null;
-  userMessage: PublicMessage;
-  /** True when this answers a retry of a turn that already completed (nothing charged). */
-  replayed: boolean;
-  /** Failures are thrown as `ApiError`; stopping early cancels the call. */
-  events: AsyncIterable<TurnEvent>;
-}
 
 /**
  * Text conversations with published Agents: each turn renders the active publication's
@@ -83,7 +43,7 @@ export class Conversations {
     const published = await this.published(input.scope, input.agentId);
     checkIdentity(published, input.endUserId);
     if (input.clientMessageId !== undefined) {
-      const replay = await this.replay(input);
+      const replay = await replayTurn(this.deps.store, input);
       if (replay) return replay;
     }
     const { info, provider } = await this.model(published);
@@ -298,53 +258,6 @@ export class Conversations {
     }
   }
 
-  /** The completed turn a retried `message_id` already got, or null to run it now. */
-  private async replay(input: SendInput): Promise<Turn | null> {
-    const { store } = this.deps;
-    const found = await store.byClientMessageId(
-      input.scope.workspaceId,
-      input.clientMessageId ?? '',
-    );
-    if (!found) return null;
-    const { message } = found;
-    if (
-      found.agentId !== input.agentId ||
-      found.endUserId !== (input.endUserId ?? null) ||
-      (input.conversationId !== undefined && input.conversationId !== message.conversationId) ||
-      message.text !== input.text
-    ) {
-      throw new ApiError('conflict', 'message_id was already used for a different message.');
-    }
-    const turn = await store.turnOf(message.id);
-    if (turn?.status !== 'succeeded' || turn.assistantMessageId === null) {
-      throw new TurnInProgressError();
-    }
-    const answer = await store.message(turn.assistantMessageId);
-    if (!answer?.usage) throw new TurnInProgressError();
-    const usage = answer.usage;
-    const reply = publicMessage(answer);
-    return {
-      conversationId: message.conversationId,
-      firstMessage: null,
-      userMessage: publicMessage(message),
-      replayed: true,
-      events: (async function* () {
-        yield { type: 'delta', text: reply.text } as const;
-        yield {
-          type: 'message',
-          message: reply,
-          usage: {
-            usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens },
-            charge: {
-              chargedMillicredits: usage.costMillicredits,
-              costMillicredits: usage.costMillicredits,
-            },
-          },
-        } as const;
-      })(),
-    };
-  }
-
   private async published(scope: AgentScope, agentId: string): Promise<PublishedAgent> {
     const published = await this.deps.agents.activePublication(scope, agentId);
     if (published) return published;
@@ -366,45 +279,4 @@ export class Conversations {
     }
     return { info, provider: await provider };
   }
-}
-
-/** The identity errors of session tokens, for the published switches. */
-function checkIdentity(published: PublishedAgent, endUserId: string | undefined): void {
-  if (endUserId) return;
-  const { memoryEnabled, documentsEnabled, calendarEnabled } = published.publication;
-  if (memoryEnabled) {
-    throw new ApiError(
-      'memory_identity_required',
-      'The Agent has memory enabled: send end_user_id.',
-    );
-  }
-  if (documentsEnabled) {
-    throw new ApiError(
-      'documents_identity_required',
-      'The Agent has documents enabled: send end_user_id.',
-    );
-  }
-  if (calendarEnabled) {
-    throw new ApiError(
-      'calendar_identity_required',
-      'The Agent has calendar enabled: send end_user_id.',
-    );
-  }
-}
-
-function toTurnError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  if (error instanceof LlmError) {
-    const api = error.toApiError();
-    if (error.retryAfterMs === undefined) return api;
-    return new ApiError(api.code, api.detail, {
-      retryable: api.retryable,
-      retryAfterSeconds: error.retryAfterMs / 1000,
-    });
-  }
-  return new ApiError('internal_error', 'Internal error.', { cause: error });
-}
-
-export function publicMessage(message: MessageRecord): PublicMessage {
-  return { id: message.id, role: message.role, text: message.text, created_at: message.createdAt };
 }

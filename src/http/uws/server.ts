@@ -4,10 +4,9 @@ import type {
   HttpResponse as UwsResponse,
   us_listen_socket,
 } from 'uWebSockets.js';
-import { STATUS_CODES } from 'node:http';
 import { v7 as uuidv7 } from 'uuid';
 import type { Environment } from '../../config.ts';
-import { ApiError, errorBody, toApiError } from '../../errors.ts';
+import { ApiError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import { requestContext } from '../../observability/request-context.ts';
@@ -15,10 +14,12 @@ import { corsHeaders, preflightHeaders } from '../cors.ts';
 import type { HttpMethod, RouteCors } from '../route.ts';
 import type { Handler, HttpRequest, HttpResponse } from '../types.ts';
 import type { WebSocketRoute } from '../websocket.ts';
+import { errorResponse } from './error-response.ts';
 import { uws } from './native.ts';
 import { BodyTooLargeError, readBody } from './read-body.ts';
-import { sendStream } from './stream-body.ts';
+import { paramNames, patternRegex } from './route-pattern.ts';
 import { mountWebSocket } from './websocket.ts';
+import { type ResponseState, writeResponse } from './write-response.ts';
 
 /** A handler bound to a method and a uWS path pattern (`/v1/agents/:agentId`). */
 export interface MountedRoute {
@@ -55,12 +56,6 @@ export interface UwsServerOptions {
 }
 
 const EMPTY = Buffer.alloc(0);
-const CHUNKED_RESPONSE_BYTES = 64 * 1024;
-
-interface ResponseState {
-  done: boolean;
-  aborted: AbortController;
-}
 
 /**
  * The only module that touches uWS request and response objects. It owns the uWS rules:
@@ -305,7 +300,7 @@ export class UwsHttpServer {
     requestContext
       .run({ request_id: requestId, method, route: routeLabel }, run)
       .catch((error: unknown) => {
-        const response = this.errorResponse(error, requestId, method, routeLabel);
+        const response = errorResponse(error, requestId, method, routeLabel, this.options.logger);
         // A body left unread would be taken for the next request on this connection.
         if (hasBody && (bodyLimitBytes === null || refusedBeforeBody))
           response.headers = { ...response.headers, connection: 'close' };
@@ -314,7 +309,7 @@ export class UwsHttpServer {
       .then((response) => {
         if (state.done) return;
         if (crossOrigin) response.headers = { ...crossOrigin, ...response.headers };
-        this.write(res, state, response, requestId, () =>
+        writeResponse(res, state, response, requestId, this.options.logger, () =>
           this.finish(state, method, routeLabel, response.status, startedAt, requestId),
         );
       })
@@ -325,90 +320,6 @@ export class UwsHttpServer {
           this.finish(state, method, routeLabel, 500, startedAt, requestId);
         }
       });
-  }
-
-  private errorResponse(
-    error: unknown,
-    requestId: string,
-    method: string,
-    routeLabel: string,
-  ): HttpResponse {
-    const apiError =
-      error instanceof BodyTooLargeError
-        ? new ApiError('payload_too_large', `The request body exceeds ${error.limitBytes} bytes.`)
-        : toApiError(error);
-    if (apiError.code === 'internal_error') {
-      this.options.logger.error(
-        { err: error, request_id: requestId, method, route: routeLabel },
-        'request failed',
-      );
-    }
-    const headers: Record<string, string> = {};
-    if (apiError.retryAfterSeconds !== undefined) {
-      headers['retry-after'] = String(Math.max(1, Math.ceil(apiError.retryAfterSeconds)));
-    }
-    const allow = (error as { allow?: unknown }).allow;
-    if (typeof allow === 'string') headers.allow = allow;
-    if (error instanceof BodyTooLargeError) headers.connection = 'close';
-    return { status: apiError.status, headers, body: errorBody(apiError, requestId) };
-  }
-
-  private write(
-    res: UwsResponse,
-    state: ResponseState,
-    response: HttpResponse,
-    requestId: string,
-    onDone: () => void,
-  ): void {
-    const headers: Record<string, string> = { ...response.headers };
-    let payload: Buffer;
-    if (response.body === undefined) {
-      payload = EMPTY;
-    } else if (Buffer.isBuffer(response.body)) {
-      payload = response.body;
-    } else if (typeof response.body === 'string') {
-      payload = Buffer.from(response.body, 'utf8');
-      headers['content-type'] ??= 'text/plain; charset=utf-8';
-    } else {
-      payload = Buffer.from(JSON.stringify(response.body), 'utf8');
-      headers['content-type'] ??= 'application/json';
-    }
-    const closeConnection = headers.connection === 'close';
-    delete headers.connection;
-
-    res.cork(() => {
-      res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`.trimEnd());
-      res.writeHeader('x-request-id', requestId);
-      for (const [name, value] of Object.entries(headers)) res.writeHeader(name, value);
-      if (response.stream) {
-        const { stream } = response;
-        sendStream(res, stream, state.aborted.signal)
-          .catch((error: unknown) =>
-            this.options.logger.error({ err: error, request_id: requestId }, 'stream failed'),
-          )
-          .finally(() => onDone());
-        return;
-      }
-      if (payload.byteLength <= CHUNKED_RESPONSE_BYTES || closeConnection) {
-        res.end(payload, closeConnection);
-        onDone();
-        return;
-      }
-      // Large bodies go out as the socket drains, so a slow client never makes uWS copy
-      // the whole body into its own buffer.
-      const total = payload.byteLength;
-      const [, done] = res.tryEnd(payload, total);
-      if (done) {
-        onDone();
-        return;
-      }
-      res.onWritable((offset) => {
-        if (state.done) return true;
-        const [ok, finished] = res.tryEnd(payload.subarray(offset), total);
-        if (finished) onDone();
-        return ok;
-      });
-    });
   }
 
   private finish(
@@ -447,21 +358,4 @@ export class UwsHttpServer {
       for (const wake of waiters) wake();
     }
   }
-}
-
-function paramNames(pattern: string): string[] {
-  return pattern
-    .split('/')
-    .filter((segment) => segment.startsWith(':'))
-    .map((segment) => segment.slice(1));
-}
-
-function patternRegex(pattern: string): RegExp {
-  const source = pattern
-    .split('/')
-    .map((segment) =>
-      segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-    )
-    .join('/');
-  return new RegExp(`^${source}/?$`);
 }

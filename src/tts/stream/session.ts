@@ -1,43 +1,27 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { DurationCounter } from '../../../media/duration.ts';
 import { getOutputFormatInfo, type OutputFormat } from '../../../media/formats.ts';
-import { inThreadTranscoder, type TranscoderFactory } from '../../../media/transcode.ts';
+import { inThreadTranscoder } from '../../../media/transcode.ts';
 import type { AuthContext } from '../../auth/context.ts';
 import { publicCost } from '../../billing/cost.ts';
-import type { Ledger, LedgerOutcome } from '../../billing/ledger.ts';
+import type { LedgerOutcome } from '../../billing/ledger.ts';
 import { ApiError, errorBody } from '../../errors.ts';
-import type { Logger } from '../../observability/logger.ts';
-import type { CatalogVoice, VoiceCatalog } from '../../voices/catalog.ts';
+import type { CatalogVoice } from '../../voices/catalog.ts';
 import { failoverFor } from '../failover-ledger.ts';
-import type { AudioPersister, SynthesisGuard, SynthesisObserver } from '../ports.ts';
 import { MAX_STREAM_TOTAL_TEXT_CHARS } from '../schemas.ts';
 import { ProviderUsage, synthesisFailure } from '../synthesize.ts';
-import { codePointLength, prepareText } from '../tags.ts';
+import { codePointLength } from '../tags.ts';
 import { resolveSynthesisTarget } from '../target.ts';
+import { StreamAudioCopy } from './audio-copy.ts';
+import { sendAudioEvents } from './audio-events.ts';
 import type { EventChannel } from './channel.ts';
 import { type ClientEvent, parseClientEvent, type StartRequest } from './protocol.ts';
 import { SegmentQueue } from './segment-queue.ts';
-import type { StreamSlot, StreamSlots } from './stream-slots.ts';
+import { speakSegments } from './speak-segments.ts';
+import type { StreamDependencies } from './stream-dependencies.ts';
+import type { StreamSlot } from './stream-slots.ts';
 
-export interface StreamDependencies {
-  catalog: VoiceCatalog;
-  ledger: Ledger;
-  guard: SynthesisGuard;
-  slots: StreamSlots;
-  persister: AudioPersister;
-  logger: Logger;
-  opusComplexity?: number | undefined;
-  /** Where resampling and encoding run. Default: this thread. */
-  transcoders?: TranscoderFactory | undefined;
-  /** Longest wait for a client event until `stop`. */
-  idleTimeoutMs: number;
-  /** Streams whose audio exceeds this are not stored. */
-  persistMaxBytes: number;
-  observer?: SynthesisObserver | undefined;
-}
-
-/** Largest PCM payload of one `audio` event (about 0.7 s at 24 kHz). */
-const MAX_PCM_EVENT_BYTES = 32 * 1024;
+export type { StreamDependencies } from './stream-dependencies.ts';
 
 type State = 'awaiting_start' | 'starting' | 'open' | 'stopped' | 'ended';
 
@@ -74,10 +58,8 @@ export class StreamSession {
   #production: Promise<void> | undefined;
   readonly #usage = new ProviderUsage();
   #charsSynthesized = 0;
-  #seq = 0;
   #counter: DurationCounter | undefined;
-  #persistChunks: Buffer[] | null;
-  #persistBytes = 0;
+  readonly #audioCopy: StreamAudioCopy;
   #counted = false;
   /** When the first segment was flushed, until its first audio went out. */
   #firstFlushAt: number | undefined;
@@ -87,8 +69,7 @@ export class StreamSession {
     private readonly auth: AuthContext,
     private readonly channel: EventChannel,
   ) {
-    // With persistence off nothing would read the copy: keep none.
-    this.#persistChunks = deps.persister.enabled ? [] : null;
+    this.#audioCopy = new StreamAudioCopy(deps.persister.enabled, deps.persistMaxBytes);
   }
 
   /** The connection is open: the idle clock starts. */
@@ -258,39 +239,20 @@ export class StreamSession {
     pump.catch(() => {});
     const failover = failoverFor(voice, this.requestId, this.deps.ledger, this.deps.logger);
     try {
-      let spoken = false;
-      for await (const segment of this.#segments) {
-        let prepared: ReturnType<typeof prepareText>;
-        try {
-          prepared = prepareText(segment, request.params?.voice_tags, voice.capabilities);
-        } catch (error) {
-          // A tag-only request on a voice without tags fails; a flushed segment with
-          // nothing speakable in it (only cues or punctuation) is skipped.
-          if (segment === '') throw error;
-          continue;
-        }
-        const pcm = failover.synthesize(
-          {
-            text: prepared.text,
-            voiceTags: prepared.voiceTags,
-            speed: request.params?.speed,
-            preferredSampleRateHz: info.sampleRateHz,
-          },
-          this.#usage,
-          signal,
-        );
-        for await (const chunk of pcm) await transcoder.write(chunk);
-        signal.throwIfAborted();
-        this.#charsSynthesized += codePointLength(prepared.text);
-        spoken = true;
-      }
-      signal.throwIfAborted();
-      if (!spoken) {
-        throw new ApiError(
-          'invalid_request',
-          'Nothing speakable remains once unsupported voice cues are removed.',
-        );
-      }
+      await speakSegments({
+        segments: this.#segments,
+        failover,
+        capabilities: voice.capabilities,
+        voiceTags: request.params?.voice_tags,
+        speed: request.params?.speed,
+        preferredSampleRateHz: info.sampleRateHz,
+        usage: this.#usage,
+        signal,
+        write: (chunk) => transcoder.write(chunk),
+        spoken: (chars) => {
+          this.#charsSynthesized += chars;
+        },
+      });
       await transcoder.end();
       await pump;
     } catch (error) {
@@ -300,31 +262,24 @@ export class StreamSession {
     }
   }
 
-  async #pump(output: AsyncIterable<Buffer>, format: OutputFormat, pcm: boolean): Promise<void> {
-    const contextId = this.#target?.request.context_id;
-    for await (const bytes of output) {
-      for (const piece of pcm ? splitPcm(bytes) : [bytes]) {
-        await this.channel.writable();
-        if (this.#state === 'ended') return;
-        this.#seq += 1;
-        this.channel.send({
-          event: 'audio',
-          request_id: this.requestId,
-          ...(contextId === undefined ? {} : { context_id: contextId }),
-          seq: this.#seq,
-          audio: piece.toString('base64'),
-          format,
-        });
+  #pump(output: AsyncIterable<Buffer>, format: OutputFormat, pcm: boolean): Promise<void> {
+    return sendAudioEvents(output, pcm, {
+      channel: this.channel,
+      requestId: this.requestId,
+      contextId: this.#target?.request.context_id,
+      format,
+      isEnded: () => this.#isEnded(),
+      sent: (piece, seq) => {
         this.#counter?.push(piece);
-        this.#collect(piece);
-        if (this.#seq === 1 && this.#firstFlushAt !== undefined) {
+        this.#audioCopy.collect(piece);
+        if (seq === 1 && this.#firstFlushAt !== undefined) {
           this.deps.observer?.firstAudio(
             'websocket',
             (performance.now() - this.#firstFlushAt) / 1000,
           );
         }
-      }
-    }
+      },
+    });
   }
 
   async #succeed(): Promise<void> {
@@ -384,7 +339,7 @@ export class StreamSession {
     clearTimeout(this.#idleTimer);
     this.#abort.abort(new ApiError('invalid_request', 'The request ended.'));
     this.#segments.abort();
-    this.#persistChunks = null;
+    this.#audioCopy.discard();
   }
 
   #isEnded(): boolean {
@@ -438,21 +393,9 @@ export class StreamSession {
     this.#idleTimer.unref();
   }
 
-  #collect(piece: Buffer): void {
-    if (!this.#persistChunks) return;
-    this.#persistBytes += piece.byteLength;
-    if (this.#persistBytes > this.deps.persistMaxBytes) {
-      this.#persistChunks = null;
-      return;
-    }
-    this.#persistChunks.push(piece);
-  }
-
   #persist(target: Target): void {
-    const chunks = this.#persistChunks;
-    this.#persistChunks = null;
-    if (!chunks || chunks.length === 0) return;
-    const audio = Buffer.concat(chunks);
+    const audio = this.#audioCopy.take();
+    if (!audio) return;
     setImmediate(() => {
       void this.deps.persister.enqueue({
         requestId: this.requestId,
@@ -464,14 +407,4 @@ export class StreamSession {
       });
     });
   }
-}
-
-/** PCM in event-sized pieces, each a whole number of samples. */
-function splitPcm(bytes: Buffer): Buffer[] {
-  if (bytes.byteLength <= MAX_PCM_EVENT_BYTES) return [bytes];
-  const pieces: Buffer[] = [];
-  for (let offset = 0; offset < bytes.byteLength; offset += MAX_PCM_EVENT_BYTES) {
-    pieces.push(bytes.subarray(offset, offset + MAX_PCM_EVENT_BYTES));
-  }
-  return pieces;
 }

@@ -1,25 +1,20 @@
-import type { Kysely, Transaction } from 'kysely';
-import { v7 as uuidv7 } from 'uuid';
+import type { Kysely } from 'kysely';
 import { randomBase62 } from '../../auth/key-format.ts';
 import type { Environment } from '../../config.ts';
-import type { CloneAttemptOperation, Database, VoiceRoutesTable } from '../../db/schema.ts';
+import type { Database } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { requireWorkspace } from '../../workspaces/workspaces.ts';
-import { modelProfile } from '../route-profile.ts';
 import { loadVoice, VoiceRouteSettings } from '../route-settings.ts';
-import { type StoredRoute, type StoredVoice, toVoice } from '../voice-store.ts';
 import {
-  accountFor,
   checkTargets,
   currentSampleIds,
   failUnqueued,
   type PreparedSample,
   prepare,
-  RECOMMENDED_MODELS,
   requirePermission,
-  voiceRow,
 } from './checks.ts';
-import { appendsRecordings, toAttempt, toSample } from './rows.ts';
+import { attachRoute, refreshRoute, retryOperation, submitAttempt } from './clone-submissions.ts';
+import { toAttempt, toSample } from './rows.ts';
 import { type SampleStore, sampleObjectKey } from './sample-store.ts';
 import type {
   CloneJobQueue,
@@ -174,10 +169,10 @@ export class VoiceCloning {
       for (const target of input.targets) {
         const existing = voice.routes.find((route) => route.provider === target.provider);
         if (existing) {
-          queued.push(await this.#refresh(trx, voice, existing, sampleIds, input.requestedBy));
+          queued.push(await refreshRoute(trx, voice, existing, sampleIds, input.requestedBy));
         } else {
           queued.push(
-            await this.#attach(trx, input.workspaceId, voice, target, sampleIds, input.requestedBy),
+            await attachRoute(trx, input.workspaceId, voice, target, sampleIds, input.requestedBy),
           );
         }
       }
@@ -200,19 +195,8 @@ export class VoiceCloning {
       if (failed.length === 0) throw new ApiError('conflict', 'No route of this voice failed.');
       const sampleIds = await currentSampleIds(trx, voice.id);
       for (const route of failed) {
-        const operation: CloneAttemptOperation =
-          route.provider === 'native'
-            ? 'derive'
-            : route.providerVoiceId === ''
-              ? 'create'
-              : appendsRecordings(route.provider)
-                ? 'append'
-                : 'rebuild';
-        const sent =
-          operation === 'append'
-            ? sampleIds.filter((id) => !route.sampleIds.includes(id))
-            : sampleIds;
-        queued.push(await this.#submit(trx, voice.id, route, operation, sent, input.requestedBy));
+        const { operation, sampleIds: sent } = retryOperation(route, sampleIds);
+        queued.push(await submitAttempt(trx, voice.id, route, operation, sent, input.requestedBy));
       }
     });
     await this.#enqueue(queued);
@@ -255,129 +239,6 @@ export class VoiceCloning {
       .executeTakeFirst();
     if (!row) throw new ApiError('not_found', `No sample ${sampleId} on this voice.`);
     return this.samples.read(scope.workspaceId, row.object_key);
-  }
-
-  async #attach(
-    trx: Transaction<Database>,
-    workspaceId: string,
-    voice: StoredVoice,
-    target: CloneTarget,
-    sampleIds: string[],
-    requestedBy: string,
-  ): Promise<string> {
-    const model = target.model ?? RECOMMENDED_MODELS[target.provider];
-    if (!modelProfile(target.provider, model)) {
-      throw new ApiError('invalid_request', `Unknown ${target.provider} model "${model}".`);
-    }
-    const accountId =
-      target.provider === 'native'
-        ? null
-        : await accountFor(trx, workspaceId, target.provider, target.providerAccountId);
-    const now = new Date().toISOString();
-    const route: VoiceRoutesTable = {
-      // Time-ordered: routes attached together list in the order they were named.
-      id: `vr_${uuidv7()}`,
-      voice_id: voice.id,
-      provider: target.provider,
-      model,
-      provider_voice_id: '',
-      provider_account_id: accountId,
-      state: 'cloning',
-      enabled: 1,
-      capabilities: null,
-      output_formats: null,
-      sample_ids: null,
-      failure_summary: null,
-      failure_detail: null,
-      blocked_by: null,
-      created_at: now,
-      updated_at: now,
-    };
-    await trx.insertInto('voice_routes').values(route).execute();
-    if (voice.defaultRouteId === null) {
-      // The first route is the default; it stays so until an operator picks another.
-      await trx
-        .updateTable('voices')
-        .set({ default_route_id: route.id, updated_at: now })
-        .where('id', '=', voice.id)
-        .execute();
-      voice.defaultRouteId = route.id;
-    }
-    const stored = toVoice({ ...voiceRow(voice) }, [route]).routes[0];
-    if (!stored) throw new Error('route vanished');
-    const operation = target.provider === 'native' ? 'derive' : 'create';
-    return this.#submit(trx, voice.id, stored, operation, sampleIds, requestedBy);
-  }
-
-  async #refresh(
-    trx: Transaction<Database>,
-    voice: StoredVoice,
-    route: StoredRoute,
-    sampleIds: string[],
-    requestedBy: string,
-  ): Promise<string> {
-    const added = sampleIds.filter((id) => !route.sampleIds.includes(id));
-    const stale =
-      route.state === 'update_available' || (route.state === 'ready' && added.length > 0);
-    if (!stale) {
-      const why =
-        route.state === 'failed'
-          ? 'its last clone failed; use Try again'
-          : route.state === 'ready'
-            ? 'it is up to date'
-            : `it is ${route.state}`;
-      throw new ApiError(
-        'conflict',
-        `${route.provider} is already attached to this voice (${why}).`,
-      );
-    }
-    if (route.provider === 'native') {
-      return this.#submit(trx, voice.id, route, 'derive', sampleIds, requestedBy);
-    }
-    return appendsRecordings(route.provider)
-      ? this.#submit(trx, voice.id, route, 'append', added, requestedBy)
-      : this.#submit(trx, voice.id, route, 'rebuild', sampleIds, requestedBy);
-  }
-
-  /** Records an attempt (queued) and puts the route in Cloning; the caller enqueues it. */
-  async #submit(
-    trx: Transaction<Database>,
-    voiceId: string,
-    route: StoredRoute,
-    operation: CloneAttemptOperation,
-    sampleIds: string[],
-    requestedBy: string,
-  ): Promise<string> {
-    // Time-ordered, so History lists attempts of one submission in submission order.
-    const id = `att_${uuidv7()}`;
-    const now = new Date().toISOString();
-    await trx
-      .insertInto('voice_clone_attempts')
-      .values({
-        id,
-        voice_id: voiceId,
-        route_id: route.id,
-        provider: route.provider,
-        operation,
-        state: 'queued',
-        sample_ids: JSON.stringify(sampleIds),
-        // Unique per attempt: after a crash the job finds what it created by this name.
-        vendor_name: `awp ${voiceId} ${id}`,
-        vendor_request_at: null,
-        provider_voice_id: null,
-        failure_summary: null,
-        failure_detail: null,
-        requested_by: requestedBy,
-        created_at: now,
-        finished_at: null,
-      })
-      .execute();
-    await trx
-      .updateTable('voice_routes')
-      .set({ state: 'cloning', failure_summary: null, failure_detail: null, updated_at: now })
-      .where('id', '=', route.id)
-      .execute();
-    return id;
   }
 
   async #enqueue(attemptIds: string[]): Promise<void> {

@@ -1,0 +1,134 @@
+import type { ApplicationSpec } from '../application/types.ts';
+import type { Environment } from '../config.ts';
+import type { AgentSessionState } from '../db/schema.ts';
+import type { PublishedAgent } from './agent-store.ts';
+import type { CharacterCard } from './character-card.ts';
+
+/** Session overrides of the spec: legacy fields, or a complete card (never both). */
+export type SessionOverrides =
+  | { persona?: string | undefined; systemPrompt?: string | undefined }
+  | { characterCard: CharacterCard };
+
+/** Who the end user is and where, as the session start gave it. */
+export interface SessionContext {
+  userName?: string | undefined;
+  timeZone?: string | undefined;
+}
+
+/** Everything the worker needs to run a session, as stored when it started. */
+export interface LiveSessionRecord {
+  id: string;
+  agentId: string;
+  workspaceId: string;
+  environment: Environment;
+  apiKeyId: string;
+  endUserId: string | null;
+  room: string;
+  state: AgentSessionState;
+  endReason: string | null;
+  snapshot: PublishedAgent;
+  overrides: SessionOverrides | null;
+  sessionContext: SessionContext | null;
+  createdAt: string;
+  expiresAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  /** `managed`, or `application` when a backend owns instructions, history and tools. */
+  kind: 'managed' | 'application';
+  /** Set on application sessions only. */
+  application: ApplicationSession | null;
+}
+
+/** The backend-owned part of an application session. */
+export interface ApplicationSession {
+  spec: ApplicationSpec;
+  /** The one LiveKit identity allowed to send commands and results. */
+  backendIdentity: string;
+  chatSessionId: string;
+  startRequestId: string;
+}
+
+/** Measures of one session; the worker adds to them as it goes. */
+export interface LiveSessionUsage {
+  sessionMs: number;
+  llmInputTokens: number;
+  llmOutputTokens: number;
+  llmMillicredits: number;
+  ttsChars: number;
+  sttMs: number;
+}
+
+/** What `GET /v1/agent-sessions/{id}` reports. */
+export interface LiveSessionReport {
+  record: LiveSessionRecord;
+  transcriptCount: number;
+  usage: LiveSessionUsage;
+  /** Charged so far: session time, LLM and STT debited at the end, plus the TTS ledger. */
+  chargedMillicredits: number;
+}
+
+/** One finalized turn of a session's transcript. */
+export interface TranscriptTurn {
+  /** Durable id minted by the worker; a retried insert with the same id is a no-op. */
+  id: string;
+  sessionId: string;
+  role: 'user' | 'agent';
+  text: string;
+  interrupted: boolean;
+}
+
+/** The record of an `agent_sessions` row (JSON columns parsed). */
+export function toRecord(row: {
+  id: string;
+  agent_id: string;
+  workspace_id: string;
+  environment: Environment;
+  api_key_id: string;
+  end_user_id: string | null;
+  room: string;
+  state: AgentSessionState;
+  end_reason: string | null;
+  snapshot: string;
+  overrides: string | null;
+  session_context: string | null;
+  created_at: string;
+  expires_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  kind: 'managed' | 'application';
+  application: string | null;
+  backend_identity: string | null;
+  chat_session_id: string | null;
+  start_request_id: string | null;
+}): LiveSessionRecord {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    workspaceId: row.workspace_id,
+    environment: row.environment,
+    apiKeyId: row.api_key_id,
+    endUserId: row.end_user_id,
+    room: row.room,
+    state: row.state,
+    endReason: row.end_reason,
+    snapshot: JSON.parse(row.snapshot) as PublishedAgent,
+    overrides: row.overrides ? (JSON.parse(row.overrides) as SessionOverrides) : null,
+    sessionContext: row.session_context
+      ? (JSON.parse(row.session_context) as SessionContext)
+      : null,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    startedAt: row.started_at,
+    endedAt: row.ended_at,
+    kind: row.kind,
+    application:
+      row.kind === 'application' && row.application
+        ? {
+            spec: JSON.parse(row.application) as ApplicationSpec,
+            backendIdentity: row.backend_identity ?? '',
+            chatSessionId: row.chat_session_id ?? '',
+            startRequestId: row.start_request_id ?? '',
+          }
+        : null,
+  };
+}

@@ -1,0 +1,123 @@
+import { availableParallelism } from 'node:os';
+import type { Redis } from 'ioredis';
+import type { OutputFormat } from '../media/formats.ts';
+import { getOutputFormatInfo } from '../media/formats.ts';
+import { inThreadTranscoder, type TranscoderOptions } from '../media/transcode.ts';
+import { TranscodePool } from '../media/worker/transcode-pool.ts';
+import type { Config } from './config.ts';
+import { AudioPersistence, type AudioPersistenceJobData } from './jobs/audio-persistence.ts';
+import { createQueue, QUEUE_NAMES } from './jobs/queues.ts';
+import { queueWaitRecorder } from './observability/domain-metrics.ts';
+import type { Logger } from './observability/logger.ts';
+import type { Metrics } from './observability/metrics.ts';
+import { createKokoroEngine, defaultKokoroDir } from './providers/kokoro/index.ts';
+import { NativeProvider } from './providers/native/index.ts';
+import { UpstreamProviderRegistry } from './providers/upstream-registry.ts';
+import { capFfmpegEncoders } from './tts/encoder-cap.ts';
+import type { AudioPersister } from './tts/ports.ts';
+
+const FILE_EXTENSIONS = { pcm: 'pcm', aac: 'aac', opus: 'ogg' } as const;
+
+/**
+ * The speech engines of this process: the native engine, the neural (Kokoro) engine when
+ * NATIVE_NEURAL_VOICES is on, and the upstream vendor registry. Each owns processes or
+ * connections the api closes on shutdown.
+ */
+export function createSpeechProviders(config: Config, metrics: Metrics, logger: Logger) {
+  const providerQueue = (pool: string) => ({
+    maxWaiting: config.PROVIDER_QUEUE_MAX_WAITING,
+    maxWaitMs: config.PROVIDER_QUEUE_MAX_WAIT_MS,
+    onWaited: queueWaitRecorder(metrics, pool),
+  });
+  const nativeProvider = new NativeProvider({
+    launcher: config.NATIVE_ENGINE_LAUNCHER,
+    queue: providerQueue('native'),
+    ...(config.NATIVE_MAX_PROCESSES ? { maxProcesses: config.NATIVE_MAX_PROCESSES } : {}),
+  });
+  const neural = config.NATIVE_NEURAL_VOICES
+    ? createKokoroEngine({
+        dir: config.KOKORO_DIR ?? defaultKokoroDir(),
+        phonemizer: (lines, language, signal) => nativeProvider.phonemize(lines, language, signal),
+        ...(config.KOKORO_THREADS ? { threadsPerInference: config.KOKORO_THREADS } : {}),
+        concurrentInferences: config.KOKORO_CONCURRENCY,
+        maxWaitMs: config.KOKORO_MAX_WAIT_MS,
+        warn: (message) => logger.warn(message),
+      })
+    : null;
+  const upstream = new UpstreamProviderRegistry({
+    vendors: {
+      elevenlabs: { baseUrl: config.ELEVENLABS_API_BASE, apiKey: config.ELEVENLABS_API_KEY },
+      fishaudio: { baseUrl: config.FISHAUDIO_API_BASE, apiKey: config.FISHAUDIO_API_KEY },
+    },
+    maxConcurrentPerAccount: config.UPSTREAM_MAX_CONCURRENT_PER_ACCOUNT,
+    queue: providerQueue('upstream'),
+    timeouts: {
+      connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+      firstByteTimeoutMs: config.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
+      idleTimeoutMs: config.UPSTREAM_IDLE_TIMEOUT_MS,
+    },
+    logger,
+  });
+  return { nativeProvider, neural, upstream };
+}
+
+/**
+ * Where synthesized audio is stored when AUDIO_PERSISTENCE is on: a job queue the jobs
+ * process drains. With it off the persister is disabled and no queue is opened.
+ */
+export function createAudioPersister(
+  config: Config,
+  redis: Redis,
+  metrics: Metrics,
+  logger: Logger,
+) {
+  const audioQueue = config.AUDIO_PERSISTENCE
+    ? createQueue<AudioPersistenceJobData>(QUEUE_NAMES.audioPersistence, {
+        redisUrl: config.REDIS_URL,
+        redisPrefix: config.REDIS_PREFIX,
+        logger,
+      })
+    : undefined;
+  const persistence = audioQueue
+    ? new AudioPersistence(audioQueue, redis, {
+        prefix: config.REDIS_PREFIX,
+        maxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
+        ttlSeconds: 3600,
+        logger,
+      })
+    : undefined;
+  if (audioQueue) {
+    metrics.watchQueueDepth(QUEUE_NAMES.audioPersistence, () =>
+      audioQueue.getJobCountByTypes('waiting', 'delayed', 'prioritized'),
+    );
+  }
+  const persister: AudioPersister = {
+    enabled: persistence !== undefined,
+    enqueue: async (input) => {
+      if (!persistence) return;
+      await persistence.enqueue({
+        ...input,
+        extension: FILE_EXTENSIONS[getOutputFormatInfo(input.format).codec],
+      });
+    },
+  };
+  return { audioQueue, persister };
+}
+
+/**
+ * Where resampling and encoding run: a pool of worker threads (TRANSCODE_THREADS, default
+ * one per core but one), or this thread when set to 0; ffmpeg encoders capped at
+ * FFMPEG_MAX_ENCODERS either way.
+ */
+export function createTranscoders(config: Config) {
+  const transcodeThreads = config.TRANSCODE_THREADS ?? Math.max(1, availableParallelism() - 1);
+  const transcodePool =
+    transcodeThreads > 0 ? new TranscodePool({ threads: transcodeThreads }) : undefined;
+  const transcoders = capFfmpegEncoders(
+    transcodePool
+      ? (format: OutputFormat, options: TranscoderOptions) => transcodePool.create(format, options)
+      : inThreadTranscoder,
+    config.FFMPEG_MAX_ENCODERS,
+  );
+  return { transcodePool, transcoders };
+}

@@ -1,0 +1,56 @@
+import type { AgentScope } from '../agents/agents.ts';
+import type { LlmCharge } from '../billing/llm-ledger.ts';
+import type { LlmUsage } from '../llm/provider.ts';
+import type { MessageRecord } from './conversation-store.ts';
+
+/** One user message sent to a published Agent. */
+export interface SendInput {
+  scope: AgentScope;
+  agentId: string;
+  apiKeyId: string | null;
+  requestId: string;
+  auditId: string;
+  conversationId?: string | undefined;
+  endUserId?: string | undefined;
+  userName?: string | undefined;
+  text: string;
+  clientMessageId?: string | undefined;
+  /** Aborted when the client goes away: the model call stops. */
+  signal: AbortSignal;
+}
+
+/** A message as the API shows it. */
+export interface PublicMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  text: string;
+  created_at: string;
+}
+
+/** What one answered turn used and cost. */
+export interface TurnUsage {
+  usage: LlmUsage;
+  charge: LlmCharge;
+}
+
+/** Events of a running turn, in order: text deltas, then the answer. */
+export type TurnEvent =
+  | { type: 'delta'; text: string }
+  | { type: 'message'; message: PublicMessage; usage: TurnUsage };
+
+/** A turn whose credit is reserved and whose model call has started. */
+export interface Turn {
+  conversationId: string;
+  /** The opening message, when this request opened the conversation and the card has one. */
+  firstMessage: PublicMessage | null;
+  userMessage: PublicMessage;
+  /** True when this answers a retry of a turn that already completed (nothing charged). */
+  replayed: boolean;
+  /** Failures are thrown as `ApiError`; stopping early cancels the call. */
+  events: AsyncIterable<TurnEvent>;
+}
+
+/** A stored message as the API shows it. */
+export function publicMessage(message: MessageRecord): PublicMessage {
+  return { id: message.id, role: message.role, text: message.text, created_at: message.createdAt };
+}

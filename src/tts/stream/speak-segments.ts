@@ -1,0 +1,63 @@
+import type { PcmChunk } from '../../../media/pcm.ts';
+import { ApiError } from '../../errors.ts';
+import type { VoiceCapability } from '../../providers/provider.ts';
+import type { RouteFailover } from '../failover.ts';
+import type { ProviderUsage } from '../synthesize.ts';
+import { codePointLength, prepareText } from '../tags.ts';
+
+/** One streaming request's segments and where their PCM goes. */
+export interface SpeakSegmentsInput {
+  /** Flushed text, in order; ends after `stop`. */
+  segments: AsyncIterable<string>;
+  failover: RouteFailover;
+  capabilities: readonly VoiceCapability[];
+  voiceTags: string[] | undefined;
+  speed: number | undefined;
+  preferredSampleRateHz: number;
+  usage: ProviderUsage;
+  signal: AbortSignal;
+  /** Takes each PCM chunk, waiting while the encoder is behind. */
+  write(chunk: PcmChunk): Promise<void>;
+  /** A segment was spoken in full: its speakable characters. */
+  spoken(chars: number): void;
+}
+
+/**
+ * Synthesizes each flushed segment in turn into `write`. A flushed segment with nothing
+ * speakable in it (only cues or punctuation) is skipped; a tag-only request on a voice
+ * without tags fails, and so does a request where nothing was speakable at all.
+ */
+export async function speakSegments(input: SpeakSegmentsInput): Promise<void> {
+  const { signal } = input;
+  let spoken = false;
+  for await (const segment of input.segments) {
+    let prepared: ReturnType<typeof prepareText>;
+    try {
+      prepared = prepareText(segment, input.voiceTags, input.capabilities);
+    } catch (error) {
+      if (segment === '') throw error;
+      continue;
+    }
+    const pcm = input.failover.synthesize(
+      {
+        text: prepared.text,
+        voiceTags: prepared.voiceTags,
+        speed: input.speed,
+        preferredSampleRateHz: input.preferredSampleRateHz,
+      },
+      input.usage,
+      signal,
+    );
+    for await (const chunk of pcm) await input.write(chunk);
+    signal.throwIfAborted();
+    input.spoken(codePointLength(prepared.text));
+    spoken = true;
+  }
+  signal.throwIfAborted();
+  if (!spoken) {
+    throw new ApiError(
+      'invalid_request',
+      'Nothing speakable remains once unsupported voice cues are removed.',
+    );
+  }
+}

@@ -75,19 +75,24 @@ export class WorkerPeer {
       canPublishData: true,
       canUpdateOwnMetadata: true,
     });
+    // Streams open in the order they were sent, but their bodies can finish reading out of
+    // order at an rtc-node receiver: each is recorded in opening order.
+    let opened = Promise.resolve();
     for (const topic of ['application.result', 'application.command']) {
       peer.room.registerTextStreamHandler(topic, (reader, info) => {
-        reader
-          .readAll()
-          .then((text) => {
+        const text = reader.readAll();
+        opened = opened.then(async () => {
+          try {
             peer.received.push({
               topic,
               from: info.identity,
               attributes: reader.info.attributes ?? {},
-              body: JSON.parse(text) as Record<string, unknown>,
+              body: JSON.parse(await text) as Record<string, unknown>,
             });
-          })
-          .catch(() => {});
+          } catch {
+            // A stream that failed to read or parse is not recorded.
+          }
+        });
       });
     }
     await peer.room.connect(lk.url, await token.toJwt(), { autoSubscribe: false, dynacast: false });

@@ -5,7 +5,7 @@
 
 import { dispose } from '@livekit/rtc-node';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
 import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
 import { openTestPage } from './harness/page.ts';
@@ -55,6 +55,11 @@ describe('client SDK against a protocol peer (livekit-server + rtc-node Agent)',
     await livekit?.stop();
     await dispose();
   }, 30_000);
+
+  afterEach(() => {
+    // The peer's replies run in the background; one that failed in the room fails the test.
+    expect(peers.flatMap((peer) => peer.log.failures)).toEqual([]);
+  });
 
   beforeEach(async () => {
     await page.evaluate(async () => {

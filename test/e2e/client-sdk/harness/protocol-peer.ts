@@ -33,6 +33,8 @@ export interface PeerLog {
   /** User audio frames received, and the loudest sample seen (0..1). */
   userAudioFrames: number;
   userAudioPeak: number;
+  /** Background work (replies, captions, audio) that failed while the peer was still in the room. */
+  failures: string[];
 }
 
 function rpcError(code: string, detail: string): RpcError {
@@ -42,7 +44,13 @@ function rpcError(code: string, detail: string): RpcError {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class ProtocolPeer {
-  readonly log: PeerLog = { rpcs: [], chats: [], userAudioFrames: 0, userAudioPeak: 0 };
+  readonly log: PeerLog = {
+    rpcs: [],
+    chats: [],
+    userAudioFrames: 0,
+    userAudioPeak: 0,
+    failures: [],
+  };
   readonly room = new Room();
   #mode = 'push-to-talk';
   #capturing = false;
@@ -74,15 +82,17 @@ export class ProtocolPeer {
     let opened = Promise.resolve();
     peer.room.registerTextStreamHandler('lk.chat', (reader) => {
       const attributes = reader.info.attributes ?? {};
-      const text = reader.readAll();
+      // Handled at once: a body cut by the room closing must not wait unhandled in the chain.
+      const text = reader.readAll().catch(() => undefined);
       opened = opened.then(async () => {
         const body = await text;
+        if (body === undefined) return; // the room closed while the body was arriving
         peer.log.chats.push({ text: body, attributes });
-        void peer.#onChat(body, attributes);
+        peer.#background(peer.#onChat(body, attributes));
       });
     });
     peer.room.on(RoomEvent.TrackSubscribed, (track) => {
-      if (track.kind === TrackKind.KIND_AUDIO) void peer.#measure(track);
+      if (track.kind === TrackKind.KIND_AUDIO) peer.#background(peer.#measure(track));
     });
     await peer.room.connect(livekit.url, await access.toJwt(), {
       autoSubscribe: true,
@@ -104,6 +114,17 @@ export class ProtocolPeer {
     if (this.#closed) return;
     this.#closed = true;
     await this.room.disconnect();
+  }
+
+  /**
+   * Runs work nobody awaits. rtc-node aborts every pending call when the room disconnects
+   * (a test leaving mid-reply); that is expected and dropped, any other failure is logged.
+   */
+  #background(task: Promise<void>): void {
+    task.catch((error: unknown) => {
+      if (this.#closed || !this.room.isConnected) return;
+      this.log.failures.push(error instanceof Error ? error.message : String(error));
+    });
   }
 
   #registerMethods(): void {
@@ -133,7 +154,7 @@ export class ProtocolPeer {
       if (!this.#capturing) throw rpcError('invalid_request', 'no turn was started');
       this.#capturing = false;
       // After the reply, like a worker that answers the committed turn.
-      setTimeout(() => void this.#answerVoiceTurn(), 50);
+      setTimeout(() => this.#background(this.#answerVoiceTurn()), 50);
     });
     register('awp.ptt.cancel', () => {
       this.#capturing = false;

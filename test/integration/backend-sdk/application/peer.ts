@@ -81,6 +81,8 @@ export class WorkerPeer {
     for (const topic of ['application.result', 'application.command']) {
       peer.room.registerTextStreamHandler(topic, (reader, info) => {
         const text = reader.readAll();
+        // Handled at once: a body cut by the room closing must not wait unhandled in the chain.
+        text.catch(() => undefined);
         opened = opened.then(async () => {
           try {
             peer.received.push({

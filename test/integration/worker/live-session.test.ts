@@ -302,8 +302,9 @@ describe('Live Agent conversations (worker)', () => {
       // it heard "but works." and "push.com.".
       const words = pttTurn.text.toLowerCase().match(/[a-z']+/g) ?? [];
       expect(words[0]).toMatch(/^p[ou]sh/);
-      // The last word arrived (Whisper sometimes glues a syllable on: "artworks").
-      expect(words.at(-1)).toMatch(/works$/);
+      // The last word arrived (Whisper sometimes glues a syllable on, "artworks", or drops
+      // the closing sibilant, "work"; a cut-off end loses the whole word).
+      expect(words.at(-1)).toMatch(/works?$/);
       expect(words.length).toBeGreaterThanOrEqual(3);
       await client.waitUntil(
         () => client.transcripts().find((t) => t.text === 'Heard you.'),

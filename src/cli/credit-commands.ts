@@ -1,25 +1,15 @@
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { Command } from 'commander';
 import { type CreditAccount, CreditGrants } from '../billing/grants.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { Workspaces } from '../workspaces/workspaces.ts';
-import { type Output, printResult } from './output.ts';
-
-function nonNegativeNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number >= 0');
-  return n;
-}
+import { json, nonNegativeNumber, outputOf, workspaceOption } from './options.ts';
+import { printResult } from './output.ts';
 
 /**
  * `awp credit add|set|show`: credit enters a workspace only as grants (rows kept for
  * history), so balance + charges + reservations still open always equal the grants.
  */
 export function registerCreditCommands(program: Command, db: () => Promise<DatabaseHandle>): void {
-  const json = (command: Command) =>
-    command.option('--json', 'print one JSON object on stdout (for scripts)');
-  const outputOf = (options: { json?: boolean }): Output => (options.json ? 'json' : 'text');
-  const workspaceOption = () =>
-    new Option('--workspace <id>', 'workspace id').makeOptionMandatory();
   const credit = program
     .command('credit')
     .description('credit: grants and balances (1,000 credits = 1 USD)');

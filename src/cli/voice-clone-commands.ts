@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { type Command, Option } from 'commander';
-import { ENVIRONMENTS, loadConfig } from '../config.ts';
+import type { Command } from 'commander';
+import { loadConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { VoiceRouteProvider } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
@@ -9,7 +9,8 @@ import { openVoiceCloning } from '../jobs/voice-cloning.ts';
 import { createLogger } from '../observability/logger.ts';
 import type { VoiceCloning } from '../voices/cloning/service.ts';
 import type { CloneTarget, SampleInput, VoiceDetails } from '../voices/cloning/types.ts';
-import { type Output, printResult } from './output.ts';
+import { environmentOption, json, outputOf, workspaceOption } from './options.ts';
+import { printResult } from './output.ts';
 
 const PROVIDERS: readonly VoiceRouteProvider[] = ['elevenlabs', 'fishaudio', 'native'];
 
@@ -25,15 +26,8 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 };
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-const json = (command: Command) =>
-  command.option('--json', 'print one JSON object on stdout (for scripts)');
-const outputOf = (options: { json?: boolean }): Output => (options.json ? 'json' : 'text');
 const scoped = (command: Command) =>
-  command
-    .addOption(new Option('--workspace <id>', 'workspace id').makeOptionMandatory())
-    .addOption(
-      new Option('--environment <env>', 'environment').choices(ENVIRONMENTS).makeOptionMandatory(),
-    );
+  command.addOption(workspaceOption()).addOption(environmentOption());
 
 /**
  * `awp voice clone`, `awp voice sample add`, `awp voice route ...`: the cloning service of

@@ -8,15 +8,23 @@
  * synthesis it came back empty for interrupted replies, and the turn was lost.
  */
 export class PlayoutLedger {
-  #sentences: { key: string; text: string; samples: number }[] = [];
+  /** Sentences in play order (their synthesis order), each with the audio received so far. */
+  #sentences: { order: number; text: string; samples: number }[] = [];
 
   constructor(private readonly sampleRateHz: number) {}
 
-  /** `samples` more audio of the sentence `text` (synthesis request `key`) reached the player. */
-  addAudio(key: string, text: string, samples: number): void {
-    const last = this.#sentences.at(-1);
-    if (last?.key === key) last.samples += samples;
-    else this.#sentences.push({ key, text: text.trim(), samples });
+  /**
+   * `samples` more audio of the sentence `text` arrived; `order` is its place in synthesis
+   * order, which is play order. Sentences are synthesized concurrently (the framework starts
+   * the next before the current one is played), so audio of a later sentence can arrive
+   * while an earlier one is still coming in: each piece is added to its own sentence.
+   */
+  addAudio(order: number, text: string, samples: number): void {
+    let at = this.#sentences.length;
+    while (at > 0 && (this.#sentences[at - 1] as { order: number }).order > order) at--;
+    const before = this.#sentences[at - 1];
+    if (before?.order === order) before.samples += samples;
+    else this.#sentences.splice(at, 0, { order, text: text.trim(), samples });
   }
 
   /**

@@ -154,7 +154,7 @@ async function runInRoom(
       ).token,
     voiceId: snapshot.voiceId,
     partnerSessionId: agentSessionLedgerId(record.id),
-    onAudio: (requestId, text, samples) => playout.addAudio(requestId, text, samples),
+    onAudio: (order, text, samples) => playout.addAudio(order, text, samples),
   });
   const recognizer = new AwpStt({
     provider: deps.stt,

@@ -19,8 +19,11 @@ export interface AwpTtsOptions {
   partnerSessionId: string;
   /** Characters the api confirmed synthesized, per utterance (its `usage` event). */
   onUsage?: (chars: number) => void;
-  /** Audio of one sentence handed to LiveKit, in play order (playout accounting). */
-  onAudio?: (requestId: string, text: string, samples: number) => void;
+  /**
+   * Audio of one sentence handed to LiveKit (playout accounting). `order` is the sentence's
+   * place in synthesis order, which is play order; audio of concurrent sentences interleaves.
+   */
+  onAudio?: (order: number, text: string, samples: number) => void;
 }
 
 /**
@@ -37,6 +40,8 @@ export class AwpTts extends tts.TTS {
    * once without audio, so nothing is spoken or billed for them.
    */
   muted = false;
+
+  #sentences = 0;
 
   constructor(readonly options: AwpTtsOptions) {
     super(TTS_SAMPLE_RATE_HZ, 1, { streaming: false });
@@ -58,6 +63,12 @@ export class AwpTts extends tts.TTS {
     return new AwpChunkedStream(this, text, connOptions, abortSignal);
   }
 
+  /** @internal The next sentence's place in synthesis order (= play order). */
+  nextSentence(): number {
+    this.#sentences += 1;
+    return this.#sentences;
+  }
+
   stream(): tts.SynthesizeStream {
     throw new Error('AwpTts synthesizes per sentence; the framework wraps it in a StreamAdapter');
   }
@@ -67,6 +78,8 @@ class AwpChunkedStream extends tts.ChunkedStream {
   label = 'awp.tts.stream';
   readonly #owner: AwpTts;
   readonly #text: string;
+  /** Taken at construction: the framework creates sentences' streams in play order. */
+  readonly #order: number;
 
   constructor(
     owner: AwpTts,
@@ -77,6 +90,7 @@ class AwpChunkedStream extends tts.ChunkedStream {
     super(text, owner, connOptions, abortSignal);
     this.#owner = owner;
     this.#text = text;
+    this.#order = owner.nextSentence();
   }
 
   protected async run(): Promise<void> {
@@ -97,7 +111,7 @@ class AwpChunkedStream extends tts.ChunkedStream {
         const samples = new Int16Array(bytes / 2);
         for (let i = 0; i < samples.length; i++) samples[i] = pending.readInt16LE(i * 2);
         pending = pending.subarray(bytes);
-        options.onAudio?.(requestId, text, samples.length);
+        options.onAudio?.(this.#order, text, samples.length);
         this.queue.put({
           requestId,
           segmentId: requestId,

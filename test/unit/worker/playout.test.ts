@@ -6,10 +6,10 @@ const RATE = 48_000;
 describe('PlayoutLedger (what an interrupted reply actually said)', () => {
   it('keeps the sentences fully played and the whole words of the played share of the next', () => {
     const ledger = new PlayoutLedger(RATE);
-    ledger.addAudio('a', 'First sentence here.', RATE); // 1 s, in two pieces
-    ledger.addAudio('b', 'Second one is longer than that.', RATE / 2);
-    ledger.addAudio('b', 'ignored text of the same request', RATE / 2);
-    ledger.addAudio('c', 'Third never played.', RATE);
+    ledger.addAudio(1, 'First sentence here.', RATE); // 1 s, in two pieces
+    ledger.addAudio(2, 'Second one is longer than that.', RATE / 2);
+    ledger.addAudio(2, 'ignored text of the same request', RATE / 2);
+    ledger.addAudio(3, 'Third never played.', RATE);
     // 1 s of the first, then half of the second's 1 s.
     expect(ledger.finish(1.5, true)).toBe('First sentence here. Second one is');
     // An interruption forgets what was synthesized and never played.
@@ -18,16 +18,29 @@ describe('PlayoutLedger (what an interrupted reply actually said)', () => {
 
   it('forgets sentences a completed playout played and keeps those synthesized ahead of it', () => {
     const ledger = new PlayoutLedger(RATE);
-    ledger.addAudio('a', 'One.', RATE);
-    ledger.addAudio('b', 'Two.', RATE);
+    ledger.addAudio(1, 'One.', RATE);
+    ledger.addAudio(2, 'Two.', RATE);
     expect(ledger.finish(0.98, false)).toBe('One.');
-    ledger.addAudio('c', 'Three four five six.', RATE);
+    ledger.addAudio(3, 'Three four five six.', RATE);
     expect(ledger.finish(1.5, true)).toBe('Two. Three four');
+  });
+
+  it('keeps play order when audio of concurrent sentences arrives interleaved', () => {
+    const ledger = new PlayoutLedger(RATE);
+    // The second sentence starts arriving before the first is complete, and the third
+    // before the second has any audio.
+    ledger.addAudio(1, 'Sentence one.', RATE / 2);
+    ledger.addAudio(3, 'Sentence three is here.', RATE);
+    ledger.addAudio(2, 'Sentence two.', RATE / 2);
+    ledger.addAudio(1, 'Sentence one.', RATE / 2);
+    ledger.addAudio(2, 'Sentence two.', RATE / 2);
+    // 1 s of the first, 1 s of the second, then half of the third.
+    expect(ledger.finish(2.5, true)).toBe('Sentence one. Sentence two. Sentence');
   });
 
   it('says nothing when the interruption came before any audio played', () => {
     const ledger = new PlayoutLedger(RATE);
-    ledger.addAudio('a', 'Hello there.', RATE);
+    ledger.addAudio(1, 'Hello there.', RATE);
     expect(ledger.finish(0, true)).toBe('');
   });
 });

@@ -49,7 +49,7 @@ import { Metrics } from './observability/metrics.ts';
 import { type MetricsListener, startMetricsListener } from './observability/metrics-listener.ts';
 import { createOperatorApi } from './operator/index.ts';
 import { createKokoroEngine, defaultKokoroDir } from './providers/kokoro/index.ts';
-import { NativeProvider } from './providers/native/index.ts';
+import { defaultEngineHelperPath, NativeProvider } from './providers/native/index.ts';
 import { UpstreamProviderRegistry } from './providers/upstream-registry.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { SecretBox } from './secrets/secret-box.ts';
@@ -117,8 +117,17 @@ export function createApi(deps: ApiDependencies): Api {
     maxWaitMs: config.PROVIDER_QUEUE_MAX_WAIT_MS,
     onWaited: queueWaitRecorder(metrics, pool),
   });
+  const engineHelper = config.NATIVE_ENGINE_PERSISTENT
+    ? (config.NATIVE_ENGINE_HELPER ?? defaultEngineHelperPath())
+    : undefined;
+  if (config.NATIVE_ENGINE_PERSISTENT && engineHelper === undefined) {
+    logger.warn(
+      'long-lived espeak-ng engine not built (scripts/setup.sh); one process per request',
+    );
+  }
   const nativeProvider = new NativeProvider({
     launcher: config.NATIVE_ENGINE_LAUNCHER,
+    ...(engineHelper ? { engineHelper } : {}),
     queue: providerQueue('native'),
     ...(config.NATIVE_MAX_PROCESSES ? { maxProcesses: config.NATIVE_MAX_PROCESSES } : {}),
   });

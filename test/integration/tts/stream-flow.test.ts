@@ -236,7 +236,8 @@ describe('streaming synthesis flow', () => {
     client.send({ event: 'stop' });
     await client.waitFor((e) => e.event === 'audio');
     client.socket.pause();
-    // espeak-ng runs under the engine launcher, a child of the server.
+    // The long-lived engines are children of the server (their per-utterance forks are
+    // grandchildren); with NATIVE_ENGINE_PERSISTENT=false espeak-ng runs under the launcher.
     const descendants = (parent: number) =>
       // ps exits 1 when the process has no children.
       execFileSync('sh', ['-c', `ps --ppid ${parent} -o pid=,comm= || true`])

@@ -138,8 +138,11 @@ export class EngineHelper {
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       while (!signal.aborted) {
-        const chunk = active.chunks.shift();
-        if (chunk !== undefined) {
+        if (active.chunks.length > 0) {
+          // Everything that arrived since the last yield goes out as one chunk: the engine
+          // writes ~60 ms frames, and each chunk costs a message to the transcoding thread.
+          const chunks = active.chunks.splice(0);
+          const chunk = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
           active.queuedBytes -= chunk.length;
           if (this.#paused && active.queuedBytes < HIGH_WATER_BYTES / 2) this.#resume();
           yield { data: chunk, sampleRateHz };

@@ -70,7 +70,11 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   ONNXRUNTIME_NODE_INSTALL=skip npm install --no-fund --no-audit --no-progress --loglevel=error
 fi
 
-bash scripts/build-engine.sh
+# The long-lived native engine; without it the api falls back to one espeak-ng process per request.
+bash scripts/build-engine.sh || {
+  if [ "$purpose" = "test" ]; then exit 1; fi
+  log "the long-lived espeak-ng engine could not be built; one espeak-ng process per request"
+}
 
 if [ "$purpose" = "test" ] || [ "${AWP_INSTALL_LIVEKIT:-1}" = "1" ]; then
   if [ -x scripts/install-livekit.sh ] || [ -f scripts/install-livekit.sh ]; then

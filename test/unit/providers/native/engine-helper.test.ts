@@ -8,7 +8,7 @@ import {
   type NativeProviderOptions,
 } from '../../../../src/providers/native/index.ts';
 import { collectAudio, rms } from '../pcm-stats.ts';
-import { helperProcesses, longText, pidExists, waitFor } from './processes.ts';
+import { childProcesses, helperProcesses, longText, pidExists, waitFor } from './processes.ts';
 
 const helperPath = defaultEngineHelperPath();
 if (helperPath === undefined) {
@@ -150,6 +150,37 @@ describe('long-lived espeak-ng engine', () => {
     expect(later.durationMs).toBeGreaterThan(1000);
     expect(events[1]!.pid).not.toBe(events[0]!.pid);
     expect(provider.stats).toMatchObject({ alive: 1, busy: 0 });
+  });
+
+  it('fails only the utterance whose synthesis process died; the engine and its voice template go on', async () => {
+    const { provider, events } = makeProvider({ maxProcesses: 1 });
+    const engine = async () => {
+      await collectAudio(speak(provider, SENTENCE));
+      return events[0]!.pid!;
+    };
+    const pid = await engine();
+    // Inside the engine: one template per voice, and one process per running utterance.
+    const [template] = childProcesses(pid);
+    expect(template).toBeDefined();
+    const victim = (async () => {
+      for await (const _ of speak(provider, longText(60))) {
+        const utterance = childProcesses(template!)[0];
+        if (utterance !== undefined) process.kill(utterance, 'SIGKILL');
+      }
+    })();
+    const error = await victim.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).message).toBe('espeak-ng: synthesis crashed');
+    expect((error as ProviderError).toApiError()).toMatchObject({
+      code: 'provider_error',
+      retryable: true,
+    });
+    // A template that died while idle is replaced by the next request of its voice.
+    process.kill(template!, 'SIGKILL');
+    await waitFor(() => !pidExists(template!));
+    const audio = await collectAudio(speak(provider, SENTENCE));
+    expect(audio.pcm.equals(cliPcm(['-v', VOICE], SENTENCE))).toBe(true);
+    expect(new Set(events.map((e) => e.pid))).toEqual(new Set([pid]));
   });
 
   it('never runs more engines than maxProcesses; extra requests wait', async () => {

@@ -16,6 +16,13 @@ export function helperProcesses(): number[] {
     .map((p) => p.pid);
 }
 
+/** Pids of the processes whose parent is `parent`. */
+export function childProcesses(parent: number): number[] {
+  return processes()
+    .filter((p) => p.ppid === parent)
+    .map((p) => p.pid);
+}
+
 /** Pids of espeak-ng processes started by a launcher child of this test process. */
 export function launchedEngineProcesses(): number[] {
   const all = processes();

@@ -4,8 +4,10 @@ FROM node:20-bookworm-slim
 
 # espeak-ng: native TTS model (run as a subprocess, never linked). ffmpeg: AAC encoding.
 # python3, make, g++: node-gyp builds of native addons (better-sqlite3, @discordjs/opus).
+# gcc, libespeak-ng-dev: the long-lived engine (native/espeak-engine/, a separate program).
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends espeak-ng ffmpeg python3 make g++ ca-certificates \
+  && apt-get install -y --no-install-recommends espeak-ng ffmpeg python3 make g++ gcc \
+    libespeak-ng-dev ca-certificates \
   && rm -rf /var/lib/apt/lists/*
 
 # The project is installed with npm 11 (it honours "allowScripts" in package.json).
@@ -22,7 +24,7 @@ RUN npm ci && npm cache clean --force
 
 COPY . .
 # Compiled JavaScript in dist/: production never runs TypeScript through tsx.
-RUN npm run build
+RUN npm run build && bash scripts/build-engine.sh
 
 ENV NODE_ENV=production \
   HOST=0.0.0.0 \

@@ -16,6 +16,7 @@ declare -A needed=(
   [python3]=python3
   [make]=make
   [g++]=g++
+  [gcc]=gcc
 )
 if [ "$purpose" = "test" ]; then
   needed[pg_ctlcluster]=postgresql
@@ -32,6 +33,8 @@ done
 if [ "$purpose" = "test" ] && ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
   missing+=(postgresql)
 fi
+# The long-lived native engine (native/espeak-engine/) is compiled against libespeak-ng.
+[ -f /usr/include/espeak-ng/speak_lib.h ] || missing+=(libespeak-ng-dev)
 # Virtual environments (schemathesis, the speech-to-text sidecar) need venv and ensurepip,
 # which Debian ships apart from python3.
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
@@ -66,6 +69,12 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   # onnxruntime-node (Silero VAD, neural voices) must not download CUDA files in its postinstall.
   ONNXRUNTIME_NODE_INSTALL=skip npm install --no-fund --no-audit --no-progress --loglevel=error
 fi
+
+# The long-lived native engine; without it the api falls back to one espeak-ng process per request.
+bash scripts/build-engine.sh || {
+  if [ "$purpose" = "test" ]; then exit 1; fi
+  log "the long-lived espeak-ng engine could not be built; one espeak-ng process per request"
+}
 
 if [ "$purpose" = "test" ] || [ "${AWP_INSTALL_LIVEKIT:-1}" = "1" ]; then
   if [ -x scripts/install-livekit.sh ] || [ -f scripts/install-livekit.sh ]; then

@@ -11,7 +11,7 @@ import { queueWaitRecorder } from './observability/domain-metrics.ts';
 import type { Logger } from './observability/logger.ts';
 import type { Metrics } from './observability/metrics.ts';
 import { createKokoroEngine, defaultKokoroDir } from './providers/kokoro/index.ts';
-import { NativeProvider } from './providers/native/index.ts';
+import { defaultEngineHelperPath, NativeProvider } from './providers/native/index.ts';
 import { UpstreamProviderRegistry } from './providers/upstream-registry.ts';
 import { capFfmpegEncoders } from './tts/encoder-cap.ts';
 import type { AudioPersister } from './tts/ports.ts';
@@ -29,8 +29,17 @@ export function createSpeechProviders(config: Config, metrics: Metrics, logger: 
     maxWaitMs: config.PROVIDER_QUEUE_MAX_WAIT_MS,
     onWaited: queueWaitRecorder(metrics, pool),
   });
+  const engineHelper = config.NATIVE_ENGINE_PERSISTENT
+    ? (config.NATIVE_ENGINE_HELPER ?? defaultEngineHelperPath())
+    : undefined;
+  if (config.NATIVE_ENGINE_PERSISTENT && engineHelper === undefined) {
+    logger.warn(
+      'long-lived espeak-ng engine not built (scripts/setup.sh); one process per request',
+    );
+  }
   const nativeProvider = new NativeProvider({
     launcher: config.NATIVE_ENGINE_LAUNCHER,
+    ...(engineHelper ? { engineHelper } : {}),
     queue: providerQueue('native'),
     ...(config.NATIVE_MAX_PROCESSES ? { maxProcesses: config.NATIVE_MAX_PROCESSES } : {}),
   });

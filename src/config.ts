@@ -150,6 +150,14 @@ export const configSchema = z.object({
    * (false). Process starts from a large process block its event loop for milliseconds.
    */
   NATIVE_ENGINE_LAUNCHER: bool.default(true),
+  /**
+   * Synthesize in long-lived engine processes over libespeak-ng (true), or one espeak-ng
+   * process per request (false). Needs the engine built by scripts/setup.sh; without it
+   * the api logs a warning and uses one process per request.
+   */
+  NATIVE_ENGINE_PERSISTENT: bool.default(true),
+  /** The compiled long-lived engine. Default: `.cache/native/awp-espeak-engine` in the checkout. */
+  NATIVE_ENGINE_HELPER: z.string().min(1).optional(),
   /** Offer the espeak-ng ("lite") native voices. */
   NATIVE_LITE_VOICES: bool.default(true),
   /** Offer the Kokoro-82M neural native voices (when installed: scripts/install-kokoro.sh). */

@@ -13,7 +13,12 @@ export interface OneShotResult {
 }
 
 /** Service settings the benchmark passes on to the api process when set. */
-const SERVICE_SETTINGS = ['NATIVE_ENGINE_LAUNCHER', 'TRANSCODE_THREADS', 'OPUS_COMPLEXITY'];
+const SERVICE_SETTINGS = [
+  'NATIVE_ENGINE_LAUNCHER',
+  'NATIVE_ENGINE_PERSISTENT',
+  'TRANSCODE_THREADS',
+  'OPUS_COMPLEXITY',
+];
 
 /** A real api process on SQLite with one funded workspace, for `POST /v1/tts`. */
 export class OneShotTarget {
@@ -41,6 +46,8 @@ export class OneShotTarget {
     this.#key = seeded.productionKey;
     this.#server = await startServer({
       database: this.#database,
+      // Node arguments for the api alone (bench/PROFILING.md), never for this process.
+      nodeArgs: (process.env.AWP_API_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
       env: {
         TTS_RATE_LIMIT_PER_MINUTE: '10000000',
         // Settings to compare, e.g. `NATIVE_ENGINE_LAUNCHER=false npm run bench`.

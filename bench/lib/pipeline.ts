@@ -1,7 +1,7 @@
 import type { OutputFormat } from '../../media/formats.ts';
 import { getOutputFormatInfo } from '../../media/formats.ts';
 import { encodeAudio } from '../../media/transcode.ts';
-import { NativeProvider } from '../../src/providers/native/index.ts';
+import { defaultEngineHelperPath, NativeProvider } from '../../src/providers/native/index.ts';
 import { nowMs } from './stats.ts';
 
 export interface PipelineTiming {
@@ -12,13 +12,16 @@ export interface PipelineTiming {
   audioS: number;
 }
 
-/** The native provider through the media pipeline, as the service runs it. */
+/** The native provider through the media pipeline, as the service runs it (same engine). */
 export class PipelineRunner {
   readonly provider: NativeProvider;
   readonly #opusComplexity: number;
 
   constructor(opusComplexity: number) {
-    this.provider = new NativeProvider();
+    // The engine the api uses: long-lived when built, unless NATIVE_ENGINE_PERSISTENT=false.
+    const engineHelper =
+      process.env.NATIVE_ENGINE_PERSISTENT === 'false' ? undefined : defaultEngineHelperPath();
+    this.provider = new NativeProvider(engineHelper ? { engineHelper } : {});
     this.#opusComplexity = opusComplexity;
   }
 

@@ -9,6 +9,8 @@ export const ROOT = path.resolve(import.meta.dirname, '../..');
 
 export interface ServerOptions {
   database: TestDatabase;
+  /** Extra Node arguments for the api process (for example `--cpu-prof`, bench/PROFILING.md). */
+  nodeArgs?: readonly string[];
   /** Extra environment variables for the service. */
   env?: Record<string, string>;
 }
@@ -65,7 +67,7 @@ export const API_COMMAND = ['--enable-source-maps', 'dist/src/main.js'];
 /** Starts the real api process on ephemeral ports and waits until both listeners are up. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const env = serviceEnv(options.database, options.env);
-  const child = spawn(process.execPath, API_COMMAND, {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...API_COMMAND], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,5 @@
 export type { EnginePoolStats } from './engine-pool.ts';
+export { defaultEngineHelperPath } from './helper/helper-path.ts';
 export {
   type EngineProcessEvent,
   NativeProvider,

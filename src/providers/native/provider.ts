@@ -5,6 +5,7 @@ import type { SynthesisRequest, TtsProvider } from '../provider.ts';
 import type { WaitQueueOptions } from '../wait-queue.ts';
 import type { EngineExit } from './engine.ts';
 import { EnginePool, type EnginePoolStats, type EngineSpec } from './engine-pool.ts';
+import { HelperPool } from './helper/helper-pool.ts';
 import { EngineLauncher } from './launcher/engine-launcher.ts';
 import { DEFAULT_WORDS_PER_MINUTE, wordsPerMinute } from './speech-rate.ts';
 import { WavFormatError, WavPcmStream } from './wav-stream.ts';
@@ -25,6 +26,13 @@ export interface NativeProviderOptions {
    * is). Default false; the api enables it (`NATIVE_ENGINE_LAUNCHER`).
    */
   readonly launcher?: boolean;
+  /**
+   * Path of the compiled long-lived engine (`awp-espeak-engine`, built by scripts/setup.sh
+   * from native/espeak-engine/). When set, synthesis runs in at most `maxProcesses` of
+   * these helpers, one utterance after another, instead of one espeak-ng process per
+   * request; phonemization still uses one-shot processes. Default: unset.
+   */
+  readonly engineHelper?: string;
   /** Bounds of the queue of requests waiting for a process. Default: unbounded. */
   readonly queue?: WaitQueueOptions;
   /**
@@ -48,6 +56,8 @@ const VOICE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_+-]{0,63}$/;
  * words per minute at speed 1): `en-us+m3/p42/w163`. See src/voices/cloning/native-derivation.ts.
  */
 const DERIVED_PATTERN = /^([^/]+)\/p(\d{1,2})\/w(\d{2,3})$/;
+/** espeak-ng's pitch when `-p` is not given. */
+const DEFAULT_PITCH = 50;
 
 /**
  * The native model: espeak-ng run as a bounded pool of subprocesses (GPL: we only ever
@@ -75,16 +85,25 @@ export class NativeProvider implements TtsProvider {
   readonly #pool: EnginePool;
   readonly #onEngineProcess: ((event: EngineProcessEvent) => void) | undefined;
   readonly #launcher: EngineLauncher | undefined;
+  readonly #helpers: HelperPool | undefined;
 
   constructor(options: NativeProviderOptions = {}) {
     this.#binaryPath = options.binaryPath ?? 'espeak-ng';
     this.#onEngineProcess = options.onEngineProcess;
     this.#launcher = options.launcher ? new EngineLauncher() : undefined;
     const launcher = this.#launcher;
+    const maxProcesses = options.maxProcesses ?? Math.max(1, 2 * availableParallelism());
+    this.#helpers = options.engineHelper
+      ? new HelperPool({
+          binaryPath: options.engineHelper,
+          maxHelpers: maxProcesses,
+          ...(options.queue ? { queue: options.queue } : {}),
+        })
+      : undefined;
     this.#pool = new EnginePool({
       ...(launcher ? { startEngine: (bin, args, key) => launcher.start(bin, args, key) } : {}),
       binaryPath: this.#binaryPath,
-      maxProcesses: options.maxProcesses ?? Math.max(1, 2 * availableParallelism()),
+      maxProcesses,
       warmProcesses: options.warmProcesses ?? 2,
       warmIdleMs: options.warmIdleMs ?? 60_000,
       ...(options.queue ? { queue: options.queue } : {}),
@@ -93,7 +112,7 @@ export class NativeProvider implements TtsProvider {
 
   /** Current pool occupancy (for metrics and tests). */
   get stats(): EnginePoolStats {
-    return this.#pool.stats;
+    return this.#helpers?.stats ?? this.#pool.stats;
   }
 
   /**
@@ -101,6 +120,7 @@ export class NativeProvider implements TtsProvider {
    * launcher, it is stopped last (ending anything still running).
    */
   async close(): Promise<void> {
+    await this.#helpers?.close();
     await this.#pool.close();
     await this.#launcher?.close();
   }
@@ -115,6 +135,11 @@ export class NativeProvider implements TtsProvider {
     const baseRate = derived ? Number(derived[3]) / DEFAULT_WORDS_PER_MINUTE : 1;
     const wpm = wordsPerMinute((request.speed ?? 1) * baseRate);
     const pitch = derived ? ['-p', String(Math.min(99, Number(derived[2])))] : [];
+    if (this.#helpers !== undefined) {
+      const pitchValue = derived ? Math.min(99, Number(derived[2])) : DEFAULT_PITCH;
+      yield* this.#synthesizeWithHelper(this.#helpers, voice, wpm, pitchValue, request, signal);
+      return;
+    }
     const spec: EngineSpec = {
       key: `${voice}|${wpm}|${pitch.join('')}`,
       args: ['--stdout', '--stdin', '-b', '1', '-v', voice, '-s', String(wpm), ...pitch],
@@ -170,6 +195,24 @@ export class NativeProvider implements TtsProvider {
       signal.removeEventListener('abort', onAbort);
       engine.kill();
       await engine.exited;
+    }
+  }
+
+  async *#synthesizeWithHelper(
+    helpers: HelperPool,
+    voice: string,
+    wpm: number,
+    pitch: number,
+    request: SynthesisRequest,
+    signal: AbortSignal,
+  ): AsyncGenerator<PcmChunk> {
+    const helper = await helpers.acquire(signal);
+    try {
+      this.#onEngineProcess?.({ pid: helper.pid, providerVoiceId: voice, wordsPerMinute: wpm });
+      const text = request.text.replaceAll('\0', ' ');
+      yield* helper.synthesize({ voice, wordsPerMinute: wpm, pitch, text }, signal);
+    } finally {
+      helpers.release(helper);
     }
   }
 

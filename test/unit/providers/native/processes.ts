@@ -8,6 +8,21 @@ export function childEngineProcesses(): number[] {
     .map((p) => p.pid);
 }
 
+/** Pids of long-lived engine helpers (`awp-espeak-engine`) whose parent is this test process. */
+export function helperProcesses(): number[] {
+  // The kernel keeps the first 15 characters of a program's name.
+  return processes()
+    .filter((p) => p.ppid === process.pid && p.comm === 'awp-espeak-engine'.slice(0, 15))
+    .map((p) => p.pid);
+}
+
+/** Pids of the processes whose parent is `parent`. */
+export function childProcesses(parent: number): number[] {
+  return processes()
+    .filter((p) => p.ppid === parent)
+    .map((p) => p.pid);
+}
+
 /** Pids of espeak-ng processes started by a launcher child of this test process. */
 export function launchedEngineProcesses(): number[] {
   const all = processes();

@@ -1,0 +1,386 @@
+/*
+ * awp-espeak-engine: a long-lived speech engine over libespeak-ng.
+ *
+ * It synthesizes utterance after utterance for one parent process, so a request costs the
+ * synthesis alone instead of a process start plus the synthesis. espeak-ng is GPL: this
+ * program is the only code that links it, and the service talks to it over stdin/stdout.
+ *
+ * Framing (both directions): a 9-byte header, then `length` payload bytes.
+ *   u8 type, u32 id (little-endian), u32 length (little-endian)
+ *
+ * Parent -> engine:
+ *   'S' synthesize: payload = u16 words per minute, u8 pitch (0..99), u8 voice length,
+ *       voice name (ASCII), text (UTF-8, the rest of the payload). One at a time: the
+ *       parent sends the next 'S' only after the previous one ended ('E' or 'X').
+ *   'C' cancel: length 0; stops synthesis of request `id` if it is still running (it then
+ *       ends with 'E'); ignored when `id` already ended.
+ * Engine -> parent:
+ *   'R' ready, id 0: payload = u32 sample rate in Hz, sent once after start-up.
+ *   'A' audio: payload = 16-bit little-endian mono PCM samples, while synthesizing.
+ *   'E' end of request `id` (length 0).
+ *   'X' error for request `id`: payload = UTF-8 message; the engine stays usable.
+ *
+ * Each utterance runs in a fork of a per-voice template (see template_for()), so every one
+ * starts from the same state and sounds exactly as `espeak-ng --stdout --stdin -b 1` says it.
+ *
+ * The engine exits 0 at end of input, and non-zero on a malformed frame or when it cannot
+ * write to the parent.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <espeak-ng/speak_lib.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define HEADER_BYTES 9
+/* Requests larger than this are refused by the parent already; here it guards memory. */
+#define MAX_PAYLOAD (16u * 1024u * 1024u)
+
+static uint32_t current_id;
+static int cancelled;
+
+static void put_u32(unsigned char *at, uint32_t value) {
+  at[0] = value & 0xff;
+  at[1] = (value >> 8) & 0xff;
+  at[2] = (value >> 16) & 0xff;
+  at[3] = (value >> 24) & 0xff;
+}
+
+static uint32_t get_u32(const unsigned char *at) {
+  return (uint32_t)at[0] | ((uint32_t)at[1] << 8) | ((uint32_t)at[2] << 16) |
+         ((uint32_t)at[3] << 24);
+}
+
+static void write_all(const void *data, size_t length) {
+  const unsigned char *bytes = data;
+  while (length > 0) {
+    ssize_t written = write(STDOUT_FILENO, bytes, length);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      /* The parent is gone or closed our output: nothing left to do. */
+      _exit(3);
+    }
+    bytes += written;
+    length -= (size_t)written;
+  }
+}
+
+/*
+ * Each frame goes out in one write of at most PIPE_BUF bytes, which a pipe takes whole or
+ * not at all: an utterance process killed mid-write never leaves half a frame behind, so
+ * the error frame its template sends next is read as a frame.
+ */
+#define MAX_FRAME PIPE_BUF
+static void send_frame(char type, uint32_t id, const void *payload, uint32_t length) {
+  unsigned char frame[MAX_FRAME];
+  if (length > MAX_FRAME - HEADER_BYTES) length = MAX_FRAME - HEADER_BYTES;
+  frame[0] = (unsigned char)type;
+  put_u32(frame + 1, id);
+  put_u32(frame + 5, length);
+  if (length > 0) memcpy(frame + HEADER_BYTES, payload, length);
+  write_all(frame, HEADER_BYTES + length);
+}
+
+/* Reads exactly `length` bytes; returns 0 at end of input before the first byte. */
+static int read_all(void *data, size_t length) {
+  unsigned char *bytes = data;
+  size_t done = 0;
+  while (done < length) {
+    ssize_t got = read(STDIN_FILENO, bytes + done, length - done);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      _exit(4);
+    }
+    if (got == 0) {
+      if (done == 0) return 0;
+      _exit(4); /* end of input inside a frame */
+    }
+    done += (size_t)got;
+  }
+  return 1;
+}
+
+/*
+ * While synthesizing, the only frame the parent may send is a cancel. Checked between
+ * audio buffers (every ~60 ms of audio, well under a millisecond of CPU).
+ */
+static void check_cancel(void) {
+  struct pollfd input = {.fd = STDIN_FILENO, .events = POLLIN};
+  while (poll(&input, 1, 0) > 0) {
+    unsigned char header[HEADER_BYTES];
+    if (!read_all(header, HEADER_BYTES)) _exit(0);
+    if (header[0] != 'C' || get_u32(header + 5) != 0) _exit(5);
+    if (get_u32(header + 1) == current_id) cancelled = 1;
+  }
+}
+
+static int on_audio(short *samples, int count, espeak_EVENT *events) {
+  (void)events;
+  /* Whole samples per frame, each frame within one atomic pipe write. */
+  const int per_frame = (MAX_FRAME - HEADER_BYTES) / 2;
+  for (int at = 0; samples != NULL && at < count && !cancelled; at += per_frame) {
+    int n = count - at < per_frame ? count - at : per_frame;
+    send_frame('A', current_id, samples + at, (uint32_t)n * 2u);
+  }
+  check_cancel();
+  return cancelled; /* non-zero stops synthesis */
+}
+
+static void send_error(uint32_t id, const char *message) {
+  send_frame('X', id, message, (uint32_t)strlen(message));
+}
+
+/* Reads the voice name of an 'S' payload into `voice`; sends an error frame when malformed. */
+static int parse_voice(uint32_t id, const unsigned char *payload, uint32_t length, char *voice) {
+  if (length < 4 || payload[3] == 0 || 4u + payload[3] > length || payload[2] > 99) {
+    send_error(id, "malformed request");
+    return 0;
+  }
+  memcpy(voice, payload + 4, payload[3]);
+  voice[payload[3]] = '\0';
+  return 1;
+}
+
+/* As the espeak-ng program's -v: a voice file name, else a language (with +variant). */
+static int load_voice(const char *voice) {
+  espeak_VOICE by_language;
+  memset(&by_language, 0, sizeof(by_language));
+  by_language.languages = voice;
+  return espeak_SetVoiceByName(voice) == EE_OK || espeak_SetVoiceByProperties(&by_language) == EE_OK;
+}
+
+/* Speaks one parsed request with its voice already loaded. */
+static void speak(uint32_t id, unsigned char *payload, uint32_t length) {
+  unsigned int wpm = payload[0] | (payload[1] << 8);
+  unsigned int voice_length = payload[3];
+  espeak_SetParameter(espeakRATE, (int)wpm, 0);
+  espeak_SetParameter(espeakPITCH, (int)payload[2], 0);
+  uint32_t text_length = length - 4u - voice_length;
+  char *text = (char *)payload + 4 + voice_length;
+  current_id = id;
+  cancelled = 0;
+  if (text_length > 0) {
+    /* The payload buffer has one spare byte for the terminator. */
+    text[text_length] = '\0';
+    /* As `espeak-ng --stdin -b 1`: UTF-8, [[phonemes]] allowed, a pause at the end; no SSML. */
+    unsigned int flags = espeakCHARS_UTF8 | espeakPHONEMES | espeakENDPAUSE;
+    espeak_ERROR result = espeak_Synth(text, text_length + 1, 0, POS_CHARACTER, 0, flags, NULL, NULL);
+    if (result != EE_OK && !cancelled) {
+      send_error(id, "synthesis failed");
+      return;
+    }
+  }
+  send_frame('E', id, NULL, 0);
+}
+
+/* Writes all of `data` to `fd`; 0 when the reader is gone. */
+static int write_fd(int fd, const void *data, size_t length) {
+  const unsigned char *bytes = data;
+  while (length > 0) {
+    ssize_t written = write(fd, bytes, length);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return 0;
+    }
+    bytes += written;
+    length -= (size_t)written;
+  }
+  return 1;
+}
+
+/* Reads exactly `length` bytes from `fd`; 0 at end of input or on error. */
+static int read_fd(int fd, void *data, size_t length) {
+  unsigned char *bytes = data;
+  size_t done = 0;
+  while (done < length) {
+    ssize_t got = read(fd, bytes + done, length - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return 0;
+    done += (size_t)got;
+  }
+  return 1;
+}
+
+/*
+ * libespeak-ng keeps state from one utterance to the next (a language's intonation tunes
+ * outlive a switch to another voice, timing carries over), so utterances served one after
+ * another by one initialized library would differ from what the espeak-ng program says.
+ * So this process never synthesizes: for each voice it keeps a template, a fork that loaded
+ * that voice and nothing else, and each utterance runs in a fork of that template, which
+ * starts from exactly the state the espeak-ng program has after `-v VOICE`. A fork costs a
+ * fraction of a millisecond; starting espeak-ng costs about 6 ms.
+ *
+ * Only one utterance runs at a time: while it does, this process waits on the template's
+ * status pipe and the utterance process alone reads stdin (for a cancel frame).
+ */
+#define MAX_TEMPLATES 8
+
+struct template {
+  char voice[256];
+  pid_t pid; /* 0: free slot */
+  int request_fd;
+  int status_fd;
+  unsigned long used;
+};
+
+static struct template templates[MAX_TEMPLATES];
+static unsigned long use_clock;
+
+static void drop_template(struct template *t) {
+  close(t->request_fd);
+  close(t->status_fd);
+  kill(t->pid, SIGKILL); /* reaped automatically: SIGCHLD is ignored here */
+  t->pid = 0;
+}
+
+static void template_main(pid_t engine, int request_fd, int status_fd, const char *voice) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != engine) _exit(7);
+  signal(SIGCHLD, SIG_DFL);
+  int voice_ok = load_voice(voice);
+  unsigned char *payload = NULL;
+  size_t capacity = 0;
+  for (;;) {
+    unsigned char header[HEADER_BYTES];
+    if (!read_fd(request_fd, header, HEADER_BYTES)) _exit(0);
+    uint32_t id = get_u32(header + 1);
+    uint32_t length = get_u32(header + 5);
+    if (length + 1u > capacity) {
+      free(payload);
+      capacity = length + 1u;
+      payload = malloc(capacity);
+      if (payload == NULL) _exit(6);
+    }
+    if (!read_fd(request_fd, payload, length)) _exit(4);
+    pid_t self = getpid();
+    pid_t utterance = fork();
+    if (utterance == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != self) _exit(7);
+      if (voice_ok) speak(id, payload, length);
+      else send_error(id, "unknown voice");
+      _exit(0);
+    }
+    int status = 0;
+    if (utterance < 0) {
+      send_error(id, "fork failed");
+    } else {
+      while (waitpid(utterance, &status, 0) < 0 && errno == EINTR) {
+      }
+      /* The utterance wrote whole frames or died; the request ends with an error frame. */
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) send_error(id, "synthesis crashed");
+    }
+    if (!write_fd(status_fd, "d", 1)) _exit(0);
+  }
+}
+
+static struct template *template_for(const char *voice) {
+  struct template *slot = &templates[0];
+  for (int i = 0; i < MAX_TEMPLATES; i++) {
+    struct template *t = &templates[i];
+    if (t->pid != 0 && strcmp(t->voice, voice) == 0) return t;
+    if (t->pid == 0 || (slot->pid != 0 && t->used < slot->used)) slot = t;
+  }
+  if (slot->pid != 0) drop_template(slot);
+  int request[2], status[2];
+  if (pipe(request) != 0) return NULL;
+  if (pipe(status) != 0) {
+    close(request[0]);
+    close(request[1]);
+    return NULL;
+  }
+  pid_t engine = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    /* Other templates' pipes must not stay open here, or they would never see end of input. */
+    for (int i = 0; i < MAX_TEMPLATES; i++) {
+      if (templates[i].pid != 0) {
+        close(templates[i].request_fd);
+        close(templates[i].status_fd);
+      }
+    }
+    close(request[1]);
+    close(status[0]);
+    template_main(engine, request[0], status[1], voice);
+  }
+  close(request[0]);
+  close(status[1]);
+  if (pid < 0) {
+    close(request[1]);
+    close(status[0]);
+    return NULL;
+  }
+  strcpy(slot->voice, voice);
+  slot->pid = pid;
+  slot->request_fd = request[1];
+  slot->status_fd = status[0];
+  return slot;
+}
+
+static void serve(uint32_t id, unsigned char *payload, uint32_t length) {
+  char voice[256];
+  if (!parse_voice(id, payload, length, voice)) return;
+  unsigned char header[HEADER_BYTES];
+  header[0] = 'S';
+  put_u32(header + 1, id);
+  put_u32(header + 5, length);
+  /* A template that died while idle is replaced once. */
+  for (int attempt = 0; attempt < 2; attempt++) {
+    struct template *t = template_for(voice);
+    if (t == NULL) break;
+    t->used = ++use_clock;
+    if (write_fd(t->request_fd, header, HEADER_BYTES) && write_fd(t->request_fd, payload, length)) {
+      char done;
+      if (read_fd(t->status_fd, &done, 1)) return;
+      drop_template(t);
+      send_error(id, "synthesis crashed");
+      return;
+    }
+    drop_template(t);
+  }
+  send_error(id, "could not start synthesis");
+}
+
+int main(void) {
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGCHLD, SIG_IGN);
+  int rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, NULL, 0);
+  if (rate <= 0) {
+    fprintf(stderr, "awp-espeak-engine: espeak-ng could not be initialized\n");
+    return 1;
+  }
+  espeak_SetSynthCallback(on_audio);
+  unsigned char ready[4];
+  put_u32(ready, (uint32_t)rate);
+  send_frame('R', 0, ready, 4);
+
+  unsigned char *payload = NULL;
+  size_t capacity = 0;
+  for (;;) {
+    unsigned char header[HEADER_BYTES];
+    if (!read_all(header, HEADER_BYTES)) return 0;
+    char type = (char)header[0];
+    uint32_t id = get_u32(header + 1);
+    uint32_t length = get_u32(header + 5);
+    if (length > MAX_PAYLOAD) return 5;
+    if (length + 1u > capacity) {
+      free(payload);
+      capacity = length + 1u;
+      payload = malloc(capacity);
+      if (payload == NULL) return 6;
+    }
+    if (length > 0 && !read_all(payload, length)) return 4;
+    if (type == 'S') {
+      serve(id, payload, length);
+    } else if (type != 'C') {
+      return 5; /* a cancel that arrives after its request ended is ignored */
+    }
+  }
+}

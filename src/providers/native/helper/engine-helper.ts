@@ -1,0 +1,275 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { ProviderError } from '../../errors.ts';
+import type { EngineExit } from '../engine.ts';
+
+/** Frame header: u8 type, u32 id, u32 payload length (little-endian). See awp-espeak-engine.c. */
+const HEADER_BYTES = 9;
+/** Stop reading the helper's output while this much audio waits for the consumer. */
+const HIGH_WATER_BYTES = 256 * 1024;
+/** A cancelled request must end this soon, else the helper is killed and replaced. */
+const CANCEL_GRACE_MS = 2_000;
+const MAX_STDERR_BYTES = 4096;
+/** Request ids wrap here (4 bytes on the wire). */
+const MAX_REQUEST_ID = 0xffff_ffff;
+
+/** What one utterance needs: voice, rate, pitch and the text. */
+export interface HelperUtterance {
+  /** espeak-ng voice name, validated by the caller (letters, digits, `-_+`). */
+  readonly voice: string;
+  readonly wordsPerMinute: number;
+  /** 0..99; espeak-ng's default is 50. */
+  readonly pitch: number;
+  readonly text: string;
+}
+
+interface ActiveRequest {
+  readonly id: number;
+  readonly chunks: Buffer[];
+  queuedBytes: number;
+  done: boolean;
+  error: ProviderError | undefined;
+  wake: (() => void) | undefined;
+}
+
+/**
+ * One long-lived `awp-espeak-engine` process (native/espeak-engine/awp-espeak-engine.c):
+ * libespeak-ng behind a process boundary, synthesizing one utterance after another over
+ * framed stdin/stdout. It serves one request at a time; the pool hands it out.
+ */
+export class EngineHelper {
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #binaryPath: string;
+  readonly exited: Promise<EngineExit>;
+  #exit: EngineExit | undefined;
+  #pending: Buffer = Buffer.alloc(0);
+  #sampleRateHz: number | undefined;
+  #ready: Promise<number>;
+  #resolveReady: (rate: number) => void = () => {};
+  #active: ActiveRequest | undefined;
+  #nextId = 1;
+  #stderr = '';
+  #paused = false;
+
+  constructor(binaryPath: string) {
+    this.#binaryPath = binaryPath;
+    this.#ready = new Promise((resolve) => {
+      this.#resolveReady = resolve;
+    });
+    const child = spawn(binaryPath, [], { stdio: ['pipe', 'pipe', 'pipe'], shell: false });
+    this.#child = child;
+    child.stdin.on('error', () => {});
+    child.stdout.on('data', (bytes: Buffer) => this.#onData(bytes));
+    child.stderr.on('data', (bytes: Buffer) => {
+      if (this.#stderr.length < MAX_STDERR_BYTES) {
+        this.#stderr += bytes.toString('utf8').slice(0, MAX_STDERR_BYTES - this.#stderr.length);
+      }
+    });
+    this.exited = new Promise((resolve) => {
+      const finish = (exit: EngineExit) => {
+        this.#exit ??= exit;
+        this.#failActive(this.#exitError(this.#exit));
+        this.#resolveReady(0);
+        resolve(this.#exit);
+      };
+      child.once('exit', (code, signal) => finish({ code, signal }));
+      child.once('error', (error: NodeJS.ErrnoException) => {
+        if (child.pid === undefined) finish({ code: null, signal: null, spawnError: error });
+      });
+    });
+  }
+
+  /** Process id; undefined when the start failed. */
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  /** True until the process ends. */
+  get alive(): boolean {
+    return this.#exit === undefined && this.#child.exitCode === null;
+  }
+
+  /** Whether a request is in progress (a cancelled one counts until it has ended). */
+  get busy(): boolean {
+    return this.#active !== undefined;
+  }
+
+  /** Kills the process at once; a request in progress fails as killed. */
+  kill(): void {
+    if (this.#exit === undefined && this.#child.pid !== undefined) this.#child.kill('SIGKILL');
+  }
+
+  /** Whether this helper may keep the Node event loop alive (idle ones may not). */
+  setReferenced(referenced: boolean): void {
+    const child = this.#child;
+    for (const handle of [child, child.stdin, child.stdout, child.stderr] as unknown[]) {
+      const h = handle as { ref?: () => void; unref?: () => void };
+      if (referenced) h.ref?.();
+      else h.unref?.();
+    }
+  }
+
+  /**
+   * Synthesizes one utterance, yielding 16-bit mono PCM as the engine produces it. When
+   * `signal` aborts, the engine is told to stop and the generator throws `signal.reason`
+   * once it has (or once it was killed for not stopping in time). A crash fails the
+   * request with a retryable `ProviderError('unavailable')`.
+   */
+  async *synthesize(
+    utterance: HelperUtterance,
+    signal: AbortSignal,
+  ): AsyncGenerator<{ data: Buffer; sampleRateHz: number }> {
+    if (this.#active !== undefined) throw new Error('engine helper is busy');
+    const sampleRateHz = this.#sampleRateHz ?? (await this.#ready);
+    if (this.#exit !== undefined) throw this.#exitError(this.#exit);
+    const id = this.#nextId;
+    this.#nextId = id >= MAX_REQUEST_ID ? 1 : id + 1;
+    const active: ActiveRequest = {
+      id,
+      chunks: [],
+      queuedBytes: 0,
+      done: false,
+      error: undefined,
+      wake: undefined,
+    };
+    this.#active = active;
+    this.#child.stdin.write(encodeRequest(id, utterance));
+    let finished = false;
+    const onAbort = () => active.wake?.();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      while (!signal.aborted) {
+        if (active.chunks.length > 0) {
+          // Everything that arrived since the last yield goes out as one chunk: the engine
+          // writes ~60 ms frames, and each chunk costs a message to the transcoding thread.
+          const chunks = active.chunks.splice(0);
+          const chunk = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+          active.queuedBytes -= chunk.length;
+          if (this.#paused && active.queuedBytes < HIGH_WATER_BYTES / 2) this.#resume();
+          yield { data: chunk, sampleRateHz };
+          continue;
+        }
+        if (active.error !== undefined) throw active.error;
+        if (active.done) break;
+        await new Promise<void>((resolve) => {
+          active.wake = resolve;
+        });
+        active.wake = undefined;
+      }
+      finished = !signal.aborted;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      // Cancelled, broken out of or aborted: stop the engine before it serves anyone else.
+      if (!finished && !active.done) await this.#cancel(active);
+    }
+    signal.throwIfAborted();
+  }
+
+  async #cancel(active: ActiveRequest): Promise<void> {
+    active.chunks.length = 0;
+    active.queuedBytes = 0;
+    this.#resume();
+    if (this.alive) this.#child.stdin.write(frame('C', active.id, Buffer.alloc(0)));
+    const timer = setTimeout(() => this.kill(), CANCEL_GRACE_MS);
+    while (!active.done && active.error === undefined) {
+      await new Promise<void>((resolve) => {
+        active.wake = resolve;
+      });
+    }
+    clearTimeout(timer);
+  }
+
+  #onData(bytes: Buffer): void {
+    let data = this.#pending.length === 0 ? bytes : Buffer.concat([this.#pending, bytes]);
+    let offset = 0;
+    while (data.length - offset >= HEADER_BYTES) {
+      const length = data.readUInt32LE(offset + 5);
+      const end = offset + HEADER_BYTES + length;
+      if (data.length < end) break;
+      this.#onFrame(
+        String.fromCharCode(data[offset]!),
+        data.readUInt32LE(offset + 1),
+        data.subarray(offset + HEADER_BYTES, end),
+      );
+      offset = end;
+    }
+    data = data.subarray(offset);
+    // Copied so a small remainder does not keep a large chunk alive.
+    this.#pending = data.length === 0 ? Buffer.alloc(0) : Buffer.from(data);
+  }
+
+  #onFrame(type: string, id: number, payload: Buffer): void {
+    if (type === 'R') {
+      this.#sampleRateHz = payload.readUInt32LE(0);
+      this.#resolveReady(this.#sampleRateHz);
+      return;
+    }
+    const active = this.#active;
+    if (active === undefined || active.id !== id) return;
+    if (type === 'A') {
+      if (payload.length === 0) return;
+      active.chunks.push(payload);
+      active.queuedBytes += payload.length;
+      if (active.queuedBytes > HIGH_WATER_BYTES && !this.#paused) {
+        this.#paused = true;
+        this.#child.stdout.pause();
+      }
+    } else if (type === 'E') {
+      active.done = true;
+      this.#active = undefined;
+    } else if (type === 'X') {
+      active.error = new ProviderError('unavailable', `espeak-ng: ${payload.toString('utf8')}`);
+      this.#active = undefined;
+    }
+    active.wake?.();
+  }
+
+  #resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    this.#child.stdout.resume();
+  }
+
+  #failActive(error: ProviderError): void {
+    const active = this.#active;
+    if (active === undefined) return;
+    this.#active = undefined;
+    active.error = error;
+    active.wake?.();
+  }
+
+  #exitError(exit: EngineExit): ProviderError {
+    const detail = this.#stderr.trim() === '' ? '' : `: ${this.#stderr.trim()}`;
+    if (exit.spawnError !== undefined) {
+      const reason = exit.spawnError.code === 'ENOENT' ? 'not found' : 'could not start';
+      return new ProviderError('unavailable', `espeak-ng engine ${reason}: ${this.#binaryPath}`, {
+        cause: exit.spawnError,
+      });
+    }
+    if (exit.signal !== null) {
+      return new ProviderError('unavailable', `espeak-ng engine was killed by ${exit.signal}`);
+    }
+    return new ProviderError(
+      'unavailable',
+      `espeak-ng engine exited with code ${exit.code}${detail}`,
+    );
+  }
+}
+
+function frame(type: 'S' | 'C', id: number, payload: Buffer): Buffer {
+  const header = Buffer.allocUnsafe(HEADER_BYTES);
+  header.write(type, 0, 'latin1');
+  header.writeUInt32LE(id, 1);
+  header.writeUInt32LE(payload.length, 5);
+  return Buffer.concat([header, payload]);
+}
+
+/** The 'S' frame: u16 words per minute, u8 pitch, u8 voice length, voice, UTF-8 text. */
+function encodeRequest(id: number, utterance: HelperUtterance): Buffer {
+  const voice = Buffer.from(utterance.voice, 'latin1');
+  const text = Buffer.from(utterance.text, 'utf8');
+  const head = Buffer.allocUnsafe(4);
+  head.writeUInt16LE(utterance.wordsPerMinute, 0);
+  head.writeUInt8(Math.max(0, Math.min(99, Math.round(utterance.pitch))), 2);
+  head.writeUInt8(voice.length, 3);
+  return frame('S', id, Buffer.concat([head, voice, text]));
+}

@@ -1,0 +1,24 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Where scripts/build-engine.sh writes the compiled engine, relative to the package root. */
+const RELATIVE_PATH = path.join('.cache', 'native', 'awp-espeak-engine');
+
+/**
+ * The compiled long-lived engine of this checkout (`<package root>/.cache/native/
+ * awp-espeak-engine`), found from this module both in the sources and in `dist/`; undefined
+ * when it was not built (scripts/setup.sh builds it).
+ */
+export function defaultEngineHelperPath(): string | undefined {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(path.join(dir, 'package.json'))) {
+      const file = path.join(dir, RELATIVE_PATH);
+      return existsSync(file) ? file : undefined;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}

@@ -27,12 +27,23 @@ export interface RunningServer {
   output(): string;
   /** Structured log lines written so far. */
   logs(): Record<string, unknown>[];
-  /** Sends SIGTERM and resolves with the exit code; SIGKILL after `timeoutMs`. */
+  /**
+   * Sends SIGTERM and resolves with the exit code. An api still running after `timeoutMs`
+   * (default {@link STOP_TIMEOUT_MS}) is killed (SIGKILL) and the call rejects: a shutdown
+   * that hangs is a defect the test must report, not hide.
+   */
   stop(timeoutMs?: number): Promise<number | null>;
   /** SIGKILL: a crash. */
   kill(): Promise<void>;
   env: Record<string, string>;
 }
+
+/**
+ * How long {@link RunningServer.stop} waits for the api to exit by itself. Tests run it with
+ * SHUTDOWN_GRACE_MS 5000: the drain plus closing everything fits with a wide margin on a
+ * loaded machine, and a shutdown that hangs never ends.
+ */
+export const STOP_TIMEOUT_MS = 30_000;
 
 /** Environment shared by every process of one test (servers and the operator tool). */
 export function serviceEnv(database: TestDatabase, extra: Record<string, string> = {}) {
@@ -125,11 +136,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
             return [];
           }
         }),
-    stop: async (timeoutMs = 15_000) => {
+    stop: async (timeoutMs = STOP_TIMEOUT_MS) => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      let killed = false;
+      const timer = setTimeout(() => {
+        killed = true;
+        child.kill('SIGKILL');
+      }, timeoutMs);
       const code = await exited;
       clearTimeout(timer);
+      if (killed) {
+        // The api logs each shutdown step at debug (LOG_LEVEL=debug names the hung one).
+        const tail = output.split('\n').slice(-15).join('\n');
+        throw new Error(
+          `the api did not exit within ${timeoutMs} ms of SIGTERM and was killed; last output:\n${tail}`,
+        );
+      }
       return code;
     },
     kill: async () => {

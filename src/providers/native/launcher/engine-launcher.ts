@@ -18,6 +18,8 @@ const CONNECTION_GRACE_MS = 5_000;
 /** A connection that has not sent its whole header by then is dropped. */
 const HEADER_TIMEOUT_MS = 5_000;
 const HEADER_BYTES = ENGINE_ID_BYTES + ENGINE_NONCE_BYTES;
+/** How long close() lets the launcher exit by itself (it kills its engines) before SIGKILL. */
+const LAUNCHER_EXIT_GRACE_MS = 5_000;
 /** Engine ids wrap here (4 bytes on the wire). */
 const MAX_ENGINE_ID = 0xffff_ffff;
 
@@ -39,6 +41,8 @@ export class EngineLauncher {
   /** Name in the Linux abstract socket namespace (no file to clean up); `\0` + name on the wire. */
   readonly #socketName = `awp-engine-launcher-${process.pid}-${randomBytes(6).toString('hex')}`;
   readonly #engines = new Map<number, LaunchedEngine>();
+  /** Audio connections accepted and not closed yet (close() must end them itself). */
+  readonly #connections = new Set<Socket>();
   #server: Server | undefined;
   #child: ChildProcess | undefined;
   #nextId = 1;
@@ -73,15 +77,27 @@ export class EngineLauncher {
     return engine;
   }
 
-  /** Kills the launcher (and so every engine it runs) and stops listening. */
+  /**
+   * Kills the launcher (and so every engine it runs), drops every audio connection (their
+   * readers see the output end) and stops listening.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     const child = this.#child;
     if (child && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.disconnect();
+      // The launcher kills its engines and exits when the channel closes; one that cannot
+      // (stopped, stuck) must not hold the shutdown: its orphaned engines then end on their
+      // own as their pipes break.
+      const timer = setTimeout(() => child.kill('SIGKILL'), LAUNCHER_EXIT_GRACE_MS);
+      if (child.connected) child.disconnect();
+      else child.kill('SIGKILL');
       await exited;
+      clearTimeout(timer);
     }
+    // server.close() calls back only once every accepted connection has closed, and a paused
+    // connection never notices its peer went away: nothing reads it, so no EOF is seen.
+    for (const socket of this.#connections) socket.destroy();
     await new Promise<void>((resolve) =>
       this.#server ? this.#server.close(() => resolve()) : resolve(),
     );
@@ -155,6 +171,7 @@ export class EngineLauncher {
    * connection yet (see protocol.ts for why); anything else is closed unread.
    */
   #onConnection(socket: Socket): void {
+    this.#connections.add(socket);
     let header = Buffer.alloc(0);
     const timer = setTimeout(() => socket.destroy(), HEADER_TIMEOUT_MS);
     timer.unref();
@@ -174,7 +191,10 @@ export class EngineLauncher {
     };
     socket.on('data', onData);
     socket.on('error', () => {});
-    socket.on('close', () => clearTimeout(timer));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      this.#connections.delete(socket);
+    });
   }
 
   #onEvent(event: LauncherEvent): void {
@@ -271,11 +291,12 @@ class LaunchedEngine implements Engine {
   }
 
   kill(): void {
-    if (this.#exit !== undefined || this.#killed) return;
+    if (this.#killed) return;
     this.#killed = true;
-    this.#launcher.send({ op: 'kill', id: this.#id });
+    if (this.#exit === undefined) this.#launcher.send({ op: 'kill', id: this.#id });
     // Nobody reads the rest: drop the connection (the launcher kills on its close too),
-    // and end the output as a killed local process's stdout would.
+    // and end the output as a killed local process's stdout would. Also after the process
+    // exited: audio it wrote may still sit in the connection, which nothing would read.
     this.#socket?.destroy();
     this.#endOutput();
   }
@@ -298,8 +319,17 @@ class LaunchedEngine implements Engine {
     this.#socket = socket;
     if (this.#exit !== undefined) this.#launcher.forget(this.#id);
     if (!this.#referenced) socket.unref();
+    if (this.#killed) {
+      // Killed before its connection arrived: nobody reads it.
+      socket.destroy();
+      return;
+    }
     if (head.byteLength > 0) this.#output.write(head);
     socket.on('close', () => this.#endOutput());
+    // A reader that gives up destroys the output (breaking out of `for await` does), which
+    // unpipes and pauses the connection: unread, it would never see EOF and never close,
+    // holding a descriptor and its buffers, and the socket server's close() forever.
+    this.#output.once('close', () => socket.destroy());
     socket.pipe(this.#output);
     socket.resume();
   }

@@ -9,13 +9,20 @@
  * - soxr (rtc-node) MEDIUM / VERY_HIGH: @livekit/rtc-node's AudioResampler (libsoxr in
  *   LiveKit's native FFI library), installed for the agent worker
  *
+ * Then the same speech through the in-thread transcoder (media/transcode.ts: resampler,
+ * encoder) to pcm_24000, pcm_48000 and opus_48000_64, with the polyphase and the Speex
+ * resampler, to show what the change is worth in the pipeline.
+ *
  * Run: `node --import tsx bench/resampler.ts [--rounds N]`. Writes
  * bench/results/resampler.json and prints a Markdown table.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { AudioFrame, AudioResampler, AudioResamplerQuality } from '@livekit/rtc-node';
-import { float32ToPcm, pcmToFloat32, pcmToInt16 } from '../media/pcm.ts';
+import type { OutputFormat } from '../media/formats.ts';
+import { float32ToPcm, type PcmChunk, pcmToFloat32, pcmToInt16 } from '../media/pcm.ts';
 import { createResampler } from '../media/resample.ts';
+import { encodeAudio } from '../media/transcode.ts';
 import { espeakPcm } from './lib/raw.ts';
 import { quantile } from './lib/stats.ts';
 import { BENCH_ESPEAK_VOICE, LONG_TEXT } from './lib/texts.ts';
@@ -78,37 +85,61 @@ const RATIOS: readonly (readonly [number, number])[] = [
   [24000, 16000],
 ];
 
+/** The sweep's value at time `t` seconds. */
+function sweepAt(t: number, seconds: number, f0Hz: number, f1Hz: number): number {
+  const slope = (f1Hz - f0Hz) / seconds;
+  return 0.5 * Math.sin(2 * Math.PI * (f0Hz * t + 0.5 * slope * t * t));
+}
+
 function sweep(rateHz: number, seconds: number, f0Hz: number, f1Hz: number): Float32Array {
   const out = new Float32Array(Math.round(rateHz * seconds));
-  const slope = (f1Hz - f0Hz) / seconds;
-  for (let i = 0; i < out.length; i++) {
-    const t = i / rateHz;
-    out[i] = 0.5 * Math.sin(2 * Math.PI * (f0Hz * t + 0.5 * slope * t * t));
-  }
+  for (let i = 0; i < out.length; i++) out[i] = sweepAt(i / rateHz, seconds, f0Hz, f1Hz);
   return out;
 }
 
 /**
- * SNR of the resampled sweep against the ideal one, as the quality test computes it. soxr
- * delays its output (it has no "skip zeros"), so the best alignment within 200 samples is used.
+ * SNR of the resampled sweep against the ideal one, as the quality test computes it, at
+ * the best alignment: soxr delays its output by its filter (not a whole number of samples
+ * at every ratio) where ours and Speex skip it, so the delay is searched, whole samples
+ * up to 200 and then fractions of one.
  */
 async function sweepSnrDb(run: Run, fromHz: number, toHz: number): Promise<number> {
+  const seconds = 2;
   const topHz = 0.9 * (Math.min(fromHz, toHz) / 2);
-  const output = pcmToFloat32(await run(float32ToPcm(sweep(fromHz, 2, 50, topHz)), fromHz, toHz));
-  const expected = sweep(toHz, 2, 50, topHz);
+  const output = pcmToFloat32(
+    await run(float32ToPcm(sweep(fromHz, seconds, 50, topHz)), fromHz, toHz),
+  );
+  const length = Math.round(toHz * seconds);
   const edge = Math.round(toHz * 0.01);
-  let best = Number.NEGATIVE_INFINITY;
-  for (let shift = 0; shift <= 200; shift++) {
+  // SNR when output[i] is taken as the ideal sweep at (i - delay) / toHz.
+  const snrAt = (delay: number): number => {
+    const whole = Math.round(delay);
     let signal = 0;
     let noise = 0;
-    const end = Math.min(expected.length, output.length - shift) - edge;
+    const end = Math.min(length, output.length - whole) - edge;
     for (let i = edge; i < end; i++) {
-      signal += expected[i]! ** 2;
-      noise += (expected[i]! - output[i + shift]!) ** 2;
+      const ideal = sweepAt((i + whole - delay) / toHz, seconds, 50, topHz);
+      signal += ideal ** 2;
+      noise += (ideal - output[i + whole]!) ** 2;
     }
-    best = Math.max(best, 10 * Math.log10(signal / noise));
+    return 10 * Math.log10(signal / noise);
+  };
+  let bestWhole = 0;
+  let best = Number.NEGATIVE_INFINITY;
+  for (let shift = 0; shift <= 200; shift++) {
+    const snr = snrAt(shift);
+    if (snr > best) [best, bestWhole] = [snr, shift];
   }
-  return best;
+  // Ternary search of the fractional part: the SNR is unimodal within a sample of the peak.
+  let low = bestWhole - 0.5;
+  let high = bestWhole + 0.5;
+  for (let step = 0; step < 30; step++) {
+    const a = low + (high - low) / 3;
+    const b = high - (high - low) / 3;
+    if (snrAt(a) < snrAt(b)) low = a;
+    else high = b;
+  }
+  return Math.max(best, snrAt((low + high) / 2));
 }
 
 function cpuMs(): number {
@@ -153,12 +184,64 @@ for (const [fromHz, toHz] of RATIOS) {
   }
 }
 
+async function* chunksOf(pcm: Buffer): AsyncIterable<PcmChunk> {
+  for (let at = 0; at < pcm.byteLength; at += CHUNK_SAMPLES * 2) {
+    yield { data: pcm.subarray(at, at + CHUNK_SAMPLES * 2), sampleRateHz: 22050 };
+  }
+}
+
+/** CPU ms of one in-thread transcode of the 22,050 Hz speech into `format`. */
+async function transcodeCpuMs(format: OutputFormat, quality: number | undefined): Promise<number> {
+  const before = cpuMs();
+  const signal = new AbortController().signal;
+  const resampler = quality === undefined ? {} : { quality };
+  for await (const _bytes of encodeAudio(chunksOf(speech22k), format, signal, { resampler })) {
+    // drain
+  }
+  return cpuMs() - before;
+}
+
+interface PipelineRow {
+  format: OutputFormat;
+  engine: string;
+  cpu_ms_per_audio_s: { p50: number; min: number };
+}
+const pipelineRows: PipelineRow[] = [];
+const PIPELINE_ENGINES = [
+  { name: 'polyphase', quality: undefined },
+  { name: 'speex q7', quality: 7 },
+] as const;
+for (const format of ['pcm_24000', 'pcm_48000', 'opus_48000_64'] as const) {
+  const samples: number[][] = PIPELINE_ENGINES.map(() => []);
+  for (const engine of PIPELINE_ENGINES) await transcodeCpuMs(format, engine.quality); // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [index, engine] of PIPELINE_ENGINES.entries()) {
+      samples[index]!.push((await transcodeCpuMs(format, engine.quality)) / audioS);
+    }
+  }
+  for (const [index, engine] of PIPELINE_ENGINES.entries()) {
+    const values = samples[index]!;
+    pipelineRows.push({
+      format,
+      engine: engine.name,
+      cpu_ms_per_audio_s: { p50: quantile(values, 0.5), min: Math.min(...values) },
+    });
+  }
+}
+
 const result = {
   date: new Date().toISOString(),
   command: `node --import tsx bench/resampler.ts --rounds ${ROUNDS}`,
+  machine: {
+    cpus: cpus().length,
+    cpu_model: cpus()[0]?.model ?? 'unknown',
+    node: process.version,
+    load_average_1m: loadavg()[0] ?? 0,
+  },
   audio_s: audioS,
   chunk_samples: CHUNK_SAMPLES,
   rows,
+  pipeline: pipelineRows,
 };
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 writeFileSync(
@@ -167,13 +250,20 @@ writeFileSync(
 );
 
 console.log(
-  `${audioS.toFixed(1)} s of espeak-ng speech, ${ROUNDS} rounds, pushes of ${CHUNK_SAMPLES} samples\n`,
+  `${audioS.toFixed(1)} s of espeak-ng speech, ${ROUNDS} rounds, pushes of ${CHUNK_SAMPLES} samples, ${result.machine.cpus} x ${result.machine.cpu_model}, load average ${result.machine.load_average_1m.toFixed(1)}\n`,
 );
 console.log('| ratio | resampler | CPU ms / audio s, p50 | min | sweep SNR dB |');
 console.log('| --- | --- | ---: | ---: | ---: |');
 for (const row of rows) {
   console.log(
     `| ${row.from_hz} -> ${row.to_hz} | ${row.engine} | ${row.cpu_ms_per_audio_s.p50.toFixed(2)} | ${row.cpu_ms_per_audio_s.min.toFixed(2)} | ${row.sweep_snr_db.toFixed(1)} |`,
+  );
+}
+console.log('\n| transcoder (22,050 Hz in) | resampler | CPU ms / audio s, p50 | min |');
+console.log('| --- | --- | ---: | ---: |');
+for (const row of pipelineRows) {
+  console.log(
+    `| ${row.format} | ${row.engine} | ${row.cpu_ms_per_audio_s.p50.toFixed(2)} | ${row.cpu_ms_per_audio_s.min.toFixed(2)} |`,
   );
 }
 process.exit(0);

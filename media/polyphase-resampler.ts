@@ -107,7 +107,7 @@ export class PolyphaseResampler {
       ((IN_SAMPLES - bank.tapsPerPhase - 2) * bank.upFactor) / bank.downFactor,
     );
     this.#outputsPerCall = Math.max(1, Math.min(OUT_SAMPLES, perCall));
-    this.#buffer = new Float32Array(bank.tapsPerPhase * 4 + 4096);
+    this.#buffer = new Float32Array(this.#initialCapacity());
     this.#bufferStart = 0;
     this.#bufferLength = 0;
     this.#reset();
@@ -228,8 +228,21 @@ export class PolyphaseResampler {
   #discardBefore(first: number): void {
     const drop = Math.min(first - this.#bufferStart, this.#bufferLength);
     if (drop <= 0) return;
-    this.#buffer.copyWithin(0, drop, this.#bufferLength);
     this.#bufferStart += drop;
     this.#bufferLength -= drop;
+    const initial = this.#initialCapacity();
+    if (this.#buffer.length > 4 * initial && this.#bufferLength < initial) {
+      // One large push grew the buffer; a long stream should not keep that memory.
+      const smaller = new Float32Array(initial);
+      smaller.set(this.#buffer.subarray(drop, drop + this.#bufferLength));
+      this.#buffer = smaller;
+    } else {
+      this.#buffer.copyWithin(0, drop, drop + this.#bufferLength);
+    }
+  }
+
+  /** Room for the filter's history plus a typical engine chunk. */
+  #initialCapacity(): number {
+    return this.#bank.tapsPerPhase * 4 + 4096;
   }
 }

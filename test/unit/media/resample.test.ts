@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { MediaError } from '../../../media/errors.ts';
 import { float32ToPcm, pcmToFloat32 } from '../../../media/pcm.ts';
-import { createResampler, PassThroughResampler } from '../../../media/resample.ts';
+import { PolyphaseResampler } from '../../../media/polyphase-resampler.ts';
+import {
+  createResampler,
+  PassThroughResampler,
+  type ResamplerOptions,
+} from '../../../media/resample.ts';
+import { SpeexResampler } from '../../../media/speex-resampler.ts';
 import { splitPcm } from '../../helpers/audio.ts';
 
 /** A linear sine sweep from `f0Hz` to `f1Hz`, sampled at `rateHz`. */
@@ -27,39 +33,64 @@ function snrDb(expected: Float32Array, actual: Float32Array, edge: number): numb
   return 10 * Math.log10(signal / noise);
 }
 
-const SOURCE_RATES_HZ = [16000, 22050, 24000, 44100, 48000];
-const TARGET_RATES_HZ = [16000, 24000, 44100, 48000];
+// Engine rates (espeak-ng 22,050, Kokoro and vendors 24,000, vendors 16,000 to 48,000,
+// telephony 8,000) and every output rate, including Opus's 24,000 input.
+const SOURCE_RATES_HZ = [8000, 16000, 22050, 24000, 44100, 48000];
+const TARGET_RATES_HZ = [8000, 16000, 22050, 24000, 44100, 48000];
 const pairs = SOURCE_RATES_HZ.flatMap((from) =>
   TARGET_RATES_HZ.filter((to) => to !== from).map((to) => [from, to] as const),
+);
+/** Each pair on both paths: the default (polyphase) and Speex, chosen by setting a quality. */
+const engines = [
+  { name: 'polyphase', options: {} as ResamplerOptions, type: PolyphaseResampler },
+  { name: 'speex q7', options: { quality: 7 } as ResamplerOptions, type: SpeexResampler },
+] as const;
+const cases = engines.flatMap((engine) =>
+  pairs.map(([from, to]) => [engine.name, from, to, engine] as const),
 );
 
 describe('createResampler', () => {
   // In band = up to 90% of the lower Nyquist frequency. The sweep goes through in odd-sized
   // chunks, so a discontinuity at any boundary would show up as noise.
-  it.each(pairs)('keeps a sine sweep above 60 dB SNR in band, %i Hz -> %i Hz', async (from, to) => {
-    const seconds = 2;
-    const topHz = 0.9 * (Math.min(from, to) / 2);
-    const input = { data: float32ToPcm(sweep(from, seconds, 50, topHz)), sampleRateHz: from };
-    const expected = sweep(to, seconds, 50, topHz);
-    const resampler = await createResampler(from, to);
-    const parts = splitPcm(input, from).map((chunk) => resampler.push(chunk.data));
-    parts.push(resampler.flush());
-    resampler.destroy();
-    const output = pcmToFloat32(Buffer.concat(parts));
+  it.each(cases)(
+    '%s keeps a sine sweep above 60 dB SNR in band, %i Hz -> %i Hz',
+    async (_name, from, to, engine) => {
+      const seconds = 2;
+      const topHz = 0.9 * (Math.min(from, to) / 2);
+      const input = { data: float32ToPcm(sweep(from, seconds, 50, topHz)), sampleRateHz: from };
+      const expected = sweep(to, seconds, 50, topHz);
+      const resampler = await createResampler(from, to, engine.options);
+      expect(resampler).toBeInstanceOf(engine.type);
+      const parts = splitPcm(input, from).map((chunk) => resampler.push(chunk.data));
+      parts.push(resampler.flush());
+      resampler.destroy();
+      const output = pcmToFloat32(Buffer.concat(parts));
 
-    expect(output.length).toBe(Math.round((input.data.byteLength / 2) * (to / from)));
-    expect(snrDb(expected, output, Math.round(to * 0.01))).toBeGreaterThanOrEqual(60);
-  });
+      expect(output.length).toBe(Math.round((input.data.byteLength / 2) * (to / from)));
+      expect(snrDb(expected, output, Math.round(to * 0.01))).toBeGreaterThanOrEqual(60);
+    },
+  );
 
-  it('gives the same bytes whether pushed whole or in tiny chunks', async () => {
-    const input = { data: float32ToPcm(sweep(22050, 0.5, 100, 9000)), sampleRateHz: 22050 };
-    const whole = await createResampler(22050, 48000);
-    const expected = Buffer.concat([whole.push(input.data), whole.flush()]);
-    const chunked = await createResampler(22050, 48000);
-    const parts = splitPcm(input, 7, 5).map((chunk) => chunked.push(chunk.data));
-    parts.push(chunked.flush());
-    expect(Buffer.concat(parts).equals(expected)).toBe(true);
-  });
+  it.each(cases)(
+    '%s gives the same bytes pushed whole or in random chunks, %i Hz -> %i Hz',
+    async (_name, from, to, engine) => {
+      // 3 s: a whole push spans several polyphase kernel calls (16,384 input samples each).
+      const input = { data: float32ToPcm(sweep(from, 3, 100, 0.45 * from)), sampleRateHz: from };
+      const whole = await createResampler(from, to, engine.options);
+      const expected = Buffer.concat([whole.push(input.data), whole.flush()]);
+      expect(expected.byteLength / 2).toBe(Math.round(((input.data.byteLength / 2) * to) / from));
+      for (const [seed, maxSamples] of [
+        [7, 5],
+        [3, 700],
+        [11, 20000],
+      ] as const) {
+        const chunked = await createResampler(from, to, engine.options);
+        const parts = splitPcm(input, seed, maxSamples).map((chunk) => chunked.push(chunk.data));
+        parts.push(chunked.flush());
+        expect(Buffer.concat(parts).equals(expected)).toBe(true);
+      }
+    },
+  );
 
   it('resets on flush so one resampler can run a second stream', async () => {
     const input = float32ToPcm(sweep(24000, 0.3, 100, 5000));

@@ -1,5 +1,6 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -23,6 +24,7 @@ vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const VOICE = NATIVE_VOICES[0]!.id;
 const FORMAT = 'opus_48000_64';
+const SPOOL_ABOVE_BYTES = 64 * 1024;
 
 /** Every file under `dir` (recursively); none when it does not exist. */
 async function filesUnder(dir: string): Promise<string[]> {
@@ -56,7 +58,15 @@ describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
       ws = await seedWorkspace(handle);
       const env = { TTS_RATE_LIMIT_PER_MINUTE: '0' };
       [on, off] = await Promise.all([
-        startServer({ database, env: { ...env, AUDIO_PERSISTENCE: 'true' } }),
+        startServer({
+          database,
+          env: {
+            ...env,
+            AUDIO_PERSISTENCE: 'true',
+            // Long answers wait in a spool file; persistence reads them from there.
+            ONESHOT_MEMORY_MAX_BYTES: String(SPOOL_ABOVE_BYTES),
+          },
+        }),
         startServer({ database, env: { ...env, AUDIO_PERSISTENCE: 'false' } }),
       ]);
       redis = createRedis(REDIS_URL);
@@ -83,16 +93,19 @@ describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
     return queue;
   };
 
-  const oneShot = async (server: RunningServer) => {
+  const oneShotAudio = async (server: RunningServer, text: string, format = FORMAT) => {
     const response = await fetch(`${server.url}/v1/tts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ws.productionKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ text: 'Kept or not kept.', voice_id: VOICE, output_format: FORMAT }),
+      body: JSON.stringify({ text, voice_id: VOICE, output_format: format }),
     });
     expect(response.status).toBe(200);
-    expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(1000);
-    return response.headers.get('x-request-id')!;
+    const audio = Buffer.from(await response.arrayBuffer());
+    expect(audio.byteLength).toBeGreaterThan(1000);
+    return { requestId: response.headers.get('x-request-id')!, audio, headers: response.headers };
   };
+  const oneShot = async (server: RunningServer) =>
+    (await oneShotAudio(server, 'Kept or not kept.')).requestId;
 
   const stream = async (server: RunningServer) => {
     const client = await openStream(streamUrl(server.url), {
@@ -130,6 +143,28 @@ describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
       expect((await filesUnder(audioDir())).filter((f) => f.includes(requestId))).toHaveLength(1);
       expect(await queueOf(on).getJobState(requestId)).toBe('completed');
     }
+  });
+
+  it('persists a one-shot answered from a spool file, and removes the file', async () => {
+    const text = 'A long answer goes to a file first, then to storage. '.repeat(12);
+    const { requestId, audio, headers } = await oneShotAudio(on, text, 'pcm_24000');
+    expect(audio.byteLength).toBeGreaterThan(4 * SPOOL_ABOVE_BYTES);
+    // Sent from the file: no length up front.
+    expect(headers.get('transfer-encoding')).toBe('chunked');
+    const stored = await waitFor(
+      async () => {
+        const current = await row(requestId);
+        return Number(current.audio_persisted) === 1 ? current : undefined;
+      },
+      { what: `the audio of ${requestId} to be persisted`, intervalMs: 100 },
+    );
+    expect((await readFile(fileURLToPath(stored.audio_location!))).equals(audio)).toBe(true);
+    await waitFor(
+      async () => (await filesUnder(path.join(database.dataDir, 'spool'))).length === 0,
+      {
+        what: 'the spool folder to empty',
+      },
+    );
   });
 
   it('enqueues nothing, parks no bytes and stores no file for a one-shot and a stream when off', async () => {

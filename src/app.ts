@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { AgentStore } from './agents/agent-store.ts';
@@ -45,6 +46,7 @@ import { systemRoutes } from './system/routes.ts';
 import { OneShotSynthesis } from './tts/oneshot.ts';
 import { KeyRateLimitGuard } from './tts/rate-limit.ts';
 import { ttsRoutes } from './tts/routes.ts';
+import { AudioSpool } from './tts/spool.ts';
 import { OriginAllowlist } from './tts/stream/origins.ts';
 import { ttsStreamRoute } from './tts/stream/route.ts';
 import { StreamSlots } from './tts/stream/stream-slots.ts';
@@ -158,10 +160,17 @@ export function createApi(deps: ApiDependencies): Api {
     config.TTS_RATE_LIMIT_PER_MINUTE,
     config.TTS_WORKSPACE_RATE_LIMIT_PER_MINUTE,
   );
+  const spool = new AudioSpool({
+    dir: config.ONESHOT_SPOOL_DIR ?? path.resolve(config.DATA_DIR, 'spool'),
+    memoryMaxBytes: config.ONESHOT_MEMORY_MAX_BYTES,
+    logger,
+  });
   const oneShot = new OneShotSynthesis({
     catalog,
     ledger,
     persister,
+    persistMaxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
+    spool,
     guard,
     logger,
     opusComplexity: config.OPUS_COMPLEXITY,
@@ -335,6 +344,8 @@ export function createApi(deps: ApiDependencies): Api {
       return bound;
     },
     start: async () => {
+      // Before listening: files of this process id are taken for a crashed earlier life's.
+      await spool.prepare();
       await heartbeat.start();
       if (config.RUN_JOBS_IN_PROCESS) {
         workers = startJobWorkers({ config, db, logger, instanceId });

@@ -139,6 +139,17 @@ export const configSchema = z.object({
   TTS_WORKSPACE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(3000),
   /** One-shot syntheses running at once in this process; more answer 503 (retryable). */
   ONESHOT_MAX_CONCURRENT: z.coerce.number().int().positive().default(32),
+  /**
+   * One-shot audio up to this many bytes is held in memory until complete; a longer answer
+   * is written to a file under ONESHOT_SPOOL_DIR and sent from there.
+   */
+  ONESHOT_MEMORY_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(4 * 1024 * 1024),
+  /** Folder of spooled one-shot audio; stale files are removed at start. Default DATA_DIR/spool. */
+  ONESHOT_SPOOL_DIR: z.string().min(1).optional(),
   /** Requests that may wait for an espeak-ng process or an upstream slot, per pool. */
   PROVIDER_QUEUE_MAX_WAITING: z.coerce.number().int().nonnegative().default(64),
   /** Longest wait for an espeak-ng process or an upstream slot; then 503 (retryable). */

@@ -9,6 +9,7 @@ import type { VoiceCatalog } from '../voices/catalog.ts';
 import { failoverFor } from './failover-ledger.ts';
 import type { AudioPersister, SynthesisGuard, SynthesisObserver } from './ports.ts';
 import type { OneShotBody } from './schemas.ts';
+import type { AudioSpool, SpooledAudio } from './spool.ts';
 import { ProviderUsage, synthesisFailure } from './synthesize.ts';
 import { codePointLength, prepareText } from './tags.ts';
 import { resolveSynthesisTarget } from './target.ts';
@@ -18,7 +19,8 @@ export interface OneShotResult {
   auditId: string;
   format: OutputFormat;
   contentType: string;
-  audio: Buffer;
+  /** The complete audio: in memory, or in a spool file past the spool's memory limit. */
+  audio: Buffer | SpooledAudio;
   /** Duration of encoded playback. */
   durationMs: number;
   /** Wall time of synthesis and encoding. */
@@ -31,6 +33,10 @@ export interface OneShotDependencies {
   catalog: VoiceCatalog;
   ledger: Ledger;
   persister: AudioPersister;
+  /** Audio larger than this is not persisted (AUDIO_PERSISTENCE_MAX_BYTES). */
+  persistMaxBytes: number;
+  /** Holds each answer until it is complete: in memory, or on disk past its limit. */
+  spool: AudioSpool;
   guard: SynthesisGuard;
   logger: Logger;
   opusComplexity?: number | undefined;
@@ -57,8 +63,8 @@ export class OneShotSynthesis {
 
   /**
    * Runs one synthesis. Past `maxConcurrent` running ones it answers `provider_unavailable`
-   * (retryable) at once: each holds its whole audio in memory and an encoder, so an
-   * unbounded number would exhaust the process rather than slow it down.
+   * (retryable) at once: each holds an encoder and up to the spool's memory limit of audio,
+   * so an unbounded number would exhaust the process rather than slow it down.
    */
   async run(
     auth: AuthContext,
@@ -119,7 +125,8 @@ export class OneShotSynthesis {
     const info = getOutputFormatInfo(format);
     const usage = new ProviderUsage();
     const counter = info.createDurationCounter();
-    const chunks: Buffer[] = [];
+    const collected = this.deps.spool.collector();
+    let audioSeen = false;
     const started = performance.now();
     const failover = failoverFor(voice, requestId, ledger, this.deps.logger);
     try {
@@ -139,13 +146,15 @@ export class OneShotSynthesis {
           : { opusComplexity: this.deps.opusComplexity }),
         ...(this.deps.transcoders ? { transcoders: this.deps.transcoders } : {}),
       })) {
-        if (chunks.length === 0) {
+        if (!audioSeen) {
+          audioSeen = true;
           this.deps.observer?.firstAudio('http', (performance.now() - started) / 1000);
         }
         counter.push(bytes);
-        chunks.push(bytes);
+        await collected.push(bytes);
       }
     } catch (error) {
+      await collected.discard();
       const cancelled = signal.aborted;
       const failure = synthesisFailure(error);
       if (!cancelled) this.deps.observer?.failed('http', failure.code);
@@ -165,25 +174,21 @@ export class OneShotSynthesis {
       throw failure;
     }
     const synthesisMs = performance.now() - started;
-    const chargeMillicredits = await ledger.finish(requestId, {
-      status: 'succeeded',
-      charsSynthesized: chars,
-      providerAudioMs: usage.audioMs,
-      encodedDurationMs: counter.durationMs,
-    });
-    const audio = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    if (this.deps.persister.enabled) {
-      setImmediate(() => {
-        void this.deps.persister.enqueue({
-          requestId,
-          workspaceId: auth.workspaceId,
-          environment: auth.environment,
-          format,
-          contentType: info.contentType,
-          audio,
-        });
+    let audio: Buffer | SpooledAudio;
+    let chargeMillicredits: number;
+    try {
+      chargeMillicredits = await ledger.finish(requestId, {
+        status: 'succeeded',
+        charsSynthesized: chars,
+        providerAudioMs: usage.audioMs,
+        encodedDurationMs: counter.durationMs,
       });
+      audio = await collected.finish();
+    } catch (error) {
+      await collected.discard();
+      throw error;
     }
+    if (this.deps.persister.enabled) this.#persist(auth, requestId, format, audio);
     return {
       requestId,
       auditId,
@@ -194,5 +199,53 @@ export class OneShotSynthesis {
       synthesisMs,
       chargeMillicredits,
     };
+  }
+
+  /**
+   * Hands the audio to persistence after the answer started. Spooled audio is read back from
+   * its file (the file stays until then); audio over the persistence limit is not read at all.
+   */
+  #persist(
+    auth: AuthContext,
+    requestId: string,
+    format: OutputFormat,
+    audio: Buffer | SpooledAudio,
+  ): void {
+    const { persister, persistMaxBytes, logger } = this.deps;
+    const contentType = getOutputFormatInfo(format).contentType;
+    const job = {
+      requestId,
+      workspaceId: auth.workspaceId,
+      environment: auth.environment,
+      format,
+      contentType,
+    };
+    if (Buffer.isBuffer(audio)) {
+      setImmediate(() => void persister.enqueue({ ...job, audio }));
+      return;
+    }
+    if (audio.byteLength > persistMaxBytes) {
+      logger.info(
+        { request_id: requestId, size_bytes: audio.byteLength, max_bytes: persistMaxBytes },
+        'audio persistence skipped: audio larger than the limit',
+      );
+      return;
+    }
+    const release = audio.acquire();
+    setImmediate(() => {
+      void audio.read().then(
+        (bytes) => {
+          release();
+          return persister.enqueue({ ...job, audio: bytes });
+        },
+        (error: unknown) => {
+          release();
+          logger.warn(
+            { err: error, request_id: requestId },
+            'reading spooled audio for persistence failed',
+          );
+        },
+      );
+    });
   }
 }

@@ -46,6 +46,7 @@ export function ttsRoutes(oneShot: OneShotSynthesis): AnyRoute[] {
       handle: async ({ request, auth, body }) => {
         const caller = requireAuth(auth);
         const result = await oneShot.run(caller, request.requestId, body, request.signal);
+        const { audio } = result;
         return {
           status: 200,
           headers: {
@@ -57,7 +58,8 @@ export function ttsRoutes(oneShot: OneShotSynthesis): AnyRoute[] {
             'server-timing': `synth;dur=${result.synthesisMs.toFixed(1)}`,
             'cache-control': 'no-store',
           },
-          body: result.audio,
+          // A spooled answer goes out from its file, chunked; the file goes when it ends.
+          ...(Buffer.isBuffer(audio) ? { body: audio } : { stream: audio.stream(request.signal) }),
         };
       },
     }),

@@ -293,6 +293,8 @@ export class StreamSession {
       return;
     }
     if (this.#isEnded()) return;
+    // Taken before `#end()`, which drops the copy of any request that ends another way.
+    const audio = this.#audioCopy.take();
     this.#end();
     this.channel.send({
       event: 'usage',
@@ -310,7 +312,7 @@ export class StreamSession {
     });
     this.channel.close(1000, 'finish');
     this.#slot?.release();
-    this.#persist(target);
+    this.#persist(target, audio);
   }
 
   /** The terminal `error` event, then close; synthesis stops and the row is closed. */
@@ -393,8 +395,7 @@ export class StreamSession {
     this.#idleTimer.unref();
   }
 
-  #persist(target: Target): void {
-    const audio = this.#audioCopy.take();
+  #persist(target: Target, audio: Buffer | undefined): void {
     if (!audio) return;
     setImmediate(() => {
       void this.deps.persister.enqueue({

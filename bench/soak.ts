@@ -1,8 +1,8 @@
 /**
  * The soak test (`npm run soak`): the compiled api on loopback under mixed one-shot and
  * streaming load with random disconnects for SOAK_MINUTES (default 10), with a Redis
- * restart at a third of the time and killed engines (an espeak-ng process, then the engine
- * launcher) at two thirds. It passes when, at the end:
+ * restart at a third of the time and killed engines (a long-lived engine and an espeak-ng
+ * process when running, then the engine launcher) at two thirds. It passes when, at the end:
  *
  * - the api process never exited (zero crashed processes) and stops cleanly on SIGTERM;
  * - no ledger row is left open;
@@ -248,12 +248,17 @@ async function main(): Promise<void> {
     await redisUp(redisPort);
     faults.push(`${Math.round((Date.now() - startedAt) / 1000)} s: Redis back`);
     await sleep(durationMs / 3 - 10_000);
-    const engine = descendants(pid).find((p) => p.comm === 'espeak-ng');
-    if (engine && process.env.SOAK_KILL_ENGINE !== 'false') {
-      process.kill(engine.pid, 'SIGKILL');
-      faults.push(
-        `${Math.round((Date.now() - startedAt) / 1000)} s: espeak-ng ${engine.pid} killed`,
-      );
+    // One engine of each kind running: a long-lived engine (awp-espeak-engine, the default)
+    // and an espeak-ng process (the phonemizer of neural voices, or every request without
+    // the long-lived engine).
+    for (const kind of ['awp-espeak-eng', 'espeak-ng']) {
+      const engine = descendants(pid).find((p) => p.comm.startsWith(kind));
+      if (engine && process.env.SOAK_KILL_ENGINE !== 'false') {
+        process.kill(engine.pid, 'SIGKILL');
+        faults.push(
+          `${Math.round((Date.now() - startedAt) / 1000)} s: ${engine.comm} ${engine.pid} killed`,
+        );
+      }
     }
     await sleep(5_000);
     const launcher = descendants(pid).find((p) => p.cmdline.includes('launcher-main'));

@@ -50,6 +50,7 @@ export class OneShotTarget {
       nodeArgs: (process.env.AWP_API_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
       env: {
         TTS_RATE_LIMIT_PER_MINUTE: '10000000',
+        TTS_WORKSPACE_RATE_LIMIT_PER_MINUTE: '10000000',
         // Settings to compare, e.g. `NATIVE_ENGINE_LAUNCHER=false npm run bench`.
         ...Object.fromEntries(
           SERVICE_SETTINGS.flatMap((name) => {

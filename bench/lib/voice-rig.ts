@@ -58,6 +58,7 @@ export class VoiceRig {
       OPENAI_API_KEY: llm.apiKey ?? '',
       LOCAL_LLM: 'false',
       TTS_RATE_LIMIT_PER_MINUTE: '10000000',
+      TTS_WORKSPACE_RATE_LIMIT_PER_MINUTE: '10000000',
     };
     const server = await startServer({ database, env: shared });
     const worker = await startWorker(

@@ -52,8 +52,22 @@ export async function createTestDatabase(dialect: TestDialect): Promise<TestData
       rmSync(dataDir, { recursive: true, force: true });
       const client = new pg.Client({ connectionString: adminUrl() });
       await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
+      try {
+        // `with (force)` ends our own sessions, but an autovacuum worker that happens to be
+        // in the database belongs to the superuser and cannot be signalled by the test role
+        // (42501); it leaves within moments, so the drop is retried for a few seconds.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await client.query(`drop database if exists ${name} with (force)`);
+            break;
+          } catch (error) {
+            if ((error as { code?: string }).code !== '42501' || attempt >= 40) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 250));
+          }
+        }
+      } finally {
+        await client.end();
+      }
     },
   };
 }

@@ -215,6 +215,7 @@ async function main(): Promise<void> {
       AUDIO_PERSISTENCE: process.env.SOAK_AUDIO_PERSISTENCE ?? 'true',
       LOG_LEVEL: process.env.SOAK_LOG_LEVEL ?? 'info',
       NATIVE_ENGINE_LAUNCHER: process.env.SOAK_ENGINE_LAUNCHER ?? 'true',
+      NATIVE_ENGINE_PERSISTENT: process.env.SOAK_ENGINE_PERSISTENT ?? 'true',
     },
   });
   const pid = server.process.pid as number;

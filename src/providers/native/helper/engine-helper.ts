@@ -6,6 +6,12 @@ import type { EngineExit } from '../engine.ts';
 const HEADER_BYTES = 9;
 /** Stop reading the helper's output while this much audio waits for the consumer. */
 const HIGH_WATER_BYTES = 256 * 1024;
+
+/** Settings of an {@link EngineHelper}. */
+export interface EngineHelperOptions {
+  /** Audio waiting for the consumer above which the helper's output is not read (bytes). */
+  readonly highWaterBytes?: number;
+}
 /** A cancelled request must end this soon, else the helper is killed and replaced. */
 const CANCEL_GRACE_MS = 2_000;
 const MAX_STDERR_BYTES = 4096;
@@ -50,8 +56,11 @@ export class EngineHelper {
   #stderr = '';
   #paused = false;
 
-  constructor(binaryPath: string) {
+  readonly #highWaterBytes: number;
+
+  constructor(binaryPath: string, options: EngineHelperOptions = {}) {
     this.#binaryPath = binaryPath;
+    this.#highWaterBytes = options.highWaterBytes ?? HIGH_WATER_BYTES;
     this.#ready = new Promise((resolve) => {
       this.#resolveReady = resolve;
     });
@@ -144,7 +153,7 @@ export class EngineHelper {
           const chunks = active.chunks.splice(0);
           const chunk = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
           active.queuedBytes -= chunk.length;
-          if (this.#paused && active.queuedBytes < HIGH_WATER_BYTES / 2) this.#resume();
+          if (this.#paused && active.queuedBytes < this.#highWaterBytes / 2) this.#resume();
           yield { data: chunk, sampleRateHz };
           continue;
         }
@@ -160,6 +169,12 @@ export class EngineHelper {
       signal.removeEventListener('abort', onAbort);
       // Cancelled, broken out of or aborted: stop the engine before it serves anyone else.
       if (!finished && !active.done) await this.#cancel(active);
+      // Output paused for a consumer that left after the engine had finished (its end frame
+      // came in the read that paused) must flow again, or the next request on this helper
+      // would wait forever with its engine blocked writing.
+      active.chunks.length = 0;
+      active.queuedBytes = 0;
+      this.#resume();
     }
     signal.throwIfAborted();
   }
@@ -209,7 +224,7 @@ export class EngineHelper {
       if (payload.length === 0) return;
       active.chunks.push(payload);
       active.queuedBytes += payload.length;
-      if (active.queuedBytes > HIGH_WATER_BYTES && !this.#paused) {
+      if (active.queuedBytes > this.#highWaterBytes && !this.#paused) {
         this.#paused = true;
         this.#child.stdout.pause();
       }

@@ -1,0 +1,52 @@
+// Flow control of EngineHelper against a protocol-speaking stand-in of the engine
+// (fake-engine-helper.mjs), whose timing decides what arrives in one read.
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EngineHelper } from '../../../../src/providers/native/helper/engine-helper.ts';
+
+const FAKE = path.join(import.meta.dirname, 'fake-engine-helper.mjs');
+const UTTERANCE = { voice: 'en-us', text: 'Hello.', wordsPerMinute: 175, pitch: 50 };
+const helpers: EngineHelper[] = [];
+
+afterEach(async () => {
+  for (const helper of helpers.splice(0)) {
+    helper.kill();
+    await helper.exited;
+  }
+});
+
+/** Every chunk of one utterance, or `undefined` if it has not ended within `ms`. */
+async function speakAll(helper: EngineHelper, ms: number): Promise<number | undefined> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('no end')), ms);
+  let bytes = 0;
+  try {
+    for await (const chunk of helper.synthesize(UTTERANCE, controller.signal)) {
+      bytes += chunk.data.length;
+    }
+    return bytes;
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('EngineHelper flow control', () => {
+  it('serves the next request after a consumer left an utterance that had already ended while output was paused', async () => {
+    // A high-water mark of one byte: any audio waiting for the consumer pauses reading.
+    const helper = new EngineHelper(FAKE, { highWaterBytes: 1 });
+    helpers.push(helper);
+    const controller = new AbortController();
+    const first = helper.synthesize(UTTERANCE, controller.signal);
+    expect((await first.next()).value?.data.length).toBe(960);
+    // The rest and the end frame arrive in one read while nobody pulls: reading pauses on
+    // the first of them, and the end frame in the same read ends the request.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await first.return(undefined);
+    expect(helper.busy).toBe(false);
+    // The same process must still be read: the whole next utterance arrives.
+    expect(await speakAll(helper, 5_000)).toBe(3 * 960);
+    expect(await speakAll(helper, 5_000)).toBe(3 * 960);
+  });
+});

@@ -2,19 +2,29 @@
 // registered with LiveKit.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { type AddressInfo, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { ROOT } from './server.ts';
 
 /** A free TCP port on 127.0.0.1 (probed, then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const port = (probe.address() as AddressInfo).port;
-      probe.close(() => resolve(port));
+/** Ports handed out below the kernel's ephemeral range (32768-60999 by default). */
+const PORT_RANGE = { from: 20_000, to: 32_000 };
+
+/**
+ * A TCP port free on every address right now, for a process the test starts later. It is
+ * taken below the ephemeral range: a port the kernel assigned (`listen(0)`) can be handed
+ * again to any outgoing connection before the process binds it, which on a busy suite made
+ * a server fail with "Cannot listen".
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '0.0.0.0', () => probe.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
 export interface WorkerProcess {

@@ -16,7 +16,7 @@ import { createRedis } from '../../../src/redis/client.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
-import { openStream, streamRequest, streamUrl } from '../../helpers/stream.ts';
+import { audioOf, openStream, streamRequest, streamUrl } from '../../helpers/stream.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
@@ -107,16 +107,36 @@ describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
   const oneShot = async (server: RunningServer) =>
     (await oneShotAudio(server, 'Kept or not kept.')).requestId;
 
-  const stream = async (server: RunningServer) => {
+  const streamAudio = async (
+    server: RunningServer,
+    texts: (string | { flush: true })[],
+    format: string = FORMAT,
+  ) => {
     const client = await openStream(streamUrl(server.url), {
       authorization: `Bearer ${ws.productionKey}`,
     });
-    const { events } = await streamRequest(client, { voice_id: VOICE, output_format: FORMAT }, [
-      'Streamed and perhaps stored.',
-    ]);
+    const { events } = await streamRequest(
+      client,
+      { voice_id: VOICE, output_format: format },
+      texts,
+    );
     expect(events.at(-1)!.event).toBe('finish');
     expect(events.some((e) => e.event === 'audio')).toBe(true);
-    return events[0]!.request_id as string;
+    return { requestId: events[0]!.request_id as string, audio: audioOf(events) };
+  };
+  const stream = async (server: RunningServer) =>
+    (await streamAudio(server, ['Streamed and perhaps stored.'])).requestId;
+
+  /** The stored file of `requestId`, once its persistence job has finished. */
+  const storedAudio = async (requestId: string) => {
+    const stored = await waitFor(
+      async () => {
+        const current = await row(requestId);
+        return Number(current.audio_persisted) === 1 ? current : undefined;
+      },
+      { what: `the audio of ${requestId} to be persisted`, intervalMs: 100 },
+    );
+    return readFile(fileURLToPath(stored.audio_location!));
   };
 
   const row = (requestId: string) =>
@@ -142,6 +162,23 @@ describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
       expect(stored.audio_location).toContain(requestId);
       expect((await filesUnder(audioDir())).filter((f) => f.includes(requestId))).toHaveLength(1);
       expect(await queueOf(on).getJobState(requestId)).toBe('completed');
+    }
+  });
+
+  it('stores exactly the bytes that were delivered, one-shot and streamed, in each format', async () => {
+    for (const format of ['pcm_24000', 'opus_48000_64', 'aac_44100_128'] as const) {
+      const answer = await oneShotAudio(on, `Delivered once, stored the same, ${format}.`, format);
+      expect((await storedAudio(answer.requestId)).equals(answer.audio)).toBe(true);
+      // A stream of several segments (a flush between them) is stored as the
+      // concatenation of its audio events, in `seq` order.
+      const streamed = await streamAudio(
+        on,
+        [`First part in ${format}.`, { flush: true }, 'Second part after a flush.'],
+        format,
+      );
+      const stored = await storedAudio(streamed.requestId);
+      expect(stored.byteLength).toBe(streamed.audio.byteLength);
+      expect(stored.equals(streamed.audio)).toBe(true);
     }
   });
 

@@ -301,11 +301,12 @@ describe('Live Agent conversations (worker)', () => {
       // at times: the first word is checked by its sound, the last exactly; before the fix
       // it heard "but works." and "push.com.".
       const words = pttTurn.text.toLowerCase().match(/[a-z']+/g) ?? [];
-      expect(words[0]).toMatch(/^p[ou]sh/);
+      expect(words[0], pttTurn.text).toMatch(/^p[ou]sh/);
       // The last word arrived (Whisper sometimes glues a syllable on, "artworks", or drops
-      // the closing sibilant, "work"; a cut-off end loses the whole word).
-      expect(words.at(-1)).toMatch(/works?$/);
-      expect(words.length).toBeGreaterThanOrEqual(3);
+      // the closing sibilant, "work"; a cut-off end loses the whole word). The middle is
+      // not checked word by word: Whisper base merges or drops "to talk" at times.
+      expect(words.at(-1), pttTurn.text).toMatch(/works?$/);
+      expect(words.length, pttTurn.text).toBeGreaterThanOrEqual(2);
       await client.waitUntil(
         () => client.transcripts().find((t) => t.text === 'Heard you.'),
         15_000,

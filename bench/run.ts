@@ -19,8 +19,18 @@ import {
   rawFfmpegEncode,
 } from './lib/raw.ts';
 import { processTreeCpuSeconds, quantile, round, runConcurrently } from './lib/stats.ts';
-import { type RealtimeLoadResult, realtimeLoad, streamUtterance } from './lib/streaming.ts';
-import { BENCH_ESPEAK_VOICE, LONG_TEXT, SHORT_TEXT, UTTERANCES } from './lib/texts.ts';
+import {
+  judged,
+  QUICK_STREAMING_ROUNDS,
+  runStreamingBench,
+  STREAMING_ROUNDS,
+  type StreamingResults,
+  streamingJson,
+  streamingTable,
+  streamingTargets,
+  targetLines,
+} from './lib/streaming-bench.ts';
+import { BENCH_ESPEAK_VOICE, LONG_TEXT, SHORT_TEXT } from './lib/texts.ts';
 
 const quick = process.argv.includes('--quick');
 const ROUNDS = {
@@ -29,10 +39,7 @@ const ROUNDS = {
   longConcurrent: quick ? 8 : 32,
   oneShot1: quick ? 30 : 200,
   oneShot32: quick ? 200 : 1600,
-  streamTtfa: quick ? 20 : 100,
-  loadSeconds: quick ? 4 : 10,
-  pcmLadder: quick ? [50] : [200, 300, 400],
-  opusLadder: quick ? [40] : [80, 120, 160],
+  streaming: quick ? QUICK_STREAMING_ROUNDS : STREAMING_ROUNDS,
 };
 const opusComplexity = DEFAULT_OPUS_COMPLEXITY;
 
@@ -40,11 +47,6 @@ interface Timing {
   firstByteMs: number;
   wallMs: number;
   audioS: number;
-}
-
-interface StreamingResults {
-  ttfaMs: { p50: number; p99: number };
-  loads: (RealtimeLoadResult & { format: OutputFormat })[];
 }
 
 interface Row {
@@ -122,28 +124,6 @@ async function rawEncoderRow(
     () => run(shortPcm, audio.short),
     () => run(longPcm, audio.long),
   );
-}
-
-function streamingTable(
-  streaming: StreamingResults,
-  rawCpu: (format: OutputFormat) => number,
-): string {
-  const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
-  const lines = [
-    `Streaming over loopback WebSocket, one sentence, \`pcm_24000\`, one stream at a time: time from \`stop\` to the first \`audio\` event p50 ${fmt(streaming.ttfaMs.p50)} ms, p99 ${fmt(streaming.ttfaMs.p99)} ms.`,
-    '',
-    'Concurrent realtime streams (each client plays its audio in real time, then speaks its next utterance on a new connection; an underrun is audio arriving more than 200 ms after playback needed it):',
-    '',
-    '| format | streams | utterances | stop to first audio p50 ms | p99 ms | underruns | errors | api CPU s / audio s | ratio CPU to raw stages |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-  ];
-  for (const load of streaming.loads) {
-    const cpu = load.serverCpuS / load.audioS;
-    lines.push(
-      `| ${load.format} | ${load.streams} | ${load.utterances} | ${fmt(quantile(load.ttfaMs, 0.5))} | ${fmt(quantile(load.ttfaMs, 0.99))} | ${load.underruns} | ${load.errors} | ${fmt(cpu, 4)} | ${fmt(cpu / rawCpu(load.format), 2)} |`,
-    );
-  }
-  return lines.join('\n');
 }
 
 function table(rows: Row[], oneShot: OneShotResult[], rawShortWallP50: number): string {
@@ -224,41 +204,16 @@ async function main(): Promise<void> {
   const target = new OneShotTarget();
   const oneShot: OneShotResult[] = [];
   await target.start();
-  const streaming: StreamingResults = { ttfaMs: { p50: Number.NaN, p99: Number.NaN }, loads: [] };
+  let streaming: StreamingResults = { closed: [], loads: [] };
   try {
     oneShot.push(await target.measure(publicVoice.id, SHORT_TEXT, 1, ROUNDS.oneShot1));
     oneShot.push(await target.measure(publicVoice.id, SHORT_TEXT, 32, ROUNDS.oneShot32));
-
-    process.stderr.write('  streaming\n');
-    const pcmTarget = {
-      url: target.url,
-      key: target.key,
-      voiceId: publicVoice.id,
-      format: 'pcm_24000' as const,
-    };
-    const ttfa: number[] = [];
-    for (let i = 0; i < 3; i++) await streamUtterance(pcmTarget, SHORT_TEXT);
-    for (let i = 0; i < ROUNDS.streamTtfa; i++) {
-      const utterance = await streamUtterance(pcmTarget, SHORT_TEXT);
-      ttfa.push(utterance.ttfaMs);
-    }
-    streaming.ttfaMs = { p50: quantile(ttfa, 0.5), p99: quantile(ttfa, 0.99) };
-    for (const [format, ladder] of [
-      ['pcm_24000', ROUNDS.pcmLadder],
-      ['opus_48000_64', ROUNDS.opusLadder],
-    ] as const) {
-      for (const streams of ladder) {
-        process.stderr.write(`  streaming ${format} x ${streams}\n`);
-        const load = await realtimeLoad(
-          { ...pcmTarget, format },
-          target.pid,
-          streams,
-          ROUNDS.loadSeconds,
-          UTTERANCES,
-        );
-        streaming.loads.push({ format, ...load });
-      }
-    }
+    streaming = await runStreamingBench(
+      { url: target.url, key: target.key, pid: target.pid },
+      publicVoice.id,
+      ROUNDS.streaming,
+      (line) => process.stderr.write(`  ${line}\n`),
+    );
   } finally {
     await target.stop();
   }
@@ -279,23 +234,6 @@ async function main(): Promise<void> {
       : format.startsWith('aac')
         ? rawAacRow.cpuSPerAudioS
         : 0);
-  /**
-   * Most streams of `format` that ran with no underrun, no error, and the first audio of
-   * 99% of utterances within 250 ms of `stop` (0 if no load level did).
-   */
-  const sustained = (format: OutputFormat) =>
-    Math.max(
-      0,
-      ...streaming.loads
-        .filter(
-          (l) =>
-            l.format === format &&
-            l.underruns === 0 &&
-            l.errors === 0 &&
-            quantile(l.ttfaMs, 0.99) <= 250,
-        )
-        .map((l) => l.streams),
-    );
   const pipeline = (format: OutputFormat) => rows.find((row) => row.format === format) as Row;
   const targets = [
     { name: 'pipeline pcm_24000 TTFA p50 ms', value: pipeline('pcm_24000').ttfaMs.p50, limit: 25 },
@@ -316,48 +254,8 @@ async function main(): Promise<void> {
       value: oneShot[0]?.latencyMs.p50 ?? Number.NaN,
       limit: rawShortWallP50 * 1.5 + 5,
     },
-    {
-      name: 'streaming pcm_24000 stop to first audio p50 ms, 1 stream',
-      value: streaming.ttfaMs.p50,
-      limit: 30,
-    },
-    {
-      name: 'streaming pcm_24000 stop to first audio p99 ms, 1 stream',
-      value: streaming.ttfaMs.p99,
-      limit: 80,
-    },
-    ...streaming.loads
-      .filter((load) => load.format === 'pcm_24000' && load.streams === 200)
-      .map((load) => ({
-        name: 'streaming pcm_24000 stop to first audio p99 ms, 200 realtime streams',
-        value: quantile(load.ttfaMs, 0.99),
-        limit: 250,
-      })),
-    { name: 'sustained realtime pcm_24000 streams', value: -sustained('pcm_24000'), limit: -300 },
-    {
-      name: 'sustained realtime opus_48000_64 streams',
-      value: -sustained('opus_48000_64'),
-      limit: -120,
-    },
-    ...streaming.loads
-      .filter(
-        (load) =>
-          load.streams ===
-          Math.max(
-            ...streaming.loads.filter((l) => l.format === load.format).map((l) => l.streams),
-          ),
-      )
-      .map((load) => ({
-        name: `streaming ${load.format} CPU ratio to raw stages (${load.streams} streams)`,
-        value: load.serverCpuS / load.audioS / rawCpu(load.format),
-        limit: 1.5,
-      })),
-  ].map((entry) => ({
-    ...entry,
-    value: round(entry.value, 3),
-    limit: round(entry.limit, 3),
-    met: entry.value <= entry.limit,
-  }));
+    ...streamingTargets(streaming, rawCpu),
+  ].map(judged);
 
   const results = {
     date,
@@ -394,26 +292,7 @@ async function main(): Promise<void> {
       server_cpu_ms_per_request: round(result.serverCpuMsPerRequest, 3),
       raw_engine_wall_ms_p50: round(rawShortWallP50),
     })),
-    streaming: {
-      ttfa_ms: { p50: round(streaming.ttfaMs.p50), p99: round(streaming.ttfaMs.p99) },
-      loads: streaming.loads.map((load) => ({
-        format: load.format,
-        streams: load.streams,
-        utterances: load.utterances,
-        ttfa_ms: {
-          p50: round(quantile(load.ttfaMs, 0.5)),
-          p99: round(quantile(load.ttfaMs, 0.99)),
-        },
-        underruns: load.underruns,
-        errors: load.errors,
-        server_cpu_s_per_audio_s: round(load.serverCpuS / load.audioS, 5),
-        ratio_cpu_to_raw: round(load.serverCpuS / load.audioS / rawCpu(load.format), 3),
-      })),
-      sustained_streams: {
-        pcm_24000: sustained('pcm_24000'),
-        opus_48000_64: sustained('opus_48000_64'),
-      },
-    },
+    streaming: streamingJson(streaming, rawCpu),
     targets,
   };
 
@@ -426,11 +305,6 @@ async function main(): Promise<void> {
   );
 
   const text = `${table(rows, oneShot, rawShortWallP50)}\n\n${streamingTable(streaming, rawCpu)}`;
-  const targetLines = targets.map((entry) =>
-    entry.limit < 0
-      ? `- ${entry.met ? 'met' : 'MISSED'}: ${entry.name} = ${-entry.value} (at least ${-entry.limit})`
-      : `- ${entry.met ? 'met' : 'MISSED'}: ${entry.name} = ${entry.value} (limit ${entry.limit})`,
-  );
   const section = [
     `Run on ${date.slice(0, 10)} with \`${results.command}\` on ${machine.cpus} × ${machine.cpu_model}, Node ${machine.node}, ${machine.espeak_ng}, ${machine.ffmpeg.split(' Copyright')[0]}.`,
     '',
@@ -438,7 +312,7 @@ async function main(): Promise<void> {
     '',
     'Targets:',
     '',
-    ...targetLines,
+    ...targetLines(targets),
   ].join('\n');
   process.stdout.write(`\n${section}\n`);
 

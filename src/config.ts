@@ -151,7 +151,7 @@ export const configSchema = z.object({
   /** Folder of spooled one-shot audio; stale files are removed at start. Default DATA_DIR/spool. */
   ONESHOT_SPOOL_DIR: z.string().min(1).optional(),
   /** Requests that may wait for an espeak-ng process or an upstream slot, per pool. */
-  PROVIDER_QUEUE_MAX_WAITING: z.coerce.number().int().nonnegative().default(64),
+  PROVIDER_QUEUE_MAX_WAITING: z.coerce.number().int().nonnegative().default(256),
   /** Longest wait for an espeak-ng process or an upstream slot; then 503 (retryable). */
   PROVIDER_QUEUE_MAX_WAIT_MS: z.coerce.number().int().positive().default(10_000),
   /** Most espeak-ng processes at once. Default: twice the CPU count. */

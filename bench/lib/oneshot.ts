@@ -18,6 +18,8 @@ const SERVICE_SETTINGS = [
   'NATIVE_ENGINE_PERSISTENT',
   'TRANSCODE_THREADS',
   'OPUS_COMPLEXITY',
+  'NATIVE_MAX_PROCESSES',
+  'PROVIDER_QUEUE_MAX_WAITING',
 ];
 
 /** A real api process on SQLite with one funded workspace, for `POST /v1/tts`. */

@@ -8,6 +8,8 @@ const JITTER_BUFFER_MS = 200;
 export interface UtteranceResult {
   /** From sending `stop` to the first `audio` event. */
   ttfaMs: number;
+  /** From sending `stop` to the `finish` event. */
+  finishMs: number;
   audioMs: number;
   /** Audio arrived later than playback needed it. */
   underrun: boolean;
@@ -50,7 +52,12 @@ export function streamUtterance(target: StreamTarget, text: string): Promise<Utt
         else if (counter.durationMs + JITTER_BUFFER_MS < now - firstAudioAt) underrun = true;
         counter.push(Buffer.from(event.audio as string, 'base64'));
       } else if (event.event === 'finish') {
-        resolve({ ttfaMs: firstAudioAt - stoppedAt, audioMs: counter.durationMs, underrun });
+        resolve({
+          ttfaMs: firstAudioAt - stoppedAt,
+          finishMs: nowMs() - stoppedAt,
+          audioMs: counter.durationMs,
+          underrun,
+        });
       } else if (event.event === 'error') {
         reject(new Error(`stream error ${event.code}`));
       }
@@ -114,6 +121,66 @@ export async function realtimeLoad(
     }
   });
   await Promise.all(clients);
+  result.serverCpuS = processTreeCpuSeconds(serverPid) - cpuBefore;
+  return result;
+}
+
+export interface ClosedLoopResult {
+  clients: number;
+  utterances: number;
+  ttfaMs: number[];
+  finishMs: number[];
+  wallS: number;
+  audioS: number;
+  /** CPU seconds of the api process (and its subprocesses) during the run. */
+  serverCpuS: number;
+  errors: number;
+  /** How many failed, by what they saw (error code, or the connection closing early). */
+  errorKinds: Record<string, number>;
+}
+
+/**
+ * `clients` clients, each speaking `perClient` utterances of `text` back to back, one
+ * WebSocket each, reading as fast as it can and opening the next stream at once.
+ */
+export async function closedLoopLoad(
+  target: StreamTarget,
+  serverPid: number,
+  clients: number,
+  perClient: number,
+  text: string,
+): Promise<ClosedLoopResult> {
+  const result: ClosedLoopResult = {
+    clients,
+    utterances: 0,
+    ttfaMs: [],
+    finishMs: [],
+    wallS: 0,
+    audioS: 0,
+    serverCpuS: 0,
+    errors: 0,
+    errorKinds: {},
+  };
+  const cpuBefore = processTreeCpuSeconds(serverPid);
+  const started = nowMs();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let i = 0; i < perClient; i++) {
+        try {
+          const utterance = await streamUtterance(target, text);
+          result.utterances++;
+          result.ttfaMs.push(utterance.ttfaMs);
+          result.finishMs.push(utterance.finishMs);
+          result.audioS += utterance.audioMs / 1000;
+        } catch (error) {
+          result.errors++;
+          const kind = (error as Error).message;
+          result.errorKinds[kind] = (result.errorKinds[kind] ?? 0) + 1;
+        }
+      }
+    }),
+  );
+  result.wallS = (nowMs() - started) / 1000;
   result.serverCpuS = processTreeCpuSeconds(serverPid) - cpuBefore;
   return result;
 }

@@ -207,12 +207,21 @@ export class NativeProvider implements TtsProvider {
     signal: AbortSignal,
   ): AsyncGenerator<PcmChunk> {
     const helper = await helpers.acquire(signal);
+    let leased = true;
+    // The helper goes back to the pool as soon as the engine has finished the utterance,
+    // not when the consumer has read it all: a busy event loop or a slow client must not
+    // hold an engine that has nothing left to do.
+    const release = () => {
+      if (!leased) return;
+      leased = false;
+      helpers.release(helper);
+    };
     try {
       this.#onEngineProcess?.({ pid: helper.pid, providerVoiceId: voice, wordsPerMinute: wpm });
       const text = request.text.replaceAll('\0', ' ');
-      yield* helper.synthesize({ voice, wordsPerMinute: wpm, pitch, text }, signal);
+      yield* helper.synthesize({ voice, wordsPerMinute: wpm, pitch, text }, signal, release);
     } finally {
-      helpers.release(helper);
+      release();
     }
   }
 

@@ -35,6 +35,8 @@ interface ActiveRequest {
   done: boolean;
   error: ProviderError | undefined;
   wake: (() => void) | undefined;
+  /** Called when the engine has finished the utterance (see {@link EngineHelper.synthesize}). */
+  engineDone: (() => void) | undefined;
 }
 
 /**
@@ -122,10 +124,16 @@ export class EngineHelper {
    * `signal` aborts, the engine is told to stop and the generator throws `signal.reason`
    * once it has (or once it was killed for not stopping in time). A crash fails the
    * request with a retryable `ProviderError('unavailable')`.
+   *
+   * `engineDone` is called as soon as the engine has finished the utterance, when all of
+   * its audio is held here: from then on the helper may serve another request (its owner
+   * can give it back to the pool) while this generator still yields what it holds. A slow
+   * consumer so holds only the audio it has not read yet, never the engine.
    */
   async *synthesize(
     utterance: HelperUtterance,
     signal: AbortSignal,
+    engineDone?: () => void,
   ): AsyncGenerator<{ data: Buffer; sampleRateHz: number }> {
     if (this.#active !== undefined) throw new Error('engine helper is busy');
     const sampleRateHz = this.#sampleRateHz ?? (await this.#ready);
@@ -139,6 +147,7 @@ export class EngineHelper {
       done: false,
       error: undefined,
       wake: undefined,
+      engineDone,
     };
     this.#active = active;
     this.#child.stdin.write(encodeRequest(id, utterance));
@@ -153,7 +162,13 @@ export class EngineHelper {
           const chunks = active.chunks.splice(0);
           const chunk = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
           active.queuedBytes -= chunk.length;
-          if (this.#paused && active.queuedBytes < this.#highWaterBytes / 2) this.#resume();
+          if (
+            this.#active === active &&
+            this.#paused &&
+            active.queuedBytes < this.#highWaterBytes / 2
+          ) {
+            this.#resume();
+          }
           yield { data: chunk, sampleRateHz };
           continue;
         }
@@ -169,12 +184,12 @@ export class EngineHelper {
       signal.removeEventListener('abort', onAbort);
       // Cancelled, broken out of or aborted: stop the engine before it serves anyone else.
       if (!finished && !active.done) await this.#cancel(active);
-      // Output paused for a consumer that left after the engine had finished (its end frame
-      // came in the read that paused) must flow again, or the next request on this helper
-      // would wait forever with its engine blocked writing.
+      // Output paused for a consumer that left after the engine had failed must flow again,
+      // or the next request on this helper would wait forever with its engine blocked
+      // writing; a helper already serving another request keeps that request's pause.
       active.chunks.length = 0;
       active.queuedBytes = 0;
-      this.#resume();
+      if (this.#active === undefined || this.#active === active) this.#resume();
     }
     signal.throwIfAborted();
   }
@@ -231,6 +246,10 @@ export class EngineHelper {
     } else if (type === 'E') {
       active.done = true;
       this.#active = undefined;
+      // Reading may have paused for this request's backlog (its end frame can come in the
+      // read that paused): the next request's output must flow.
+      this.#resume();
+      active.engineDone?.();
     } else if (type === 'X') {
       active.error = new ProviderError('unavailable', `espeak-ng: ${payload.toString('utf8')}`);
       this.#active = undefined;

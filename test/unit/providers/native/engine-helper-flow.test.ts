@@ -49,4 +49,23 @@ describe('EngineHelper flow control', () => {
     expect(await speakAll(helper, 5_000)).toBe(3 * 960);
     expect(await speakAll(helper, 5_000)).toBe(3 * 960);
   });
+
+  it('frees the engine as soon as the utterance has ended, while its consumer has not read it yet', async () => {
+    const helper = new EngineHelper(FAKE);
+    helpers.push(helper);
+    let done = false;
+    const first = helper.synthesize(UTTERANCE, new AbortController().signal, () => {
+      done = true;
+    });
+    let firstBytes = (await first.next()).value?.data.length ?? 0;
+    // Nobody pulls: the end frame alone must free the engine.
+    for (let i = 0; i < 100 && !done; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(done).toBe(true);
+    expect(helper.busy).toBe(false);
+    // The freed engine serves another whole utterance meanwhile...
+    expect(await speakAll(helper, 5_000)).toBe(3 * 960);
+    // ...and the first consumer still gets all of its own audio.
+    for await (const chunk of first) firstBytes += chunk.data.length;
+    expect(firstBytes).toBe(3 * 960);
+  });
 });

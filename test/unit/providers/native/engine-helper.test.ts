@@ -201,6 +201,28 @@ describe('long-lived espeak-ng engine', () => {
     expect(new Set(events.map((e) => e.pid)).size).toBe(2);
   });
 
+  it('gives the engine back when an utterance is synthesized, before its consumer has read it', async () => {
+    const { provider, events } = makeProvider({ maxProcesses: 1 });
+    const expected = cliPcm(['-v', VOICE], SENTENCE);
+    // A consumer that reads one chunk and then stalls (a slow client, a busy encoder).
+    const stalled = speak(provider, SENTENCE);
+    const head = (await stalled.next()).value as { data: Buffer };
+    // With the only engine leased to the stalled consumer, this request would wait.
+    const waited = new AbortController();
+    const timer = setTimeout(() => waited.abort(new Error('still waiting for the engine')), 5_000);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const audio = await collectAudio(speak(provider, SENTENCE, { signal: waited.signal }));
+        expect(audio.pcm.equals(expected)).toBe(true);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    const rest = await collectAudio(stalled);
+    expect(Buffer.concat([head.data, rest.pcm]).equals(expected)).toBe(true);
+    expect(new Set(events.map((e) => e.pid)).size).toBe(1);
+  }, 30_000);
+
   it('fails an unknown voice with provider_error and keeps the engine', async () => {
     const { provider, events } = makeProvider({ maxProcesses: 1 });
     const error = await collectAudio(speak(provider, SENTENCE, { voice: 'xx-nope' })).catch(

@@ -20,6 +20,7 @@ const SERVICE_SETTINGS = [
   'OPUS_COMPLEXITY',
   'NATIVE_MAX_PROCESSES',
   'PROVIDER_QUEUE_MAX_WAITING',
+  'AUDIO_PERSISTENCE',
 ];
 
 /** A real api process on SQLite with one funded workspace, for `POST /v1/tts`. */

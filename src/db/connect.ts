@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import { migrations } from './migrations/index.ts';
 import type { Database } from './schema.ts';
+import { withStatementCache } from './statement-cache.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -96,7 +97,9 @@ function openSqlite(dataDir: string, busyTimeoutMs: number): DatabaseHandle {
   file.pragma(`busy_timeout = ${Math.round(busyTimeoutMs)}`);
   file.pragma('foreign_keys = ON');
   file.pragma('synchronous = NORMAL');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(file) }),
+  });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 

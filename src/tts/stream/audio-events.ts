@@ -26,24 +26,33 @@ export async function sendAudioEvents(
   pcm: boolean,
   target: AudioEventTarget,
 ): Promise<void> {
-  const { channel, requestId, contextId, format } = target;
+  const { channel } = target;
+  const event = audioEventText(target);
   let seq = 0;
   for await (const bytes of output) {
     for (const piece of pcm ? splitPcm(bytes) : [bytes]) {
       await channel.writable();
       if (target.isEnded()) return;
       seq += 1;
-      channel.send({
-        event: 'audio',
-        request_id: requestId,
-        ...(contextId === undefined ? {} : { context_id: contextId }),
-        seq,
-        audio: piece.toString('base64'),
-        format,
-      });
+      channel.sendText(event(seq, piece));
       target.sent(piece, seq);
     }
   }
+}
+
+/**
+ * The `audio` event of one request as JSON text, exactly what `JSON.stringify` makes of
+ * `{event, request_id, context_id?, seq, audio, format}`, without scanning the base64 for
+ * characters to escape (it has none): for PCM that scan was most of an event's cost.
+ */
+export function audioEventText(
+  target: Pick<AudioEventTarget, 'requestId' | 'contextId' | 'format'>,
+): (seq: number, piece: Buffer) => string {
+  const context =
+    target.contextId === undefined ? '' : `,"context_id":${JSON.stringify(target.contextId)}`;
+  const head = `{"event":"audio","request_id":${JSON.stringify(target.requestId)}${context},"seq":`;
+  const tail = `","format":${JSON.stringify(target.format)}}`;
+  return (seq, piece) => `${head}${seq},"audio":"${piece.toString('base64')}${tail}`;
 }
 
 /** PCM in event-sized pieces, each a whole number of samples. */

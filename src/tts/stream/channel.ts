@@ -41,8 +41,13 @@ export class EventChannel {
   }
 
   send(event: object): void {
+    this.sendText(JSON.stringify(event));
+  }
+
+  /** One event already serialized as JSON. */
+  sendText(json: string): void {
     if (this.#closed) return;
-    this.connection.send(JSON.stringify(event));
+    this.connection.send(json);
     // A send may flush the backlog a producer is waiting on, with no drain event after.
     if (this.#waiters.length > 0) this.drained();
   }

@@ -1,9 +1,14 @@
 /**
  * The streaming rows of `npm run bench` alone, beside the raw stages they are compared
- * with: `node --import tsx bench/streaming.ts [--quick] [--closed-only]`. Needs a Redis in
- * `TEST_REDIS_URL` and the compiled service (`npm run build`), like the full bench. Service
- * settings pass through as there (bench/lib/oneshot.ts). Prints Markdown and writes
- * bench/results/streaming[-quick].json; bench/README.md is left alone.
+ * with:
+ *
+ *   node --import tsx bench/streaming.ts [--quick] [--closed-only | --realtime-only] [--ramp-ms N]
+ *
+ * `--ramp-ms N`: the realtime clients' first utterances start within N ms (default 4,000,
+ * about one utterance). Needs a Redis in `TEST_REDIS_URL` and the compiled service
+ * (`npm run build`), like the full bench; service settings pass through as there
+ * (bench/lib/oneshot.ts). Prints Markdown and writes bench/results/streaming[-quick].json;
+ * bench/README.md is left alone.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -28,7 +33,13 @@ import { BENCH_ESPEAK_VOICE, LONG_TEXT } from './lib/texts.ts';
 
 const quick = process.argv.includes('--quick');
 const closedOnly = process.argv.includes('--closed-only');
-const rounds = quick ? QUICK_STREAMING_ROUNDS : STREAMING_ROUNDS;
+const realtimeOnly = process.argv.includes('--realtime-only');
+const rampArg = process.argv.indexOf('--ramp-ms');
+const rampMs = rampArg >= 0 ? Number(process.argv[rampArg + 1]) : undefined;
+const rounds = {
+  ...(quick ? QUICK_STREAMING_ROUNDS : STREAMING_ROUNDS),
+  ...(rampMs === undefined ? {} : { rampMs }),
+};
 const log = (line: string) => process.stderr.write(`  ${line}\n`);
 
 /** CPU seconds per audio second of a raw stage: the long text, 8 at a time, as in run.ts. */
@@ -36,7 +47,10 @@ async function rawCpuPerAudioS(task: () => Promise<number>, runs: number): Promi
   let audioS = 0;
   const before = processTreeCpuSeconds();
   await runConcurrently(runs, 8, async () => {
-    audioS += await task();
+    // Not `audioS += await task()`: that reads `audioS` before the await and loses the
+    // other runs' additions.
+    const audio = await task();
+    audioS += audio;
   });
   return (processTreeCpuSeconds() - before) / audioS;
 }
@@ -68,7 +82,11 @@ try {
   results = await runStreamingBench(
     { url: target.url, key: target.key, pid: target.pid },
     voice.id,
-    closedOnly ? { ...rounds, pcmLadder: [], opusLadder: [] } : rounds,
+    closedOnly
+      ? { ...rounds, pcmLadder: [], opusLadder: [] }
+      : realtimeOnly
+        ? { ...rounds, closed: [] }
+        : rounds,
     log,
   );
 } finally {
@@ -77,7 +95,7 @@ try {
 const targets = streamingTargets(results, rawCpu).map(judged);
 const date = new Date().toISOString();
 const lines = [
-  `Run on ${date.slice(0, 10)} with \`node --import tsx bench/streaming.ts${quick ? ' --quick' : ''}${closedOnly ? ' --closed-only' : ''}\` on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}. Raw stages: espeak-ng ${(raw.espeak * 1000).toFixed(2)} ms of CPU per audio second, ffmpeg libopus ${(raw.opus * 1000).toFixed(2)} ms.`,
+  `Run on ${date.slice(0, 10)} with \`node --import tsx bench/streaming.ts${quick ? ' --quick' : ''}${closedOnly ? ' --closed-only' : ''}${realtimeOnly ? ' --realtime-only' : ''}${rampMs === undefined ? '' : ` --ramp-ms ${rampMs}`}\` on ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, Node ${process.version}. Raw stages: espeak-ng ${(raw.espeak * 1000).toFixed(2)} ms of CPU per audio second, ffmpeg libopus ${(raw.opus * 1000).toFixed(2)} ms.`,
   '',
   streamingTable(results, rawCpu),
   '',

@@ -18,6 +18,8 @@ export interface StreamingRounds {
   /** Closed-loop levels: clients and utterances per client. */
   closed: readonly { clients: number; perClient: number }[];
   loadSeconds: number;
+  /** Over how long the realtime clients' first utterances start (default: one utterance). */
+  rampMs?: number;
   pcmLadder: readonly number[];
   opusLadder: readonly number[];
 }
@@ -28,7 +30,7 @@ export const STREAMING_ROUNDS: StreamingRounds = {
     { clients: 10, perClient: 30 },
     { clients: 100, perClient: 10 },
   ],
-  loadSeconds: 10,
+  loadSeconds: 20,
   pcmLadder: [200, 300, 400],
   opusLadder: [80, 120, 160],
 };
@@ -86,6 +88,7 @@ export async function runStreamingBench(
         streams,
         rounds.loadSeconds,
         UTTERANCES,
+        rounds.rampMs,
       );
       results.loads.push({ format, ...load });
     }

@@ -5,6 +5,9 @@ import { nowMs, processTreeCpuSeconds } from './stats.ts';
 /** Audio a player holds before it starts; arriving later than this behind playback is an underrun. */
 const JITTER_BUFFER_MS = 200;
 
+/** About the length of one utterance of `UTTERANCES` (bench/lib/texts.ts). */
+export const REALTIME_RAMP_MS = 4_000;
+
 export interface UtteranceResult {
   /** From sending `stop` to the first `audio` event. */
   ttfaMs: number;
@@ -88,6 +91,7 @@ export async function realtimeLoad(
   streams: number,
   seconds: number,
   texts: readonly string[],
+  rampMs = REALTIME_RAMP_MS,
 ): Promise<RealtimeLoadResult> {
   const result: RealtimeLoadResult = {
     streams,
@@ -101,8 +105,11 @@ export async function realtimeLoad(
   const cpuBefore = processTreeCpuSeconds(serverPid);
   const deadline = nowMs() + seconds * 1000;
   const clients = Array.from({ length: streams }, async (_, index) => {
-    // Spread the first utterances over one second.
-    await sleep((index / streams) * 1000);
+    // Spread the first utterances evenly over about one utterance's length, so the
+    // streams run out of phase, as independent conversations do. (Started within one
+    // second, utterances of equal length kept every client in phase for the whole run: a
+    // burst of all stream starts every few seconds rather than a steady load.)
+    await sleep((index / streams) * rampMs);
     let turn = index;
     while (nowMs() < deadline) {
       const text = texts[turn++ % texts.length] as string;

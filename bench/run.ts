@@ -91,8 +91,11 @@ async function measure(
     const timing = await runLong();
     audio8 += timing.audioS;
   });
-  await settle();
+  // Read while the engines still run: live descendants count with their own reaped
+  // children (the long-lived engine's per-voice templates and utterance forks). Closing the
+  // engines first lost that share, since a killed engine's templates are never reaped here.
   const cpu8 = processTreeCpuSeconds() - cpuBefore;
+  await settle();
   return {
     id,
     kind,

@@ -67,6 +67,12 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   # lockfile without the other platforms' optional packages (biome, msgpackr-extract),
   # which registry mirrors that carry only this platform's builds leave out.
   # onnxruntime-node (Silero VAD, neural voices) must not download CUDA files in its postinstall.
+  # Native modules (better-sqlite3, @discordjs/opus) build against the headers installed
+  # with Node itself: node-gyp would otherwise download them, which fails offline.
+  node_prefix="$(node -p 'require("path").resolve(process.execPath, "../..")')"
+  if [ -z "${npm_config_nodedir:-}" ] && [ -f "$node_prefix/include/node/node_api.h" ]; then
+    export npm_config_nodedir="$node_prefix"
+  fi
   ONNXRUNTIME_NODE_INSTALL=skip npm install --no-fund --no-audit --no-progress --loglevel=error
 fi
 

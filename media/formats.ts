@@ -47,6 +47,12 @@ export interface OutputFormatInfo {
   readonly contentType: string;
   /** Rate of the delivered audio (what a decoder plays it at). */
   readonly sampleRateHz: number;
+  /**
+   * The PCM rate to ask a speech engine for, given the rate the engine itself produces
+   * (when it has a fixed one): the delivered rate for PCM and AAC; for Opus the encoder's
+   * input rate, 24 kHz for audio of that band or less (see `opusInputRateFor`), else 48 kHz.
+   */
+  sourceRateHz(engineRateHz: number | undefined): number;
   readonly channels: 1;
   /** Nominal bitrate: exact for PCM (rate x 16), the encoder target for AAC and Opus. */
   readonly bitrateBps: number;
@@ -62,6 +68,7 @@ function pcmFormat(id: OutputFormat, sampleRateHz: number): OutputFormatInfo {
     codec: 'pcm',
     contentType: `audio/pcm;rate=${sampleRateHz};channels=1`,
     sampleRateHz,
+    sourceRateHz: () => sampleRateHz,
     channels: 1,
     bitrateBps: sampleRateHz * 16,
     createEncoder: (options) => createPcmEncoder(sampleRateHz, options),
@@ -79,6 +86,7 @@ const FORMAT_INFO: { readonly [F in OutputFormat]: OutputFormatInfo } = {
     codec: 'aac',
     contentType: 'audio/aac',
     sampleRateHz: AAC_SAMPLE_RATE_HZ,
+    sourceRateHz: () => AAC_SAMPLE_RATE_HZ,
     channels: 1,
     bitrateBps: 128000,
     createEncoder: (options = {}) => createAacEncoder({ ...options, bitrateBps: 128000 }),
@@ -89,6 +97,7 @@ const FORMAT_INFO: { readonly [F in OutputFormat]: OutputFormatInfo } = {
     codec: 'opus',
     contentType: 'audio/ogg; codecs=opus',
     sampleRateHz: OPUS_SAMPLE_RATE_HZ,
+    sourceRateHz: opusInputRateFor,
     channels: 1,
     bitrateBps: 64000,
     createEncoder: (options = {}) =>

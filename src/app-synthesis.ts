@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { OutputFormat } from '../media/formats.ts';
 import { getOutputFormatInfo } from '../media/formats.ts';
 import { inThreadTranscoder, type TranscoderOptions } from '../media/transcode.ts';
+import { passPcmThroughInThread } from '../media/transcoder-placement.ts';
 import { TranscodePool } from '../media/worker/transcode-pool.ts';
 import type { Config } from './config.ts';
 import { AudioPersistence, type AudioPersistenceJobData } from './jobs/audio-persistence.ts';
@@ -115,8 +116,8 @@ export function createAudioPersister(
 
 /**
  * Where resampling and encoding run: a pool of worker threads (TRANSCODE_THREADS, default
- * one per core but one), or this thread when set to 0; ffmpeg encoders capped at
- * FFMPEG_MAX_ENCODERS either way.
+ * one per core but one), or this thread when set to 0; PCM already at its format's rate
+ * passes through in this thread either way; ffmpeg encoders capped at FFMPEG_MAX_ENCODERS.
  */
 export function createTranscoders(config: Config) {
   const transcodeThreads = config.TRANSCODE_THREADS ?? Math.max(1, availableParallelism() - 1);
@@ -124,7 +125,9 @@ export function createTranscoders(config: Config) {
     transcodeThreads > 0 ? new TranscodePool({ threads: transcodeThreads }) : undefined;
   const transcoders = capFfmpegEncoders(
     transcodePool
-      ? (format: OutputFormat, options: TranscoderOptions) => transcodePool.create(format, options)
+      ? passPcmThroughInThread((format: OutputFormat, options: TranscoderOptions) =>
+          transcodePool.create(format, options),
+        )
       : inThreadTranscoder,
     config.FFMPEG_MAX_ENCODERS,
   );

@@ -10,18 +10,23 @@
  *
  * Parent -> engine:
  *   'S' synthesize: payload = u16 words per minute, u8 pitch (0..99), u8 voice length,
- *       voice name (ASCII), text (UTF-8, the rest of the payload). One at a time: the
- *       parent sends the next 'S' only after the previous one ended ('E' or 'X').
+ *       u32 output rate in Hz (0: the engine's own rate), voice name (ASCII), text (UTF-8,
+ *       the rest of the payload). One at a time: the parent sends the next 'S' only after
+ *       the previous one ended ('E' or 'X').
  *   'C' cancel: length 0; stops synthesis of request `id` if it is still running (it then
  *       ends with 'E'); ignored when `id` already ended.
  * Engine -> parent:
- *   'R' ready, id 0: payload = u32 sample rate in Hz, sent once after start-up.
- *   'A' audio: payload = 16-bit little-endian mono PCM samples, while synthesizing.
+ *   'R' ready, id 0: payload = u32 sample rate in Hz, u32 protocol version
+ *       (PROTOCOL_VERSION), sent once after start-up.
+ *   'A' audio: payload = 16-bit little-endian mono PCM samples at the request's output
+ *       rate, while synthesizing.
  *   'E' end of request `id` (length 0).
  *   'X' error for request `id`: payload = UTF-8 message; the engine stays usable.
  *
  * Each utterance runs in a fork of a per-voice template (see template_for()), so every one
  * starts from the same state and sounds exactly as `espeak-ng --stdout --stdin -b 1` says it.
+ * At another output rate the utterance process resamples with libsoxr (high quality,
+ * linear phase) as the audio is produced, so the service receives the rate it delivers.
  *
  * The engine exits 0 at end of input, and non-zero on a malformed frame or when it cannot
  * write to the parent.
@@ -37,14 +42,25 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <soxr.h>
 #include <unistd.h>
 
 #define HEADER_BYTES 9
+/* Bumped when the framing changes; the service refuses an engine built from other sources. */
+#define PROTOCOL_VERSION 2
+/* Fixed part of an 'S' payload: rate, pitch, voice length, output rate. */
+#define REQUEST_HEAD 8u
+/* Output rates the engine resamples to. */
+#define MIN_OUTPUT_RATE 8000u
+#define MAX_OUTPUT_RATE 48000u
 /* Requests larger than this are refused by the parent already; here it guards memory. */
 #define MAX_PAYLOAD (16u * 1024u * 1024u)
 
 static uint32_t current_id;
 static int cancelled;
+/* The engine's own rate, and the resampler of the utterance being spoken (NULL: none). */
+static unsigned int engine_rate;
+static soxr_t resampler;
 
 static void put_u32(unsigned char *at, uint32_t value) {
   at[0] = value & 0xff;
@@ -121,13 +137,47 @@ static void check_cancel(void) {
   }
 }
 
+static void send_error(uint32_t id, const char *message);
+
+/* Whole samples per frame, each frame within one atomic pipe write. */
+#define SAMPLES_PER_FRAME ((MAX_FRAME - HEADER_BYTES) / 2)
+
+static void send_audio(const short *samples, size_t count) {
+  for (size_t at = 0; at < count && !cancelled; at += SAMPLES_PER_FRAME) {
+    size_t n = count - at < SAMPLES_PER_FRAME ? count - at : SAMPLES_PER_FRAME;
+    send_frame('A', current_id, samples + at, (uint32_t)n * 2u);
+  }
+}
+
+/*
+ * Resamples `count` samples (NULL: the end of the utterance, which flushes what the
+ * filter holds) and sends what comes out.
+ */
+static void send_resampled(const short *samples, size_t count) {
+  short out[4 * SAMPLES_PER_FRAME];
+  size_t used = 0;
+  for (;;) {
+    size_t consumed = 0, produced = 0;
+    size_t left = samples == NULL ? 0 : count - used;
+    soxr_error_t error = soxr_process(resampler, samples == NULL ? NULL : samples + used, left,
+                                      &consumed, out, sizeof out / sizeof out[0], &produced);
+    if (error != NULL) {
+      send_error(current_id, "resampling failed");
+      _exit(0);
+    }
+    used += consumed;
+    send_audio(out, produced);
+    if (cancelled) return;
+    /* Done once the input is used up and the output buffer was not filled. */
+    if ((samples == NULL || used >= count) && produced < sizeof out / sizeof out[0]) return;
+  }
+}
+
 static int on_audio(short *samples, int count, espeak_EVENT *events) {
   (void)events;
-  /* Whole samples per frame, each frame within one atomic pipe write. */
-  const int per_frame = (MAX_FRAME - HEADER_BYTES) / 2;
-  for (int at = 0; samples != NULL && at < count && !cancelled; at += per_frame) {
-    int n = count - at < per_frame ? count - at : per_frame;
-    send_frame('A', current_id, samples + at, (uint32_t)n * 2u);
+  if (samples != NULL && count > 0) {
+    if (resampler != NULL) send_resampled(samples, (size_t)count);
+    else send_audio(samples, (size_t)count);
   }
   check_cancel();
   return cancelled; /* non-zero stops synthesis */
@@ -139,11 +189,17 @@ static void send_error(uint32_t id, const char *message) {
 
 /* Reads the voice name of an 'S' payload into `voice`; sends an error frame when malformed. */
 static int parse_voice(uint32_t id, const unsigned char *payload, uint32_t length, char *voice) {
-  if (length < 4 || payload[3] == 0 || 4u + payload[3] > length || payload[2] > 99) {
+  if (length < REQUEST_HEAD || payload[3] == 0 || REQUEST_HEAD + payload[3] > length ||
+      payload[2] > 99) {
     send_error(id, "malformed request");
     return 0;
   }
-  memcpy(voice, payload + 4, payload[3]);
+  uint32_t rate = get_u32(payload + 4);
+  if (rate != 0 && (rate < MIN_OUTPUT_RATE || rate > MAX_OUTPUT_RATE)) {
+    send_error(id, "unsupported output rate");
+    return 0;
+  }
+  memcpy(voice, payload + REQUEST_HEAD, payload[3]);
   voice[payload[3]] = '\0';
   return 1;
 }
@@ -156,14 +212,14 @@ static int load_voice(const char *voice) {
   return espeak_SetVoiceByName(voice) == EE_OK || espeak_SetVoiceByProperties(&by_language) == EE_OK;
 }
 
-/* Speaks one parsed request with its voice already loaded. */
+/* Speaks one parsed request with its voice (and resampler, if any) already set up. */
 static void speak(uint32_t id, unsigned char *payload, uint32_t length) {
   unsigned int wpm = payload[0] | (payload[1] << 8);
   unsigned int voice_length = payload[3];
   espeak_SetParameter(espeakRATE, (int)wpm, 0);
   espeak_SetParameter(espeakPITCH, (int)payload[2], 0);
-  uint32_t text_length = length - 4u - voice_length;
-  char *text = (char *)payload + 4 + voice_length;
+  uint32_t text_length = length - REQUEST_HEAD - voice_length;
+  char *text = (char *)payload + REQUEST_HEAD + voice_length;
   current_id = id;
   cancelled = 0;
   if (text_length > 0) {
@@ -176,8 +232,46 @@ static void speak(uint32_t id, unsigned char *payload, uint32_t length) {
       send_error(id, "synthesis failed");
       return;
     }
+    if (resampler != NULL && !cancelled) send_resampled(NULL, 0);
   }
   send_frame('E', id, NULL, 0);
+}
+
+/*
+ * Resamplers from the engine's rate, one per output rate, made once in a template and never
+ * used there: each utterance (a fork) inherits a fresh one without paying for its set-up.
+ */
+#define MAX_RESAMPLERS 4
+
+static struct {
+  uint32_t rate;
+  soxr_t soxr;
+} resamplers[MAX_RESAMPLERS];
+
+/* The pristine resampler to `rate`, made on first use; NULL for the engine's own rate. */
+static soxr_t resampler_for(uint32_t rate) {
+  if (rate == 0 || rate == engine_rate) return NULL;
+  int slot = 0;
+  for (int i = 0; i < MAX_RESAMPLERS; i++) {
+    if (resamplers[i].rate == rate) return resamplers[i].soxr;
+    if (resamplers[i].rate == 0) slot = i;
+  }
+  if (resamplers[slot].rate != 0) soxr_delete(resamplers[slot].soxr);
+  soxr_io_spec_t io = soxr_io_spec(SOXR_INT16_I, SOXR_INT16_I);
+  /* No dither: the same text must give the same bytes every time. */
+  io.flags |= SOXR_NO_DITHER;
+  soxr_quality_spec_t quality = soxr_quality_spec(SOXR_HQ, 0);
+  /* One thread: the utterance is a fork, and threads do not survive fork(). */
+  soxr_runtime_spec_t runtime = soxr_runtime_spec(1);
+  soxr_error_t error = NULL;
+  soxr_t made = soxr_create(engine_rate, rate, 1, &error, &io, &quality, &runtime);
+  if (error != NULL) {
+    resamplers[slot].rate = 0;
+    return NULL;
+  }
+  resamplers[slot].rate = rate;
+  resamplers[slot].soxr = made;
+  return made;
 }
 
 /* Writes all of `data` to `fd`; 0 when the reader is gone. */
@@ -259,13 +353,18 @@ static void template_main(pid_t engine, int request_fd, int status_fd, const cha
       if (payload == NULL) _exit(6);
     }
     if (!read_fd(request_fd, payload, length)) _exit(4);
+    uint32_t rate = get_u32(payload + 4);
+    soxr_t pristine = resampler_for(rate);
     pid_t self = getpid();
     pid_t utterance = fork();
     if (utterance == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != self) _exit(7);
-      if (voice_ok) speak(id, payload, length);
-      else send_error(id, "unknown voice");
+      resampler = pristine;
+      if (!voice_ok) send_error(id, "unknown voice");
+      else if (rate != 0 && rate != engine_rate && resampler == NULL)
+        send_error(id, "unsupported output rate");
+      else speak(id, payload, length);
       _exit(0);
     }
     int status = 0;
@@ -357,9 +456,11 @@ int main(void) {
     return 1;
   }
   espeak_SetSynthCallback(on_audio);
-  unsigned char ready[4];
+  engine_rate = (unsigned int)rate;
+  unsigned char ready[8];
   put_u32(ready, (uint32_t)rate);
-  send_frame('R', 0, ready, 4);
+  put_u32(ready + 4, PROTOCOL_VERSION);
+  send_frame('R', 0, ready, 8);
 
   unsigned char *payload = NULL;
   size_t capacity = 0;

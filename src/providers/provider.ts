@@ -15,7 +15,11 @@ export interface SynthesisRequest {
   readonly speed?: number;
   /** Request-wide expressive cues, only for routes that advertise `voice_tags`. */
   readonly voiceTags?: readonly string[];
-  /** Sample rate the caller will deliver; providers may use it to avoid resampling. */
+  /**
+   * Sample rate the caller wants the PCM at; providers that can produce it (a vendor's
+   * output format, the native engine's resampler) deliver it and spare the service a
+   * resampling stage. Chunks always say their real rate.
+   */
   readonly preferredSampleRateHz?: number;
 }
 
@@ -27,5 +31,10 @@ export interface SynthesisRequest {
 export interface TtsProvider {
   /** Internal name, for logs and the ledger only; never shown to clients. */
   readonly name: string;
+  /**
+   * The rate the model itself produces, when fixed (the native and neural engines); it lets
+   * a codec pick its input rate (Opus from 24 kHz for audio of that band). Vendors omit it.
+   */
+  readonly nativeSampleRateHz?: number;
   synthesize(request: SynthesisRequest, signal: AbortSignal): AsyncIterable<PcmChunk>;
 }

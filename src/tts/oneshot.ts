@@ -135,7 +135,7 @@ export class OneShotSynthesis {
           text: prepared.text,
           voiceTags: prepared.voiceTags,
           speed: body.params?.speed,
-          preferredSampleRateHz: info.sampleRateHz,
+          format,
         },
         usage,
         signal,

@@ -1,4 +1,5 @@
 import { MediaError } from '../../media/errors.ts';
+import { getOutputFormatInfo, type OutputFormat } from '../../media/formats.ts';
 import type { PcmChunk } from '../../media/pcm.ts';
 import { pcmDurationMs } from '../../media/pcm.ts';
 import { ApiError } from '../errors.ts';
@@ -10,7 +11,8 @@ export interface SegmentRequest {
   text: string;
   voiceTags: readonly string[];
   speed?: number | undefined;
-  preferredSampleRateHz: number;
+  /** The format the audio is delivered in: it decides the PCM rate asked of the engine. */
+  format: OutputFormat;
 }
 
 /** Running totals of what the provider produced, for the ledger and `usage`. */
@@ -35,7 +37,9 @@ export async function* synthesizeSegment(
       ...(route.model === undefined ? {} : { model: route.model }),
       ...(segment.speed === undefined ? {} : { speed: segment.speed }),
       ...(segment.voiceTags.length > 0 ? { voiceTags: segment.voiceTags } : {}),
-      preferredSampleRateHz: segment.preferredSampleRateHz,
+      preferredSampleRateHz: getOutputFormatInfo(segment.format).sourceRateHz(
+        route.provider.nativeSampleRateHz,
+      ),
     },
     signal,
   );

@@ -54,6 +54,7 @@ export function kokoroSpeed(speed: number | undefined): number {
  */
 export class KokoroProvider implements TtsProvider {
   readonly name = 'kokoro';
+  readonly nativeSampleRateHz = KOKORO_SAMPLE_RATE_HZ;
   readonly #options: KokoroProviderOptions;
   readonly #styles = new Map<string, Promise<Float32Array>>();
 

@@ -245,7 +245,7 @@ export class StreamSession {
         capabilities: voice.capabilities,
         voiceTags: request.params?.voice_tags,
         speed: request.params?.speed,
-        preferredSampleRateHz: info.sampleRateHz,
+        format,
         usage: this.#usage,
         signal,
         write: (chunk) => transcoder.write(chunk),

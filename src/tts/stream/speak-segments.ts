@@ -1,3 +1,4 @@
+import type { OutputFormat } from '../../../media/formats.ts';
 import type { PcmChunk } from '../../../media/pcm.ts';
 import { ApiError } from '../../errors.ts';
 import type { VoiceCapability } from '../../providers/provider.ts';
@@ -13,7 +14,7 @@ export interface SpeakSegmentsInput {
   capabilities: readonly VoiceCapability[];
   voiceTags: string[] | undefined;
   speed: number | undefined;
-  preferredSampleRateHz: number;
+  format: OutputFormat;
   usage: ProviderUsage;
   signal: AbortSignal;
   /** Takes each PCM chunk, waiting while the encoder is behind. */
@@ -43,7 +44,7 @@ export async function speakSegments(input: SpeakSegmentsInput): Promise<void> {
         text: prepared.text,
         voiceTags: prepared.voiceTags,
         speed: input.speed,
-        preferredSampleRateHz: input.preferredSampleRateHz,
+        format: input.format,
       },
       input.usage,
       signal,

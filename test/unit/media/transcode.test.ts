@@ -9,6 +9,7 @@ import {
   type TranscoderFactory,
   type TranscoderOptions,
 } from '../../../media/transcode.ts';
+import { passPcmThroughInThread } from '../../../media/transcoder-placement.ts';
 import { TranscodePool } from '../../../media/worker/transcode-pool.ts';
 import {
   asyncChunks,
@@ -36,6 +37,10 @@ afterAll(() => pool.close());
 const MODES: [string, TranscoderFactory | undefined][] = [
   ['in this thread', undefined],
   ['on a worker thread', (format, options) => pool.create(format, options)],
+  [
+    'placed at the first chunk (the service: PCM at its rate here, the rest on a worker)',
+    passPcmThroughInThread((format, options) => pool.create(format, options)),
+  ],
 ];
 
 /** Two synthesized segments at espeak-ng's 22,050 Hz, as a provider would stream them. */

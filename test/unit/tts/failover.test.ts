@@ -30,7 +30,7 @@ function routeOf(chunks: number, log: string[]): ResolvedRoute {
   };
 }
 
-const segment = { text: 'Hello.', voiceTags: [], preferredSampleRateHz: 24_000 } as never;
+const segment = { text: 'Hello.', voiceTags: [], format: 'pcm_24000' } as never;
 
 describe('RouteFailover', () => {
   it('ends the serving route when the consumer stops at the first chunk', async () => {

@@ -4,6 +4,10 @@ import type { EngineExit } from '../engine.ts';
 
 /** Frame header: u8 type, u32 id, u32 payload length (little-endian). See awp-espeak-engine.c. */
 const HEADER_BYTES = 9;
+/** The framing this code speaks; an engine built from other sources says another. */
+const PROTOCOL_VERSION = 2;
+/** Output rates the engine resamples to (libsoxr); other requests get its own rate. */
+export const ENGINE_OUTPUT_RATES_HZ = { min: 8_000, max: 48_000 } as const;
 /** Stop reading the helper's output while this much audio waits for the consumer. */
 const HIGH_WATER_BYTES = 256 * 1024;
 
@@ -18,7 +22,7 @@ const MAX_STDERR_BYTES = 4096;
 /** Request ids wrap here (4 bytes on the wire). */
 const MAX_REQUEST_ID = 0xffff_ffff;
 
-/** What one utterance needs: voice, rate, pitch and the text. */
+/** What one utterance needs: voice, rate, pitch, the text and the rate to deliver it at. */
 export interface HelperUtterance {
   /** espeak-ng voice name, validated by the caller (letters, digits, `-_+`). */
   readonly voice: string;
@@ -26,6 +30,11 @@ export interface HelperUtterance {
   /** 0..99; espeak-ng's default is 50. */
   readonly pitch: number;
   readonly text: string;
+  /**
+   * Rate of the PCM to yield, resampled by the engine (libsoxr, high quality); within
+   * {@link ENGINE_OUTPUT_RATES_HZ}. Default: the engine's own rate (22,050 Hz).
+   */
+  readonly outputRateHz?: number;
 }
 
 interface ActiveRequest {
@@ -57,6 +66,8 @@ export class EngineHelper {
   #nextId = 1;
   #stderr = '';
   #paused = false;
+  /** Set when the engine speaks another protocol version (built from other sources). */
+  #startError: ProviderError | undefined;
 
   readonly #highWaterBytes: number;
 
@@ -136,8 +147,9 @@ export class EngineHelper {
     engineDone?: () => void,
   ): AsyncGenerator<{ data: Buffer; sampleRateHz: number }> {
     if (this.#active !== undefined) throw new Error('engine helper is busy');
-    const sampleRateHz = this.#sampleRateHz ?? (await this.#ready);
+    const engineRateHz = this.#sampleRateHz ?? (await this.#ready);
     if (this.#exit !== undefined) throw this.#exitError(this.#exit);
+    const sampleRateHz = utterance.outputRateHz ?? engineRateHz;
     const id = this.#nextId;
     this.#nextId = id >= MAX_REQUEST_ID ? 1 : id + 1;
     const active: ActiveRequest = {
@@ -229,6 +241,15 @@ export class EngineHelper {
 
   #onFrame(type: string, id: number, payload: Buffer): void {
     if (type === 'R') {
+      const version = payload.length >= 8 ? payload.readUInt32LE(4) : 1;
+      if (version !== PROTOCOL_VERSION) {
+        this.#startError = new ProviderError(
+          'unavailable',
+          `${this.#binaryPath} speaks protocol ${version}, not ${PROTOCOL_VERSION}: rebuild it with bash scripts/build-engine.sh`,
+        );
+        this.kill();
+        return;
+      }
       this.#sampleRateHz = payload.readUInt32LE(0);
       this.#resolveReady(this.#sampleRateHz);
       return;
@@ -272,6 +293,7 @@ export class EngineHelper {
   }
 
   #exitError(exit: EngineExit): ProviderError {
+    if (this.#startError !== undefined) return this.#startError;
     const detail = this.#stderr.trim() === '' ? '' : `: ${this.#stderr.trim()}`;
     if (exit.spawnError !== undefined) {
       const reason = exit.spawnError.code === 'ENOENT' ? 'not found' : 'could not start';
@@ -297,13 +319,17 @@ function frame(type: 'S' | 'C', id: number, payload: Buffer): Buffer {
   return Buffer.concat([header, payload]);
 }
 
-/** The 'S' frame: u16 words per minute, u8 pitch, u8 voice length, voice, UTF-8 text. */
+/**
+ * The 'S' frame: u16 words per minute, u8 pitch, u8 voice length, u32 output rate (0: the
+ * engine's own), voice, UTF-8 text.
+ */
 function encodeRequest(id: number, utterance: HelperUtterance): Buffer {
   const voice = Buffer.from(utterance.voice, 'latin1');
   const text = Buffer.from(utterance.text, 'utf8');
-  const head = Buffer.allocUnsafe(4);
+  const head = Buffer.allocUnsafe(8);
   head.writeUInt16LE(utterance.wordsPerMinute, 0);
   head.writeUInt8(Math.max(0, Math.min(99, Math.round(utterance.pitch))), 2);
   head.writeUInt8(voice.length, 3);
+  head.writeUInt32LE(utterance.outputRateHz ?? 0, 4);
   return frame('S', id, Buffer.concat([head, voice, text]));
 }

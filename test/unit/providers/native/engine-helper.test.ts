@@ -163,9 +163,14 @@ describe('long-lived espeak-ng engine', () => {
     const [template] = childProcesses(pid);
     expect(template).toBeDefined();
     const victim = (async () => {
+      let killed = false;
       for await (const _ of speak(provider, longText(60))) {
-        const utterance = childProcesses(template!)[0];
-        if (utterance !== undefined) process.kill(utterance, 'SIGKILL');
+        // Once: a killed utterance stays listed until its template reaps it.
+        const utterance = killed ? undefined : childProcesses(template!)[0];
+        if (utterance !== undefined) {
+          process.kill(utterance, 'SIGKILL');
+          killed = true;
+        }
       }
     })();
     const error = await victim.catch((e: unknown) => e);

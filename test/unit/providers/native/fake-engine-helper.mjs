@@ -11,9 +11,10 @@ const frame = (type, id, payload = Buffer.alloc(0)) => {
   header.writeUInt32LE(payload.length, 5);
   return Buffer.concat([header, payload]);
 };
-const rate = Buffer.alloc(4);
-rate.writeUInt32LE(22_050);
-process.stdout.write(frame('R', 0, rate));
+const ready = Buffer.alloc(8);
+ready.writeUInt32LE(22_050, 0);
+ready.writeUInt32LE(2, 4); // protocol version
+process.stdout.write(frame('R', 0, ready));
 const audio = Buffer.alloc(960, 1);
 let pending = Buffer.alloc(0);
 process.stdin.on('data', (bytes) => {

@@ -1,3 +1,7 @@
+import { getOutputFormatInfo, type OutputFormat } from '../../../media/formats.ts';
+import type { Environment } from '../../config.ts';
+import type { AudioPersister } from '../ports.ts';
+
 /**
  * The copy of a stream's encoded audio kept for storage. It gives up (keeps nothing) once
  * the audio exceeds `maxBytes`, or when discarded because the request did not succeed.
@@ -37,4 +41,26 @@ export class StreamAudioCopy {
     if (!chunks || chunks.length === 0) return undefined;
     return Buffer.concat(chunks);
   }
+}
+
+/**
+ * Hands a finished stream's audio to persistence once the `finish` event is out: on the
+ * next turn of the event loop, so storing never delays the answer.
+ */
+export function persistAfterFinish(
+  persister: AudioPersister,
+  request: {
+    requestId: string;
+    workspaceId: string;
+    environment: Environment;
+    format: OutputFormat;
+    audio: Buffer;
+  },
+): void {
+  setImmediate(() => {
+    void persister.enqueue({
+      ...request,
+      contentType: getOutputFormatInfo(request.format).contentType,
+    });
+  });
 }

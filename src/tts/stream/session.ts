@@ -12,14 +12,15 @@ import { MAX_STREAM_TOTAL_TEXT_CHARS } from '../schemas.ts';
 import { ProviderUsage, synthesisFailure } from '../synthesize.ts';
 import { codePointLength } from '../tags.ts';
 import { resolveSynthesisTarget } from '../target.ts';
-import { StreamAudioCopy } from './audio-copy.ts';
-import { sendAudioEvents } from './audio-events.ts';
+import { persistAfterFinish, StreamAudioCopy } from './audio-copy.ts';
 import type { EventChannel } from './channel.ts';
+import { StreamLedgerRow } from './ledger-row.ts';
 import { type ClientEvent, parseClientEvent, type StartRequest } from './protocol.ts';
 import { SegmentQueue } from './segment-queue.ts';
 import { speakSegments } from './speak-segments.ts';
 import type { StreamDependencies } from './stream-dependencies.ts';
 import type { StreamSlot } from './stream-slots.ts';
+import { transcodeToEvents } from './transcode-to-events.ts';
 
 export type { StreamDependencies } from './stream-dependencies.ts';
 
@@ -53,8 +54,7 @@ export class StreamSession {
   #sentText = false;
   #target: Target | undefined;
   #slot: StreamSlot | undefined;
-  #ledgerOpen = false;
-  #ledgerClosed = false;
+  readonly #row: StreamLedgerRow;
   #production: Promise<void> | undefined;
   readonly #usage = new ProviderUsage();
   #charsSynthesized = 0;
@@ -70,6 +70,7 @@ export class StreamSession {
     private readonly channel: EventChannel,
   ) {
     this.#audioCopy = new StreamAudioCopy(deps.persister.enabled, deps.persistMaxBytes);
+    this.#row = new StreamLedgerRow(deps.ledger, this.requestId);
   }
 
   /** The connection is open: the idle clock starts. */
@@ -138,7 +139,7 @@ export class StreamSession {
   }
 
   async #start(request: StartRequest): Promise<void> {
-    const { catalog, guard, slots, ledger } = this.deps;
+    const { catalog, guard, slots } = this.deps;
     this.#state = 'starting';
     await guard.admit(this.auth);
     const { voice, format } = await resolveSynthesisTarget(
@@ -153,7 +154,7 @@ export class StreamSession {
       slot.release();
       return;
     }
-    await ledger.start({
+    await this.#row.open({
       requestId: this.requestId,
       auditId: this.#auditId,
       workspaceId: this.auth.workspaceId,
@@ -169,7 +170,6 @@ export class StreamSession {
       millicreditsPer1kChars: voice.route.pricing.millicreditsPer1kChars,
       passThrough: voice.route.pricing.passThrough,
     });
-    this.#ledgerOpen = true;
     this.#target = { voice, format, request };
     if (this.#isEnded()) {
       // The client left while the row was being written.
@@ -194,7 +194,7 @@ export class StreamSession {
         `A request carries at most ${MAX_STREAM_TOTAL_TEXT_CHARS} characters of text in total.`,
       );
     }
-    await this.deps.ledger.reserveMore(this.requestId, this.auth.workspaceId, chars);
+    await this.#row.reserve(this.auth.workspaceId, chars);
     this.#receivedChars = total;
     this.#sentText = true;
     this.#buffer += text;
@@ -226,60 +226,45 @@ export class StreamSession {
   async #produce(target: Target): Promise<void> {
     const { voice, format, request } = target;
     const signal = this.#abort.signal;
-    const info = getOutputFormatInfo(format);
-    this.#counter = info.createDurationCounter();
-    const transcoder = (this.deps.transcoders ?? inThreadTranscoder)(format, {
-      signal,
-      ...(this.deps.opusComplexity === undefined
-        ? {}
-        : { opusComplexity: this.deps.opusComplexity }),
-    });
-    const pump = this.#pump(transcoder.output, format, info.codec === 'pcm');
-    // The pump fails on its own when synthesis is aborted; it is awaited below.
-    pump.catch(() => {});
+    this.#counter = getOutputFormatInfo(format).createDurationCounter();
     const failover = failoverFor(voice, this.requestId, this.deps.ledger, this.deps.logger);
-    try {
-      await speakSegments({
-        segments: this.#segments,
-        failover,
-        capabilities: voice.capabilities,
-        voiceTags: request.params?.voice_tags,
-        speed: request.params?.speed,
-        format,
-        usage: this.#usage,
-        signal,
-        write: (chunk) => transcoder.write(chunk),
-        spoken: (chars) => {
-          this.#charsSynthesized += chars;
-        },
-      });
-      await transcoder.end();
-      await pump;
-    } catch (error) {
-      transcoder.abort(error);
-      await pump.catch(() => {});
-      throw error;
-    }
+    await transcodeToEvents({
+      transcoders: this.deps.transcoders ?? inThreadTranscoder,
+      format,
+      opusComplexity: this.deps.opusComplexity,
+      signal,
+      events: {
+        channel: this.channel,
+        requestId: this.requestId,
+        contextId: request.context_id,
+        isEnded: () => this.#isEnded(),
+        sent: (piece, seq) => this.#sent(piece, seq),
+      },
+      produce: (write) =>
+        speakSegments({
+          segments: this.#segments,
+          failover,
+          capabilities: voice.capabilities,
+          voiceTags: request.params?.voice_tags,
+          speed: request.params?.speed,
+          format,
+          usage: this.#usage,
+          signal,
+          write,
+          spoken: (chars) => {
+            this.#charsSynthesized += chars;
+          },
+        }),
+    });
   }
 
-  #pump(output: AsyncIterable<Buffer>, format: OutputFormat, pcm: boolean): Promise<void> {
-    return sendAudioEvents(output, pcm, {
-      channel: this.channel,
-      requestId: this.requestId,
-      contextId: this.#target?.request.context_id,
-      format,
-      isEnded: () => this.#isEnded(),
-      sent: (piece, seq) => {
-        this.#counter?.push(piece);
-        this.#audioCopy.collect(piece);
-        if (seq === 1 && this.#firstFlushAt !== undefined) {
-          this.deps.observer?.firstAudio(
-            'websocket',
-            (performance.now() - this.#firstFlushAt) / 1000,
-          );
-        }
-      },
-    });
+  /** One piece of audio went out as the `audio` event numbered `seq`. */
+  #sent(piece: Buffer, seq: number): void {
+    this.#counter?.push(piece);
+    this.#audioCopy.collect(piece);
+    if (seq === 1 && this.#firstFlushAt !== undefined) {
+      this.deps.observer?.firstAudio('websocket', (performance.now() - this.#firstFlushAt) / 1000);
+    }
   }
 
   async #succeed(): Promise<void> {
@@ -372,10 +357,8 @@ export class StreamSession {
     }
   }
 
-  async #closeLedger(outcome: Pick<LedgerOutcome, 'status' | 'errorCode'>): Promise<number> {
-    if (!this.#ledgerOpen || this.#ledgerClosed) return 0;
-    this.#ledgerClosed = true;
-    return this.deps.ledger.finish(this.requestId, {
+  #closeLedger(outcome: Pick<LedgerOutcome, 'status' | 'errorCode'>): Promise<number> {
+    return this.#row.close({
       ...outcome,
       charsSynthesized: this.#charsSynthesized,
       providerAudioMs: this.#usage.audioMs,
@@ -397,15 +380,12 @@ export class StreamSession {
 
   #persist(target: Target, audio: Buffer | undefined): void {
     if (!audio) return;
-    setImmediate(() => {
-      void this.deps.persister.enqueue({
-        requestId: this.requestId,
-        workspaceId: this.auth.workspaceId,
-        environment: this.auth.environment,
-        format: target.format,
-        contentType: getOutputFormatInfo(target.format).contentType,
-        audio,
-      });
+    persistAfterFinish(this.deps.persister, {
+      requestId: this.requestId,
+      workspaceId: this.auth.workspaceId,
+      environment: this.auth.environment,
+      format: target.format,
+      audio,
     });
   }
 }

@@ -62,6 +62,14 @@ class RecordingStore implements AudioStore {
     return this.inner.put(objectKey, audio, contentType);
   }
 
+  putFile(objectKey: string, sourcePath: string, contentType: string) {
+    return this.inner.putFile(objectKey, sourcePath, contentType);
+  }
+
+  head(objectKey: string) {
+    return this.inner.head(objectKey);
+  }
+
   get(objectKey: string) {
     return this.inner.get(objectKey);
   }

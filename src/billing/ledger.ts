@@ -241,14 +241,6 @@ export class Ledger {
     });
   }
 
-  async markAudioPersisted(requestId: string, location: string): Promise<void> {
-    await this.db
-      .updateTable('synthesis_requests')
-      .set({ audio_persisted: 1, audio_location: location })
-      .where('request_id', '=', requestId)
-      .execute();
-  }
-
   /**
    * Records where the audio of each request was stored (`audio_persisted = 1` and its
    * location), all in one transaction. Idempotent: marking a row again rewrites the same

@@ -1,3 +1,5 @@
+import { getOutputFormatInfo, type OutputFormat } from '../../media/formats.ts';
+
 /**
  * Where synthesized audio is kept after a request ends. One interface, one implementation
  * per backend: {@link LocalDiskAudioStore} today (single node, the embedded default); an
@@ -104,4 +106,15 @@ export function audioObjectKey(parts: AudioObjectKeyParts): string {
   }
   assertSafeObjectKey(key);
   return key;
+}
+
+/** File extension of each codec's stored audio: raw PCM, ADTS AAC, Ogg Opus. */
+const FILE_EXTENSIONS = { pcm: 'pcm', aac: 'aac', opus: 'ogg' } as const;
+
+/** Every extension {@link audioFileExtension} returns. */
+export const AUDIO_FILE_EXTENSIONS: readonly string[] = Object.values(FILE_EXTENSIONS);
+
+/** The file extension (no dot) of audio in `format`, for object keys and file names. */
+export function audioFileExtension(format: OutputFormat): string {
+  return FILE_EXTENSIONS[getOutputFormatInfo(format).codec];
 }

@@ -1,23 +1,22 @@
 import { availableParallelism } from 'node:os';
-import type { Redis } from 'ioredis';
 import type { OutputFormat } from '../media/formats.ts';
-import { getOutputFormatInfo } from '../media/formats.ts';
 import { inThreadTranscoder, type TranscoderOptions } from '../media/transcode.ts';
 import { passPcmThroughInThread } from '../media/transcoder-placement.ts';
 import { TranscodePool } from '../media/worker/transcode-pool.ts';
 import type { Config } from './config.ts';
-import { AudioPersistence, type AudioPersistenceJobData } from './jobs/audio-persistence.ts';
+import type { AudioPersistenceJobData } from './jobs/audio-persistence-job.ts';
+import { AudioPersistence } from './jobs/audio-persistence-producer.ts';
 import { createQueue, QUEUE_NAMES } from './jobs/queues.ts';
+import { audioSpoolDir } from './jobs/workers.ts';
 import { queueWaitRecorder } from './observability/domain-metrics.ts';
 import type { Logger } from './observability/logger.ts';
 import type { Metrics } from './observability/metrics.ts';
 import { createKokoroEngine, defaultKokoroDir } from './providers/kokoro/index.ts';
 import { defaultEngineHelperPath, NativeProvider } from './providers/native/index.ts';
 import { UpstreamProviderRegistry } from './providers/upstream-registry.ts';
+import { audioFileExtension } from './storage/audio-store.ts';
 import { capFfmpegEncoders } from './tts/encoder-cap.ts';
 import type { AudioPersister } from './tts/ports.ts';
-
-const FILE_EXTENSIONS = { pcm: 'pcm', aac: 'aac', opus: 'ogg' } as const;
 
 /**
  * The speech engines of this process: the native engine, the neural (Kokoro) engine when
@@ -72,15 +71,12 @@ export function createSpeechProviders(config: Config, metrics: Metrics, logger: 
 }
 
 /**
- * Where synthesized audio is stored when AUDIO_PERSISTENCE is on: a job queue the jobs
- * process drains. With it off the persister is disabled and no queue is opened.
+ * Where synthesized audio is stored when AUDIO_PERSISTENCE is on: files in the persistence
+ * spool, queued in batches the jobs process drains. With it off the persister is disabled
+ * and no queue is opened. `audioPersistence.close()` queues the last batch: call it at
+ * shutdown before `audioQueue.close()`.
  */
-export function createAudioPersister(
-  config: Config,
-  redis: Redis,
-  metrics: Metrics,
-  logger: Logger,
-) {
+export function createAudioPersister(config: Config, metrics: Metrics, logger: Logger) {
   const audioQueue = config.AUDIO_PERSISTENCE
     ? createQueue<AudioPersistenceJobData>(QUEUE_NAMES.audioPersistence, {
         redisUrl: config.REDIS_URL,
@@ -88,30 +84,34 @@ export function createAudioPersister(
         logger,
       })
     : undefined;
-  const persistence = audioQueue
-    ? new AudioPersistence(audioQueue, redis, {
-        prefix: config.REDIS_PREFIX,
+  const audioPersistence = audioQueue
+    ? new AudioPersistence(audioQueue, {
+        spoolDir: audioSpoolDir(config),
         maxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
-        ttlSeconds: 3600,
         logger,
       })
     : undefined;
   if (audioQueue) {
+    // Batches, not requests: each job holds up to 64 requests.
     metrics.watchQueueDepth(QUEUE_NAMES.audioPersistence, () =>
       audioQueue.getJobCountByTypes('waiting', 'delayed', 'prioritized'),
     );
   }
   const persister: AudioPersister = {
-    enabled: persistence !== undefined,
+    enabled: audioPersistence !== undefined,
     enqueue: async (input) => {
-      if (!persistence) return;
-      await persistence.enqueue({
-        ...input,
-        extension: FILE_EXTENSIONS[getOutputFormatInfo(input.format).codec],
+      if (!audioPersistence) return;
+      await audioPersistence.enqueue({
+        requestId: input.requestId,
+        workspaceId: input.workspaceId,
+        environment: input.environment,
+        contentType: input.contentType,
+        extension: audioFileExtension(input.format),
+        audio: input.audio,
       });
     },
   };
-  return { audioQueue, persister };
+  return { audioQueue, audioPersistence, persister };
 }
 
 /**

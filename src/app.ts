@@ -152,7 +152,7 @@ export function createApi(deps: ApiDependencies): Api {
   const slotOutage = limiterOutage(metrics, logger, 'stream_slots');
   const observer = synthesisObserver(metrics);
 
-  const { audioQueue, persister } = createAudioPersister(config, redis, metrics, logger);
+  const { audioQueue, audioPersistence, persister } = createAudioPersister(config, metrics, logger);
 
   const { transcodePool, transcoders } = createTranscoders(config);
   const guard = new KeyRateLimitGuard(
@@ -361,6 +361,8 @@ export function createApi(deps: ApiDependencies): Api {
         await work();
       };
       await step('server', () => server.close());
+      // Queues the last batch of spooled audio while the queue is still open.
+      await step('audio persistence', () => audioPersistence?.close());
       await step('metrics listener', () => metricsListener?.close());
       await step('key store', () => keyStore.close());
       await step('job workers', () => workers?.close());

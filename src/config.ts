@@ -223,6 +223,11 @@ export const configSchema = z.object({
     .int()
     .positive()
     .default(32 * 1024 * 1024),
+  /**
+   * Folder where the api leaves finished audio for the jobs process to store; every api and
+   * jobs process must see the same folder. Default DATA_DIR/persistence-spool.
+   */
+  AUDIO_SPOOL_DIR: z.string().min(1).optional(),
   /** Run the job workers inside the api process (single node). */
   RUN_JOBS_IN_PROCESS: bool.default(true),
   /** Tries of one voice clone job (the first included) on retryable vendor failures. */

@@ -23,6 +23,29 @@ export interface LedgerStart {
   passThrough: boolean;
 }
 
+/** Where one request's audio was stored ({@link Ledger.markAudioPersistedMany}). */
+export interface PersistedAudio {
+  requestId: string;
+  /** The store's name for the object: a `file://` URL on the local disk. */
+  location: string;
+}
+
+/** A finished request as {@link Ledger.succeededRequests} reports it. */
+export interface SucceededRequest {
+  requestId: string;
+  workspaceId: string;
+  environment: Environment;
+  /** As requested, e.g. `mp3_44100_128`; unchecked. */
+  outputFormat: string;
+  createdAt: Date;
+}
+
+/**
+ * Rows per statement when many are marked or looked up at once: well under the bound
+ * parameters either database allows (SQLite 32,766, PostgreSQL 65,535) at three per row.
+ */
+const ROWS_PER_STATEMENT = 500;
+
 export interface LedgerOutcome {
   status: Exclude<SynthesisStatus, 'started'>;
   errorCode?: ErrorCode | undefined;
@@ -218,12 +241,63 @@ export class Ledger {
     });
   }
 
-  async markAudioPersisted(requestId: string, location: string): Promise<void> {
-    await this.db
-      .updateTable('synthesis_requests')
-      .set({ audio_persisted: 1, audio_location: location })
-      .where('request_id', '=', requestId)
-      .execute();
+  /**
+   * Records where the audio of each request was stored (`audio_persisted = 1` and its
+   * location), all in one transaction. Idempotent: marking a row again rewrites the same
+   * values; request ids without a row are ignored.
+   */
+  async markAudioPersistedMany(entries: readonly PersistedAudio[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (let start = 0; start < entries.length; start += ROWS_PER_STATEMENT) {
+        const chunk = entries.slice(start, start + ROWS_PER_STATEMENT);
+        // One statement per chunk: each row gets its own location through a CASE.
+        await trx
+          .updateTable('synthesis_requests')
+          .set((eb) => {
+            let locations = eb
+              .case('request_id')
+              .when(chunk[0]!.requestId)
+              .then(chunk[0]!.location);
+            for (const entry of chunk.slice(1)) {
+              locations = locations.when(entry.requestId).then(entry.location);
+            }
+            return { audio_persisted: 1, audio_location: locations.end() };
+          })
+          .where(
+            'request_id',
+            'in',
+            chunk.map((entry) => entry.requestId),
+          )
+          .execute();
+      }
+    });
+  }
+
+  /**
+   * The `succeeded` rows among `requestIds`, with what names their stored audio; ids
+   * without such a row are left out.
+   */
+  async succeededRequests(requestIds: readonly string[]): Promise<SucceededRequest[]> {
+    const found: SucceededRequest[] = [];
+    for (let start = 0; start < requestIds.length; start += ROWS_PER_STATEMENT) {
+      const rows = await this.db
+        .selectFrom('synthesis_requests')
+        .select(['request_id', 'workspace_id', 'environment', 'output_format', 'created_at'])
+        .where('request_id', 'in', requestIds.slice(start, start + ROWS_PER_STATEMENT))
+        .where('status', '=', 'succeeded')
+        .execute();
+      for (const row of rows) {
+        found.push({
+          requestId: row.request_id,
+          workspaceId: row.workspace_id,
+          environment: row.environment,
+          outputFormat: row.output_format,
+          createdAt: new Date(row.created_at),
+        });
+      }
+    }
+    return found;
   }
 
   /**

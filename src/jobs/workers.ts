@@ -5,7 +5,10 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import { LocalDiskAudioStore } from '../storage/local-disk-store.ts';
-import { createAudioPersistenceWorker } from './audio-persistence.ts';
+import type { AudioPersistenceJobData } from './audio-persistence-job.ts';
+import { createAudioPersistenceWorker } from './audio-persistence-worker.ts';
+import { PersistenceSweeper } from './persistence-sweeper.ts';
+import { createQueue, QUEUE_NAMES } from './queues.ts';
 import { startVoiceCloningWorker } from './voice-cloning.ts';
 
 export interface JobWorkers {
@@ -17,6 +20,11 @@ export function audioStorageDir(config: Config): string {
   return path.resolve(config.DATA_DIR, 'audio');
 }
 
+/** The persistence spool: `AUDIO_SPOOL_DIR`, by default `DATA_DIR/persistence-spool`. */
+export function audioSpoolDir(config: Config): string {
+  return path.resolve(config.AUDIO_SPOOL_DIR ?? path.join(config.DATA_DIR, 'persistence-spool'));
+}
+
 /** Starts every job worker of this process; the api runs them itself in single-node mode. */
 export function startJobWorkers(deps: {
   config: Config;
@@ -25,20 +33,45 @@ export function startJobWorkers(deps: {
   instanceId: string;
 }): JobWorkers {
   const { config, db, logger } = deps;
-  const ledger = new Ledger(db, deps.instanceId);
   const audio = config.AUDIO_PERSISTENCE
-    ? createAudioPersistenceWorker({
-        connectionUrl: config.REDIS_URL,
-        prefix: config.REDIS_PREFIX,
-        store: new LocalDiskAudioStore(audioStorageDir(config)),
-        onPersisted: (requestId, location) => ledger.markAudioPersisted(requestId, location),
-        logger,
-      })
+    ? startAudioPersistence(config, db, logger, deps.instanceId)
     : undefined;
   const cloning = startVoiceCloningWorker({ config, db, logger });
   return {
     close: async () => {
       await Promise.all([audio?.close(), cloning.close()]);
+    },
+  };
+}
+
+/** The persistence worker and, beside it, the sweeper of files no queued batch will store. */
+function startAudioPersistence(
+  config: Config,
+  db: Kysely<Database>,
+  logger: Logger,
+  instanceId: string,
+): JobWorkers {
+  const ledger = new Ledger(db, instanceId);
+  const spoolDir = audioSpoolDir(config);
+  const worker = createAudioPersistenceWorker({
+    connectionUrl: config.REDIS_URL,
+    prefix: config.REDIS_PREFIX,
+    spoolDir,
+    store: new LocalDiskAudioStore(audioStorageDir(config)),
+    onPersisted: (stored) => ledger.markAudioPersistedMany(stored),
+    logger,
+  });
+  const queue = createQueue<AudioPersistenceJobData>(QUEUE_NAMES.audioPersistence, {
+    redisUrl: config.REDIS_URL,
+    redisPrefix: config.REDIS_PREFIX,
+    logger,
+  });
+  const sweeper = new PersistenceSweeper({ spoolDir, queue, ledger, logger });
+  sweeper.start();
+  return {
+    close: async () => {
+      await sweeper.close();
+      await Promise.all([worker.close(), queue.close()]);
     },
   };
 }

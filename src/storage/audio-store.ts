@@ -1,7 +1,9 @@
+import { getOutputFormatInfo, type OutputFormat } from '../../media/formats.ts';
+
 /**
  * Where synthesized audio is kept after a request ends. One interface, one implementation
  * per backend: {@link LocalDiskAudioStore} today (single node, the embedded default); an
- * S3-compatible store (AWS S3, MinIO, R2) implements the same two methods later, so the
+ * S3-compatible store (AWS S3, MinIO, R2) implements the same methods later, so the
  * jobs that persist audio never learn which backend they write to.
  *
  * Object keys are relative, `/`-separated paths built by {@link audioObjectKey}; every
@@ -20,8 +22,29 @@ export interface AudioStore {
    * `location` names the stored object for the backend (a `file://` URL, later `s3://`).
    */
   put(objectKey: string, audio: Buffer, contentType: string): Promise<{ location: string }>;
+  /**
+   * Moves the local file `sourcePath` into the store under `objectKey`, replacing any object
+   * already there, atomically like {@link AudioStore.put}; the source file is gone once it
+   * resolves. Throws {@link MissingSourceFileError} when `sourcePath` does not exist (a
+   * retry after an earlier call already moved it: see {@link AudioStore.head}).
+   */
+  putFile(
+    objectKey: string,
+    sourcePath: string,
+    contentType: string,
+  ): Promise<{ location: string }>;
+  /** The location of the object under `objectKey`, or null when there is none. */
+  head(objectKey: string): Promise<{ location: string } | null>;
   /** The stored bytes, or null when no object has this key. */
   get(objectKey: string): Promise<Buffer | null>;
+}
+
+/** Thrown by {@link AudioStore.putFile} when the file to move does not exist. */
+export class MissingSourceFileError extends Error {
+  constructor(readonly sourcePath: string) {
+    super(`no file to store at ${sourcePath}`);
+    this.name = 'MissingSourceFileError';
+  }
 }
 
 /** Thrown for an object key that is empty, absolute or climbs out of the store's root. */
@@ -83,4 +106,15 @@ export function audioObjectKey(parts: AudioObjectKeyParts): string {
   }
   assertSafeObjectKey(key);
   return key;
+}
+
+/** File extension of each codec's stored audio: raw PCM, ADTS AAC, Ogg Opus. */
+const FILE_EXTENSIONS = { pcm: 'pcm', aac: 'aac', opus: 'ogg' } as const;
+
+/** Every extension {@link audioFileExtension} returns. */
+export const AUDIO_FILE_EXTENSIONS: readonly string[] = Object.values(FILE_EXTENSIONS);
+
+/** The file extension (no dot) of audio in `format`, for object keys and file names. */
+export function audioFileExtension(format: OutputFormat): string {
+  return FILE_EXTENSIONS[getOutputFormatInfo(format).codec];
 }

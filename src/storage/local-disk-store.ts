@@ -1,39 +1,55 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdir, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type AudioStore, assertSafeObjectKey, InvalidObjectKeyError } from './audio-store.ts';
+import {
+  type AudioStore,
+  assertSafeObjectKey,
+  InvalidObjectKeyError,
+  MissingSourceFileError,
+} from './audio-store.ts';
+
+export interface LocalDiskAudioStoreOptions {
+  /** Flush each `put` to the disk before it is renamed into place. Default false. */
+  syncWrites?: boolean;
+}
 
 /**
  * An {@link AudioStore} on the local file system, the single-node default (under
- * `DATA_DIR`). Each put writes a temporary file next to the target, flushes it to disk and
- * renames it into place, so readers never see a partial file and a crash leaves at most a
+ * `DATA_DIR`). Each object is written or copied under a temporary name next to its target
+ * and renamed into place, so readers never see a partial file and a crash leaves at most a
  * stray `.tmp` file. The content type is not stored: the key's extension carries it.
+ *
+ * Writes are not fsynced unless `syncWrites` is set. Synthesized audio is kept best effort:
+ * the file system's own write-back commits it within seconds, a power loss in that window
+ * loses at most those recordings, and one fsync per file (mostly kernel journaling) cost
+ * more CPU than synthesizing the audio. Voice samples, which a user uploaded once and a
+ * clone needs later, set `syncWrites`.
  *
  * @example
  * ```ts
  * const store = new LocalDiskAudioStore(join(config.DATA_DIR, 'audio'));
  * await store.put('org_1/2025/01/31/0194....mp3', audio, 'audio/mpeg');
+ * await store.putFile('org_1/2025/01/31/0195....ogg', '/data/persistence-spool/0195....ogg', 'audio/ogg');
  * ```
  */
 export class LocalDiskAudioStore implements AudioStore {
   readonly rootDir: string;
+  readonly #syncWrites: boolean;
 
-  constructor(rootDir: string) {
+  constructor(rootDir: string, options: LocalDiskAudioStoreOptions = {}) {
     this.rootDir = resolve(rootDir);
+    this.#syncWrites = options.syncWrites ?? false;
   }
 
   async put(objectKey: string, audio: Buffer, _contentType: string): Promise<{ location: string }> {
     const target = this.pathOf(objectKey);
-    const directory = dirname(target);
-    await mkdir(directory, { recursive: true });
-    // Same directory as the target, so the rename stays on one file system and is atomic.
-    const temporary = join(directory, `.${randomUUID()}.tmp`);
+    const temporary = await this.temporaryBeside(target);
     try {
       const file = await open(temporary, 'wx');
       try {
         await file.writeFile(audio);
-        await file.sync();
+        if (this.#syncWrites) await file.sync();
       } finally {
         await file.close();
       }
@@ -43,6 +59,32 @@ export class LocalDiskAudioStore implements AudioStore {
       throw error;
     }
     return { location: pathToFileURL(target).href };
+  }
+
+  async putFile(
+    objectKey: string,
+    sourcePath: string,
+    _contentType: string,
+  ): Promise<{ location: string }> {
+    const target = this.pathOf(objectKey);
+    await mkdir(dirname(target), { recursive: true });
+    try {
+      await rename(sourcePath, target);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && !(await exists(sourcePath))) {
+        throw new MissingSourceFileError(sourcePath);
+      }
+      if (code !== 'EXDEV') throw error;
+      // The source is on another file system (a spool folder mounted apart from the store).
+      await this.copyThenRemove(sourcePath, target);
+    }
+    return { location: pathToFileURL(target).href };
+  }
+
+  async head(objectKey: string): Promise<{ location: string } | null> {
+    const target = this.pathOf(objectKey);
+    return (await exists(target)) ? { location: pathToFileURL(target).href } : null;
   }
 
   async get(objectKey: string): Promise<Buffer | null> {
@@ -55,6 +97,35 @@ export class LocalDiskAudioStore implements AudioStore {
     }
   }
 
+  /** Copies under a temporary name, renames it into place, then removes the source. */
+  private async copyThenRemove(sourcePath: string, target: string): Promise<void> {
+    const temporary = await this.temporaryBeside(target);
+    try {
+      await copyFile(sourcePath, temporary);
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !(await exists(sourcePath))) {
+        throw new MissingSourceFileError(sourcePath);
+      }
+      throw error;
+    }
+    // Another mover may have taken the source meanwhile; the object is in place either way.
+    await unlink(sourcePath).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+
+  /**
+   * A fresh temporary name in the target's folder (created when missing): the same folder,
+   * so the final rename stays on one file system and is atomic.
+   */
+  private async temporaryBeside(target: string): Promise<string> {
+    const directory = dirname(target);
+    await mkdir(directory, { recursive: true });
+    return join(directory, `.${randomUUID()}.tmp`);
+  }
+
   /** The absolute path of a key; throws for keys that would leave the root. */
   private pathOf(objectKey: string): string {
     assertSafeObjectKey(objectKey);
@@ -65,5 +136,16 @@ export class LocalDiskAudioStore implements AudioStore {
       throw new InvalidObjectKeyError(objectKey);
     }
     return path;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw error;
   }
 }

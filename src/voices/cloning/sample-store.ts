@@ -26,7 +26,10 @@ export class SampleStore {
   constructor(private readonly store: AudioStore) {}
 
   static onDisk(dataDir: string): SampleStore {
-    return new SampleStore(new LocalDiskAudioStore(sampleStorageDir(dataDir)));
+    // A recording exists only here once its upload was answered: flushed before the answer.
+    return new SampleStore(
+      new LocalDiskAudioStore(sampleStorageDir(dataDir), { syncWrites: true }),
+    );
   }
 
   async put(objectKey: string, audio: Buffer, contentType: string): Promise<void> {

@@ -1,9 +1,39 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { audioObjectKey, InvalidObjectKeyError } from '../../../src/storage/audio-store.ts';
+import {
+  audioObjectKey,
+  InvalidObjectKeyError,
+  MissingSourceFileError,
+} from '../../../src/storage/audio-store.ts';
 import { LocalDiskAudioStore } from '../../../src/storage/local-disk-store.ts';
+
+/** A tmpfs folder on most Linux machines, usually another file system than tmpdir(). */
+const OTHER_FILE_SYSTEM = '/dev/shm';
+
+/**
+ * Whether a rename from tmpdir() into {@link OTHER_FILE_SYSTEM} fails with EXDEV here. The
+ * copy fallback of `putFile` can only be provoked with two file systems at hand; where
+ * there is no such pair (no /dev/shm, or one file system for both) its test is skipped.
+ */
+function crossDeviceRenameFails(): boolean {
+  const probe = join(tmpdir(), `awp-exdev-probe-${randomBytes(4).toString('hex')}`);
+  const moved = join(OTHER_FILE_SYSTEM, `awp-exdev-probe-${randomBytes(4).toString('hex')}`);
+  try {
+    writeFileSync(probe, 'probe');
+    renameSync(probe, moved);
+    rmSync(moved, { force: true });
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EXDEV';
+  } finally {
+    rmSync(probe, { force: true });
+  }
+}
 
 describe('LocalDiskAudioStore', () => {
   let rootDir: string;
@@ -29,6 +59,84 @@ describe('LocalDiskAudioStore', () => {
 
   it('returns null for a missing object', async () => {
     expect(await store.get('org_1/2025/01/31/missing.mp3')).toBeNull();
+    expect(await store.head('org_1/2025/01/31/missing.mp3')).toBeNull();
+  });
+
+  describe('putFile', () => {
+    let sourceDir: string;
+
+    beforeEach(async () => {
+      sourceDir = await mkdtemp(join(tmpdir(), 'awp-store-source-'));
+    });
+
+    afterEach(async () => {
+      await rm(sourceDir, { recursive: true, force: true });
+    });
+
+    it('moves a file into place, replacing an older object, and reports its location', async () => {
+      const key = 'org_1/2025/01/31/req.ogg';
+      await store.put(key, Buffer.from('older'), 'audio/ogg');
+      const audio = randomBytes(10_000);
+      const source = join(sourceDir, 'req.ogg');
+      await writeFile(source, audio);
+
+      const { location } = await store.putFile(key, source, 'audio/ogg');
+
+      expect(location).toBe(pathToFileURL(join(rootDir, key)).href);
+      expect(await store.head(key)).toEqual({ location });
+      expect((await store.get(key))?.equals(audio)).toBe(true);
+      expect(await readdir(sourceDir)).toEqual([]);
+      expect(await readdir(join(rootDir, 'org_1/2025/01/31'))).toEqual(['req.ogg']);
+    });
+
+    it('throws MissingSourceFileError when the file is gone, and leaves the object alone', async () => {
+      const key = 'org_1/2025/01/31/req.ogg';
+      const source = join(sourceDir, 'req.ogg');
+      await writeFile(source, 'moved once');
+      await store.putFile(key, source, 'audio/ogg');
+
+      const again = store.putFile(key, source, 'audio/ogg');
+
+      await expect(again).rejects.toBeInstanceOf(MissingSourceFileError);
+      await expect(again).rejects.toMatchObject({ sourcePath: source });
+      expect((await store.get(key))?.toString()).toBe('moved once');
+    });
+
+    it('rejects an unsafe key before touching the file', async () => {
+      const source = join(sourceDir, 'req.ogg');
+      await writeFile(source, 'kept');
+      await expect(store.putFile('../escape.ogg', source, 'audio/ogg')).rejects.toBeInstanceOf(
+        InvalidObjectKeyError,
+      );
+      await expect(store.head('../escape.ogg')).rejects.toBeInstanceOf(InvalidObjectKeyError);
+      expect((await readFile(source)).toString()).toBe('kept');
+    });
+
+    it.skipIf(!crossDeviceRenameFails())(
+      'copies then removes the source when it sits on another file system (EXDEV)',
+      async () => {
+        const otherDir = await mkdtemp(join(OTHER_FILE_SYSTEM, 'awp-store-exdev-'));
+        try {
+          const key = 'org_1/2025/01/31/req.pcm';
+          const audio = randomBytes(50_000);
+          const source = join(otherDir, 'req.pcm');
+          await writeFile(source, audio);
+
+          const { location } = await store.putFile(key, source, 'audio/pcm');
+
+          expect(location).toBe(pathToFileURL(join(rootDir, key)).href);
+          expect((await store.get(key))?.equals(audio)).toBe(true);
+          expect(await readdir(otherDir)).toEqual([]);
+          // No temporary copy left beside the object.
+          expect(await readdir(join(rootDir, 'org_1/2025/01/31'))).toEqual(['req.pcm']);
+          await expect(store.putFile(key, source, 'audio/pcm')).rejects.toBeInstanceOf(
+            MissingSourceFileError,
+          );
+        } finally {
+          await rm(otherDir, { recursive: true, force: true });
+        }
+      },
+    );
   });
 
   it.each([

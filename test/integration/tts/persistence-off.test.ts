@@ -6,10 +6,7 @@ import type { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import {
-  type AudioPersistenceJobData,
-  audioRedisKey,
-} from '../../../src/jobs/audio-persistence.ts';
+import type { AudioPersistenceJobData } from '../../../src/jobs/audio-persistence-job.ts';
 import { createQueue, QUEUE_NAMES } from '../../../src/jobs/queues.ts';
 import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
 import { createRedis } from '../../../src/redis/client.ts';
@@ -39,7 +36,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 /**
  * With AUDIO_PERSISTENCE off, a one-shot and a stream leave nothing behind for storage: no
- * job, no parked bytes in Redis, no file, no stored location on the ledger row. The same
+ * job, no spool file, no stored file, no stored location on the ledger row. The same
  * requests on a server with persistence on do leave all of them, so each check can fail.
  */
 describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
@@ -147,9 +144,11 @@ describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
       .executeTakeFirstOrThrow();
 
   const audioDir = () => path.join(database.dataDir, 'audio');
+  const persistenceSpoolDir = () => path.join(database.dataDir, 'persistence-spool');
 
   it('persists a one-shot and a stream when on', async () => {
     const ids = [await oneShot(on), await stream(on)];
+    const onQueue = queueOf(on);
     for (const requestId of ids) {
       const stored = await waitFor(
         async () => {
@@ -161,9 +160,14 @@ describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
       expect(stored.status).toBe('succeeded');
       expect(stored.audio_location).toContain(requestId);
       expect((await filesUnder(audioDir())).filter((f) => f.includes(requestId))).toHaveLength(1);
-      // The row is marked by the job's processor; BullMQ completes the job just after.
+      // The row is marked by the job's processor; BullMQ completes the batch's job just after.
       await waitFor(
-        async () => ((await queueOf(on).getJobState(requestId)) === 'completed' ? true : undefined),
+        async () => {
+          const completed = await onQueue.getJobs(['completed']);
+          return completed.some((job) =>
+            (job.data as AudioPersistenceJobData).requests.some((e) => e.requestId === requestId),
+          );
+        },
         { what: `the persistence job of ${requestId} to complete`, intervalMs: 50 },
       );
     }
@@ -208,7 +212,7 @@ describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
     );
   });
 
-  it('enqueues nothing, parks no bytes and stores no file for a one-shot and a stream when off', async () => {
+  it('enqueues nothing, spools nothing and stores no file for a one-shot and a stream when off', async () => {
     const ids = [await oneShot(off), await stream(off)];
     // Queue the same kind of work on the "on" server after them: once its audio is stored,
     // anything the "off" server had handed to storage would have had as long to show up.
@@ -224,7 +228,9 @@ describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
       expect(current.status).toBe('succeeded');
       expect(Number(current.audio_persisted)).toBe(0);
       expect(current.audio_location).toBeNull();
-      expect(await redis.exists(audioRedisKey(prefix, requestId))).toBe(0);
+      expect(
+        (await filesUnder(persistenceSpoolDir())).filter((f) => f.includes(requestId)),
+      ).toEqual([]);
       expect((await filesUnder(audioDir())).filter((f) => f.includes(requestId))).toEqual([]);
     }
     const counts = await queueOf(off).getJobCounts();

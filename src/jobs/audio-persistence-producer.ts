@@ -1,0 +1,151 @@
+import type { Queue } from 'bullmq';
+import type { Environment } from '../config.ts';
+import type { Logger } from '../observability/logger.ts';
+import { audioObjectKey } from '../storage/audio-store.ts';
+import {
+  type AudioPersistenceEntry,
+  type AudioPersistenceJobData,
+  type AudioPersistenceJobOptions,
+  addAudioPersistenceBatch,
+} from './audio-persistence-job.ts';
+import { Batcher } from './batcher.ts';
+import { OutageLog } from './outage-log.ts';
+import { spoolFileName, writeSpoolFile } from './persistence-spool.ts';
+
+/** One finished synthesis request whose audio should be kept. */
+export interface AudioPersistenceRequest {
+  requestId: string;
+  workspaceId: string;
+  environment: Environment;
+  contentType: string;
+  /** File extension without the dot, e.g. `ogg`. */
+  extension: string;
+  audio: Buffer;
+}
+
+export interface AudioPersistenceOptions extends AudioPersistenceJobOptions {
+  /** `AUDIO_SPOOL_DIR`: the folder the jobs process reads the audio from. */
+  spoolDir: string;
+  /** Larger audio is not persisted. */
+  maxBytes: number;
+  logger: Logger;
+  /** A batch is queued once it holds this many requests. Default 64. */
+  batchMaxRequests?: number;
+  /** ...or this long after its first request, whichever comes first. Default 100. */
+  batchMaxDelayMs?: number;
+}
+
+/**
+ * Producer side of best-effort audio persistence, used by the api after the response (or
+ * the WebSocket `finish`) has gone out. Each request's audio is written to a file in the
+ * shared spool folder; requests are queued in batches, one BullMQ job per batch carrying
+ * names and keys only, so Redis never holds audio and the jobs process pays one job per
+ * batch. A batch Redis does not take stays on disk: the sweeper of the jobs process
+ * ({@link PersistenceSweeper}) queues its files again later.
+ *
+ * @example
+ * ```ts
+ * const persistence = new AudioPersistence(queue, {
+ *   spoolDir: '/data/persistence-spool', maxBytes: 32 * 1024 * 1024, logger,
+ * });
+ * void persistence.enqueue({ requestId, workspaceId, environment,
+ *   contentType: 'audio/ogg; codecs=opus', extension: 'ogg', audio });
+ * await persistence.close(); // at shutdown, before the queue closes
+ * ```
+ */
+export class AudioPersistence {
+  readonly #batcher: Batcher<AudioPersistenceEntry>;
+  readonly #queueOutage: OutageLog;
+  readonly #spoolOutage: OutageLog;
+
+  constructor(
+    private readonly queue: Queue<AudioPersistenceJobData>,
+    private readonly options: AudioPersistenceOptions,
+  ) {
+    this.#batcher = new Batcher({
+      maxItems: options.batchMaxRequests ?? 64,
+      maxDelayMs: options.batchMaxDelayMs ?? 100,
+      send: (requests) => this.#send(requests),
+    });
+    this.#queueOutage = new OutageLog(options.logger, {
+      failed: 'audio persistence batches not queued; their files wait in the spool for the sweeper',
+      recovered: 'audio persistence batches queued again',
+    });
+    this.#spoolOutage = new OutageLog(options.logger, {
+      failed: 'audio persistence spool not writable; audio is not persisted',
+      recovered: 'audio persistence spool writable again',
+    });
+  }
+
+  /**
+   * Writes the audio to the spool and adds the request to the current batch. Never
+   * throws, never waits on Redis: it resolves once the file is written (or the request was
+   * skipped: audio over `maxBytes`, a spool write failure, both logged).
+   */
+  async enqueue(request: AudioPersistenceRequest): Promise<void> {
+    const { logger, maxBytes, spoolDir } = this.options;
+    const { requestId, audio } = request;
+    if (audio.byteLength > maxBytes) {
+      logger.info(
+        { request_id: requestId, size_bytes: audio.byteLength, max_bytes: maxBytes },
+        'audio persistence skipped: audio larger than the limit',
+      );
+      return;
+    }
+    let entry: AudioPersistenceEntry;
+    try {
+      entry = {
+        requestId,
+        workspaceId: request.workspaceId,
+        environment: request.environment,
+        contentType: request.contentType,
+        extension: request.extension,
+        objectKey: audioObjectKey({
+          workspaceId: request.workspaceId,
+          requestId,
+          extension: request.extension,
+          createdAt: new Date(),
+        }),
+        spoolFile: spoolFileName(requestId, request.extension),
+      };
+    } catch (error) {
+      logger.warn({ err: error, request_id: requestId }, 'audio persistence skipped');
+      return;
+    }
+    try {
+      await writeSpoolFile(spoolDir, entry.spoolFile, audio);
+      this.#spoolOutage.succeeded();
+    } catch (error) {
+      this.#spoolOutage.failed(error, { request_id: requestId, dir: spoolDir });
+      return;
+    }
+    this.#batcher.add(entry);
+  }
+
+  /** Requests written to the spool and waiting for their batch to be queued. */
+  get pendingCount(): number {
+    return this.#batcher.pendingCount;
+  }
+
+  /** Queues the pending batch now; resolves once every batch so far was queued or failed. */
+  flush(): Promise<void> {
+    return this.#batcher.flush();
+  }
+
+  /**
+   * Queues the pending batch and waits for every batch in flight. Call before the queue
+   * closes; a request enqueued afterwards is queued alone at once.
+   */
+  close(): Promise<void> {
+    return this.#batcher.close();
+  }
+
+  async #send(requests: AudioPersistenceEntry[]): Promise<void> {
+    try {
+      await addAudioPersistenceBatch(this.queue, requests, this.options);
+      this.#queueOutage.succeeded();
+    } catch (error) {
+      this.#queueOutage.failed(error, { requests: requests.length });
+    }
+  }
+}

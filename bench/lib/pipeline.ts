@@ -29,8 +29,14 @@ export class PipelineRunner {
     const controller = new AbortController();
     const started = nowMs();
     let firstByteMs = -1;
-    const counter = getOutputFormatInfo(format).createDurationCounter();
-    const source = this.provider.synthesize({ text, providerVoiceId: voice }, controller.signal);
+    const info = getOutputFormatInfo(format);
+    const counter = info.createDurationCounter();
+    // The rate the service asks of the engine for this format (the engine resamples).
+    const preferredSampleRateHz = info.sourceRateHz(this.provider.nativeSampleRateHz);
+    const source = this.provider.synthesize(
+      { text, providerVoiceId: voice, preferredSampleRateHz },
+      controller.signal,
+    );
     for await (const bytes of encodeAudio(source, format, controller.signal, {
       opusComplexity: this.#opusComplexity,
     })) {

@@ -19,6 +19,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
+import { dispose } from '@livekit/rtc-node';
 import { RoomClient, SPEECH_RMS, speech } from '../test/helpers/room-client.ts';
 import { STT_SENTENCES } from '../test/helpers/stt-sentences.ts';
 import { quantile, round } from './lib/stats.ts';
@@ -178,6 +179,8 @@ async function main(): Promise<void> {
     }
   } finally {
     await rig.close();
+    // rtc-node's native side keeps the process alive until it is released.
+    await dispose();
   }
 
   const results = buildResults(turns, bargeIns);

@@ -447,7 +447,44 @@ static void serve(uint32_t id, unsigned char *payload, uint32_t length) {
   send_error(id, "could not start synthesis");
 }
 
-int main(void) {
+/*
+ * `awp-espeak-engine --resample FROM TO`: 16-bit mono PCM on stdin resampled from FROM to
+ * TO Hz by the same resampler set-up an utterance uses, to stdout. It exists for the
+ * resampler's quality test (a sine sweep cannot be spoken).
+ */
+static int resample_main(const char *from, const char *to) {
+  engine_rate = (unsigned int)atoi(from);
+  soxr_t made = resampler_for((uint32_t)atoi(to));
+  if (made == NULL) return 2;
+  short in[4096];
+  short out[4 * 4096];
+  size_t held = 0; /* bytes of `in` read and not yet resampled */
+  for (;;) {
+    ssize_t got = read(STDIN_FILENO, (unsigned char *)in + held, sizeof in - held);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return 4;
+    size_t samples = (held + (size_t)(got > 0 ? got : 0)) / 2;
+    int end = got == 0;
+    const short *input = end ? NULL : in;
+    size_t used = 0;
+    for (;;) {
+      size_t consumed = 0, produced = 0;
+      if (soxr_process(made, input == NULL ? NULL : input + used, input == NULL ? 0 : samples - used,
+                       &consumed, out, sizeof out / sizeof out[0], &produced) != NULL)
+        return 3;
+      used += consumed;
+      if (!write_fd(STDOUT_FILENO, out, produced * 2)) return 3;
+      if ((input == NULL || used >= samples) && produced < sizeof out / sizeof out[0]) break;
+    }
+    if (end) return 0;
+    /* An odd byte waits for its partner. */
+    held = (held + (size_t)got) % 2;
+    if (held) ((unsigned char *)in)[0] = ((unsigned char *)in)[samples * 2];
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "--resample") == 0) return resample_main(argv[2], argv[3]);
   signal(SIGPIPE, SIG_IGN);
   signal(SIGCHLD, SIG_IGN);
   int rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, NULL, 0);

@@ -165,3 +165,31 @@ export function processExists(pid: number): boolean {
     return false;
   }
 }
+
+/** A linear sine sweep from `f0Hz` to `f1Hz`, sampled at `rateHz`. */
+export function sineSweep(
+  rateHz: number,
+  seconds: number,
+  f0Hz: number,
+  f1Hz: number,
+): Float32Array {
+  const out = new Float32Array(Math.round(rateHz * seconds));
+  const slope = (f1Hz - f0Hz) / seconds;
+  for (let i = 0; i < out.length; i++) {
+    const t = i / rateHz;
+    out[i] = 0.5 * Math.sin(2 * Math.PI * (f0Hz * t + 0.5 * slope * t * t));
+  }
+  return out;
+}
+
+/** SNR of `actual` against `expected`, skipping `edge` samples at both ends. */
+export function snrDb(expected: Float32Array, actual: Float32Array, edge: number): number {
+  let signal = 0;
+  let noise = 0;
+  const end = Math.min(expected.length, actual.length) - edge;
+  for (let i = edge; i < end; i++) {
+    signal += expected[i]! ** 2;
+    noise += (expected[i]! - actual[i]!) ** 2;
+  }
+  return 10 * Math.log10(signal / noise);
+}

@@ -8,30 +8,7 @@ import {
   type ResamplerOptions,
 } from '../../../media/resample.ts';
 import { SpeexResampler } from '../../../media/speex-resampler.ts';
-import { splitPcm } from '../../helpers/audio.ts';
-
-/** A linear sine sweep from `f0Hz` to `f1Hz`, sampled at `rateHz`. */
-function sweep(rateHz: number, seconds: number, f0Hz: number, f1Hz: number): Float32Array {
-  const out = new Float32Array(Math.round(rateHz * seconds));
-  const slope = (f1Hz - f0Hz) / seconds;
-  for (let i = 0; i < out.length; i++) {
-    const t = i / rateHz;
-    out[i] = 0.5 * Math.sin(2 * Math.PI * (f0Hz * t + 0.5 * slope * t * t));
-  }
-  return out;
-}
-
-/** SNR of `actual` against `expected`, skipping `edge` samples at both ends. */
-function snrDb(expected: Float32Array, actual: Float32Array, edge: number): number {
-  let signal = 0;
-  let noise = 0;
-  const end = Math.min(expected.length, actual.length) - edge;
-  for (let i = edge; i < end; i++) {
-    signal += expected[i]! ** 2;
-    noise += (expected[i]! - actual[i]!) ** 2;
-  }
-  return 10 * Math.log10(signal / noise);
-}
+import { snrDb, splitPcm, sineSweep as sweep } from '../../helpers/audio.ts';
 
 // Engine rates (espeak-ng 22,050, Kokoro and vendors 24,000, vendors 16,000 to 48,000,
 // telephony 8,000) and every output rate, including Opus's 24,000 input.

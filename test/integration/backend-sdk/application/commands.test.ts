@@ -281,9 +281,11 @@ describe('backend-sdk application connection: rejoin', () => {
       });
       return value;
     };
+    let started = false;
     let progressed = false;
     const { room, worker, backendIdentity, join } = await session({
       onTool: async (_call, { progress }) => {
+        started = true;
         await progress(await next());
         progressed = true;
         return { done: await next() };
@@ -297,6 +299,9 @@ describe('backend-sdk application connection: rejoin', () => {
     const id = await worker.request(backendIdentity, 'tool', {
       tool: { callId: 'c', name: 't', arguments: {} },
     });
+    // The backend must hold the call before it goes offline; a request still on its way
+    // when the connection drops is re-delivered at the rejoin instead.
+    await waitFor(() => started, { what: 'the backend to run the tool handler' });
     await kick(lk, room, backendIdentity);
     await disconnected;
     step({ stage: 'reported offline' });

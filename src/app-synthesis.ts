@@ -88,6 +88,7 @@ export function createAudioPersister(config: Config, metrics: Metrics, logger: L
     ? new AudioPersistence(audioQueue, {
         spoolDir: audioSpoolDir(config),
         maxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
+        minFreeBytes: config.AUDIO_SPOOL_MIN_FREE_BYTES,
         logger,
       })
     : undefined;

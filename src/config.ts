@@ -228,6 +228,15 @@ export const configSchema = z.object({
    * jobs process must see the same folder. Default DATA_DIR/persistence-spool.
    */
   AUDIO_SPOOL_DIR: z.string().min(1).optional(),
+  /**
+   * The api writes no spool file that would leave the spool's file system with less free
+   * space than this (the disk also holds the SQLite ledger); 0 turns the floor off.
+   */
+  AUDIO_SPOOL_MIN_FREE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1024 * 1024 * 1024),
   /** Run the job workers inside the api process (single node). */
   RUN_JOBS_IN_PROCESS: bool.default(true),
   /** Tries of one voice clone job (the first included) on retryable vendor failures. */

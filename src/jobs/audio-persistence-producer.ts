@@ -11,6 +11,7 @@ import {
 import { Batcher } from './batcher.ts';
 import { OutageLog } from './outage-log.ts';
 import { spoolFileName, writeSpoolFile } from './persistence-spool.ts';
+import { SpoolSpace } from './spool-space.ts';
 
 /** One finished synthesis request whose audio should be kept. */
 export interface AudioPersistenceRequest {
@@ -28,6 +29,11 @@ export interface AudioPersistenceOptions extends AudioPersistenceJobOptions {
   spoolDir: string;
   /** Larger audio is not persisted. */
   maxBytes: number;
+  /**
+   * `AUDIO_SPOOL_MIN_FREE_BYTES`: no spool file is written while the spool's file system
+   * would be left with less free space than this. Default 0 (no floor).
+   */
+  minFreeBytes?: number;
   logger: Logger;
   /** A batch is queued once it holds this many requests. Default 64. */
   batchMaxRequests?: number;
@@ -57,6 +63,8 @@ export class AudioPersistence {
   readonly #batcher: Batcher<AudioPersistenceEntry>;
   readonly #queueOutage: OutageLog;
   readonly #spoolOutage: OutageLog;
+  readonly #space: SpoolSpace;
+  readonly #spaceOutage: OutageLog;
 
   constructor(
     private readonly queue: Queue<AudioPersistenceJobData>,
@@ -75,12 +83,22 @@ export class AudioPersistence {
       failed: 'audio persistence spool not writable; audio is not persisted',
       recovered: 'audio persistence spool writable again',
     });
+    this.#space = new SpoolSpace({
+      dir: options.spoolDir,
+      minFreeBytes: options.minFreeBytes ?? 0,
+    });
+    this.#spaceOutage = new OutageLog(options.logger, {
+      failed:
+        'audio persistence paused: the spool disk is at its free-space floor (AUDIO_SPOOL_MIN_FREE_BYTES); audio is not persisted',
+      recovered: 'audio persistence resumed: the spool disk has room again',
+    });
   }
 
   /**
    * Writes the audio to the spool and adds the request to the current batch. Never
    * throws, never waits on Redis: it resolves once the file is written (or the request was
-   * skipped: audio over `maxBytes`, a spool write failure, both logged).
+   * skipped, and logged: audio over `maxBytes`, a disk at its free-space floor, a spool
+   * write failure).
    */
   async enqueue(request: AudioPersistenceRequest): Promise<void> {
     const { logger, maxBytes, spoolDir } = this.options;
@@ -112,6 +130,17 @@ export class AudioPersistence {
       logger.warn({ err: error, request_id: requestId }, 'audio persistence skipped');
       return;
     }
+    const space = await this.#space.admit(audio.byteLength);
+    if (!space.admitted) {
+      this.#spaceOutage.failed(undefined, {
+        request_id: requestId,
+        dir: spoolDir,
+        free_bytes: space.freeBytes,
+        min_free_bytes: space.minFreeBytes,
+      });
+      return;
+    }
+    this.#spaceOutage.succeeded();
     try {
       await writeSpoolFile(spoolDir, entry.spoolFile, audio);
       this.#spoolOutage.succeeded();

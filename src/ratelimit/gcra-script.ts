@@ -35,7 +35,9 @@ if tat < now then tat = now end
 
 local capacity = burst * interval
 local new_tat = tat + cost * interval
-local allow_at = new_tat - capacity
+-- The wait from the differences: new_tat - capacity - now rounds, and a hair above zero
+-- refused the first request of an idle bucket when cost = burst. Below 1 ns is no wait.
+local wait = (tat - now) + (cost * interval - capacity)
 
 -- The epsilon keeps float noise (1.9999999 cells) from costing a whole cell.
 local function cells(ms)
@@ -44,8 +46,8 @@ local function cells(ms)
   return n
 end
 
-if now < allow_at then
-  return { 0, math.ceil(allow_at - now), cells(capacity - (tat - now)) }
+if wait > 1e-6 then
+  return { 0, math.ceil(wait), cells(capacity - (tat - now)) }
 end
 
 if new_tat > now then

@@ -2,6 +2,8 @@ import type { RateLimitDecision } from './limiter.ts';
 
 /** Buckets kept before a sweep drops the idle ones; bounds memory under many keys. */
 const SWEEP_AT_SIZE = 10_000;
+/** Float noise below this (a nanosecond) is no wait. */
+const WAIT_EPSILON_MS = 1e-6;
 
 /**
  * The same GCRA as the Redis script ({@link GCRA_SCRIPT}), in this process's memory: the
@@ -24,12 +26,15 @@ export class LocalGcra {
     const tat = Math.max(this.#tat.get(bucket) ?? now, now);
     const capacity = burst * intervalMs;
     const newTat = tat + cost * intervalMs;
-    const allowAt = newTat - capacity;
+    // The wait until the request would fit, from the differences: `newTat - capacity - now`
+    // rounds (1000 added to performance.now() and taken away again can come out a hair
+    // above it), which refused the first request of an idle bucket when cost = burst.
+    const waitMs = tat - now + (cost * intervalMs - capacity);
     const cells = (ms: number) => Math.max(0, Math.floor(ms / intervalMs + 1e-9));
-    if (now < allowAt) {
+    if (waitMs > WAIT_EPSILON_MS) {
       return {
         allowed: false,
-        retryAfterMs: Math.ceil(allowAt - now),
+        retryAfterMs: Math.ceil(waitMs),
         remaining: cells(capacity - (tat - now)),
       };
     }

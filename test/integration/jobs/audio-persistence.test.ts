@@ -511,7 +511,11 @@ describe.each(DIALECTS)('audio persistence through the spool on %s', (dialect) =
     const persistence = producer({ batchMaxDelayMs: NEVER_MS });
     await persistence.enqueue(input);
     await persistence.close();
-    // The sweeper finds the file before any worker ran and queues it again.
+    // The sweeper finds the file before any worker ran and queues it again. The file is
+    // made a minute old: one written in the sweep's own millisecond is younger than a
+    // minimum age of 0 (Date.now() is whole milliseconds, mtimes are not).
+    const old = new Date(Date.now() - 60_000);
+    await utimes(join(spoolDir, `${input.requestId}.ogg`), old, old);
     expect(await sweeper().sweep()).toEqual({ queued: 1, removed: 0 });
     const queued = await jobs();
     expect(queued).toHaveLength(2);

@@ -7,6 +7,7 @@
  * - the api process never exited (zero crashed processes) and stops cleanly on SIGTERM;
  * - no ledger row is left open;
  * - grants = balance + charges, exactly (open reservations being zero);
+ * - every succeeded request's audio is stored (waiting up to 4 minutes for the spool);
  * - the api's peak RSS stayed under SOAK_RSS_LIMIT_MB (default 700).
  *
  * Figures go to stdout and bench/results/soak.json; bench/README.md quotes a run.
@@ -289,6 +290,13 @@ async function main(): Promise<void> {
   }
   const granted = await grantedMillicredits(handle, ws.workspaceId);
   const difference = granted - account.balance - account.charged - account.open;
+  // Every succeeded request's audio is stored in the end, including what waited in the
+  // spool while Redis was down (the sweeper queues files two minutes old, every minute).
+  let audio = await persistedAudio(handle, ws.workspaceId);
+  for (let i = 0; i < 240 && audio.persisted < audio.succeeded; i++) {
+    await sleep(1000);
+    audio = await persistedAudio(handle, ws.workspaceId);
+  }
 
   stopping = true;
   // A hung shutdown is killed and reported by stop(); here it is one of the failures.
@@ -322,6 +330,8 @@ async function main(): Promise<void> {
     chargedMillicredits: account.charged,
     openReservedMillicredits: account.open,
     creditDifference: difference,
+    succeededRequests: audio.succeeded,
+    audioPersisted: audio.persisted,
     peakRssMb: Math.round(peakRssMb),
     rssLimitMb: RSS_LIMIT_MB,
     rssSamplesMb: rssSamples,
@@ -333,6 +343,8 @@ async function main(): Promise<void> {
     exitCode !== 0 && !crashed && `the api exited with ${exitCode} on SIGTERM`,
     account.openRows > 0 && `${account.openRows} ledger rows left open`,
     difference !== 0 && `credit off by ${difference} millicredits`,
+    audio.persisted < audio.succeeded &&
+      `${audio.succeeded - audio.persisted} succeeded requests without stored audio`,
     peakRssMb > RSS_LIMIT_MB && `peak RSS ${Math.round(peakRssMb)} MB over ${RSS_LIMIT_MB} MB`,
   ].filter(Boolean);
   if (failures.length > 0) {
@@ -341,6 +353,23 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   process.stderr.write('soak passed\n');
+}
+
+/** Succeeded requests of the workspace, and how many of them have their audio stored. */
+async function persistedAudio(
+  handle: Awaited<ReturnType<typeof openTestDatabase>>,
+  workspaceId: string,
+): Promise<{ succeeded: number; persisted: number }> {
+  const rows = await handle.db
+    .selectFrom('synthesis_requests')
+    .select(['audio_persisted'])
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'succeeded')
+    .execute();
+  return {
+    succeeded: rows.length,
+    persisted: rows.filter((row) => Number(row.audio_persisted) === 1).length,
+  };
 }
 
 main().catch((error: unknown) => {

@@ -49,6 +49,11 @@ export interface LlmChatRequest {
   model: string;
   messages: LlmMessage[];
   tools?: LlmToolDefinition[];
+  /**
+   * `none`: the model must answer in text this time. The tools are still sent, so tool
+   * calls already in `messages` stay valid for the vendor. Default `auto`.
+   */
+  toolChoice?: 'auto' | 'none';
   thinkingLevel?: ThinkingLevel;
   /** Upper bound of generated tokens (vendor default when omitted). */
   maxOutputTokens?: number;

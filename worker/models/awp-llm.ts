@@ -57,16 +57,23 @@ export class AwpLlm extends llm.LLM {
     return this.options.provider.name;
   }
 
+  /**
+   * One model call. `toolChoice: 'none'` (the framework's final answer after its tool steps,
+   * a spoken update) asks the vendor for text only, and any tool call that still comes back
+   * is dropped, `stay_quiet` included.
+   */
   chat({
     chatCtx,
     toolCtx,
     connOptions,
+    toolChoice,
   }: {
     chatCtx: llm.ChatContext;
     toolCtx?: llm.ToolContextLike;
     connOptions?: APIConnectOptions;
+    toolChoice?: llm.ToolChoice;
   }): llm.LLMStream {
-    return new AwpLlmStream(this, {
+    return new AwpLlmStream(this, toolChoice === 'none', {
       chatCtx,
       ...(toolCtx ? { toolCtx } : {}),
       connOptions: connOptions ?? { maxRetry: 0, retryIntervalMs: 0, timeoutMs: 60_000 },
@@ -76,9 +83,11 @@ export class AwpLlm extends llm.LLM {
 
 class AwpLlmStream extends llm.LLMStream {
   readonly #owner: AwpLlm;
+  readonly #textOnly: boolean;
 
   constructor(
     owner: AwpLlm,
+    textOnly: boolean,
     params: {
       chatCtx: llm.ChatContext;
       toolCtx?: llm.ToolContextLike;
@@ -87,6 +96,7 @@ class AwpLlmStream extends llm.LLMStream {
   ) {
     super(owner, params);
     this.#owner = owner;
+    this.#textOnly = textOnly;
   }
 
   protected async run(): Promise<void> {
@@ -95,10 +105,18 @@ class AwpLlmStream extends llm.LLMStream {
     const id = randomUUID();
     try {
       for await (const event of provider.chat(
-        { model, messages, tools: tools ? tools() : [STAY_QUIET_TOOL], thinkingLevel },
+        {
+          model,
+          messages,
+          tools: tools ? tools() : [STAY_QUIET_TOOL],
+          ...(this.#textOnly ? { toolChoice: 'none' as const } : {}),
+          thinkingLevel,
+        },
         this.abortController.signal,
       )) {
-        if (event.type === 'text') {
+        if (event.type === 'tool_call' && this.#textOnly) {
+          // Asked for text only; a vendor that calls a tool anyway is not obeyed.
+        } else if (event.type === 'text') {
           this.queue.put({ id, delta: { role: 'assistant', content: event.delta } });
         } else if (event.type === 'tool_call' && tools) {
           const call = llm.FunctionCall.create({

@@ -129,6 +129,7 @@ export function toMessagesBody(request: LlmChatRequest): MessageCreateParamsStre
         input_schema: tool.parameters as Tool['input_schema'],
       }),
     );
+    if (request.toolChoice === 'none') body.tool_choice = { type: 'none' };
   }
   if (thinking) {
     body.thinking = { type: 'enabled', budget_tokens: THINKING_BUDGET_TOKENS[level] };

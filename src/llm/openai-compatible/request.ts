@@ -52,6 +52,7 @@ export function toChatCompletionBody(request: LlmChatRequest): ChatCompletionCre
   };
   if (request.tools !== undefined && request.tools.length > 0) {
     body.tools = toChatTools(request.tools);
+    if (request.toolChoice === 'none') body.tool_choice = 'none';
   }
   if (request.thinkingLevel !== undefined && request.thinkingLevel !== 'off') {
     body.reasoning_effort = request.thinkingLevel;

@@ -163,8 +163,13 @@ describe('application sessions: tools (backend-sdk, worker, livekit-server, api)
         spokenText: 'Table T-1 is booked.',
         completion: 'worker_playout',
       });
-      // Exactly one model request since the result: the requested update, not a tool reply.
+      // Exactly one model request since the result: the requested update, not a tool reply,
+      // and a spoken update calls no tools (text only, with the tools still listed).
       expect(llm.requests.length).toBe(requestsBefore + 1);
+      expect(llm.requests.at(-1)?.body).toMatchObject({
+        tool_choice: 'none',
+        tools: expect.arrayContaining([expect.objectContaining({ type: 'function' })]),
+      });
       expect(toolOutputs(stack).get('call_book')).toBe('{"ticket":"T-1"}');
       expect(await connection.requestReply('booked')).toEqual(first);
       expect(llm.requests.length).toBe(requestsBefore + 1);

@@ -134,6 +134,22 @@ describe('Anthropic request body', () => {
     });
   });
 
+  it('asks for text only with tool_choice none, keeping the tools, and sends no tool_choice by default', async () => {
+    const messages = [{ role: 'user' as const, content: 'Weather in Paris?' }];
+    const textOnly = await send({
+      model: 'claude-haiku-4-5',
+      messages,
+      tools: [weather],
+      toolChoice: 'none',
+    });
+    expect(textOnly.recorded.body).toMatchObject({
+      tool_choice: { type: 'none' },
+      tools: [{ name: 'get_weather' }],
+    });
+    const auto = await send({ model: 'claude-haiku-4-5', messages, tools: [weather] });
+    expect(auto.recorded.body).not.toHaveProperty('tool_choice');
+  });
+
   it('maps thinking levels to budgets with max_tokens above them, and off to no thinking', async () => {
     const budgets = { low: 1024, medium: 4096, high: 16_384 } as const;
     for (const [level, budget] of Object.entries(budgets)) {

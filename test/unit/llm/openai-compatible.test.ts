@@ -119,6 +119,27 @@ describe('OpenAI-compatible request body', () => {
     });
   });
 
+  it('asks for text only with tool_choice none, keeping the tools, and sends no tool_choice by default', async () => {
+    const tool = {
+      name: 'get_weather',
+      description: 'Weather of a city.',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    };
+    const messages = [{ role: 'user' as const, content: 'Weather in Paris?' }];
+    const textOnly = await send({
+      model: 'gpt-4.1-mini',
+      messages,
+      tools: [tool],
+      toolChoice: 'none',
+    });
+    expect(textOnly.body).toMatchObject({ tool_choice: 'none', tools: [{ type: 'function' }] });
+    const auto = await send({ model: 'gpt-4.1-mini', messages, tools: [tool] });
+    expect(auto.body).not.toHaveProperty('tool_choice');
+    const noTools = await send({ model: 'gpt-4.1-mini', messages, toolChoice: 'none' });
+    expect(noTools.body).not.toHaveProperty('tool_choice');
+    expect(noTools.body).not.toHaveProperty('tools');
+  });
+
   it('maps thinking levels to reasoning_effort on reasoning models and omits it for off', async () => {
     for (const level of ['low', 'medium', 'high'] as const) {
       const recorded = await send({

@@ -29,11 +29,11 @@ import {
   type PersistenceSweeperOptions,
 } from '../../../src/jobs/persistence-sweeper.ts';
 import { bullPrefix, createQueue, QUEUE_NAMES } from '../../../src/jobs/queues.ts';
-import type { Logger } from '../../../src/observability/logger.ts';
 import { createRedis } from '../../../src/redis/client.ts';
 import { type AudioStore, audioFileExtension } from '../../../src/storage/audio-store.ts';
 import { LocalDiskAudioStore } from '../../../src/storage/local-disk-store.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { captureLogger } from '../../helpers/log-capture.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
@@ -46,17 +46,6 @@ const NEVER_MS = 10 * 60_000;
 const QUEUE_FAILED =
   'audio persistence batches not queued; their files wait in the spool for the sweeper';
 const FILE_MISSING = 'audio persistence skipped: neither the spool file nor the object exists';
-
-type LogLine = { level: number; msg: string; request_id?: string } & Record<string, unknown>;
-
-function captureLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const logger = pino(
-    { level: 'debug' },
-    { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
-  );
-  return { logger, lines };
-}
 
 /** The local disk store, whose `putFile` fails on the calls numbered in `failOn` (1-based). */
 class FailingStore implements AudioStore {

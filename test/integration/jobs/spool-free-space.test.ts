@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { v7 as uuidv7 } from 'uuid';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AudioPersistenceJobData } from '../../../src/jobs/audio-persistence-job.ts';
@@ -14,8 +13,8 @@ import {
 } from '../../../src/jobs/audio-persistence-producer.ts';
 import { createQueue, QUEUE_NAMES } from '../../../src/jobs/queues.ts';
 import { SpoolSpace } from '../../../src/jobs/spool-space.ts';
-import type { Logger } from '../../../src/observability/logger.ts';
 import { createRedis } from '../../../src/redis/client.ts';
+import { captureLogger } from '../../helpers/log-capture.ts';
 
 // The free-space floor of the persistence spool, against the real file system of the
 // test's temporary folder: a floor above its free space refuses every write, a floor far
@@ -26,17 +25,6 @@ const PAUSED =
   'audio persistence paused: the spool disk is at its free-space floor (AUDIO_SPOOL_MIN_FREE_BYTES); audio is not persisted';
 const TIB = 1024 ** 4;
 const MIB = 1024 ** 2;
-
-type LogLine = { level: number; msg: string } & Record<string, unknown>;
-
-function captureLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const logger = pino(
-    { level: 'debug' },
-    { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
-  );
-  return { logger, lines };
-}
 
 async function freeBytes(dir: string): Promise<number> {
   const stats = await statfs(dir);

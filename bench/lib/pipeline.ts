@@ -18,9 +18,12 @@ export class PipelineRunner {
   readonly #opusComplexity: number;
 
   constructor(opusComplexity: number) {
-    // The engine the api uses: long-lived when built, unless NATIVE_ENGINE_PERSISTENT=false.
+    // The engine the api uses: long-lived when built (or NATIVE_ENGINE_HELPER), unless
+    // NATIVE_ENGINE_PERSISTENT=false.
     const engineHelper =
-      process.env.NATIVE_ENGINE_PERSISTENT === 'false' ? undefined : defaultEngineHelperPath();
+      process.env.NATIVE_ENGINE_PERSISTENT === 'false'
+        ? undefined
+        : (process.env.NATIVE_ENGINE_HELPER ?? defaultEngineHelperPath());
     this.provider = new NativeProvider(engineHelper ? { engineHelper } : {});
     this.#opusComplexity = opusComplexity;
   }

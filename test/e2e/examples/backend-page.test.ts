@@ -75,7 +75,12 @@ describe('examples/backend page (Chromium, client-sdk, livekit-server)', () => {
     const sessionAnswer = page.waitForResponse((r) => r.url().endsWith('/api/session'));
     await page.click('#connect');
     const answer = await sessionAnswer;
-    expect(answer.status()).toBe(201);
+    // On failure, what the example answered and what the api stand-in refused say why.
+    expect({
+      status: answer.status(),
+      body: answer.status() === 201 ? undefined : await answer.text(),
+      refused: api.refused,
+    }).toEqual({ status: 201, body: undefined, refused: [] });
     const start = api.starts[0];
     expect(await answer.json()).toEqual(start?.answer.session);
     await waitFor(async () => (await badge()) === 'connected', {

@@ -4,10 +4,11 @@ FROM node:20-bookworm-slim
 
 # espeak-ng: native TTS model (run as a subprocess, never linked). ffmpeg: AAC encoding.
 # python3, make, g++: node-gyp builds of native addons (better-sqlite3, @discordjs/opus).
-# gcc, libespeak-ng-dev: the long-lived engine (native/espeak-engine/, a separate program).
+# gcc, libespeak-ng-dev, libsoxr-dev: the long-lived engine (native/espeak-engine/, a
+# separate program; libsoxr resamples to the requested rate).
 RUN apt-get update \
   && apt-get install -y --no-install-recommends espeak-ng ffmpeg python3 make g++ gcc \
-    libespeak-ng-dev ca-certificates \
+    libespeak-ng-dev libsoxr-dev ca-certificates \
   && rm -rf /var/lib/apt/lists/*
 
 # The project is installed with npm 11 (it honours "allowScripts" in package.json).

@@ -33,8 +33,10 @@ done
 if [ "$purpose" = "test" ] && ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
   missing+=(postgresql)
 fi
-# The long-lived native engine (native/espeak-engine/) is compiled against libespeak-ng.
+# The long-lived native engine (native/espeak-engine/) is compiled against libespeak-ng
+# and libsoxr.
 [ -f /usr/include/espeak-ng/speak_lib.h ] || missing+=(libespeak-ng-dev)
+[ -f /usr/include/soxr.h ] || missing+=(libsoxr-dev)
 # Virtual environments (schemathesis, the speech-to-text sidecar) need venv and ensurepip,
 # which Debian ships apart from python3.
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then

@@ -25,8 +25,8 @@
  *
  * Each utterance runs in a fork of a per-voice template (see template_for()), so every one
  * starts from the same state and sounds exactly as `espeak-ng --stdout --stdin -b 1` says it.
- * At another output rate the utterance process resamples as the audio is produced (a
- * polyphase FIR filter, polyphase.h), so the service receives the rate it delivers.
+ * At another output rate the utterance process resamples with libsoxr (high quality,
+ * linear phase) as the audio is produced, so the service receives the rate it delivers.
  *
  * The engine exits 0 at end of input, and non-zero on a malformed frame or when it cannot
  * write to the parent.
@@ -42,17 +42,15 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <soxr.h>
 #include <unistd.h>
-
-#include "polyphase.h"
 
 #define HEADER_BYTES 9
 /* Bumped when the framing changes; the service refuses an engine built from other sources. */
 #define PROTOCOL_VERSION 2
 /* Fixed part of an 'S' payload: rate, pitch, voice length, output rate. */
 #define REQUEST_HEAD 8u
-/* Output rates the engine resamples to (those whose ratio to its own reduces to at most
- * 4096 phases: polyphase.h). */
+/* Output rates the engine resamples to. */
 #define MIN_OUTPUT_RATE 8000u
 #define MAX_OUTPUT_RATE 48000u
 /* Requests larger than this are refused by the parent already; here it guards memory. */
@@ -62,7 +60,7 @@ static uint32_t current_id;
 static int cancelled;
 /* The engine's own rate, and the resampler of the utterance being spoken (NULL: none). */
 static unsigned int engine_rate;
-static polyphase_t *resampler;
+static soxr_t resampler;
 
 static void put_u32(unsigned char *at, uint32_t value) {
   at[0] = value & 0xff;
@@ -157,18 +155,21 @@ static void send_audio(const short *samples, size_t count) {
  */
 static void send_resampled(const short *samples, size_t count) {
   short out[4 * SAMPLES_PER_FRAME];
-  const size_t room = sizeof out / sizeof out[0];
+  size_t used = 0;
   for (;;) {
-    long produced = polyphase_process(resampler, samples, count, out, room);
-    if (produced < 0) {
+    size_t consumed = 0, produced = 0;
+    size_t left = samples == NULL ? 0 : count - used;
+    soxr_error_t error = soxr_process(resampler, samples == NULL ? NULL : samples + used, left,
+                                      &consumed, out, sizeof out / sizeof out[0], &produced);
+    if (error != NULL) {
       send_error(current_id, "resampling failed");
       _exit(0);
     }
-    send_audio(out, (size_t)produced);
+    used += consumed;
+    send_audio(out, produced);
     if (cancelled) return;
-    /* Done once the output buffer was not filled. */
-    if ((size_t)produced < room) return;
-    count = 0;
+    /* Done once the input is used up and the output buffer was not filled. */
+    if ((samples == NULL || used >= count) && produced < sizeof out / sizeof out[0]) return;
   }
 }
 
@@ -244,22 +245,33 @@ static void speak(uint32_t id, unsigned char *payload, uint32_t length) {
 
 static struct {
   uint32_t rate;
-  polyphase_t filter;
+  soxr_t soxr;
 } resamplers[MAX_RESAMPLERS];
 
 /* The pristine resampler to `rate`, made on first use; NULL for the engine's own rate. */
-static polyphase_t *resampler_for(uint32_t rate) {
+static soxr_t resampler_for(uint32_t rate) {
   if (rate == 0 || rate == engine_rate) return NULL;
   int slot = 0;
   for (int i = 0; i < MAX_RESAMPLERS; i++) {
-    if (resamplers[i].rate == rate) return &resamplers[i].filter;
+    if (resamplers[i].rate == rate) return resamplers[i].soxr;
     if (resamplers[i].rate == 0) slot = i;
   }
-  if (resamplers[slot].rate != 0) free((void *)resamplers[slot].filter.table);
-  resamplers[slot].rate = 0;
-  if (!polyphase_init(&resamplers[slot].filter, engine_rate, rate)) return NULL;
+  if (resamplers[slot].rate != 0) soxr_delete(resamplers[slot].soxr);
+  soxr_io_spec_t io = soxr_io_spec(SOXR_INT16_I, SOXR_INT16_I);
+  /* No dither: the same text must give the same bytes every time. */
+  io.flags |= SOXR_NO_DITHER;
+  soxr_quality_spec_t quality = soxr_quality_spec(SOXR_HQ, 0);
+  /* One thread: the utterance is a fork, and threads do not survive fork(). */
+  soxr_runtime_spec_t runtime = soxr_runtime_spec(1);
+  soxr_error_t error = NULL;
+  soxr_t made = soxr_create(engine_rate, rate, 1, &error, &io, &quality, &runtime);
+  if (error != NULL) {
+    resamplers[slot].rate = 0;
+    return NULL;
+  }
   resamplers[slot].rate = rate;
-  return &resamplers[slot].filter;
+  resamplers[slot].soxr = made;
+  return made;
 }
 
 /* Writes all of `data` to `fd`; 0 when the reader is gone. */
@@ -342,7 +354,7 @@ static void template_main(pid_t engine, int request_fd, int status_fd, const cha
     }
     if (!read_fd(request_fd, payload, length)) _exit(4);
     uint32_t rate = get_u32(payload + 4);
-    polyphase_t *pristine = resampler_for(rate);
+    soxr_t pristine = resampler_for(rate);
     pid_t self = getpid();
     pid_t utterance = fork();
     if (utterance == 0) {
@@ -414,8 +426,6 @@ static struct template *template_for(const char *voice) {
 static void serve(uint32_t id, unsigned char *payload, uint32_t length) {
   char voice[256];
   if (!parse_voice(id, payload, length, voice)) return;
-  /* Made here first, so that the templates forked from now on share its taps. */
-  resampler_for(get_u32(payload + 4));
   unsigned char header[HEADER_BYTES];
   header[0] = 'S';
   put_u32(header + 1, id);
@@ -444,7 +454,7 @@ static void serve(uint32_t id, unsigned char *payload, uint32_t length) {
  */
 static int resample_main(const char *from, const char *to) {
   engine_rate = (unsigned int)atoi(from);
-  polyphase_t *made = resampler_for((uint32_t)atoi(to));
+  soxr_t made = resampler_for((uint32_t)atoi(to));
   if (made == NULL) return 2;
   short in[4096];
   short out[4 * 4096];
@@ -456,13 +466,15 @@ static int resample_main(const char *from, const char *to) {
     size_t samples = (held + (size_t)(got > 0 ? got : 0)) / 2;
     int end = got == 0;
     const short *input = end ? NULL : in;
-    size_t count = samples;
+    size_t used = 0;
     for (;;) {
-      long produced = polyphase_process(made, input, count, out, sizeof out / sizeof out[0]);
-      if (produced < 0) return 3;
-      if (!write_fd(STDOUT_FILENO, out, (size_t)produced * 2)) return 3;
-      if ((size_t)produced < sizeof out / sizeof out[0]) break;
-      count = 0;
+      size_t consumed = 0, produced = 0;
+      if (soxr_process(made, input == NULL ? NULL : input + used, input == NULL ? 0 : samples - used,
+                       &consumed, out, sizeof out / sizeof out[0], &produced) != NULL)
+        return 3;
+      used += consumed;
+      if (!write_fd(STDOUT_FILENO, out, produced * 2)) return 3;
+      if ((input == NULL || used >= samples) && produced < sizeof out / sizeof out[0]) break;
     }
     if (end) return 0;
     /* An odd byte waits for its partner. */

@@ -5,7 +5,7 @@ import type { SynthesisRequest, TtsProvider } from '../provider.ts';
 import type { WaitQueueOptions } from '../wait-queue.ts';
 import type { EngineExit } from './engine.ts';
 import { EnginePool, type EnginePoolStats, type EngineSpec } from './engine-pool.ts';
-import { engineServesRate } from './helper/engine-helper.ts';
+import { ENGINE_OUTPUT_RATES_HZ } from './helper/engine-helper.ts';
 import { HelperPool } from './helper/helper-pool.ts';
 import { EngineLauncher } from './launcher/engine-launcher.ts';
 import { DEFAULT_WORDS_PER_MINUTE, wordsPerMinute } from './speech-rate.ts';
@@ -230,9 +230,15 @@ export class NativeProvider implements TtsProvider {
       this.#onEngineProcess?.({ pid: helper.pid, providerVoiceId: voice, wordsPerMinute: wpm });
       const text = request.text.replaceAll('\0', ' ');
       const rate = request.preferredSampleRateHz;
-      // The engine resamples to the rate the caller delivers, so the audio needs no
-      // resampling stage of its own in the service.
-      const outputRateHz = rate !== undefined && engineServesRate(rate) ? rate : undefined;
+      // The engine resamples (libsoxr) to the rate the caller delivers, so the audio needs
+      // no resampling stage of its own in the service.
+      const outputRateHz =
+        rate !== undefined &&
+        Number.isInteger(rate) &&
+        rate >= ENGINE_OUTPUT_RATES_HZ.min &&
+        rate <= ENGINE_OUTPUT_RATES_HZ.max
+          ? rate
+          : undefined;
       yield* helper.synthesize(
         { voice, wordsPerMinute: wpm, pitch, text, ...(outputRateHz ? { outputRateHz } : {}) },
         signal,

@@ -6,26 +6,8 @@ import type { EngineExit } from '../engine.ts';
 const HEADER_BYTES = 9;
 /** The framing this code speaks; an engine built from other sources says another. */
 const PROTOCOL_VERSION = 2;
-/** Output rates the engine resamples to (its polyphase filter); others get its own rate. */
-const ENGINE_OUTPUT_RATES_HZ = { min: 8_000, max: 48_000 } as const;
-/** espeak-ng's own rate, which the engine reports when it starts. */
-const ENGINE_OWN_RATE_HZ = 22_050;
-/** The engine's filter keeps one row of taps per phase, at most this many. */
-const ENGINE_MAX_PHASES = 4096;
-
-/**
- * Whether the engine delivers `rateHz` itself: an integer within
- * {@link ENGINE_OUTPUT_RATES_HZ} whose ratio to 22,050 Hz reduces to at most 4,096 phases
- * (every rate that is a multiple of 50 Hz does).
- */
-export function engineServesRate(rateHz: number): boolean {
-  if (!Number.isInteger(rateHz)) return false;
-  if (rateHz < ENGINE_OUTPUT_RATES_HZ.min || rateHz > ENGINE_OUTPUT_RATES_HZ.max) return false;
-  let a = rateHz;
-  let b = ENGINE_OWN_RATE_HZ;
-  while (b !== 0) [a, b] = [b, a % b];
-  return rateHz / a <= ENGINE_MAX_PHASES;
-}
+/** Output rates the engine resamples to (libsoxr); other requests get its own rate. */
+export const ENGINE_OUTPUT_RATES_HZ = { min: 8_000, max: 48_000 } as const;
 /** Stop reading the helper's output while this much audio waits for the consumer. */
 const HIGH_WATER_BYTES = 256 * 1024;
 
@@ -49,8 +31,8 @@ export interface HelperUtterance {
   readonly pitch: number;
   readonly text: string;
   /**
-   * Rate of the PCM to yield, resampled by the engine; one {@link engineServesRate} accepts.
-   * Default: the engine's own rate (22,050 Hz).
+   * Rate of the PCM to yield, resampled by the engine (libsoxr, high quality); within
+   * {@link ENGINE_OUTPUT_RATES_HZ}. Default: the engine's own rate (22,050 Hz).
    */
   readonly outputRateHz?: number;
 }

@@ -10,7 +10,7 @@ import { sineSweep, snrDb } from '../../../helpers/audio.ts';
 import { type CollectedAudio, collectAudio } from '../pcm-stats.ts';
 import { helperProcesses, waitFor } from './processes.ts';
 
-// The long-lived engine delivers the caller's rate itself (a polyphase filter in the utterance
+// The long-lived engine delivers the caller's rate itself (libsoxr in the utterance
 // process), so the service needs no resampling stage for native voices.
 
 const helperPath = defaultEngineHelperPath();
@@ -110,16 +110,12 @@ describe('long-lived engine at the caller’s rate', () => {
     }
   });
 
-  // 96 kHz is out of range; 47,999 Hz would need a filter of 47,999 phases.
-  it.each([96_000, 47_999])(
-    'keeps its own rate when the caller prefers %i Hz, which it does not serve',
-    async (rate) => {
-      const native = provider();
-      const audio = await speak(native, rate);
-      expect(audio.sampleRateHz).toBe(22_050);
-      expect(audio.durationMs).toBeGreaterThan(2000);
-    },
-  );
+  it('keeps its own rate when the caller prefers one it does not serve', async () => {
+    const native = provider();
+    const audio = await speak(native, 96_000);
+    expect(audio.sampleRateHz).toBe(22_050);
+    expect(audio.durationMs).toBeGreaterThan(2000);
+  });
 
   it('refuses an output rate it does not serve when asked directly, and goes on serving', async () => {
     const helper = new EngineHelper(helperPath);

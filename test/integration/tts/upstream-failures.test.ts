@@ -196,6 +196,25 @@ function filesUnder(dir: string): string[] {
   });
 }
 
+/**
+ * Every file under `dir` with its content, once a read saw the same files before and after
+ * it: the persistence spool's files are moved into the audio store while the api runs, so
+ * a read that raced a move (a file gone, or one that appeared) is not an answer.
+ */
+function contentsUnder(dir: string): Promise<Map<string, Buffer>> {
+  return waitFor(
+    () => {
+      const before = filesUnder(dir);
+      const contents = new Map(before.map((file) => [file, readFileSync(file)]));
+      const after = filesUnder(dir);
+      return after.length === before.length && after.every((file) => contents.has(file))
+        ? contents
+        : undefined;
+    },
+    { what: `a read of every file under ${dir} that no move raced` },
+  );
+}
+
 /** Nothing a client saw names a provider, model, provider voice, key or upstream request. */
 function expectNothingLeaked(seen: string[], secrets: string[]): void {
   const everything = seen.join('\n');
@@ -907,8 +926,14 @@ describe.each(DIALECTS)('workspace provider accounts and the ledger on %s', (dia
     }
     if (dialect === 'sqlite') {
       // No file of the deployment (database, write-ahead log, secrets) holds a key in clear.
-      for (const file of filesUnder(database.dataDir)) {
-        const content = readFileSync(file).toString('latin1');
+      const files = await contentsUnder(database.dataDir);
+      // The database itself is among them.
+      const databases = [...files.values()].filter(
+        (bytes) => bytes.subarray(0, 16).toString('latin1') === 'SQLite format 3\0',
+      );
+      expect(databases.length).toBeGreaterThan(0);
+      for (const [file, bytes] of files) {
+        const content = bytes.toString('latin1');
         for (const fake of [elevenlabs, fish]) {
           expect(content.includes(fake.apiKey), `${file} holds a key`).toBe(false);
         }

@@ -142,43 +142,10 @@ static void send_error(uint32_t id, const char *message);
 /* Whole samples per frame, each frame within one atomic pipe write. */
 #define SAMPLES_PER_FRAME ((MAX_FRAME - HEADER_BYTES) / 2)
 
-static void send_frames(const short *samples, size_t count) {
+static void send_audio(const short *samples, size_t count) {
   for (size_t at = 0; at < count && !cancelled; at += SAMPLES_PER_FRAME) {
     size_t n = count - at < SAMPLES_PER_FRAME ? count - at : SAMPLES_PER_FRAME;
     send_frame('A', current_id, samples + at, (uint32_t)n * 2u);
-  }
-}
-
-/*
- * The first audio of a request goes out at once (its time to first audio); after that,
- * audio is held until HELD_SAMPLES are gathered and then sent as consecutive frames, so
- * the service reads it in a few large chunks rather than one per synthesis buffer (each
- * chunk costs it an event, a message and a socket write). Synthesis runs hundreds of times
- * faster than real time: holding 32 KB delays that audio by about a millisecond.
- */
-#define HELD_SAMPLES 16384
-static short held[HELD_SAMPLES];
-static size_t held_count;
-static int audio_started;
-
-static void send_held(void) {
-  send_frames(held, held_count);
-  held_count = 0;
-}
-
-static void send_audio(const short *samples, size_t count) {
-  if (!audio_started) {
-    audio_started = 1;
-    send_frames(samples, count);
-    return;
-  }
-  while (count > 0 && !cancelled) {
-    size_t n = count < HELD_SAMPLES - held_count ? count : HELD_SAMPLES - held_count;
-    memcpy(held + held_count, samples, n * sizeof *samples);
-    held_count += n;
-    samples += n;
-    count -= n;
-    if (held_count == HELD_SAMPLES) send_held();
   }
 }
 
@@ -255,8 +222,6 @@ static void speak(uint32_t id, unsigned char *payload, uint32_t length) {
   char *text = (char *)payload + REQUEST_HEAD + voice_length;
   current_id = id;
   cancelled = 0;
-  audio_started = 0;
-  held_count = 0;
   if (text_length > 0) {
     /* The payload buffer has one spare byte for the terminator. */
     text[text_length] = '\0';
@@ -268,7 +233,6 @@ static void speak(uint32_t id, unsigned char *payload, uint32_t length) {
       return;
     }
     if (resampler != NULL && !cancelled) send_resampled(NULL, 0);
-    if (!cancelled) send_held();
   }
   send_frame('E', id, NULL, 0);
 }

@@ -114,9 +114,9 @@ class AwpLlmStream extends llm.LLMStream {
         },
         this.abortController.signal,
       )) {
-        if (event.type === 'tool_call' && this.#textOnly) {
-          // Asked for text only; a vendor that calls a tool anyway is not obeyed.
-        } else if (event.type === 'text') {
+        // Asked for text only: a vendor that calls a tool anyway is not obeyed.
+        if (event.type === 'tool_call' && this.#textOnly) continue;
+        if (event.type === 'text') {
           this.queue.put({ id, delta: { role: 'assistant', content: event.delta } });
         } else if (event.type === 'tool_call' && tools) {
           const call = llm.FunctionCall.create({

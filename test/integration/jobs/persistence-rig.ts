@@ -78,6 +78,7 @@ export class FailingStore implements AudioStore {
  */
 export function persistenceRig(dialect: TestDialect) {
   let database: TestDatabase;
+  // The fixtures, assigned by the hooks below; the helpers are added to the same object.
   const state = {} as {
     handle: DatabaseHandle;
     ledger: Ledger;
@@ -135,37 +136,7 @@ export function persistenceRig(dialect: TestDialect) {
       .where('request_id', '=', requestId)
       .executeTakeFirstOrThrow();
 
-  return {
-    get handle() {
-      return state.handle;
-    },
-    get ledger() {
-      return state.ledger;
-    },
-    get workspaceId() {
-      return state.workspaceId;
-    },
-    get prefix() {
-      return state.prefix;
-    },
-    get spoolDir() {
-      return state.spoolDir;
-    },
-    get rootDir() {
-      return state.rootDir;
-    },
-    get redis() {
-      return state.redis;
-    },
-    get queue() {
-      return state.queue;
-    },
-    get log() {
-      return state.log;
-    },
-    get disk() {
-      return state.disk;
-    },
+  return Object.assign(state, {
     /** Closed after the test, last first. */
     closers,
 
@@ -266,5 +237,5 @@ export function persistenceRig(dialect: TestDialect) {
     locationOf(objectKey: string) {
       return pathToFileURL(join(state.rootDir, objectKey)).href;
     },
-  };
+  });
 }

@@ -67,17 +67,22 @@ export class LocalDiskAudioStore implements AudioStore {
     _contentType: string,
   ): Promise<{ location: string }> {
     const target = this.pathOf(objectKey);
-    await mkdir(dirname(target), { recursive: true });
     try {
-      await rename(sourcePath, target);
+      await this.moveInto(sourcePath, target);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' && !(await exists(sourcePath))) {
-        throw new MissingSourceFileError(sourcePath);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (!(await exists(sourcePath))) throw new MissingSourceFileError(sourcePath);
+      // The object's folder does not exist yet: made once, not checked before every move.
+      await mkdir(dirname(target), { recursive: true });
+      try {
+        await this.moveInto(sourcePath, target);
+      } catch (retryError) {
+        const code = (retryError as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' && !(await exists(sourcePath))) {
+          throw new MissingSourceFileError(sourcePath);
+        }
+        throw retryError;
       }
-      if (code !== 'EXDEV') throw error;
-      // The source is on another file system (a spool folder mounted apart from the store).
-      await this.copyThenRemove(sourcePath, target);
     }
     return { location: pathToFileURL(target).href };
   }
@@ -94,6 +99,20 @@ export class LocalDiskAudioStore implements AudioStore {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return null;
       throw error;
+    }
+  }
+
+  /**
+   * Renames the source into place; a source on another file system (a spool folder mounted
+   * apart from the store) is copied instead. ENOENT means the source or the target's
+   * folder is missing.
+   */
+  private async moveInto(sourcePath: string, target: string): Promise<void> {
+    try {
+      await rename(sourcePath, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+      await this.copyThenRemove(sourcePath, target);
     }
   }
 

@@ -1,13 +1,24 @@
 import type { Ledger, LedgerOutcome, LedgerStart } from '../../billing/ledger.ts';
+import { MAX_STREAM_TOTAL_TEXT_CHARS } from '../schemas.ts';
+import { codePointLength } from '../tags.ts';
+import type { ClientEvent } from './protocol.ts';
 
 /**
  * The ledger row of one streaming request: opened once, credit reserved as text arrives,
  * closed once with what was synthesized. Closing a row that never opened, or closing it
  * again, does nothing and charges nothing.
+ *
+ * Text events that arrived together are reserved together: the row opens with the credit
+ * of the text already queued behind `start`, and a text event reserves for the text events
+ * queued behind it too, so a burst of events costs one transaction, not one each. The
+ * amounts are the same (the row's reservation is priced on its total characters), and
+ * credit reserved for events never handled is refunded when the row closes.
  */
 export class StreamLedgerRow {
   #open = false;
   #closed = false;
+  /** Characters of text events not handled yet whose credit is already reserved. */
+  #reservedAheadChars = 0;
 
   constructor(
     private readonly ledger: Ledger,
@@ -18,11 +29,22 @@ export class StreamLedgerRow {
   async open(entry: LedgerStart): Promise<void> {
     await this.ledger.start(entry);
     this.#open = true;
+    this.#reservedAheadChars = entry.reserveChars;
   }
 
-  /** Reserves the cost of `chars` more characters (see {@link Ledger.reserveMore}). */
-  reserve(workspaceId: string, chars: number): Promise<void> {
-    return this.ledger.reserveMore(this.requestId, workspaceId, chars);
+  /**
+   * Reserves the cost of a text event of `chars` characters (see {@link Ledger.reserveMore})
+   * unless an earlier reservation covered it; `ahead` gives the characters of the text
+   * events queued behind it, reserved in the same transaction.
+   */
+  async reserveText(workspaceId: string, chars: number, ahead: () => number): Promise<void> {
+    if (this.#reservedAheadChars >= chars) {
+      this.#reservedAheadChars -= chars;
+      return;
+    }
+    const more = ahead();
+    await this.ledger.reserveMore(this.requestId, workspaceId, chars + more);
+    this.#reservedAheadChars = more;
   }
 
   /** Closes the row with its outcome; returns the charge in millicredits. */
@@ -31,4 +53,20 @@ export class StreamLedgerRow {
     this.#closed = true;
     return this.ledger.finish(this.requestId, outcome);
   }
+}
+
+/**
+ * The characters of the `text` events at the head of `queued`, as far as the request's
+ * total stays within its limit after `received` characters (the event that would pass it
+ * is refused when handled, and reserves nothing).
+ */
+export function queuedTextChars(queued: readonly ClientEvent[], received: number): number {
+  let chars = 0;
+  for (const event of queued) {
+    if (event.event !== 'text') break;
+    const next = chars + codePointLength(event.text);
+    if (received + next > MAX_STREAM_TOTAL_TEXT_CHARS) break;
+    chars = next;
+  }
+  return chars;
 }

@@ -14,7 +14,7 @@ import { codePointLength } from '../tags.ts';
 import { resolveSynthesisTarget } from '../target.ts';
 import { persistAfterFinish, StreamAudioCopy } from './audio-copy.ts';
 import type { EventChannel } from './channel.ts';
-import { StreamLedgerRow } from './ledger-row.ts';
+import { queuedTextChars, StreamLedgerRow } from './ledger-row.ts';
 import { type ClientEvent, parseClientEvent, type StartRequest } from './protocol.ts';
 import { SegmentQueue } from './segment-queue.ts';
 import { speakSegments } from './speak-segments.ts';
@@ -23,6 +23,9 @@ import type { StreamSlot } from './stream-slots.ts';
 import { transcodeToEvents } from './transcode-to-events.ts';
 
 export type { StreamDependencies } from './stream-dependencies.ts';
+
+/** Synthesis's abort reason when a session ends: one instance, no stack trace per stream. */
+const REQUEST_ENDED = new ApiError('invalid_request', 'The request ended.');
 
 type State = 'awaiting_start' | 'starting' | 'open' | 'stopped' | 'ended';
 
@@ -46,6 +49,8 @@ export class StreamSession {
   readonly #auditId = `aud_${uuidv7()}`;
   #state: State = 'awaiting_start';
   #chain: Promise<void> = Promise.resolve();
+  /** Events received and not yet handled, in order (the one being handled is not here). */
+  readonly #queued: ClientEvent[] = [];
   readonly #abort = new AbortController();
   readonly #segments = new SegmentQueue();
   #idleTimer: NodeJS.Timeout | undefined;
@@ -91,7 +96,13 @@ export class StreamSession {
       this.#fail(error);
       return;
     }
-    this.#chain = this.#chain.then(() => this.#handle(event)).catch((error) => this.#fail(error));
+    this.#queued.push(event);
+    this.#chain = this.#chain
+      .then(() => {
+        this.#queued.shift();
+        return this.#handle(event);
+      })
+      .catch((error) => this.#fail(error));
   }
 
   /** The socket is writable again. */
@@ -154,6 +165,9 @@ export class StreamSession {
       slot.release();
       return;
     }
+    // The text that came with `start` (in the same read) is reserved with the row: one
+    // transaction instead of two.
+    const ahead = queuedTextChars(this.#queued, 0);
     await this.#row.open({
       requestId: this.requestId,
       auditId: this.#auditId,
@@ -166,7 +180,7 @@ export class StreamSession {
       outputFormat: format,
       partnerSessionId: request.partner_session_id,
       contextId: request.context_id,
-      reserveChars: 0,
+      reserveChars: ahead,
       millicreditsPer1kChars: voice.route.pricing.millicreditsPer1kChars,
       passThrough: voice.route.pricing.passThrough,
     });
@@ -194,7 +208,9 @@ export class StreamSession {
         `A request carries at most ${MAX_STREAM_TOTAL_TEXT_CHARS} characters of text in total.`,
       );
     }
-    await this.#row.reserve(this.auth.workspaceId, chars);
+    await this.#row.reserveText(this.auth.workspaceId, chars, () =>
+      queuedTextChars(this.#queued, total),
+    );
     this.#receivedChars = total;
     this.#sentText = true;
     this.#buffer += text;
@@ -324,7 +340,7 @@ export class StreamSession {
     }
     this.#state = 'ended';
     clearTimeout(this.#idleTimer);
-    this.#abort.abort(new ApiError('invalid_request', 'The request ended.'));
+    this.#abort.abort(REQUEST_ENDED);
     this.#segments.abort();
     this.#audioCopy.discard();
   }

@@ -25,26 +25,38 @@ export class StreamLedgerRow {
     private readonly requestId: string,
   ) {}
 
-  /** Writes the row (see {@link Ledger.start}); `insufficient_credit` leaves it unopened. */
-  async open(entry: LedgerStart): Promise<void> {
-    await this.ledger.start(entry);
+  /**
+   * Writes the row (see {@link Ledger.start}) with the credit of the text events `waiting`
+   * behind `start`; `insufficient_credit` leaves it unopened.
+   */
+  async open(
+    entry: Omit<LedgerStart, 'reserveChars'>,
+    waiting: readonly ClientEvent[],
+  ): Promise<void> {
+    const reserveChars = queuedTextChars(waiting, 0);
+    await this.ledger.start({ ...entry, reserveChars });
     this.#open = true;
-    this.#reservedAheadChars = entry.reserveChars;
+    this.#reservedAheadChars = reserveChars;
   }
 
   /**
-   * Reserves the cost of a text event of `chars` characters (see {@link Ledger.reserveMore})
-   * unless an earlier reservation covered it; `ahead` gives the characters of the text
-   * events queued behind it, reserved in the same transaction.
+   * Reserves the cost of a text event of `chars` characters, `received` in all with it
+   * (see {@link Ledger.reserveMore}), unless an earlier reservation covered it; the text
+   * events `waiting` behind it are reserved in the same transaction.
    */
-  async reserveText(workspaceId: string, chars: number, ahead: () => number): Promise<void> {
+  async reserveText(
+    workspaceId: string,
+    chars: number,
+    received: number,
+    waiting: readonly ClientEvent[],
+  ): Promise<void> {
     if (this.#reservedAheadChars >= chars) {
       this.#reservedAheadChars -= chars;
       return;
     }
-    const more = ahead();
-    await this.ledger.reserveMore(this.requestId, workspaceId, chars + more);
-    this.#reservedAheadChars = more;
+    const ahead = queuedTextChars(waiting, received);
+    await this.ledger.reserveMore(this.requestId, workspaceId, chars + ahead);
+    this.#reservedAheadChars = ahead;
   }
 
   /** Closes the row with its outcome; returns the charge in millicredits. */

@@ -14,7 +14,8 @@ import { codePointLength } from '../tags.ts';
 import { resolveSynthesisTarget } from '../target.ts';
 import { persistAfterFinish, StreamAudioCopy } from './audio-copy.ts';
 import type { EventChannel } from './channel.ts';
-import { queuedTextChars, StreamLedgerRow } from './ledger-row.ts';
+import { ClientEventQueue } from './client-event-queue.ts';
+import { StreamLedgerRow } from './ledger-row.ts';
 import { type ClientEvent, parseClientEvent, type StartRequest } from './protocol.ts';
 import { SegmentQueue } from './segment-queue.ts';
 import { speakSegments } from './speak-segments.ts';
@@ -48,9 +49,10 @@ export class StreamSession {
   readonly requestId = uuidv7();
   readonly #auditId = `aud_${uuidv7()}`;
   #state: State = 'awaiting_start';
-  #chain: Promise<void> = Promise.resolve();
-  /** Events received and not yet handled, in order (the one being handled is not here). */
-  readonly #queued: ClientEvent[] = [];
+  readonly #events = new ClientEventQueue(
+    (event) => this.#handle(event),
+    (error) => this.#fail(error),
+  );
   readonly #abort = new AbortController();
   readonly #segments = new SegmentQueue();
   #idleTimer: NodeJS.Timeout | undefined;
@@ -96,13 +98,7 @@ export class StreamSession {
       this.#fail(error);
       return;
     }
-    this.#queued.push(event);
-    this.#chain = this.#chain
-      .then(() => {
-        this.#queued.shift();
-        return this.#handle(event);
-      })
-      .catch((error) => this.#fail(error));
+    this.#events.push(event);
   }
 
   /** The socket is writable again. */
@@ -165,25 +161,25 @@ export class StreamSession {
       slot.release();
       return;
     }
-    // The text that came with `start` (in the same read) is reserved with the row: one
-    // transaction instead of two.
-    const ahead = queuedTextChars(this.#queued, 0);
-    await this.#row.open({
-      requestId: this.requestId,
-      auditId: this.#auditId,
-      workspaceId: this.auth.workspaceId,
-      environment: this.auth.environment,
-      apiKeyId: this.auth.keyId,
-      transport: 'websocket',
-      voiceId: voice.id,
-      route: voice.route.id,
-      outputFormat: format,
-      partnerSessionId: request.partner_session_id,
-      contextId: request.context_id,
-      reserveChars: ahead,
-      millicreditsPer1kChars: voice.route.pricing.millicreditsPer1kChars,
-      passThrough: voice.route.pricing.passThrough,
-    });
+    // The text that came with `start` (in the same read) is reserved with the row.
+    await this.#row.open(
+      {
+        requestId: this.requestId,
+        auditId: this.#auditId,
+        workspaceId: this.auth.workspaceId,
+        environment: this.auth.environment,
+        apiKeyId: this.auth.keyId,
+        transport: 'websocket',
+        voiceId: voice.id,
+        route: voice.route.id,
+        outputFormat: format,
+        partnerSessionId: request.partner_session_id,
+        contextId: request.context_id,
+        millicreditsPer1kChars: voice.route.pricing.millicreditsPer1kChars,
+        passThrough: voice.route.pricing.passThrough,
+      },
+      this.#events.waiting,
+    );
     this.#target = { voice, format, request };
     if (this.#isEnded()) {
       // The client left while the row was being written.
@@ -208,9 +204,7 @@ export class StreamSession {
         `A request carries at most ${MAX_STREAM_TOTAL_TEXT_CHARS} characters of text in total.`,
       );
     }
-    await this.#row.reserveText(this.auth.workspaceId, chars, () =>
-      queuedTextChars(this.#queued, total),
-    );
+    await this.#row.reserveText(this.auth.workspaceId, chars, total, this.#events.waiting);
     this.#receivedChars = total;
     this.#sentText = true;
     this.#buffer += text;
@@ -313,7 +307,15 @@ export class StreamSession {
     });
     this.channel.close(1000, 'finish');
     this.#slot?.release();
-    this.#persist(target, audio);
+    if (audio) {
+      persistAfterFinish(this.deps.persister, {
+        requestId: this.requestId,
+        workspaceId: this.auth.workspaceId,
+        environment: this.auth.environment,
+        format: target.format,
+        audio,
+      });
+    }
   }
 
   /** The terminal `error` event, then close; synthesis stops and the row is closed. */
@@ -355,7 +357,7 @@ export class StreamSession {
    * refunded with the rest. Events after the end are ignored, so the chain ends.
    */
   #settleAfterEvents(outcome: Pick<LedgerOutcome, 'status' | 'errorCode'>): void {
-    void this.#chain.then(() => this.#settle(outcome));
+    void this.#events.idle().then(() => this.#settle(outcome));
   }
 
   /** After a failure or cancellation: waits for synthesis to stop, then closes the row. */
@@ -392,16 +394,5 @@ export class StreamSession {
       );
     }, ms);
     this.#idleTimer.unref();
-  }
-
-  #persist(target: Target, audio: Buffer | undefined): void {
-    if (!audio) return;
-    persistAfterFinish(this.deps.persister, {
-      requestId: this.requestId,
-      workspaceId: this.auth.workspaceId,
-      environment: this.auth.environment,
-      format: target.format,
-      audio,
-    });
   }
 }

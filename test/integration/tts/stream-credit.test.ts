@@ -133,6 +133,93 @@ describe.each(DIALECTS)('stream credit when clients leave at any moment on %s', 
     });
   });
 
+  // A client usually sends `start`, its text and `stop` in one write, and an agent sends
+  // text in bursts: events that arrive together share one reservation. The amounts held,
+  // charged and refunded must be exact however they were grouped.
+  const statusOf = async (workspaceId: string) =>
+    await handle.db
+      .selectFrom('synthesis_requests')
+      .select(['status', 'error_code', 'chars_requested'])
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
+
+  it('holds exactly the cost of the text sent with start, and refunds all of it when the client leaves', async () => {
+    const ws = await seedWorkspace(handle, { credits: 10 });
+    const client = await open(ws);
+    client.send({ event: 'start', request: START });
+    client.send({ event: 'text', text: 'x'.repeat(300) });
+    client.send({ event: 'text', text: 'y'.repeat(200) });
+    await waitUntil(
+      async () => (await creditAccount(handle, ws.workspaceId)).open === 5000,
+      10_000,
+      'both text events reserved',
+    );
+    expect(await creditAccount(handle, ws.workspaceId)).toEqual({
+      balance: 5000,
+      charged: 0,
+      open: 5000,
+      openRows: 1,
+    });
+    client.socket.terminate();
+    await waitUntil(async () => (await creditAccount(handle, ws.workspaceId)).openRows === 0);
+    expect((await statusOf(ws.workspaceId)).status).toBe('cancelled');
+    expect(await creditAccount(handle, ws.workspaceId)).toEqual({
+      balance: 10_000,
+      charged: 0,
+      open: 0,
+      openRows: 0,
+    });
+  });
+
+  it('refuses a burst of text the balance cannot cover with insufficient_credit, charging nothing', async () => {
+    // 1 credit covers 100 characters; the two events together are 120.
+    const ws = await seedWorkspace(handle, { credits: 1 });
+    const client = await open(ws);
+    client.send({ event: 'start', request: START });
+    client.send({ event: 'text', text: 'x'.repeat(60) });
+    client.send({ event: 'text', text: 'y'.repeat(60) });
+    client.send({ event: 'stop' });
+    await client.closed;
+    expect(client.events.map((event) => [event.event, event.code])).toEqual([
+      ['error', 'insufficient_credit'],
+    ]);
+    expect(await statusOf(ws.workspaceId)).toMatchObject({
+      status: 'failed',
+      error_code: 'insufficient_credit',
+    });
+    expect(await creditAccount(handle, ws.workspaceId)).toEqual({
+      balance: 1000,
+      charged: 0,
+      open: 0,
+      openRows: 0,
+    });
+  });
+
+  it('charges bursts of text with a flush between exactly what was synthesized', async () => {
+    const ws = await seedWorkspace(handle, { credits: 10 });
+    const client = await open(ws);
+    const parts = ['The first sentence.', ' The second one.', ' And a third.'];
+    client.send({ event: 'start', request: START });
+    client.send({ event: 'text', text: parts[0] });
+    client.send({ event: 'text', text: parts[1] });
+    client.send({ event: 'flush' });
+    client.send({ event: 'text', text: parts[2] });
+    client.send({ event: 'stop' });
+    await client.closed;
+    expect(client.events.at(-1)?.event).toBe('finish');
+    const chars = parts.join('').length;
+    expect(await statusOf(ws.workspaceId)).toMatchObject({
+      status: 'succeeded',
+      chars_requested: chars,
+    });
+    expect(await creditAccount(handle, ws.workspaceId)).toEqual({
+      balance: 10_000 - chars * 10,
+      charged: chars * 10,
+      open: 0,
+      openRows: 0,
+    });
+  });
+
   it('balances exactly after 150 streams cut off at random points', async () => {
     const ws = await seedWorkspace(handle, { credits: SEED_CREDITS });
     const next = random(dialect === 'postgres' ? 20260501 : 20260502);

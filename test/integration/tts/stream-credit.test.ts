@@ -183,6 +183,12 @@ describe.each(DIALECTS)('stream credit when clients leave at any moment on %s', 
     expect(client.events.map((event) => [event.event, event.code])).toEqual([
       ['error', 'insufficient_credit'],
     ]);
+    // The error goes out at once; the row closes once the session has stopped.
+    await waitUntil(
+      async () => (await statusOf(ws.workspaceId)).status !== 'started',
+      10_000,
+      'the row closed',
+    );
     expect(await statusOf(ws.workspaceId)).toMatchObject({
       status: 'failed',
       error_code: 'insufficient_credit',

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { ApiError } from '../errors.ts';
 import { GCRA_SCRIPT } from './gcra-script.ts';
-import { LocalGcra } from './local-gcra.ts';
+import { type GcraBucket, LocalGcra } from './local-gcra.ts';
 import { RateLimitStoreTimeoutError } from './store-timeout-error.ts';
 
 /**
@@ -18,6 +18,22 @@ export interface RateLimit {
   perMinute: number;
   /** Cells allowed at once; defaults to `ceil(perMinute / 6)`, at least 1 (ten seconds' worth). */
   burst?: number;
+}
+
+/**
+ * One bucket a request counts against, with its rate.
+ *
+ * @example
+ * ```ts
+ * const buckets: BucketLimit[] = [
+ *   { bucket: 'tts:k_1', limit: { perMinute: 600 } },
+ *   { bucket: 'tts-workspace:w_1', limit: { perMinute: 3000 } },
+ * ];
+ * ```
+ */
+export interface BucketLimit {
+  bucket: string;
+  limit: RateLimit;
 }
 
 /**
@@ -73,12 +89,8 @@ const DEFAULT_TIMEOUT_MS = 500;
 const COMMAND = 'awpRateLimitGcra';
 
 type GcraClient = Redis & {
-  [COMMAND](
-    key: string,
-    intervalMs: number,
-    burst: number,
-    cost: number,
-  ): Promise<[number, number, number]>;
+  /** The key count, the keys, the cost, then each bucket's interval and burst. */
+  [COMMAND](...args: (string | number)[]): Promise<[number, number, number]>;
 };
 
 const UNLIMITED: RateLimitDecision = {
@@ -118,7 +130,8 @@ export class RateLimiter {
   constructor(redis: Redis, options: RateLimiterOptions) {
     if (!(COMMAND in redis)) {
       // EVALSHA, falling back to EVAL (which loads the script) on NOSCRIPT.
-      redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: GCRA_SCRIPT });
+      // No fixed key count: each call passes its own first.
+      redis.defineCommand(COMMAND, { lua: GCRA_SCRIPT });
     }
     this.#redis = redis as GcraClient;
     this.#prefix = options.prefix;
@@ -140,9 +153,27 @@ export class RateLimiter {
    * ```
    */
   async consume(bucket: string, limit: RateLimit, cost = 1): Promise<RateLimitDecision> {
-    const cells = resolveCells(limit, cost);
-    if (cells === undefined) return { ...UNLIMITED };
-    return this.#run(bucket, cells.intervalMs, cells.burst, cost);
+    return this.consumeAll([{ bucket, limit }], cost);
+  }
+
+  /**
+   * Takes `cost` cells from every bucket in `buckets` if all of their rates allow it, in
+   * one atomic Redis call; a request any bucket refuses takes nothing from any of them.
+   * `retryAfterMs` is then the wait until all of them would allow it, and `remaining` is
+   * the fewest of any bucket. Unlimited buckets are left out; rejects like {@link consume}.
+   *
+   * @example
+   * ```ts
+   * const decision = await limiter.consumeAll([
+   *   { bucket: 'tts:k_1', limit: { perMinute: 600 } },
+   *   { bucket: 'tts-workspace:w_1', limit: { perMinute: 3000 } },
+   * ]);
+   * ```
+   */
+  async consumeAll(buckets: readonly BucketLimit[], cost = 1): Promise<RateLimitDecision> {
+    const limited = resolveBuckets(buckets, cost);
+    if (limited.length === 0) return { ...UNLIMITED };
+    return this.#run(limited, cost);
   }
 
   /**
@@ -156,16 +187,32 @@ export class RateLimiter {
    * ```
    */
   async enforce(bucket: string, limit: RateLimit, cost = 1): Promise<void> {
+    await this.enforceAll([{ bucket, limit }], cost);
+  }
+
+  /**
+   * {@link consumeAll} that throws `ApiError('rate_limited')` like {@link enforce}, and
+   * falls back to this process's own copy of the buckets when Redis cannot decide.
+   *
+   * @example
+   * ```ts
+   * await limiter.enforceAll([
+   *   { bucket: `tts:${keyId}`, limit: { perMinute: 600 } },
+   *   { bucket: `tts-workspace:${workspaceId}`, limit: { perMinute: 3000 } },
+   * ]);
+   * ```
+   */
+  async enforceAll(buckets: readonly BucketLimit[], cost = 1): Promise<void> {
     // Outside the try: a bad limit is a bug to surface, not an outage to tolerate.
-    const cells = resolveCells(limit, cost);
-    if (cells === undefined) return;
+    const limited = resolveBuckets(buckets, cost);
+    if (limited.length === 0) return;
     let decision: RateLimitDecision;
     try {
-      decision = await this.#run(bucket, cells.intervalMs, cells.burst, cost);
+      decision = await this.#run(limited, cost);
       this.#onRecovered?.();
     } catch (error) {
       this.#onError?.(error);
-      decision = this.#local.consume(bucket, cells.intervalMs, cells.burst, cost);
+      decision = this.#local.consumeAll(limited, cost);
     }
     if (decision.allowed) return;
     const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
@@ -174,13 +221,11 @@ export class RateLimiter {
     });
   }
 
-  async #run(
-    bucket: string,
-    intervalMs: number,
-    burst: number,
-    cost: number,
-  ): Promise<RateLimitDecision> {
-    const key = `${this.#prefix}:rl:${bucket}`;
+  async #run(buckets: readonly GcraBucket[], cost: number): Promise<RateLimitDecision> {
+    const args: (string | number)[] = [buckets.length];
+    for (const { bucket } of buckets) args.push(`${this.#prefix}:rl:${bucket}`);
+    args.push(cost);
+    for (const { intervalMs, burst } of buckets) args.push(intervalMs, burst);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -192,7 +237,7 @@ export class RateLimiter {
       // A command that answers after the timeout may still take its cells; that errs on the
       // side of the limit and only happens while Redis is struggling.
       const [allowed, retryAfterMs, remaining] = await Promise.race([
-        this.#redis[COMMAND](key, intervalMs, burst, cost),
+        this.#redis[COMMAND](...args),
         timeout,
       ]);
       return { allowed: allowed === 1, retryAfterMs, remaining };
@@ -200,6 +245,16 @@ export class RateLimiter {
       clearTimeout(timer);
     }
   }
+}
+
+/** The limited buckets of `buckets` with their emission intervals and bursts. */
+function resolveBuckets(buckets: readonly BucketLimit[], cost: number): GcraBucket[] {
+  const limited: GcraBucket[] = [];
+  for (const { bucket, limit } of buckets) {
+    const cells = resolveCells(limit, cost);
+    if (cells !== undefined) limited.push({ bucket, ...cells });
+  }
+  return limited;
 }
 
 /** The emission interval and burst of a limit, or undefined when it is unlimited. */

@@ -5,11 +5,19 @@ const SWEEP_AT_SIZE = 10_000;
 /** Float noise below this (a nanosecond) is no wait. */
 const WAIT_EPSILON_MS = 1e-6;
 
+/** One bucket of a decision: its name, emission interval in ms and burst in cells. */
+export interface GcraBucket {
+  readonly bucket: string;
+  readonly intervalMs: number;
+  readonly burst: number;
+}
+
 /**
  * The same GCRA as the Redis script ({@link GCRA_SCRIPT}), in this process's memory: the
  * fallback while Redis cannot decide. Each process then enforces the whole limit on its
  * own, so N api processes admit up to N times the rate during an outage: a looser limit,
- * never none.
+ * never none. As there, a request is allowed only when every bucket it counts against
+ * allows it, and a refused request takes nothing from any.
  */
 export class LocalGcra {
   /** Theoretical arrival time per bucket, in ms of `performance.now()`. */
@@ -22,24 +30,41 @@ export class LocalGcra {
     cost: number,
     now = performance.now(),
   ): RateLimitDecision {
+    return this.consumeAll([{ bucket, intervalMs, burst }], cost, now);
+  }
+
+  consumeAll(
+    buckets: readonly GcraBucket[],
+    cost: number,
+    now = performance.now(),
+  ): RateLimitDecision {
     if (this.#tat.size >= SWEEP_AT_SIZE) this.#sweep(now);
-    const tat = Math.max(this.#tat.get(bucket) ?? now, now);
-    const capacity = burst * intervalMs;
-    const newTat = tat + cost * intervalMs;
+    const tats = buckets.map(({ bucket }) => Math.max(this.#tat.get(bucket) ?? now, now));
     // The wait until the request would fit, from the differences: `newTat - capacity - now`
     // rounds (1000 added to performance.now() and taken away again can come out a hair
     // above it), which refused the first request of an idle bucket when cost = burst.
-    const waitMs = tat - now + (cost * intervalMs - capacity);
-    const cells = (ms: number) => Math.max(0, Math.floor(ms / intervalMs + 1e-9));
+    const waitMs = Math.max(
+      0,
+      ...buckets.map(({ intervalMs, burst }, i) => tats[i]! - now + (cost - burst) * intervalMs),
+    );
+    const fewest = (tatOf: (i: number) => number) =>
+      Math.min(
+        ...buckets.map(({ intervalMs, burst }, i) =>
+          Math.max(0, Math.floor((burst * intervalMs - (tatOf(i) - now)) / intervalMs + 1e-9)),
+        ),
+      );
     if (waitMs > WAIT_EPSILON_MS) {
       return {
         allowed: false,
         retryAfterMs: Math.ceil(waitMs),
-        remaining: cells(capacity - (tat - now)),
+        remaining: fewest((i) => tats[i]!),
       };
     }
-    if (newTat > now) this.#tat.set(bucket, newTat);
-    return { allowed: true, retryAfterMs: 0, remaining: cells(capacity - (newTat - now)) };
+    const newTats = buckets.map(({ intervalMs }, i) => tats[i]! + cost * intervalMs);
+    buckets.forEach(({ bucket }, i) => {
+      if (newTats[i]! > now) this.#tat.set(bucket, newTats[i]!);
+    });
+    return { allowed: true, retryAfterMs: 0, remaining: fewest((i) => newTats[i]!) };
   }
 
   /** Buckets held (for tests). */

@@ -5,8 +5,8 @@ import type { SynthesisGuard } from './ports.ts';
 /**
  * Limits on synthesis requests, shared by every api process through Redis: one bucket per
  * API key and one per workspace (all its keys together), so a workspace cannot multiply
- * its rate by minting keys. The key bucket is checked first: a request it refuses takes
- * nothing from the workspace's budget.
+ * its rate by minting keys. Both are decided in one Redis call: a request either bucket
+ * refuses takes nothing from the other.
  */
 export class KeyRateLimitGuard implements SynthesisGuard {
   constructor(
@@ -16,9 +16,12 @@ export class KeyRateLimitGuard implements SynthesisGuard {
   ) {}
 
   async admit(auth: AuthContext): Promise<void> {
-    await this.limiter.enforce(`tts:${auth.keyId}`, { perMinute: this.perMinute });
-    await this.limiter.enforce(`tts-workspace:${auth.workspaceId}`, {
-      perMinute: this.workspacePerMinute,
-    });
+    await this.limiter.enforceAll([
+      { bucket: `tts:${auth.keyId}`, limit: { perMinute: this.perMinute } },
+      {
+        bucket: `tts-workspace:${auth.workspaceId}`,
+        limit: { perMinute: this.workspacePerMinute },
+      },
+    ]);
   }
 }

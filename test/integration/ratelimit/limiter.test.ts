@@ -123,6 +123,43 @@ describe('RateLimiter against a real Redis', () => {
     await redisA.del(`${prefix}-other:rl:independent-a`);
   });
 
+  it('decides several buckets at once: an allowed request takes a cell from each, a refused one from none', async () => {
+    const key = { bucket: 'all-key', limit: { perMinute: SLOW, burst: 3 } };
+    const workspace = { bucket: 'all-workspace', limit: { perMinute: SLOW, burst: 2 } };
+    const both = [key, workspace];
+    const decisions = [];
+    for (let i = 0; i < 3; i++) decisions.push(await limiter.consumeAll(both));
+    expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
+    // The workspace refused the third: the key kept its third cell, and has no fourth.
+    expect(await limiter.consume(key.bucket, key.limit)).toEqual({
+      allowed: true,
+      retryAfterMs: 0,
+      remaining: 0,
+    });
+    expect((await limiter.consume(key.bucket, key.limit)).allowed).toBe(false);
+  });
+
+  it('answers a refusal of several buckets with the wait until all of them allow it', async () => {
+    const slow = { bucket: 'all-slow', limit: { perMinute: SLOW, burst: 1 } };
+    const fast = { bucket: 'all-fast', limit: { perMinute: 600, burst: 1 } };
+    const started = Date.now();
+    expect((await limiter.consumeAll([fast, slow])).allowed).toBe(true);
+    const refused = await limiter.consumeAll([fast, slow]);
+    const elapsed = Date.now() - started;
+    expect(refused.allowed).toBe(false);
+    // The slow bucket's interval (10 s) decides, not the fast one's (100 ms).
+    expect(refused.retryAfterMs).toBeGreaterThanOrEqual(60_000 / SLOW - elapsed - 1);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(60_000 / SLOW);
+    // An unlimited bucket among them changes nothing and stores nothing.
+    const unlimited = { bucket: 'all-unlimited', limit: { perMinute: 0 } };
+    expect((await limiter.consumeAll([unlimited, slow])).allowed).toBe(false);
+    expect(await redisA.exists(`${prefix}:rl:all-unlimited`)).toBe(0);
+  });
+
   it('does nothing for an unlimited rate, not even a Redis call', async () => {
     // A closed client rejects every command, so any Redis call would surface.
     const closed = createRedis(REDIS_URL);

@@ -37,4 +37,35 @@ describe('LocalGcra', () => {
       remaining: 0,
     });
   });
+
+  it('decides several buckets at once like the Redis script: all or none take the cost', () => {
+    const gcra = new LocalGcra();
+    const start = 5000;
+    const key = { bucket: 'key', intervalMs: 1000, burst: 3 };
+    const workspace = { bucket: 'workspace', intervalMs: 500, burst: 2 };
+    expect(gcra.consumeAll([key, workspace], 1, start)).toEqual({
+      allowed: true,
+      retryAfterMs: 0,
+      remaining: 1,
+    });
+    expect(gcra.consumeAll([key, workspace], 1, start).remaining).toBe(0);
+    // The workspace is empty until its cell comes back 500 ms after the start.
+    expect(gcra.consumeAll([key, workspace], 1, start + 100)).toEqual({
+      allowed: false,
+      retryAfterMs: 400,
+      remaining: 0,
+    });
+    // The refusal took nothing from the key: its third cell is still there.
+    expect(gcra.consume('key', 1000, 3, 1, start + 100)).toEqual({
+      allowed: true,
+      retryAfterMs: 0,
+      remaining: 0,
+    });
+    // Now the key decides the wait: its next cell comes 1 s after the start.
+    expect(gcra.consumeAll([key, workspace], 1, start + 600)).toEqual({
+      allowed: false,
+      retryAfterMs: 400,
+      remaining: 0,
+    });
+  });
 });

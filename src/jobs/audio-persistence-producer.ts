@@ -10,7 +10,12 @@ import {
 } from './audio-persistence-job.ts';
 import { Batcher } from './batcher.ts';
 import { OutageLog } from './outage-log.ts';
-import { spoolFileName, writeSpoolFile } from './persistence-spool.ts';
+import {
+  type AudioFile,
+  linkSpoolFile,
+  spoolFileName,
+  writeSpoolFile,
+} from './persistence-spool.ts';
 import { SpoolSpace } from './spool-space.ts';
 
 /** One finished synthesis request whose audio should be kept. */
@@ -21,7 +26,8 @@ export interface AudioPersistenceRequest {
   contentType: string;
   /** File extension without the dot, e.g. `ogg`. */
   extension: string;
-  audio: Buffer;
+  /** The audio, or a complete file holding it that stays until `enqueue` resolves. */
+  audio: Buffer | AudioFile;
 }
 
 export interface AudioPersistenceOptions extends AudioPersistenceJobOptions {
@@ -95,7 +101,8 @@ export class AudioPersistence {
   }
 
   /**
-   * Writes the audio to the spool and adds the request to the current batch. Never
+   * Writes the audio to the spool (a file of audio is linked there, or copied when it is on
+   * another file system) and adds the request to the current batch. Never
    * throws, never waits on Redis: it resolves once the file is written (or the request was
    * skipped, and logged: audio over `maxBytes`, a disk at its free-space floor, a spool
    * write failure).
@@ -142,7 +149,8 @@ export class AudioPersistence {
     }
     this.#spaceOutage.succeeded();
     try {
-      await writeSpoolFile(spoolDir, entry.spoolFile, audio);
+      if (Buffer.isBuffer(audio)) await writeSpoolFile(spoolDir, entry.spoolFile, audio);
+      else await linkSpoolFile(spoolDir, entry.spoolFile, audio.file);
       this.#spoolOutage.succeeded();
     } catch (error) {
       this.#spoolOutage.failed(error, { request_id: requestId, dir: spoolDir });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { copyFile, link, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AUDIO_FILE_EXTENSIONS } from '../storage/audio-store.ts';
 
@@ -57,22 +58,57 @@ export function spoolFilePath(dir: string, fileName: string): string {
   return path.join(dir, fileName);
 }
 
+/** Audio already in a complete file of its own (a spooled one-shot answer). */
+export interface AudioFile {
+  readonly file: string;
+  readonly byteLength: number;
+}
+
 /**
  * Writes `audio` to `dir/fileName` under a temporary name, then renames it into place,
  * replacing an earlier file of the same name. Not fsynced: the spool is best effort like
  * the store it feeds. Creates the folder when it is missing.
  */
 export async function writeSpoolFile(dir: string, fileName: string, audio: Buffer): Promise<void> {
+  await placeSpoolFile(dir, fileName, (temporary) => writeFile(temporary, audio, { flag: 'wx' }));
+}
+
+/**
+ * Puts the complete file `source` into the spool as `dir/fileName`, like
+ * {@link writeSpoolFile}, without copying it when it can: a hard link on the same file
+ * system, a copy otherwise. `source` stays where it is, and may be removed at once after.
+ */
+export async function linkSpoolFile(dir: string, fileName: string, source: string): Promise<void> {
+  await placeSpoolFile(dir, fileName, async (temporary) => {
+    try {
+      await link(source, temporary);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // Another file system, or one without hard links: copy.
+      if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'EMLINK' && code !== 'ENOTSUP') {
+        throw error;
+      }
+      await copyFile(source, temporary, constants.COPYFILE_EXCL);
+    }
+  });
+}
+
+/** Makes `dir/fileName` by `create` at a temporary name and a rename. */
+async function placeSpoolFile(
+  dir: string,
+  fileName: string,
+  create: (temporary: string) => Promise<void>,
+): Promise<void> {
   const target = spoolFilePath(dir, fileName);
   const temporary = path.join(dir, `.${fileName}.${randomUUID()}.tmp`);
   try {
     try {
-      await writeFile(temporary, audio, { flag: 'wx' });
+      await create(temporary);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       // First write, or the folder was removed under a running api.
       await mkdir(dir, { recursive: true });
-      await writeFile(temporary, audio, { flag: 'wx' });
+      await create(temporary);
     }
     await rename(temporary, target);
   } catch (error) {

@@ -202,8 +202,9 @@ export class OneShotSynthesis {
   }
 
   /**
-   * Hands the audio to persistence after the answer started. Spooled audio is read back from
-   * its file (the file stays until then); audio over the persistence limit is not read at all.
+   * Hands the audio to persistence after the answer started. Spooled audio goes as its file
+   * (held until persistence has its own link or copy of it); audio over the persistence
+   * limit is not handed over at all.
    */
   #persist(
     auth: AuthContext,
@@ -233,19 +234,9 @@ export class OneShotSynthesis {
     }
     const release = audio.acquire();
     setImmediate(() => {
-      void audio.read().then(
-        (bytes) => {
-          release();
-          return persister.enqueue({ ...job, audio: bytes });
-        },
-        (error: unknown) => {
-          release();
-          logger.warn(
-            { err: error, request_id: requestId },
-            'reading spooled audio for persistence failed',
-          );
-        },
-      );
+      void persister
+        .enqueue({ ...job, audio: { file: audio.path, byteLength: audio.byteLength } })
+        .finally(release);
     });
   }
 }

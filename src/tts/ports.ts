@@ -12,7 +12,8 @@ export interface AudioPersister {
     environment: Environment;
     format: OutputFormat;
     contentType: string;
-    audio: Buffer;
+    /** The audio, or a complete file of it that stays until the returned promise settles. */
+    audio: Buffer | { readonly file: string; readonly byteLength: number };
   }): Promise<void>;
 }
 

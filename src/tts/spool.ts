@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../observability/logger.ts';
@@ -170,11 +170,6 @@ export class SpooledAudio {
   acquire(): () => void {
     this.#holds += 1;
     return once(() => this.#release());
-  }
-
-  /** The whole file in memory, for consumers that need one buffer. */
-  async read(): Promise<Buffer> {
-    return readFile(this.path);
   }
 
   /**

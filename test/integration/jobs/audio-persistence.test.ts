@@ -1,5 +1,6 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { AudioPersistenceEntry } from '../../../src/jobs/audio-persistence-job.ts';
 import { bullPrefix } from '../../../src/jobs/queues.ts';
@@ -160,6 +161,26 @@ describe.each(DIALECTS)('audio persistence through the spool on %s', (dialect) =
       });
       expect((await readFile(join(rig.rootDir, entry.objectKey))).equals(input.audio)).toBe(true);
     }
+  });
+
+  it('links audio handed over as a file into the spool, and stores it after the file is gone', async () => {
+    const input = await finishedRequest({ audioBytes: 256 * 1024 });
+    // A spooled one-shot answer on the same file system as the spool.
+    const source = join(rig.rootDir, `answer-${input.requestId}.audio`);
+    await writeFile(source, input.audio);
+    await producer().enqueue({
+      ...input,
+      audio: { file: source, byteLength: input.audio.byteLength },
+    });
+    const spooled = join(rig.spoolDir, `${input.requestId}.ogg`);
+    // One file under two names: nothing was copied.
+    expect((await stat(spooled)).ino).toBe((await stat(source)).ino);
+    // The answer's file goes as soon as the answer is sent.
+    await rm(source);
+    startWorker();
+    const location = await persistedLocation(input.requestId);
+    expect((await readFile(fileURLToPath(location))).equals(input.audio)).toBe(true);
+    expect(await readdir(rig.spoolDir)).toEqual([]);
   });
 
   it('skips audio larger than maxBytes and says so at info', async () => {

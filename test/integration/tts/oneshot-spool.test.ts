@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
@@ -95,6 +96,8 @@ describe('one-shot answers past ONESHOT_MEMORY_MAX_BYTES go through a spool file
           database,
           env: {
             ...common,
+            // Persisted: a spooled answer goes to persistence as its file.
+            AUDIO_PERSISTENCE: 'true',
             ONESHOT_MEMORY_MAX_BYTES: String(MEMORY_MAX_BYTES),
             ONESHOT_SPOOL_DIR: spoolDir,
             ELEVENLABS_API_BASE: fake.url,
@@ -149,6 +152,20 @@ describe('one-shot answers past ONESHOT_MEMORY_MAX_BYTES go through a spool file
     expect(fromMemory.headers.get('content-length')).toBe(String(held.byteLength));
     expect(fromSpool.headers.get('transfer-encoding')).toBe('chunked');
     await expectSpoolEmpty();
+    // The persisted copy is the answer, byte for byte.
+    const requestId = fromSpool.headers.get('x-request-id')!;
+    const location = await waitFor(
+      async () => {
+        const row = await handle.db
+          .selectFrom('synthesis_requests')
+          .select(['audio_persisted', 'audio_location'])
+          .where('request_id', '=', requestId)
+          .executeTakeFirstOrThrow();
+        return Number(row.audio_persisted) === 1 ? row.audio_location : undefined;
+      },
+      { what: 'the spooled answer to be persisted', intervalMs: 100 },
+    );
+    expect((await readFile(fileURLToPath(location!))).equals(spooled)).toBe(true);
   });
 
   it('keeps a short answer in memory: no file, its length up front', async () => {

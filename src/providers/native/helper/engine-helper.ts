@@ -15,7 +15,19 @@ const HIGH_WATER_BYTES = 256 * 1024;
 export interface EngineHelperOptions {
   /** Audio waiting for the consumer above which the helper's output is not read (bytes). */
   readonly highWaterBytes?: number;
+  /** After the first audio, the least audio handed on at once (bytes). Default 32 KB. */
+  readonly holdBytes?: number;
+  /** ...unless it has waited this long for more (ms). Default 10. */
+  readonly holdMs?: number;
 }
+/**
+ * After an utterance's first audio, which goes out at once, audio is handed on in pieces of
+ * at least this many bytes (one `audio` event of PCM, 32 KB), or whatever has come once it
+ * has waited {@link HOLD_MS}, or at the utterance's end: fewer, larger chunks for every
+ * stage after this one (the engine writes ~60 ms of audio at a time).
+ */
+const HOLD_BYTES = 32 * 1024;
+const HOLD_MS = 10;
 /** A cancelled request must end this soon, else the helper is killed and replaced. */
 const CANCEL_GRACE_MS = 2_000;
 const MAX_STDERR_BYTES = 4096;
@@ -70,10 +82,14 @@ export class EngineHelper {
   #startError: ProviderError | undefined;
 
   readonly #highWaterBytes: number;
+  readonly #holdBytes: number;
+  readonly #holdMs: number;
 
   constructor(binaryPath: string, options: EngineHelperOptions = {}) {
     this.#binaryPath = binaryPath;
     this.#highWaterBytes = options.highWaterBytes ?? HIGH_WATER_BYTES;
+    this.#holdBytes = options.holdBytes ?? HOLD_BYTES;
+    this.#holdMs = options.holdMs ?? HOLD_MS;
     this.#ready = new Promise((resolve) => {
       this.#resolveReady = resolve;
     });
@@ -131,7 +147,9 @@ export class EngineHelper {
   }
 
   /**
-   * Synthesizes one utterance, yielding 16-bit mono PCM as the engine produces it. When
+   * Synthesizes one utterance, yielding 16-bit mono PCM as the engine produces it: the
+   * first audio at once, then pieces of at least `holdBytes` (or what came within
+   * `holdMs`), then the rest at the end (see {@link HOLD_BYTES}). When
    * `signal` aborts, the engine is told to stop and the generator throws `signal.reason`
    * once it has (or once it was killed for not stopping in time). A crash fails the
    * request with a retryable `ProviderError('unavailable')`.
@@ -166,26 +184,42 @@ export class EngineHelper {
     let finished = false;
     const onAbort = () => active.wake?.();
     signal.addEventListener('abort', onAbort, { once: true });
+    let first = true;
+    /** Audio waits for more (see HOLD_BYTES) until this fires; `held` once it has. */
+    let hold: NodeJS.Timeout | undefined;
+    let held = false;
     try {
       while (!signal.aborted) {
         if (active.chunks.length > 0) {
-          // Everything that arrived since the last yield goes out as one chunk: the engine
-          // writes ~60 ms frames, and each chunk costs a message to the transcoding thread.
-          const chunks = active.chunks.splice(0);
-          const chunk = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-          active.queuedBytes -= chunk.length;
-          if (
-            this.#active === active &&
-            this.#paused &&
-            active.queuedBytes < this.#highWaterBytes / 2
-          ) {
-            this.#resume();
+          const ended = active.done || active.error !== undefined;
+          if (first || ended || held || active.queuedBytes >= this.#holdBytes) {
+            clearTimeout(hold);
+            hold = undefined;
+            held = false;
+            first = false;
+            // Everything that arrived since the last yield goes out as one chunk: the
+            // engine writes ~60 ms frames, and each chunk costs every stage after this one.
+            const chunks = active.chunks.splice(0);
+            const chunk = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+            active.queuedBytes -= chunk.length;
+            if (
+              this.#active === active &&
+              this.#paused &&
+              active.queuedBytes < this.#highWaterBytes / 2
+            ) {
+              this.#resume();
+            }
+            yield { data: chunk, sampleRateHz };
+            continue;
           }
-          yield { data: chunk, sampleRateHz };
-          continue;
+          hold ??= setTimeout(() => {
+            held = true;
+            active.wake?.();
+          }, this.#holdMs);
+        } else {
+          if (active.error !== undefined) throw active.error;
+          if (active.done) break;
         }
-        if (active.error !== undefined) throw active.error;
-        if (active.done) break;
         await new Promise<void>((resolve) => {
           active.wake = resolve;
         });
@@ -193,6 +227,7 @@ export class EngineHelper {
       }
       finished = !signal.aborted;
     } finally {
+      clearTimeout(hold);
       signal.removeEventListener('abort', onAbort);
       // Cancelled, broken out of or aborted: stop the engine before it serves anyone else.
       if (!finished && !active.done) await this.#cancel(active);

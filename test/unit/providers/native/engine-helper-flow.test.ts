@@ -68,4 +68,38 @@ describe('EngineHelper flow control', () => {
     for await (const chunk of first) firstBytes += chunk.data.length;
     expect(firstBytes).toBe(3 * 960);
   });
+
+  it('hands on the first audio at once, then pieces of at least holdBytes, then the rest at the end', async () => {
+    // No timer releases held audio here: only its size and the utterance's end do.
+    const helper = new EngineHelper(FAKE, { holdBytes: 2000, holdMs: 600_000 });
+    helpers.push(helper);
+    const chunks: number[] = [];
+    const utterance = { ...UTTERANCE, text: 'steady' };
+    for await (const chunk of helper.synthesize(utterance, new AbortController().signal)) {
+      chunks.push(chunk.data.length);
+    }
+    expect(chunks[0]).toBe(960);
+    expect(chunks.reduce((sum, bytes) => sum + bytes, 0)).toBe(5 * 960);
+    // Between the first and the last, no piece is smaller than holdBytes.
+    for (const bytes of chunks.slice(1, -1)) expect(bytes).toBeGreaterThanOrEqual(2000);
+    expect(chunks.length).toBeLessThanOrEqual(3);
+  });
+
+  it('hands on held audio once it has waited holdMs, before the utterance ends', async () => {
+    const helper = new EngineHelper(FAKE, { holdMs: 100 });
+    helpers.push(helper);
+    let ended = false;
+    const utterance = { ...UTTERANCE, text: 'pause' };
+    const chunks: { bytes: number; ended: boolean }[] = [];
+    const speech = helper.synthesize(utterance, new AbortController().signal, () => {
+      ended = true;
+    });
+    for await (const chunk of speech) chunks.push({ bytes: chunk.data.length, ended });
+    // The second frame waited 100 ms, not for the end frame 2 s after it.
+    expect(chunks).toEqual([
+      { bytes: 960, ended: false },
+      { bytes: 960, ended: false },
+    ]);
+    expect(ended).toBe(true);
+  });
 });

@@ -169,7 +169,6 @@ export function createApi(deps: ApiDependencies): Api {
     catalog,
     ledger,
     persister,
-    persistMaxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
     spool,
     guard,
     logger,

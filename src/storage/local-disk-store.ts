@@ -67,22 +67,24 @@ export class LocalDiskAudioStore implements AudioStore {
     _contentType: string,
   ): Promise<{ location: string }> {
     const target = this.pathOf(objectKey);
-    try {
-      await this.moveInto(sourcePath, target);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      if (!(await exists(sourcePath))) throw new MissingSourceFileError(sourcePath);
-      // The object's folder does not exist yet: made once, not checked before every move.
-      await mkdir(dirname(target), { recursive: true });
+    const move = async () => {
       try {
         await this.moveInto(sourcePath, target);
-      } catch (retryError) {
-        const code = (retryError as NodeJS.ErrnoException).code;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT' && !(await exists(sourcePath))) {
           throw new MissingSourceFileError(sourcePath);
         }
-        throw retryError;
+        throw error;
       }
+    };
+    try {
+      await move();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // The object's folder does not exist yet: made once, not checked before every move.
+      await mkdir(dirname(target), { recursive: true });
+      await move();
     }
     return { location: pathToFileURL(target).href };
   }

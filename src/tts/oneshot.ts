@@ -33,8 +33,6 @@ export interface OneShotDependencies {
   catalog: VoiceCatalog;
   ledger: Ledger;
   persister: AudioPersister;
-  /** Audio larger than this is not persisted (AUDIO_PERSISTENCE_MAX_BYTES). */
-  persistMaxBytes: number;
   /** Holds each answer until it is complete: in memory, or on disk past its limit. */
   spool: AudioSpool;
   guard: SynthesisGuard;
@@ -202,9 +200,9 @@ export class OneShotSynthesis {
   }
 
   /**
-   * Hands the audio to persistence after the answer started. Spooled audio goes as its file
-   * (held until persistence has its own link or copy of it); audio over the persistence
-   * limit is not handed over at all.
+   * Hands the audio to persistence after the answer started. Spooled audio goes as its file,
+   * held until persistence has its own link or copy of it (or skipped it: persistence
+   * checks the size limit itself).
    */
   #persist(
     auth: AuthContext,
@@ -212,24 +210,16 @@ export class OneShotSynthesis {
     format: OutputFormat,
     audio: Buffer | SpooledAudio,
   ): void {
-    const { persister, persistMaxBytes, logger } = this.deps;
-    const contentType = getOutputFormatInfo(format).contentType;
+    const { persister } = this.deps;
     const job = {
       requestId,
       workspaceId: auth.workspaceId,
       environment: auth.environment,
       format,
-      contentType,
+      contentType: getOutputFormatInfo(format).contentType,
     };
     if (Buffer.isBuffer(audio)) {
       setImmediate(() => void persister.enqueue({ ...job, audio }));
-      return;
-    }
-    if (audio.byteLength > persistMaxBytes) {
-      logger.info(
-        { request_id: requestId, size_bytes: audio.byteLength, max_bytes: persistMaxBytes },
-        'audio persistence skipped: audio larger than the limit',
-      );
       return;
     }
     const release = audio.acquire();

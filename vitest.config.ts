@@ -1,16 +1,52 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Files that speak into a LiveKit room and judge what the agent heard or when its audio
+ * stopped: real-time audio over WebRTC, Silero VAD and Whisper. On a 2-core machine shared
+ * with other test files, a starved sender or receiver turns speech into time-stretched or
+ * concealed audio that Whisper mishears, which is a fact about the machine, not about the
+ * product. These files run one at a time, after the rest.
+ */
+const REALTIME_AUDIO = [
+  'test/e2e/application/callbacks.test.ts',
+  'test/e2e/application/tools.test.ts',
+  'test/e2e/live/conversation.test.ts',
+  'test/e2e/live/deepgram-and-crash.test.ts',
+  'test/e2e/live/demo-start.test.ts',
+  'test/integration/worker/live-session.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
-    // Integration tests mostly wait on servers, subprocesses and model inference they
-    // start, on a 2-core machine shared by three test files at once: the default bounds a
-    // hang, it does not measure speed (tests that wait longer set their own).
-    maxWorkers: 3,
     testTimeout: 120_000,
     hookTimeout: 180_000,
     teardownTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'suite',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...REALTIME_AUDIO],
+          // Integration tests mostly wait on servers, subprocesses and model inference
+          // they start, on a 2-core machine shared by three test files at once: the
+          // default bounds a hang, it does not measure speed (tests that wait longer set
+          // their own).
+          maxWorkers: 3,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'realtime-audio',
+          include: REALTIME_AUDIO,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

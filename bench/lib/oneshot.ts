@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../test/helpers/seed.ts';
 import { type RunningServer, startServer } from '../../test/helpers/server.ts';
@@ -43,6 +44,7 @@ export class OneShotTarget {
   }
 
   async start(): Promise<void> {
+    await requireRedis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
     this.#database = await createTestDatabase('sqlite');
     const handle = await openTestDatabase(this.#database);
     const seeded = await seedWorkspace(handle, { credits: 100_000_000 });
@@ -107,5 +109,30 @@ export class OneShotTarget {
   async stop(): Promise<void> {
     await this.#server?.stop();
     await this.#database?.drop();
+  }
+}
+
+/**
+ * Fails at once when the api's Redis does not answer. Without it every request would wait
+ * for the rate limiter's Redis timeout before its local fallback, and the rows would
+ * measure that wait (about 500 ms per request) instead of the service.
+ */
+async function requireRedis(url: string): Promise<void> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch {
+    throw new Error(
+      `the benchmark needs a Redis at ${url} (set TEST_REDIS_URL, or use \`npm run bench\`, which starts one)`,
+    );
+  } finally {
+    redis.disconnect();
   }
 }

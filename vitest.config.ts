@@ -19,6 +19,8 @@ const REALTIME_AUDIO = [
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
+    // rtc-node in the test processes logs at info, not debug (see the file).
+    setupFiles: ['test/helpers/rtc-log.ts'],
     pool: 'forks',
     testTimeout: 120_000,
     hookTimeout: 180_000,

@@ -21,6 +21,7 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { dispose } from '@livekit/rtc-node';
 import { RoomClient, SPEECH_RMS, speech } from '../test/helpers/room-client.ts';
+import '../test/helpers/rtc-log.ts';
 import { STT_SENTENCES } from '../test/helpers/stt-sentences.ts';
 import { quantile, round } from './lib/stats.ts';
 import { VoiceRig } from './lib/voice-rig.ts';

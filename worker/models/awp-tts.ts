@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import { type APIConnectOptions, APIError, tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import WebSocket from 'ws';
@@ -8,6 +9,13 @@ export const TTS_SAMPLE_RATE_HZ = 48_000;
 const OUTPUT_FORMAT = 'pcm_48000';
 /** Frames handed to LiveKit: 20 ms, so an interruption drops little already queued audio. */
 const FRAME_SAMPLES = TTS_SAMPLE_RATE_HZ / 50;
+/**
+ * Listeners a reply's abort signal may hold before Node warns. The framework adds one or two
+ * per sentence to the reply's signal and leaves them for the reply's lifetime, so a reply of
+ * more than five sentences printed `MaxListenersExceededWarning` ("possible memory leak")
+ * though nothing leaks: they go with the reply.
+ */
+const REPLY_SIGNAL_LISTENERS = 1000;
 
 export interface AwpTtsOptions {
   /** `ws(s)://host/v1/tts/stream` of the api (by the session's environment). */
@@ -60,6 +68,9 @@ export class AwpTts extends tts.TTS {
     connOptions?: APIConnectOptions,
     abortSignal?: AbortSignal,
   ): tts.ChunkedStream {
+    if (abortSignal && getMaxListeners(abortSignal) < REPLY_SIGNAL_LISTENERS) {
+      setMaxListeners(REPLY_SIGNAL_LISTENERS, abortSignal);
+    }
     return new AwpChunkedStream(this, text, connOptions, abortSignal);
   }
 
@@ -96,11 +107,14 @@ class AwpChunkedStream extends tts.ChunkedStream {
   protected async run(): Promise<void> {
     const { options } = this.#owner;
     const text = this.#text.trim();
-    if (text === '' || this.#owner.muted) return;
+    const signal = this.abortController.signal;
+    if (text === '' || this.#owner.muted || signal.aborted) return;
     const url = new URL(options.streamUrl);
     url.searchParams.set('token', await options.token());
+    // Interrupted while the token came (barge-in): the sentence is not spoken, so it is
+    // neither synthesized nor billed. From here the abort listener is in place.
+    if (signal.aborted) return;
     const socket = new WebSocket(url, { perMessageDeflate: false });
-    const signal = this.abortController.signal;
     const onAbort = () => socket.close(1000);
     signal.addEventListener('abort', onAbort, { once: true });
     const requestId = randomUUID();

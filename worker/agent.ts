@@ -21,7 +21,17 @@ export default defineAgent({
     const logger = createLogger(process.env.LOG_LEVEL ?? 'info', 'worker');
     // Silero's defaults, except a shorter silence before a turn ends (snappier replies).
     proc.userData.vad = await silero.VAD.load({ minSilenceDuration: 450 });
-    proc.userData.stt = createSttProvider(loadSttConfig(), logger);
+    const stt = createSttProvider(loadSttConfig(), logger);
+    proc.userData.stt = stt;
+    // Load the speech model while the process waits for a session, so a user's first words
+    // are not kept waiting for it (2-3 s, more on a busy machine). Not awaited: a slow or
+    // failed start must not hold the process back; the first utterance then waits for it.
+    stt.warmUp?.().catch((error: unknown) => {
+      logger.warn(
+        { err: error },
+        'speech-to-text warm-up failed; it starts with the first utterance',
+      );
+    });
   },
   entry: async (ctx: JobContext) => {
     const data = ctx.proc.userData as ProcessData;

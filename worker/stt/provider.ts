@@ -92,6 +92,11 @@ export interface SttProvider {
   stream(options: SttOptions, signal: AbortSignal): SttStream;
   /** Recognizes one complete utterance. Offsets are relative to its first sample. */
   transcribe(samples: Int16Array, options: SttOptions, signal: AbortSignal): Promise<SttTranscript>;
+  /**
+   * Starts what the first utterance would otherwise wait for (the embedded model's
+   * process), where the provider has such a thing; resolves when it is ready.
+   */
+  warmUp?(): Promise<void>;
   /** Stops background work (sidecar process, sockets). Calls after it fail. */
   close(): Promise<void>;
 }

@@ -12,6 +12,7 @@ import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
 import { RoomClient, speech } from '../../helpers/room-client.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
 
 const SIGNING_SECRET = 'worker-tests-signing-secret-0123456789abcdef';
@@ -109,6 +110,11 @@ describe('Live Agent conversations (worker)', () => {
   }, 60_000);
 
   it('greets, answers speech and text, stays quiet on purpose, takes barge-in and push-to-talk, and records usage', async () => {
+    // The idle job process loads Whisper while it waits (its prewarm), before any session:
+    // the user's first words do not wait for the model.
+    await waitFor(() => worker.output().includes('"msg":"stt sidecar ready"'), {
+      what: 'the idle job process to load its speech model before any session',
+    });
     const started = await startSession({
       sessionContext: { userName: 'Grace' },
       overrides: { systemPrompt: 'OVERRIDE: you are {{char}}, a pirate tutor.' },

@@ -3,6 +3,7 @@ import { initializeLogger } from '@livekit/agents';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { AwpTts } from '../../../worker/models/awp-tts.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 // The agent's speech when a reply is interrupted: what reaches the api's stream endpoint
 // (here a WebSocket server that counts connections and never answers).
@@ -39,12 +40,22 @@ describe('AwpTts when a reply is interrupted', () => {
     const token = new Promise<string>((resolve) => {
       giveToken = resolve;
     });
-    const tts = new AwpTts({ streamUrl, token: () => token, voiceId: 'v', partnerSessionId: 's' });
+    let asked = 0;
+    const tts = new AwpTts({
+      streamUrl,
+      token: () => {
+        asked += 1;
+        return token;
+      },
+      voiceId: 'v',
+      partnerSessionId: 's',
+    });
     const reply = new AbortController();
     const streams = ['One.', 'Two.', 'Three.'].map((text) =>
       tts.synthesize(text, undefined, reply.signal),
     );
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Every sentence is waiting for its token when the reply is interrupted.
+    await waitFor(() => asked === 3, { what: 'the three sentences to ask for a token' });
     reply.abort();
     giveToken('token');
     await settle();

@@ -51,6 +51,8 @@ interface Job {
   readonly pcm: Buffer;
   readonly header: Record<string, unknown>;
   readonly deadlineMs: number;
+  /** `performance.now()` when the request was made. */
+  readonly queuedAt: number;
   resolve(result: SidecarTranscription): void;
   reject(error: SttError): void;
   settled: boolean;
@@ -142,6 +144,7 @@ export class WhisperSidecar {
           prompt: options.prompt ?? null,
         },
         deadlineMs: this.#options.requestTimeoutMs + durationMs,
+        queuedAt: performance.now(),
         settled: false,
         resolve: (result) => {
           signal.removeEventListener('abort', onAbort);
@@ -266,6 +269,14 @@ export class WhisperSidecar {
     if (job !== undefined && job.id === message.id) {
       if (message.op === 'result') {
         this.#failures = 0;
+        this.#log.debug(
+          {
+            audioMs: message.duration_ms,
+            modelMs: message.elapsed_ms,
+            totalMs: Math.round(performance.now() - job.queuedAt),
+          },
+          'stt transcribed',
+        );
         this.#settle(job, undefined, {
           text: message.text,
           language: message.language ?? undefined,

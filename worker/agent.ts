@@ -14,6 +14,8 @@ import type { SttProvider } from './stt/provider.ts';
 interface ProcessData extends Record<string, unknown> {
   vad: VAD;
   stt: SttProvider;
+  /** `STT_LANGUAGE`, when set. */
+  sttLanguage: string | undefined;
 }
 
 export default defineAgent({
@@ -21,8 +23,10 @@ export default defineAgent({
     const logger = createLogger(process.env.LOG_LEVEL ?? 'info', 'worker');
     // Silero's defaults, except a shorter silence before a turn ends (snappier replies).
     proc.userData.vad = await silero.VAD.load({ minSilenceDuration: 450 });
-    const stt = createSttProvider(loadSttConfig(), logger);
+    const sttConfig = loadSttConfig();
+    const stt = createSttProvider(sttConfig, logger);
     proc.userData.stt = stt;
+    proc.userData.sttLanguage = sttConfig.STT_LANGUAGE;
     // Load the speech model while the process waits for a session, so a user's first words
     // are not kept waiting for it (2-3 s, more on a busy machine). Not awaited: a slow or
     // failed start must not hold the process back; the first utterance then waits for it.
@@ -52,6 +56,7 @@ export default defineAgent({
       db,
       vad: data.vad,
       stt: data.stt,
+      sttLanguage: data.sttLanguage,
       logger,
     });
   },

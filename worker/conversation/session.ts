@@ -16,6 +16,7 @@ import type { WorkerConfig } from '../config.ts';
 import { AwpLlm } from '../models/awp-llm.ts';
 import { AwpStt } from '../models/awp-stt.ts';
 import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
+import { userSpeechLanguage } from '../stt/language.ts';
 import type { SttProvider } from '../stt/provider.ts';
 import { type InputMode, registerControls } from './controls.ts';
 import { PlayoutLedger } from './playout.ts';
@@ -29,6 +30,8 @@ export interface SessionDependencies {
   db: DatabaseHandle;
   vad: VAD;
   stt: SttProvider;
+  /** `STT_LANGUAGE`, when set (worker/stt/language.ts). */
+  sttLanguage?: string | undefined;
   logger: Logger;
 }
 
@@ -158,6 +161,7 @@ async function runInRoom(
   });
   const recognizer = new AwpStt({
     provider: deps.stt,
+    language: userSpeechLanguage(deps.sttLanguage, snapshot.voiceId),
     onAudio: (ms) => {
       usage.sttMs += ms;
       sessions.addUsage(record.id, { sttMs: ms }).catch(() => {});

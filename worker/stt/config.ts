@@ -19,6 +19,14 @@ export const sttConfigSchema = z.object({
   STT_PROVIDER: z.enum(STT_PROVIDER_NAMES).default('embedded'),
   /** Requests waiting for the embedded engine beyond the one it is transcribing. */
   STT_MAX_QUEUE: z.coerce.number().int().nonnegative().default(8),
+  /**
+   * The language users speak (ISO 639-1), or `auto` to detect it per utterance. Unset: the
+   * Agent voice's language for built-in voices, else detected (worker/stt/language.ts).
+   */
+  STT_LANGUAGE: z
+    .string()
+    .regex(/^(auto|[a-z]{2,3})$/, 'an ISO 639-1 code such as en, or auto')
+    .optional(),
   /** Deadline of one transcription (plus the utterance's duration), embedded and openai. */
   STT_REQUEST_TIMEOUT_MS: positiveInt.default(20_000),
 

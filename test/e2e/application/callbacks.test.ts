@@ -206,6 +206,7 @@ describe('application sessions: callbacks and commands (backend-sdk, worker, liv
     };
     try {
       const requestsBefore = llm.requests.length;
+      const heardBefore = stack.stt.requests.length;
       stack.stt.say('Please book a table for two.');
       await user.say(await speech('Please book a table for two.'));
       const input = await backend.nextInput(new Set(), 60_000);
@@ -223,6 +224,10 @@ describe('application sessions: callbacks and commands (backend-sdk, worker, liv
         'Please book a table for two.',
       );
       expect(llm.requests.length).toBe(requestsBefore);
+      // The Agent's voice is a built-in US English one: the recognizer is told so.
+      const heard = stack.stt.requests.slice(heardBefore);
+      expect(heard.length).toBeGreaterThan(0);
+      expect(heard.map((r) => r.language)).toEqual(heard.map(() => 'en'));
     } finally {
       await session.leave();
     }

@@ -197,6 +197,9 @@ describe('live conversation with Deepgram streaming STT, and a worker crash (Chr
       30_000,
     );
     expect((await events('error')).map((e) => e.payload)).toEqual([]);
+    // The Agent's voice is a built-in US English one: Deepgram is asked for English.
+    expect(deepgram.connections.map((c) => c.query.language)).toContain('en');
+    expect(deepgram.connections.every((c) => c.query.language === 'en')).toBe(true);
     await page.evaluate(() => window.client.disconnect());
   }, 180_000);
 

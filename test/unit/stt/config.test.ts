@@ -18,6 +18,9 @@ describe('speech-to-text configuration', () => {
       STT_OPENAI_MODEL: 'whisper-1',
       STT_OPENAI_RESPONSE_FORMAT: 'json',
     });
+    expect(loadSttConfig({}).STT_LANGUAGE).toBeUndefined();
+    expect(loadSttConfig({ STT_LANGUAGE: 'auto' }).STT_LANGUAGE).toBe('auto');
+    expect(loadSttConfig({ STT_LANGUAGE: 'de' }).STT_LANGUAGE).toBe('de');
   });
 
   it('names every bad variable', () => {
@@ -28,13 +31,19 @@ describe('speech-to-text configuration', () => {
         WHISPER_BEAM_SIZE: '0',
         DEEPGRAM_BASE_URL: 'not a url',
         STT_MAX_QUEUE: '',
+        STT_LANGUAGE: 'English',
       });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.map((p) => p.split(':')[0]);
-    expect(problems.sort()).toEqual(['DEEPGRAM_BASE_URL', 'STT_PROVIDER', 'WHISPER_BEAM_SIZE']);
+    expect(problems.sort()).toEqual([
+      'DEEPGRAM_BASE_URL',
+      'STT_LANGUAGE',
+      'STT_PROVIDER',
+      'WHISPER_BEAM_SIZE',
+    ]);
   });
 
   it.each([

@@ -11,12 +11,13 @@ import { type Config, tokenSigningSecret } from '../../src/config.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
 import { llmCatalogFromConfig } from '../../src/llm/registry.ts';
 import type { Logger } from '../../src/observability/logger.ts';
+import { sampleLanguages } from '../../src/voices/cloning/sample-languages.ts';
 import { ApplicationRuntime } from '../application/runtime.ts';
 import type { WorkerConfig } from '../config.ts';
 import { AwpLlm } from '../models/awp-llm.ts';
 import { AwpStt } from '../models/awp-stt.ts';
 import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
-import { userSpeechLanguage } from '../stt/language.ts';
+import { isBuiltInVoice, userSpeechLanguage } from '../stt/language.ts';
 import type { SttProvider } from '../stt/provider.ts';
 import { type InputMode, registerControls } from './controls.ts';
 import { PlayoutLedger } from './playout.ts';
@@ -161,7 +162,7 @@ async function runInRoom(
   });
   const recognizer = new AwpStt({
     provider: deps.stt,
-    language: userSpeechLanguage(deps.sttLanguage, snapshot.voiceId),
+    language: await recognizerLanguage(deps, record.workspaceId, snapshot.voiceId),
     onAudio: (ms) => {
       usage.sttMs += ms;
       sessions.addUsage(record.id, { sttMs: ms }).catch(() => {});
@@ -343,4 +344,17 @@ function endReason(reason: string): string {
   if (/max_duration/i.test(reason)) return 'max_duration';
   if (/error/i.test(reason)) return 'agent_error';
   return reason.toLowerCase() || 'ended';
+}
+
+/** The language the recognizer is told (worker/stt/language.ts); a cloned voice's from its recordings. */
+async function recognizerLanguage(
+  deps: SessionDependencies,
+  workspaceId: string,
+  voiceId: string,
+): Promise<string | undefined> {
+  const recorded =
+    deps.sttLanguage === undefined && !isBuiltInVoice(voiceId)
+      ? await sampleLanguages(deps.db.db, workspaceId, voiceId)
+      : [];
+  return userSpeechLanguage(deps.sttLanguage, voiceId, recorded);
 }

@@ -21,7 +21,7 @@ export const sttConfigSchema = z.object({
   STT_MAX_QUEUE: z.coerce.number().int().nonnegative().default(8),
   /**
    * The language users speak (ISO 639-1), or `auto` to detect it per utterance. Unset: the
-   * Agent voice's language for built-in voices, else detected (worker/stt/language.ts).
+   * Agent voice's language when it is known, else detected (worker/stt/language.ts).
    */
   STT_LANGUAGE: z
     .string()

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sampleLanguages } from '../../../src/voices/cloning/sample-languages.ts';
 import { servingRoute, VoiceStore } from '../../../src/voices/voice-store.ts';
 import {
   createVoice,
@@ -184,5 +185,27 @@ describe.each(DIALECTS)('voice routes and samples on %s', (dialect) => {
       'voice_not_found',
     );
     await settled(accepted.voice.id, 'the native derivation');
+  });
+
+  it("lists a voice's recording languages, each once, within its workspace", async () => {
+    const created = await create(['native'], 'Bilingual');
+    const voiceId = created.voice.id;
+    await settled(voiceId, 'the native derivation');
+    const languages = (workspaceId: string) => sampleLanguages(fx.handle.db, workspaceId, voiceId);
+    expect(await languages(fx.ws.workspaceId)).toEqual(['en-US']);
+    const add = (sample: typeof fx.second) =>
+      fx.cloning.addSample({
+        workspaceId: fx.ws.workspaceId,
+        environment: ENV,
+        voiceId,
+        sample,
+        permissionConfirmed: true,
+        actor: 'owner@example.com',
+      });
+    await add(fx.second);
+    expect(await languages(fx.ws.workspaceId)).toEqual(['en-US']);
+    await add({ ...fx.second, language: 'de-DE' });
+    expect(await languages(fx.ws.workspaceId)).toEqual(['de-DE', 'en-US']);
+    expect(await languages(fx.other.workspaceId)).toEqual([]);
   });
 });

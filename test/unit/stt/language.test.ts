@@ -21,13 +21,24 @@ describe("the recognizer's language", () => {
     expect(userSpeechLanguage(undefined, voice('Dora (Brazilian Portuguese, neural)'))).toBe('pt');
   });
 
-  it('is detected for voices whose language is not known (imported, cloned, vendor)', () => {
+  it("is a cloned voice's recording language when they all share one", () => {
+    const cloned = 'voice_notABuiltInVoice0000';
+    expect(userSpeechLanguage(undefined, cloned, ['de-DE'])).toBe('de');
+    expect(userSpeechLanguage(undefined, cloned, ['en-GB', 'en-US'])).toBe('en');
+    expect(userSpeechLanguage(undefined, cloned, ['en-US', 'zh-CN'])).toBeUndefined();
+    // A built-in voice is known by itself.
+    expect(userSpeechLanguage(undefined, voice('Aria (US English)'), ['fr-FR'])).toBe('en');
+  });
+
+  it('is detected for voices whose language is not known (imported, vendor)', () => {
     expect(userSpeechLanguage(undefined, 'voice_notABuiltInVoice0000')).toBeUndefined();
+    expect(userSpeechLanguage(undefined, 'voice_notABuiltInVoice0000', [])).toBeUndefined();
   });
 
   it('follows STT_LANGUAGE when set, auto meaning detection', () => {
     expect(userSpeechLanguage('de', voice('Aria (US English)'))).toBe('de');
     expect(userSpeechLanguage('auto', voice('Aria (US English)'))).toBeUndefined();
     expect(userSpeechLanguage('ja', 'voice_notABuiltInVoice0000')).toBe('ja');
+    expect(userSpeechLanguage('auto', 'voice_notABuiltInVoice0000', ['de-DE'])).toBeUndefined();
   });
 });

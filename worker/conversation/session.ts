@@ -160,9 +160,11 @@ async function runInRoom(
     partnerSessionId: agentSessionLedgerId(record.id),
     onAudio: (order, text, samples) => playout.addAudio(order, text, samples),
   });
+  const language = await recognizerLanguage(deps, record.workspaceId, snapshot.voiceId);
+  log.info({ stt: deps.stt.name, language: language ?? 'detected' }, 'recognizer language');
   const recognizer = new AwpStt({
     provider: deps.stt,
-    language: await recognizerLanguage(deps, record.workspaceId, snapshot.voiceId),
+    language,
     onAudio: (ms) => {
       usage.sttMs += ms;
       sessions.addUsage(record.id, { sttMs: ms }).catch(() => {});

@@ -130,6 +130,13 @@ describe('Live Agent conversations (worker)', () => {
         'the greeting transcript',
       );
       expect(greeting).toMatchObject({ text: 'Hello Grace, I am Ada.', final: true });
+      // The Agent's voice is a built-in US English one: Whisper is told, not left to detect.
+      expect(
+        worker
+          .logs()
+          .filter((l) => l.msg === 'recognizer language' && l.session_id === sessionId)
+          .map((l) => [l.stt, l.language]),
+      ).toEqual([['embedded', 'en']]);
       await client.waitUntil(() => client.loudFramesSince(0) > 20, 20_000, 'greeting audio');
       const captions = client.messages.filter(
         (m) => m.topic === 'lk.transcription' && m.from === agent,

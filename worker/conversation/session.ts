@@ -17,7 +17,7 @@ import type { WorkerConfig } from '../config.ts';
 import { AwpLlm } from '../models/awp-llm.ts';
 import { AwpStt } from '../models/awp-stt.ts';
 import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
-import { isBuiltInVoice, userSpeechLanguage } from '../stt/language.ts';
+import { userSpeechLanguage } from '../stt/language.ts';
 import type { SttProvider } from '../stt/provider.ts';
 import { type InputMode, registerControls } from './controls.ts';
 import { PlayoutLedger } from './playout.ts';
@@ -160,7 +160,10 @@ async function runInRoom(
     partnerSessionId: agentSessionLedgerId(record.id),
     onAudio: (order, text, samples) => playout.addAudio(order, text, samples),
   });
-  const language = await recognizerLanguage(deps, record.workspaceId, snapshot.voiceId);
+  const { voiceId } = snapshot;
+  const language = await userSpeechLanguage(deps.sttLanguage, voiceId, () =>
+    sampleLanguages(deps.db.db, record.workspaceId, voiceId),
+  );
   log.info({ stt: deps.stt.name, language: language ?? 'detected' }, 'recognizer language');
   const recognizer = new AwpStt({
     provider: deps.stt,
@@ -346,17 +349,4 @@ function endReason(reason: string): string {
   if (/max_duration/i.test(reason)) return 'max_duration';
   if (/error/i.test(reason)) return 'agent_error';
   return reason.toLowerCase() || 'ended';
-}
-
-/** The language the recognizer is told (worker/stt/language.ts); a cloned voice's from its recordings. */
-async function recognizerLanguage(
-  deps: SessionDependencies,
-  workspaceId: string,
-  voiceId: string,
-): Promise<string | undefined> {
-  const recorded =
-    deps.sttLanguage === undefined && !isBuiltInVoice(voiceId)
-      ? await sampleLanguages(deps.db.db, workspaceId, voiceId)
-      : [];
-  return userSpeechLanguage(deps.sttLanguage, voiceId, recorded);
 }

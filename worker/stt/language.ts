@@ -10,29 +10,25 @@ export const DETECT_LANGUAGE = 'auto';
  *
  * - `setting` (`STT_LANGUAGE`) wins when set: a code, or `auto` to detect.
  * - Else the language of the Agent's voice: a built-in voice's own (`en-US` gives `en`),
- *   or that of a cloned voice's recordings (`recorded`) when they are all in one language.
- *   Users talk to an agent in the language it speaks.
+ *   or that of a cloned voice's recordings (`recordings()`, asked only for voices that are
+ *   not built in) when they are all in one language. Users talk to an agent in the
+ *   language it speaks.
  * - Else (imported and vendor voices, which may speak many languages, and voices
  *   recorded in several) detection.
  *
  * Naming the language matters for the embedded Whisper: detecting it costs a second pass
  * of the encoder over the utterance's 30 s window, which doubles the time to a transcript.
  */
-export function userSpeechLanguage(
+export async function userSpeechLanguage(
   setting: string | undefined,
   voiceId: string,
-  recorded: readonly string[] = [],
-): string | undefined {
+  recordings: () => Promise<readonly string[]>,
+): Promise<string | undefined> {
   if (setting !== undefined) return setting === DETECT_LANGUAGE ? undefined : setting;
   const builtIn = (findNativeVoice(voiceId) ?? findKokoroVoice(voiceId))?.language;
   if (builtIn !== undefined) return primaryLanguage(builtIn);
-  const languages = new Set(recorded.map(primaryLanguage));
+  const languages = new Set((await recordings()).map(primaryLanguage));
   return languages.size === 1 ? [...languages][0] : undefined;
-}
-
-/** Whether a voice's language is known without looking at its recordings. */
-export function isBuiltInVoice(voiceId: string): boolean {
-  return findNativeVoice(voiceId) !== undefined || findKokoroVoice(voiceId) !== undefined;
 }
 
 /** The primary subtag of a BCP 47 tag, lower-cased: `es-419` gives `es`. */

@@ -9,36 +9,53 @@ const voice = (name: string) => {
   return found.id;
 };
 
+const CLONED = 'voice_notABuiltInVoice0000';
+
+/** A voice's recording languages, counting how often they were asked for. */
+function recordings(languages: string[]) {
+  const asked = { count: 0 };
+  const read = async () => {
+    asked.count += 1;
+    return languages;
+  };
+  return Object.assign(read, { asked });
+}
+
 describe("the recognizer's language", () => {
-  it("is the built-in voice's language when STT_LANGUAGE is unset", () => {
-    expect(userSpeechLanguage(undefined, voice('Aria (US English)'))).toBe('en');
-    expect(userSpeechLanguage(undefined, voice('Sienna (UK English)'))).toBe('en');
-    expect(userSpeechLanguage(undefined, voice('Mateo (Spanish, Latin America)'))).toBe('es');
-    expect(userSpeechLanguage(undefined, voice('Camille (French)'))).toBe('fr');
-    expect(userSpeechLanguage(undefined, voice('Mei (Mandarin Chinese)'))).toBe('zh');
-    expect(userSpeechLanguage(undefined, voice('Yui (Japanese)'))).toBe('ja');
-    expect(userSpeechLanguage(undefined, voice('Heart (US English, neural)'))).toBe('en');
-    expect(userSpeechLanguage(undefined, voice('Dora (Brazilian Portuguese, neural)'))).toBe('pt');
+  it("is the built-in voice's language when STT_LANGUAGE is unset, without reading recordings", async () => {
+    const none = recordings(['fr-FR']);
+    const of = (name: string) => userSpeechLanguage(undefined, voice(name), none);
+    expect(await of('Aria (US English)')).toBe('en');
+    expect(await of('Sienna (UK English)')).toBe('en');
+    expect(await of('Mateo (Spanish, Latin America)')).toBe('es');
+    expect(await of('Camille (French)')).toBe('fr');
+    expect(await of('Mei (Mandarin Chinese)')).toBe('zh');
+    expect(await of('Yui (Japanese)')).toBe('ja');
+    expect(await of('Heart (US English, neural)')).toBe('en');
+    expect(await of('Dora (Brazilian Portuguese, neural)')).toBe('pt');
+    expect(none.asked.count).toBe(0);
   });
 
-  it("is a cloned voice's recording language when they all share one", () => {
-    const cloned = 'voice_notABuiltInVoice0000';
-    expect(userSpeechLanguage(undefined, cloned, ['de-DE'])).toBe('de');
-    expect(userSpeechLanguage(undefined, cloned, ['en-GB', 'en-US'])).toBe('en');
-    expect(userSpeechLanguage(undefined, cloned, ['en-US', 'zh-CN'])).toBeUndefined();
-    // A built-in voice is known by itself.
-    expect(userSpeechLanguage(undefined, voice('Aria (US English)'), ['fr-FR'])).toBe('en');
+  it("is a cloned voice's recording language when they all share one", async () => {
+    expect(await userSpeechLanguage(undefined, CLONED, recordings(['de-DE']))).toBe('de');
+    expect(await userSpeechLanguage(undefined, CLONED, recordings(['en-GB', 'en-US']))).toBe('en');
+    expect(
+      await userSpeechLanguage(undefined, CLONED, recordings(['en-US', 'zh-CN'])),
+    ).toBeUndefined();
   });
 
-  it('is detected for voices whose language is not known (imported, vendor)', () => {
-    expect(userSpeechLanguage(undefined, 'voice_notABuiltInVoice0000')).toBeUndefined();
-    expect(userSpeechLanguage(undefined, 'voice_notABuiltInVoice0000', [])).toBeUndefined();
+  it('is detected for voices whose language is not known (imported, vendor)', async () => {
+    const none = recordings([]);
+    expect(await userSpeechLanguage(undefined, CLONED, none)).toBeUndefined();
+    expect(none.asked.count).toBe(1);
   });
 
-  it('follows STT_LANGUAGE when set, auto meaning detection', () => {
-    expect(userSpeechLanguage('de', voice('Aria (US English)'))).toBe('de');
-    expect(userSpeechLanguage('auto', voice('Aria (US English)'))).toBeUndefined();
-    expect(userSpeechLanguage('ja', 'voice_notABuiltInVoice0000')).toBe('ja');
-    expect(userSpeechLanguage('auto', 'voice_notABuiltInVoice0000', ['de-DE'])).toBeUndefined();
+  it('follows STT_LANGUAGE when set, auto meaning detection, without reading recordings', async () => {
+    const german = recordings(['de-DE']);
+    expect(await userSpeechLanguage('de', voice('Aria (US English)'), german)).toBe('de');
+    expect(await userSpeechLanguage('auto', voice('Aria (US English)'), german)).toBeUndefined();
+    expect(await userSpeechLanguage('ja', CLONED, german)).toBe('ja');
+    expect(await userSpeechLanguage('auto', CLONED, german)).toBeUndefined();
+    expect(german.asked.count).toBe(0);
   });
 });

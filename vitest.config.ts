@@ -2,13 +2,16 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * Files that speak into a LiveKit room and judge what the agent heard or when its audio
- * stopped: real-time audio over WebRTC, Silero VAD and Whisper. On a 2-core machine shared
- * with other test files, a starved sender or receiver turns speech into time-stretched or
- * concealed audio that Whisper mishears, which is a fact about the machine, not about the
- * product. These files run one at a time, after the rest.
+ * stopped (real-time audio over WebRTC, Silero VAD and Whisper), and the client SDK's
+ * conversation test, whose Chromium and rtc-node peers connect, publish and play audio
+ * within the SDK's and LiveKit's timeouts. On a 2-core machine shared with other test
+ * files, a starved sender or receiver turns speech into time-stretched or concealed audio
+ * that Whisper mishears, and a starved peer misses its connection timeout, which is a fact
+ * about the machine, not about the product. These files run one at a time, after the rest.
  */
 const REALTIME_AUDIO = [
   'test/e2e/application/callbacks.test.ts',
+  'test/e2e/client-sdk/conversation.test.ts',
   'test/e2e/application/tools.test.ts',
   'test/e2e/live/conversation.test.ts',
   'test/e2e/live/deepgram-and-crash.test.ts',

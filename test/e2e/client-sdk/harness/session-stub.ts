@@ -191,7 +191,11 @@ export async function startSessionStub(
         );
       }
       send(res, 404, 'text/plain', 'not found');
-    })().catch((error: unknown) => send(res, 500, 'text/plain', String(error)));
+    })().catch((error: unknown) => {
+      // The client reports only the status: the cause goes to the test's output.
+      console.error('session stub: starting a session failed:', error);
+      send(res, 500, 'text/plain', String(error));
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

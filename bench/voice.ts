@@ -217,7 +217,7 @@ function buildResults(turns: Turn[], bargeIns: BargeIn[]) {
       llm: `OpenAI chat fake, first token after ${LLM_FIRST_TOKEN_DELAY_MS} ms`,
       stt: `embedded Whisper ${WHISPER_MODEL}, beam 1`,
       tts: 'api /v1/tts/stream, native voice (espeak-ng)',
-      vad: 'Silero, min silence 450 ms; endpointing min delay 400 ms',
+      vad: 'Silero, min silence 450 ms; endpointing min delay 400 ms; Whisper starts after a 200 ms pause',
     },
     turns: {
       total_ms: stat(turns.map((t) => t.totalMs)),

@@ -17,6 +17,7 @@ import type { WorkerConfig } from '../config.ts';
 import { AwpLlm } from '../models/awp-llm.ts';
 import { AwpStt } from '../models/awp-stt.ts';
 import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
+import { EventWatchingVad, PauseTracker } from '../models/vad-pauses.ts';
 import { userSpeechLanguage } from '../stt/language.ts';
 import type { SttProvider } from '../stt/provider.ts';
 import { type InputMode, registerControls } from './controls.ts';
@@ -165,6 +166,15 @@ async function runInRoom(
     sampleLanguages(deps.db.db, record.workspaceId, voiceId),
   );
   log.info({ stt: deps.stt.name, language: language ?? 'detected' }, 'recognizer language');
+  // Silero's start and end of speech delimit the utterances the recognizer transcribes, and
+  // its pauses start the transcription early; in push-to-talk the key does (controls.ts).
+  let inputMode: () => InputMode = () => 'automatic';
+  const pauses = new PauseTracker({
+    silenceStarted: () => {
+      if (inputMode() === 'automatic') recognizer.silenceStarted();
+    },
+    speechResumed: () => recognizer.speechResumed(),
+  });
   const recognizer = new AwpStt({
     provider: deps.stt,
     language,
@@ -174,7 +184,8 @@ async function runInRoom(
     },
   });
   const session = new voice.AgentSession({
-    vad: deps.vad,
+    // Silero's pauses start the recognizer early (docs/decisions.md, "early transcription").
+    vad: new EventWatchingVad(deps.vad, (event) => pauses.observe(event)),
     stt: recognizer,
     llm: new AwpLlm({
       provider,
@@ -217,9 +228,6 @@ async function runInRoom(
     userAwayTimeout: null,
   });
 
-  // Silero's start and end of speech delimit the utterances the recognizer transcribes; in
-  // push-to-talk the key does (controls.ts).
-  let inputMode: () => InputMode = () => 'automatic';
   // Barge-in latency, measured here: from Silero's start of speech over the agent's speech
   // to LiveKit's audio output reporting the agent's audio cleared (logged as `barge-in`).
   let speechOverAgentAt: number | undefined;

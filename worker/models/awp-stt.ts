@@ -5,7 +5,7 @@ import {
   mergeFrames,
   stt,
 } from '@livekit/agents';
-import { AudioResampler } from '@livekit/rtc-node';
+import { type AudioFrame, AudioResampler } from '@livekit/rtc-node';
 import {
   STT_SAMPLE_RATE_HZ,
   type SttEvent,
@@ -96,6 +96,19 @@ export class AwpStt extends stt.STT {
     for (const stream of this.#streams) stream.closeGate();
   }
 
+  /**
+   * The user paused mid-utterance (a short silence, before the VAD's end of speech): an
+   * utterance engine may start transcribing (BufferedSttStream, early start).
+   */
+  silenceStarted(): void {
+    for (const stream of this.#streams) stream.mark(SILENCE_STARTED);
+  }
+
+  /** Speech came back after `silenceStarted()`. */
+  speechResumed(): void {
+    for (const stream of this.#streams) stream.mark(SPEECH_RESUMED);
+  }
+
   /** The utterance ended: the engine finalizes what it heard. */
   flush(): void {
     this.#inUtterance = false;
@@ -164,6 +177,11 @@ export class AwpStt extends stt.STT {
     return stream;
   }
 }
+
+/** Markers queued with the audio, so the engine sees them after the frames before them. */
+const SILENCE_STARTED = Symbol('silence started');
+const SPEECH_RESUMED = Symbol('speech resumed');
+type Marker = typeof SILENCE_STARTED | typeof SPEECH_RESUMED;
 
 class AwpSpeechStream extends stt.SpeechStream {
   label = 'awp.stt.stream';
@@ -235,6 +253,13 @@ class AwpSpeechStream extends stt.SpeechStream {
     this.#pendingCommit = undefined;
   }
 
+  /** Queued behind the audio already pushed, as `flush()` is. */
+  mark(marker: Marker): void {
+    if (this.closed || this.input.closed) return;
+    // The framework's queue holds frames and its flush sentinel; ours ride along.
+    this.input.put(marker as unknown as AudioFrame);
+  }
+
   /** Queued behind the audio already pushed, so the engine sees it in order. */
   flushUtterance(): Promise<void> {
     if (this.closed || this.input.closed) return Promise.resolve();
@@ -270,6 +295,15 @@ class AwpSpeechStream extends stt.SpeechStream {
           this.#gate.close();
           engine.flush();
           reportAudio();
+          continue;
+        }
+        if (item === (SILENCE_STARTED as unknown)) {
+          // Only an open utterance has audio to transcribe early.
+          if (this.#gate.isOpen) engine.silenceStarted?.();
+          continue;
+        }
+        if (item === (SPEECH_RESUMED as unknown)) {
+          engine.speechResumed?.();
           continue;
         }
         const frame = item as { data: Int16Array; channels: number };

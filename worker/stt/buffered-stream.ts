@@ -22,12 +22,37 @@ export type TranscribeUtterance = (
  */
 export const DEFAULT_MAX_UTTERANCE_MS = 30_000;
 
+/** How a buffered stream behaves beyond its engine. */
+export interface BufferedSttStreamOptions {
+  /** Longest utterance kept before it is transcribed without waiting for `flush()`. */
+  maxUtteranceMs?: number;
+  /**
+   * Whether `silenceStarted()` starts transcribing early (see there). Worth it for a local
+   * engine, whose only cost is CPU; a paid endpoint would bill every abandoned start.
+   */
+  earlyStart?: boolean;
+}
+
+/** A transcription started at `silenceStarted()`, kept for the `flush()` that may use it. */
+interface EarlyStart {
+  /** First sample (in the stream) and length of the audio it transcribes. */
+  startSample: number;
+  sampleCount: number;
+  result: Promise<SttTranscript>;
+  abort: AbortController;
+}
+
 /**
  * A recognition stream for engines that only transcribe whole utterances (Whisper, the
  * OpenAI-compatible endpoint): frames are buffered until `flush()`, then the utterance is
  * transcribed and yields one `final` (none for silence) and the `flushed` marker.
  * Utterances are transcribed one after another so events stay in audio order; the first
  * failure ends the stream with that error.
+ *
+ * With `earlyStart`, a pause in the speech (`silenceStarted()`) starts transcribing the
+ * utterance so far while the VAD still waits to be sure the speaker is done; the `flush()`
+ * that follows with no speech in between takes that transcript (the audio after it is the
+ * pause) instead of starting the engine only then.
  */
 export class BufferedSttStream implements SttStream {
   readonly #transcribe: TranscribeUtterance;
@@ -43,16 +68,22 @@ export class BufferedSttStream implements SttStream {
   #totalSamples = 0;
   #chain: Promise<void> = Promise.resolve();
   #ended = false;
+  readonly #earlyStartEnabled: boolean;
+  #early: EarlyStart | undefined;
 
   constructor(
     transcribe: TranscribeUtterance,
     options: SttOptions,
     signal: AbortSignal,
-    maxUtteranceMs = DEFAULT_MAX_UTTERANCE_MS,
+    {
+      maxUtteranceMs = DEFAULT_MAX_UTTERANCE_MS,
+      earlyStart = false,
+    }: BufferedSttStreamOptions = {},
   ) {
     this.#transcribe = transcribe;
     this.#options = { ...options };
     this.#maxUtteranceSamples = Math.round((maxUtteranceMs * STT_SAMPLE_RATE_HZ) / 1000);
+    this.#earlyStartEnabled = earlyStart;
     this.#signal = AbortSignal.any([signal, this.#stop.signal]);
     const onAbort = () => this.#queue.fail(cancelledError());
     if (this.#signal.aborted) onAbort();
@@ -71,6 +102,40 @@ export class BufferedSttStream implements SttStream {
   flush(): void {
     if (this.#ended || this.#queue.done) return;
     this.#cut(true);
+  }
+
+  /**
+   * The speaker paused: with `earlyStart`, transcription of the audio so far starts now
+   * (after the utterances before it). A later `speechResumed()` abandons it.
+   */
+  silenceStarted(): void {
+    if (!this.#earlyStartEnabled || this.#ended || this.#queue.done) return;
+    if (this.#bufferedSamples === 0) return;
+    this.#dropEarlyStart();
+    const samples = concatSamples(this.#chunks, this.#bufferedSamples);
+    // The buffer now holds one chunk: what the early start heard.
+    this.#chunks = [samples];
+    const abort = new AbortController();
+    const signal = AbortSignal.any([this.#signal, abort.signal]);
+    const result = this.#chain.then(() => this.#transcribe(samples, this.#options, signal));
+    // Its failure is read by the flush that uses it; unused, it is dropped.
+    result.catch(() => {});
+    this.#early = {
+      startSample: this.#utteranceStartSample,
+      sampleCount: samples.length,
+      result,
+      abort,
+    };
+  }
+
+  /** Speech came back after `silenceStarted()`: the early start no longer covers it. */
+  speechResumed(): void {
+    this.#dropEarlyStart();
+  }
+
+  #dropEarlyStart(): void {
+    this.#early?.abort.abort();
+    this.#early = undefined;
   }
 
   end(): void {
@@ -94,6 +159,11 @@ export class BufferedSttStream implements SttStream {
     const chunks = this.#chunks;
     const startSample = this.#utteranceStartSample;
     const sampleCount = this.#bufferedSamples;
+    // An early start serves the flush that ends the pause it began in; any other cut
+    // (the length bound, end()) transcribes the whole buffer.
+    const early = this.#early?.startSample === startSample && flushed ? this.#early : undefined;
+    if (!early) this.#early?.abort.abort();
+    this.#early = undefined;
     this.#chunks = [];
     this.#bufferedSamples = 0;
     this.#utteranceStartSample = this.#totalSamples;
@@ -101,8 +171,13 @@ export class BufferedSttStream implements SttStream {
       .then(async () => {
         if (this.#queue.done) return;
         if (sampleCount > 0) {
-          const samples = concatSamples(chunks, sampleCount);
-          const result = await this.#transcribe(samples, this.#options, this.#signal);
+          const result = early
+            ? await early.result
+            : await this.#transcribe(
+                concatSamples(chunks, sampleCount),
+                this.#options,
+                this.#signal,
+              );
           const text = result.text.trim();
           if (text !== '') {
             this.#queue.push({

@@ -82,6 +82,14 @@ export interface SttStream extends AsyncIterable<SttEvent> {
   flush(): void;
   /** No more audio: finalize what is pending, then end the iteration. */
   end(): void;
+  /**
+   * The speaker paused (the VAD has heard a short silence, shorter than the one that ends
+   * an utterance). An engine that transcribes whole utterances may start on the audio so
+   * far, and answer the `flush()` that follows with it when no speech came in between.
+   */
+  silenceStarted?(): void;
+  /** Speech came back after `silenceStarted()`. */
+  speechResumed?(): void;
 }
 
 /** One speech-to-text engine. Failures are `SttError`s. */

@@ -19,7 +19,7 @@ import { EmbeddedSttProvider } from '../../../worker/stt/embedded/provider.ts';
 import { SttError } from '../../../worker/stt/errors.ts';
 import { STT_SENTENCES } from '../../helpers/stt-sentences.ts';
 import { wordErrorRate } from '../../helpers/wer.ts';
-import { describeSttConformance, speechSamples } from './conformance.ts';
+import { collect, describeSttConformance, pushFrames, speechSamples } from './conformance.ts';
 
 const config = loadSttConfig({});
 const logger = pino({ level: 'silent' });
@@ -79,6 +79,48 @@ describe('embedded Whisper', () => {
         heard: result.text,
         ok: true,
       });
+    }
+  });
+
+  it('starts transcribing at a pause and answers the flush with that transcript', {
+    timeout: 120_000,
+  }, async () => {
+    // The sidecar's debug line names the audio of every transcription it made.
+    const transcribed: number[] = [];
+    const provider = embedded({
+      logger: pino(
+        { level: 'debug' },
+        {
+          write: (line: string) => {
+            const entry = JSON.parse(line) as { msg: string; audioMs: number };
+            if (entry.msg === 'stt transcribed') transcribed.push(entry.audioMs);
+          },
+        },
+      ),
+    });
+    try {
+      await provider.warmUp();
+      const sentence = STT_SENTENCES[2] ?? '';
+      const speech = await speechSamples(sentence);
+      const stream = provider.stream({ language: 'en' }, signal);
+      const events = collect(stream);
+      pushFrames(stream, speech);
+      stream.silenceStarted?.();
+      // The rest of the VAD's silence (250 ms), then its end of speech.
+      pushFrames(stream, new Int16Array(4_000));
+      stream.flush();
+      stream.end();
+      const finals = (await events).filter((e) => e.type === 'final');
+      expect(finals).toHaveLength(1);
+      expect(wordErrorRate(sentence, finals[0]?.text ?? '')).toBeLessThanOrEqual(MAX_WER);
+      // The transcript covers the utterance up to the end of speech...
+      expect(finals[0]?.endMs).toBe(((speech.length + 4_000) * 1000) / 16_000);
+      // ...and Whisper ran once, on the speech heard before the pause.
+      // (The sidecar rounds to whole milliseconds; the pause would add 250.)
+      expect(transcribed).toHaveLength(1);
+      expect(transcribed[0]).toBeCloseTo((speech.length * 1000) / 16_000, -1);
+    } finally {
+      await provider.close();
     }
   });
 

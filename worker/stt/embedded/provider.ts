@@ -63,10 +63,12 @@ export class EmbeddedSttProvider implements SttProvider {
   }
 
   stream(options: SttOptions, signal: AbortSignal): SttStream {
+    // Early starts cost only this machine's CPU (docs/decisions.md, "early transcription").
     return new BufferedSttStream(
       (samples, o, s) => this.transcribe(samples, o, s),
       options,
       signal,
+      { earlyStart: true },
     );
   }
 

@@ -1,0 +1,227 @@
+import { describe, expect, it } from 'vitest';
+import { BufferedSttStream } from '../../../worker/stt/buffered-stream.ts';
+import { cancelledError } from '../../../worker/stt/errors.ts';
+import type { SttEvent, SttTranscript } from '../../../worker/stt/provider.ts';
+
+/** 10 ms at 16 kHz. */
+const FRAME = 160;
+
+/** A 10 ms frame whose samples all hold `id`. */
+function frame(id: number): Int16Array {
+  return new Int16Array(FRAME).fill(id);
+}
+
+/** One engine call: what it was given and how to answer it. */
+interface Call {
+  /** Frame ids of the audio, one per 10 ms. */
+  ids: number[];
+  signal: AbortSignal;
+  answer(text: string): void;
+  fail(error: unknown): void;
+}
+
+/**
+ * An utterance engine the test answers by hand: each call waits until the test settles it,
+ * as a transcription that takes time does.
+ */
+function engine() {
+  const calls: Call[] = [];
+  const waiters: (() => void)[] = [];
+  const transcribe = (samples: Int16Array, _options: unknown, signal: AbortSignal) =>
+    new Promise<SttTranscript>((resolve, reject) => {
+      if (signal.aborted) {
+        reject(cancelledError());
+        return;
+      }
+      signal.addEventListener('abort', () => reject(cancelledError()), { once: true });
+      const ids: number[] = [];
+      for (let i = 0; i < samples.length; i += FRAME) ids.push(samples[i] as number);
+      calls.push({
+        ids,
+        signal,
+        answer: (text) =>
+          resolve({
+            text,
+            language: 'en',
+            startMs: 0,
+            endMs: (samples.length * 1000) / 16_000,
+            confidence: undefined,
+          }),
+        fail: reject,
+      });
+      waiters.splice(0).forEach((wake) => {
+        wake();
+      });
+    });
+  /** Resolves once the engine has received its `n`th call. */
+  const called = async (n: number): Promise<Call> => {
+    while (calls.length < n) await new Promise<void>((wake) => waiters.push(wake));
+    return calls[n - 1] as Call;
+  };
+  return { transcribe, calls, called };
+}
+
+async function collect(stream: AsyncIterable<SttEvent>): Promise<SttEvent[]> {
+  const events: SttEvent[] = [];
+  for await (const event of stream) events.push(event);
+  return events;
+}
+
+function push(stream: BufferedSttStream, ids: number[]): void {
+  for (const id of ids) stream.pushAudio(frame(id));
+}
+
+const earlyStart = { earlyStart: true };
+
+describe('BufferedSttStream: early start at a pause', () => {
+  it('transcribes at the pause and answers the flush with that transcript, once', async () => {
+    const { transcribe, calls, called } = engine();
+    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, earlyStart);
+    const events = collect(stream);
+    push(stream, [1, 2, 3]);
+    stream.silenceStarted();
+    const early = await called(1);
+    // The engine starts on the speech so far, before the utterance ends.
+    expect(early.ids).toEqual([1, 2, 3]);
+    push(stream, [0, 0]); // the rest of the pause, until the VAD's end of speech
+    stream.flush();
+    stream.end();
+    early.answer('hello there');
+    expect(await events).toEqual([
+      {
+        type: 'final',
+        endpoint: false,
+        text: 'hello there',
+        language: 'en',
+        startMs: 0,
+        endMs: 50,
+        confidence: undefined,
+      },
+      { type: 'flushed' },
+    ]);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('abandons the early start when speech resumes, and transcribes the whole utterance at the flush', async () => {
+    const { transcribe, calls, called } = engine();
+    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, earlyStart);
+    const events = collect(stream);
+    push(stream, [1, 2]);
+    stream.silenceStarted();
+    const early = await called(1);
+    push(stream, [0]);
+    stream.speechResumed();
+    expect(early.signal.aborted).toBe(true);
+    push(stream, [3, 4]);
+    stream.flush();
+    const whole = await called(2);
+    expect(whole.ids).toEqual([1, 2, 0, 3, 4]);
+    whole.answer('hello there my friend');
+    stream.end();
+    const finals = (await events).filter((e) => e.type === 'final');
+    expect(finals.map((e) => [e.text, e.startMs, e.endMs])).toEqual([
+      ['hello there my friend', 0, 50],
+    ]);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('takes the latest of two pauses when the first one was resumed', async () => {
+    const { transcribe, calls, called } = engine();
+    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, earlyStart);
+    const events = collect(stream);
+    push(stream, [1]);
+    stream.silenceStarted();
+    await called(1);
+    stream.speechResumed();
+    push(stream, [2]);
+    stream.silenceStarted();
+    const second = await called(2);
+    expect(second.ids).toEqual([1, 2]);
+    push(stream, [0]);
+    stream.flush();
+    second.answer('one two');
+    stream.end();
+    const finals = (await events).filter((e) => e.type === 'final');
+    expect(finals.map((e) => [e.text, e.endMs])).toEqual([['one two', 30]]);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('waits for the utterance before it, so finals stay in audio order', async () => {
+    const { transcribe, called } = engine();
+    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, earlyStart);
+    const events = collect(stream);
+    push(stream, [1]);
+    stream.flush();
+    const first = await called(1);
+    push(stream, [2]);
+    stream.silenceStarted();
+    stream.flush();
+    // The early start has not reached the engine while the first utterance is being heard.
+    await new Promise((resolve) => setImmediate(resolve));
+    first.answer('first');
+    const second = await called(2);
+    expect(second.ids).toEqual([2]);
+    second.answer('second');
+    stream.end();
+    const finals = (await events).filter((e) => e.type === 'final');
+    expect(finals.map((e) => [e.text, e.startMs, e.endMs])).toEqual([
+      ['first', 0, 10],
+      ['second', 10, 20],
+    ]);
+  });
+
+  it('fails the stream with the error of an early start its flush used', async () => {
+    const { transcribe, called } = engine();
+    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, earlyStart);
+    const events = collect(stream);
+    push(stream, [1]);
+    stream.silenceStarted();
+    const early = await called(1);
+    stream.flush();
+    early.fail(new Error('the engine died'));
+    await expect(events).rejects.toThrow('the engine died');
+  });
+
+  it('ignores pauses without earlyStart (a paid endpoint bills every request)', async () => {
+    const { transcribe, calls, called } = engine();
+    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal);
+    const events = collect(stream);
+    push(stream, [1, 2]);
+    stream.silenceStarted();
+    push(stream, [0]);
+    stream.flush();
+    const only = await called(1);
+    expect(only.ids).toEqual([1, 2, 0]);
+    only.answer('hello');
+    stream.end();
+    await events;
+    expect(calls).toHaveLength(1);
+  });
+
+  it('drops an early start that the length bound overtook', async () => {
+    const { transcribe, calls, called } = engine();
+    // 30 ms bound: the third frame cuts the utterance.
+    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, {
+      earlyStart: true,
+      maxUtteranceMs: 30,
+    });
+    const events = collect(stream);
+    push(stream, [1, 2]);
+    stream.silenceStarted();
+    const early = await called(1);
+    push(stream, [3]);
+    expect(early.signal.aborted).toBe(true);
+    const cut = await called(2);
+    expect(cut.ids).toEqual([1, 2, 3]);
+    cut.answer('one two three');
+    push(stream, [4]);
+    stream.flush();
+    const rest = await called(3);
+    expect(rest.ids).toEqual([4]);
+    rest.answer('four');
+    stream.end();
+    const finals = (await events).filter((e) => e.type === 'final');
+    expect(finals.map((e) => e.text)).toEqual(['one two three', 'four']);
+    expect(calls).toHaveLength(3);
+  });
+});

@@ -31,6 +31,8 @@ export interface BufferedSttStreamOptions {
    * engine, whose only cost is CPU; a paid endpoint would bill every abandoned start.
    */
   earlyStart?: boolean;
+  /** Told what became of each early start: a flush took it, or speech (or a cut) did not. */
+  onEarlyStart?: (outcome: 'used' | 'abandoned') => void;
 }
 
 /** A transcription started at `silenceStarted()`, kept for the `flush()` that may use it. */
@@ -69,6 +71,7 @@ export class BufferedSttStream implements SttStream {
   #chain: Promise<void> = Promise.resolve();
   #ended = false;
   readonly #earlyStartEnabled: boolean;
+  readonly #onEarlyStart: ((outcome: 'used' | 'abandoned') => void) | undefined;
   #early: EarlyStart | undefined;
 
   constructor(
@@ -78,12 +81,14 @@ export class BufferedSttStream implements SttStream {
     {
       maxUtteranceMs = DEFAULT_MAX_UTTERANCE_MS,
       earlyStart = false,
+      onEarlyStart,
     }: BufferedSttStreamOptions = {},
   ) {
     this.#transcribe = transcribe;
     this.#options = { ...options };
     this.#maxUtteranceSamples = Math.round((maxUtteranceMs * STT_SAMPLE_RATE_HZ) / 1000);
     this.#earlyStartEnabled = earlyStart;
+    this.#onEarlyStart = onEarlyStart;
     this.#signal = AbortSignal.any([signal, this.#stop.signal]);
     const onAbort = () => this.#queue.fail(cancelledError());
     if (this.#signal.aborted) onAbort();
@@ -134,8 +139,10 @@ export class BufferedSttStream implements SttStream {
   }
 
   #dropEarlyStart(): void {
-    this.#early?.abort.abort();
+    if (!this.#early) return;
+    this.#early.abort.abort();
     this.#early = undefined;
+    this.#onEarlyStart?.('abandoned');
   }
 
   end(): void {
@@ -162,8 +169,12 @@ export class BufferedSttStream implements SttStream {
     // An early start serves the flush that ends the pause it began in; any other cut
     // (the length bound, end()) transcribes the whole buffer.
     const early = this.#early?.startSample === startSample && flushed ? this.#early : undefined;
-    if (!early) this.#early?.abort.abort();
-    this.#early = undefined;
+    if (early) {
+      this.#early = undefined;
+      this.#onEarlyStart?.('used');
+    } else {
+      this.#dropEarlyStart();
+    }
     this.#chunks = [];
     this.#bufferedSamples = 0;
     this.#utteranceStartSample = this.#totalSamples;

@@ -143,14 +143,31 @@ describe('Live Agent conversations (worker)', () => {
       );
       expect(captions.length).toBeGreaterThan(0);
 
-      // A spoken question: transcribed, sent to the model with the override, answered.
-      await client.say(await speech('What is the weather like today in Paris?'));
+      // A spoken question with a pause inside it (espeak-ng's own 300 ms after the first
+      // clause): transcribed, sent to the model with the override, answered. Whisper starts
+      // at the pause, drops that start when the user speaks on, and starts again at the end,
+      // which the end of speech then takes (docs/decisions.md, "early transcription").
+      const earlyStartsFrom = worker.logs().length;
+      const firstClause = await speech('What is the weather like');
+      const secondClause = await speech('today in Paris?');
+      const paused = new Int16Array(firstClause.length + secondClause.length);
+      paused.set(firstClause);
+      paused.set(secondClause, firstClause.length);
+      await client.say(paused);
       const userTurn = await client.waitUntil(
         () => client.transcripts().find((t) => t.role === 'user'),
         30_000,
         'the user transcript',
       );
+      expect(userTurn.text.toLowerCase()).toContain('what');
       expect(userTurn.text.toLowerCase()).toContain('paris');
+      expect(
+        worker
+          .logs()
+          .slice(earlyStartsFrom)
+          .filter((l) => l.msg === 'stt early start')
+          .map((l) => l.outcome),
+      ).toEqual(['abandoned', 'used']);
       await client.waitUntil(
         () => client.transcripts().filter((t) => t.role === 'agent').length >= 2,
         30_000,

@@ -76,7 +76,11 @@ const earlyStart = { earlyStart: true };
 describe('BufferedSttStream: early start at a pause', () => {
   it('transcribes at the pause and answers the flush with that transcript, once', async () => {
     const { transcribe, calls, called } = engine();
-    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, earlyStart);
+    const outcomes: string[] = [];
+    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, {
+      earlyStart: true,
+      onEarlyStart: (outcome) => outcomes.push(outcome),
+    });
     const events = collect(stream);
     push(stream, [1, 2, 3]);
     stream.silenceStarted();
@@ -100,11 +104,16 @@ describe('BufferedSttStream: early start at a pause', () => {
       { type: 'flushed' },
     ]);
     expect(calls).toHaveLength(1);
+    expect(outcomes).toEqual(['used']);
   });
 
   it('abandons the early start when speech resumes, and transcribes the whole utterance at the flush', async () => {
     const { transcribe, calls, called } = engine();
-    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, earlyStart);
+    const outcomes: string[] = [];
+    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, {
+      earlyStart: true,
+      onEarlyStart: (outcome) => outcomes.push(outcome),
+    });
     const events = collect(stream);
     push(stream, [1, 2]);
     stream.silenceStarted();
@@ -123,6 +132,7 @@ describe('BufferedSttStream: early start at a pause', () => {
       ['hello there my friend', 0, 50],
     ]);
     expect(calls).toHaveLength(2);
+    expect(outcomes).toEqual(['abandoned']);
   });
 
   it('takes the latest of two pauses when the first one was resumed', async () => {
@@ -201,9 +211,11 @@ describe('BufferedSttStream: early start at a pause', () => {
   it('drops an early start that the length bound overtook', async () => {
     const { transcribe, calls, called } = engine();
     // 30 ms bound: the third frame cuts the utterance.
+    const outcomes: string[] = [];
     const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, {
       earlyStart: true,
       maxUtteranceMs: 30,
+      onEarlyStart: (outcome) => outcomes.push(outcome),
     });
     const events = collect(stream);
     push(stream, [1, 2]);
@@ -223,5 +235,6 @@ describe('BufferedSttStream: early start at a pause', () => {
     const finals = (await events).filter((e) => e.type === 'final');
     expect(finals.map((e) => e.text)).toEqual(['one two three', 'four']);
     expect(calls).toHaveLength(3);
+    expect(outcomes).toEqual(['abandoned']);
   });
 });

@@ -34,6 +34,7 @@ export class EmbeddedSttProvider implements SttProvider {
   readonly name = 'embedded' as const;
   readonly capabilities: SttCapabilities = { streaming: false, interimResults: false };
   readonly #sidecar: WhisperSidecar;
+  readonly #log: Logger;
 
   /** Throws `not_configured` when the venv or the weights are missing. */
   constructor(options: EmbeddedSttOptions) {
@@ -50,6 +51,7 @@ export class EmbeddedSttProvider implements SttProvider {
       );
     }
     this.#sidecar = new WhisperSidecar({ ...options, scriptPath: sidecarScriptPath() });
+    this.#log = options.logger;
   }
 
   /** The sidecar (for the worker's prewarm and for supervision tests). */
@@ -68,7 +70,10 @@ export class EmbeddedSttProvider implements SttProvider {
       (samples, o, s) => this.transcribe(samples, o, s),
       options,
       signal,
-      { earlyStart: true },
+      {
+        earlyStart: true,
+        onEarlyStart: (outcome) => this.#log.info({ outcome }, 'stt early start'),
+      },
     );
   }
 

@@ -35,11 +35,11 @@ export interface BufferedSttStreamOptions {
   onEarlyStart?: (outcome: 'used' | 'abandoned') => void;
 }
 
-/** A transcription started at `silenceStarted()`, kept for the `flush()` that may use it. */
+/**
+ * A transcription started at `silenceStarted()`, kept for the `flush()` that may use it.
+ * Every cut ends it, so it always covers the start of the utterance being buffered.
+ */
 interface EarlyStart {
-  /** First sample (in the stream) and length of the audio it transcribes. */
-  startSample: number;
-  sampleCount: number;
   result: Promise<SttTranscript>;
   abort: AbortController;
 }
@@ -125,12 +125,7 @@ export class BufferedSttStream implements SttStream {
     const result = this.#chain.then(() => this.#transcribe(samples, this.#options, signal));
     // Its failure is read by the flush that uses it; unused, it is dropped.
     result.catch(() => {});
-    this.#early = {
-      startSample: this.#utteranceStartSample,
-      sampleCount: samples.length,
-      result,
-      abort,
-    };
+    this.#early = { result, abort };
   }
 
   /** Speech came back after `silenceStarted()`: the early start no longer covers it. */
@@ -168,7 +163,7 @@ export class BufferedSttStream implements SttStream {
     const sampleCount = this.#bufferedSamples;
     // An early start serves the flush that ends the pause it began in; any other cut
     // (the length bound, end()) transcribes the whole buffer.
-    const early = this.#early?.startSample === startSample && flushed ? this.#early : undefined;
+    const early = flushed ? this.#early : undefined;
     if (early) {
       this.#early = undefined;
       this.#onEarlyStart?.('used');

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { BufferedSttStream } from '../../../worker/stt/buffered-stream.ts';
+import {
+  BufferedSttStream,
+  type BufferedSttStreamOptions,
+  type TranscribeUtterance,
+} from '../../../worker/stt/buffered-stream.ts';
 import { cancelledError } from '../../../worker/stt/errors.ts';
 import type { SttEvent, SttTranscript } from '../../../worker/stt/provider.ts';
 
@@ -71,17 +75,24 @@ function push(stream: BufferedSttStream, ids: number[]): void {
   for (const id of ids) stream.pushAudio(frame(id));
 }
 
-const earlyStart = { earlyStart: true };
+/**
+ * A stream over `transcribe` (early start on unless `options` say otherwise), its events
+ * once it ends, and what became of its early starts.
+ */
+function open(transcribe: TranscribeUtterance, options: BufferedSttStreamOptions = {}) {
+  const outcomes: string[] = [];
+  const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, {
+    earlyStart: true,
+    onEarlyStart: (outcome) => outcomes.push(outcome),
+    ...options,
+  });
+  return { stream, events: collect(stream), outcomes };
+}
 
 describe('BufferedSttStream: early start at a pause', () => {
   it('transcribes at the pause and answers the flush with that transcript, once', async () => {
     const { transcribe, calls, called } = engine();
-    const outcomes: string[] = [];
-    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, {
-      earlyStart: true,
-      onEarlyStart: (outcome) => outcomes.push(outcome),
-    });
-    const events = collect(stream);
+    const { stream, events, outcomes } = open(transcribe);
     push(stream, [1, 2, 3]);
     stream.silenceStarted();
     const early = await called(1);
@@ -109,12 +120,7 @@ describe('BufferedSttStream: early start at a pause', () => {
 
   it('abandons the early start when speech resumes, and transcribes the whole utterance at the flush', async () => {
     const { transcribe, calls, called } = engine();
-    const outcomes: string[] = [];
-    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, {
-      earlyStart: true,
-      onEarlyStart: (outcome) => outcomes.push(outcome),
-    });
-    const events = collect(stream);
+    const { stream, events, outcomes } = open(transcribe);
     push(stream, [1, 2]);
     stream.silenceStarted();
     const early = await called(1);
@@ -137,8 +143,7 @@ describe('BufferedSttStream: early start at a pause', () => {
 
   it('takes the latest of two pauses when the first one was resumed', async () => {
     const { transcribe, calls, called } = engine();
-    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, earlyStart);
-    const events = collect(stream);
+    const { stream, events, outcomes } = open(transcribe);
     push(stream, [1]);
     stream.silenceStarted();
     await called(1);
@@ -154,12 +159,12 @@ describe('BufferedSttStream: early start at a pause', () => {
     const finals = (await events).filter((e) => e.type === 'final');
     expect(finals.map((e) => [e.text, e.endMs])).toEqual([['one two', 30]]);
     expect(calls).toHaveLength(2);
+    expect(outcomes).toEqual(['abandoned', 'used']);
   });
 
   it('waits for the utterance before it, so finals stay in audio order', async () => {
     const { transcribe, called } = engine();
-    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, earlyStart);
-    const events = collect(stream);
+    const { stream, events } = open(transcribe);
     push(stream, [1]);
     stream.flush();
     const first = await called(1);
@@ -182,8 +187,7 @@ describe('BufferedSttStream: early start at a pause', () => {
 
   it('fails the stream with the error of an early start its flush used', async () => {
     const { transcribe, called } = engine();
-    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, earlyStart);
-    const events = collect(stream);
+    const { stream, events } = open(transcribe);
     push(stream, [1]);
     stream.silenceStarted();
     const early = await called(1);
@@ -194,8 +198,7 @@ describe('BufferedSttStream: early start at a pause', () => {
 
   it('ignores pauses without earlyStart (a paid endpoint bills every request)', async () => {
     const { transcribe, calls, called } = engine();
-    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal);
-    const events = collect(stream);
+    const { stream, events, outcomes } = open(transcribe, { earlyStart: false });
     push(stream, [1, 2]);
     stream.silenceStarted();
     push(stream, [0]);
@@ -206,18 +209,13 @@ describe('BufferedSttStream: early start at a pause', () => {
     stream.end();
     await events;
     expect(calls).toHaveLength(1);
+    expect(outcomes).toEqual([]);
   });
 
   it('drops an early start that the length bound overtook', async () => {
     const { transcribe, calls, called } = engine();
     // 30 ms bound: the third frame cuts the utterance.
-    const outcomes: string[] = [];
-    const stream = new BufferedSttStream(transcribe, {}, new AbortController().signal, {
-      earlyStart: true,
-      maxUtteranceMs: 30,
-      onEarlyStart: (outcome) => outcomes.push(outcome),
-    });
-    const events = collect(stream);
+    const { stream, events, outcomes } = open(transcribe, { maxUtteranceMs: 30 });
     push(stream, [1, 2]);
     stream.silenceStarted();
     const early = await called(1);

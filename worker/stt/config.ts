@@ -37,6 +37,11 @@ export const sttConfigSchema = z.object({
   WHISPER_BEAM_SIZE: positiveInt.max(10).default(1),
   /** CTranslate2 threads; 0 lets CTranslate2 pick. */
   WHISPER_THREADS: z.coerce.number().int().nonnegative().default(0),
+  /**
+   * Shortest encoder window in seconds: an utterance is encoded in its own length plus 2 s,
+   * at least this (docs/decisions.md, "embedded encoder window"); 30 is Whisper's full window.
+   */
+  WHISPER_MIN_WINDOW_S: z.coerce.number().min(5).max(30).default(10),
   /** Python of the sidecar's venv; default the one scripts/install-whisper.sh creates. */
   WHISPER_PYTHON: z.string().min(1).optional(),
   WHISPER_START_TIMEOUT_MS: positiveInt.default(60_000),
@@ -91,6 +96,7 @@ export function createSttProvider(
         modelDir: config.WHISPER_MODEL_DIR ?? defaultWhisperModelDir(config.WHISPER_MODEL, env),
         beamSize: config.WHISPER_BEAM_SIZE,
         threads: config.WHISPER_THREADS,
+        minWindowS: config.WHISPER_MIN_WINDOW_S,
         maxQueue: config.STT_MAX_QUEUE,
         requestTimeoutMs: config.STT_REQUEST_TIMEOUT_MS,
         startTimeoutMs: config.WHISPER_START_TIMEOUT_MS,

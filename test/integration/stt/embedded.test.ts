@@ -18,7 +18,7 @@ import {
 import { EmbeddedSttProvider } from '../../../worker/stt/embedded/provider.ts';
 import { SttError } from '../../../worker/stt/errors.ts';
 import { STT_SENTENCES } from '../../helpers/stt-sentences.ts';
-import { wordErrorRate } from '../../helpers/wer.ts';
+import { normalizeWords, wordErrorRate } from '../../helpers/wer.ts';
 import { collect, describeSttConformance, pushFrames, speechSamples } from './conformance.ts';
 
 const config = loadSttConfig({});
@@ -35,6 +35,7 @@ function embedded(overrides: Partial<ConstructorParameters<typeof EmbeddedSttPro
     modelDir: defaultWhisperModelDir(config.WHISPER_MODEL),
     beamSize: config.WHISPER_BEAM_SIZE,
     threads: config.WHISPER_THREADS,
+    minWindowS: config.WHISPER_MIN_WINDOW_S,
     maxQueue: config.STT_MAX_QUEUE,
     requestTimeoutMs: 60_000,
     startTimeoutMs: 120_000,
@@ -119,6 +120,70 @@ describe('embedded Whisper', () => {
       // (The sidecar rounds to whole milliseconds; the pause would add 250.)
       expect(transcribed).toHaveLength(1);
       expect(transcribed[0]).toBeCloseTo((speech.length * 1000) / 16_000, -1);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it('encodes an utterance in its own length plus 2 s, at least the shortest window, and hears it alike', {
+    timeout: 180_000,
+  }, async () => {
+    const lines: Array<{ msg: string; audioMs: number; windowMs: number }> = [];
+    const capture = pino(
+      { level: 'debug' },
+      { write: (line: string) => lines.push(JSON.parse(line)) },
+    );
+    const short = await speechSamples(STT_SENTENCES[0] ?? '');
+    const longText = STT_SENTENCES.slice(1, 6).join(' ');
+    const long = await speechSamples(longText);
+    expect(long.length / 16_000).toBeGreaterThan(12);
+    const ms = (samples: Int16Array) => Math.ceil(samples.length / 160) * 10;
+    const heard: Record<number, string[]> = {};
+    for (const minWindowS of [10, 30]) {
+      const provider = embedded({ minWindowS, logger: capture });
+      try {
+        lines.length = 0;
+        const signal = new AbortController().signal;
+        const texts = [
+          (await provider.transcribe(short, { language: 'en' }, signal)).text,
+          (await provider.transcribe(long, { language: 'en' }, signal)).text,
+        ];
+        heard[minWindowS] = texts;
+        const windows = lines.filter((l) => l.msg === 'stt transcribed').map((l) => l.windowMs);
+        expect(windows).toEqual(minWindowS === 10 ? [10_000, ms(long) + 2_000] : [30_000, 30_000]);
+      } finally {
+        await provider.close();
+      }
+    }
+    // The shorter window hears what the full one hears.
+    for (const texts of Object.values(heard)) {
+      expect(wordErrorRate(STT_SENTENCES[0] ?? '', texts[0] ?? '')).toBeLessThanOrEqual(MAX_WER);
+      expect(wordErrorRate(longText, texts[1] ?? '')).toBeLessThanOrEqual(MAX_WER);
+    }
+  });
+
+  it('transcribes again in the full window when the short one answers one phrase over and over', {
+    timeout: 120_000,
+  }, async () => {
+    const lines: Array<{ msg: string; windowMs: number }> = [];
+    const provider = embedded({
+      logger: pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line)) }),
+    });
+    try {
+      // Speech that is one phrase over and over reads as a loop: the full window confirms it.
+      const text = Array.from({ length: 10 }, () => 'thank you').join(' ');
+      const result = await provider.transcribe(
+        await speechSamples(text),
+        { language: 'en' },
+        new AbortController().signal,
+      );
+      expect(
+        normalizeWords(result.text).filter((w) => w === 'thank').length,
+      ).toBeGreaterThanOrEqual(6);
+      const transcriptions = lines.filter((l) => l.msg.startsWith('stt transcribed'));
+      expect(transcriptions.map((l) => [l.msg, l.windowMs])).toEqual([
+        ['stt transcribed again in the full window', 30_000],
+      ]);
     } finally {
       await provider.close();
     }

@@ -65,6 +65,7 @@ describe('neural voices heard by the embedded speech to text (sqlite)', () => {
       modelDir: defaultWhisperModelDir(sttConfig.WHISPER_MODEL),
       beamSize: sttConfig.WHISPER_BEAM_SIZE,
       threads: sttConfig.WHISPER_THREADS,
+      minWindowS: sttConfig.WHISPER_MIN_WINDOW_S,
       maxQueue: sttConfig.STT_MAX_QUEUE,
       requestTimeoutMs: 120_000,
       startTimeoutMs: 120_000,

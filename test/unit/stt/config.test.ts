@@ -11,6 +11,7 @@ describe('speech-to-text configuration', () => {
       STT_PROVIDER: 'embedded',
       WHISPER_MODEL: 'base',
       WHISPER_BEAM_SIZE: 1,
+      WHISPER_MIN_WINDOW_S: 10,
       STT_MAX_QUEUE: 8,
       DEEPGRAM_BASE_URL: 'https://api.deepgram.com',
       DEEPGRAM_MODEL: 'nova-3',
@@ -21,6 +22,7 @@ describe('speech-to-text configuration', () => {
     expect(loadSttConfig({}).STT_LANGUAGE).toBeUndefined();
     expect(loadSttConfig({ STT_LANGUAGE: 'auto' }).STT_LANGUAGE).toBe('auto');
     expect(loadSttConfig({ STT_LANGUAGE: 'de' }).STT_LANGUAGE).toBe('de');
+    expect(loadSttConfig({ WHISPER_MIN_WINDOW_S: '30' }).WHISPER_MIN_WINDOW_S).toBe(30);
   });
 
   it('names every bad variable', () => {
@@ -29,6 +31,7 @@ describe('speech-to-text configuration', () => {
       loadSttConfig({
         STT_PROVIDER: 'vosk',
         WHISPER_BEAM_SIZE: '0',
+        WHISPER_MIN_WINDOW_S: '4',
         DEEPGRAM_BASE_URL: 'not a url',
         STT_MAX_QUEUE: '',
         STT_LANGUAGE: 'English',
@@ -43,6 +46,7 @@ describe('speech-to-text configuration', () => {
       'STT_LANGUAGE',
       'STT_PROVIDER',
       'WHISPER_BEAM_SIZE',
+      'WHISPER_MIN_WINDOW_S',
     ]);
   });
 

@@ -69,6 +69,8 @@ export const sidecarMessageSchema = z.discriminatedUnion('op', [
     confidence: z.number().nullable(),
     duration_ms: z.number(),
     elapsed_ms: z.number(),
+    window_ms: z.number(),
+    window_retried: z.boolean(),
   }),
   z.object({
     op: z.literal('error'),

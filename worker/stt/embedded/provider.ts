@@ -18,6 +18,7 @@ export interface EmbeddedSttOptions {
   modelDir: string;
   beamSize: number;
   threads: number;
+  minWindowS: number;
   maxQueue: number;
   requestTimeoutMs: number;
   startTimeoutMs: number;

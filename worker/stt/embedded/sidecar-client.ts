@@ -18,6 +18,8 @@ export interface WhisperSidecarOptions {
   beamSize: number;
   /** CTranslate2 intra-op threads; 0 lets it decide. */
   threads: number;
+  /** The shortest encoder window, in seconds (sidecar.py, "Encoder window"); 30 is Whisper's full window. */
+  minWindowS: number;
   /** Requests waiting behind the one being transcribed; beyond it `overloaded`. */
   maxQueue: number;
   /** Deadline of one transcription once sent, plus the utterance's own duration. */
@@ -188,6 +190,8 @@ export class WhisperSidecar {
       String(o.beamSize),
       '--threads',
       String(o.threads),
+      '--min-window-s',
+      String(o.minWindowS),
     ];
     // A minimal environment: the sidecar needs no credential of the worker's.
     const env: NodeJS.ProcessEnv = {
@@ -269,14 +273,18 @@ export class WhisperSidecar {
     if (job !== undefined && job.id === message.id) {
       if (message.op === 'result') {
         this.#failures = 0;
-        this.#log.debug(
-          {
-            audioMs: message.duration_ms,
-            modelMs: message.elapsed_ms,
-            totalMs: Math.round(performance.now() - job.queuedAt),
-          },
-          'stt transcribed',
-        );
+        const timing = {
+          audioMs: message.duration_ms,
+          modelMs: message.elapsed_ms,
+          windowMs: message.window_ms,
+          totalMs: Math.round(performance.now() - job.queuedAt),
+        };
+        if (message.window_retried) {
+          // The short window's transcript was a loop of one phrase; the full one answered.
+          this.#log.info(timing, 'stt transcribed again in the full window');
+        } else {
+          this.#log.debug(timing, 'stt transcribed');
+        }
         this.#settle(job, undefined, {
           text: message.text,
           language: message.language ?? undefined,

@@ -14,7 +14,8 @@ Sidecar to worker:
     {"op": "ready", "model": dir, "load_ms": n, "multilingual": bool}
         once, after the model loaded (and a warm-up ran); nothing is read before it.
     {"op": "result", "id": n, "text": s, "language": s, "language_probability": f,
-     "confidence": f | null, "duration_ms": n, "elapsed_ms": n}
+     "confidence": f | null, "duration_ms": n, "elapsed_ms": n, "window_ms": n,
+     "window_retried": bool}
     {"op": "error", "id": n | null, "kind": "bad_request" | "internal", "message": s}
 
 Worker to sidecar:
@@ -25,6 +26,15 @@ Worker to sidecar:
 Requests are answered one at a time in order (one CPU-bound model). End of stdin means
 shut down. Nothing here touches the network: the model is a local directory and
 HF_HUB_OFFLINE=1 is set before faster_whisper is imported.
+
+Encoder window. Whisper was trained on 30 s windows and faster-whisper pads every
+utterance to one, so its encoder cost the same for a 2 s question as for 30 s of speech
+(most of the time of a short utterance). CTranslate2 encodes a shorter window in
+proportion, so an utterance is encoded in a window of its own length plus 2 s, never
+shorter than --min-window-s (10 s by default; 30 restores the full window). Windows much
+shorter than Whisper's own make it prone to looping on one word; an answer whose text is
+that repetitive (gzip compression ratio over 2.4, Whisper's own threshold) is transcribed
+again in the full window. docs/decisions.md, "Speech to text", has the measurements.
 """
 
 import argparse
@@ -42,6 +52,22 @@ SAMPLE_RATE_HZ = 16000
 MAX_HEADER_BYTES = 64 * 1024
 # 10 minutes of audio; an utterance is seconds long, anything larger is a bug upstream.
 MAX_PAYLOAD_BYTES = SAMPLE_RATE_HZ * 2 * 600
+# Whisper's mel frames are 10 ms; its trained window is 30 s.
+SAMPLES_PER_FRAME = 160
+FULL_WINDOW_FRAMES = 3000
+WINDOW_MARGIN_FRAMES = 200
+REPETITIVE_COMPRESSION_RATIO = 2.4
+
+
+def window_frames(samples, min_frames):
+    """The encoder window for an utterance of `samples`: its length plus 2 s, at least
+    `min_frames`, at most Whisper's 30 s."""
+    content = -(-samples // SAMPLES_PER_FRAME)
+    return min(FULL_WINDOW_FRAMES, max(min_frames, content + WINDOW_MARGIN_FRAMES))
+
+
+def repetitive(segments):
+    return any(s.compression_ratio > REPETITIVE_COMPRESSION_RATIO for s in segments)
 
 
 def log(message):
@@ -87,6 +113,7 @@ def main():
     parser.add_argument("--beam-size", type=int, default=5)
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--compute-type", default="int8")
+    parser.add_argument("--min-window-s", type=float, default=10.0)
     parser.add_argument("--no-warmup", action="store_true")
     args = parser.parse_args()
 
@@ -94,10 +121,22 @@ def main():
     import numpy as np
     from faster_whisper import WhisperModel
 
+    class WindowedWhisper(WhisperModel):
+        """faster-whisper with the encoder's input cut to `window` frames (it pads every
+        segment to 30 s before encoding)."""
+
+        window = FULL_WINDOW_FRAMES
+
+        def encode(self, features):
+            if features.shape[-1] > self.window:
+                features = np.ascontiguousarray(features[..., : self.window])
+            return super().encode(features)
+
     out = sys.stdout.buffer
     inp = sys.stdin.buffer
     started = time.monotonic()
-    model = WhisperModel(
+    min_frames = round(min(max(args.min_window_s, 1.0), 30.0) * 100)
+    model = WindowedWhisper(
         args.model_dir,
         device="cpu",
         compute_type=args.compute_type,
@@ -107,8 +146,8 @@ def main():
     )
     multilingual = bool(model.model.is_multilingual)
 
-    def transcribe(pcm, language, beam_size, prompt):
-        audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
+    def decode(audio, window, language, beam_size, prompt):
+        model.window = window
         segments, info = model.transcribe(
             audio,
             language=language if multilingual else "en",
@@ -121,6 +160,16 @@ def main():
             vad_filter=False,
             initial_prompt=prompt or None,
         )
+        return list(segments), info
+
+    def transcribe(pcm, language, beam_size, prompt):
+        audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
+        window = window_frames(len(audio), min_frames)
+        segments, info = decode(audio, window, language, beam_size, prompt)
+        retried = window < FULL_WINDOW_FRAMES and repetitive(segments)
+        if retried:
+            window = FULL_WINDOW_FRAMES
+            segments, info = decode(audio, window, language, beam_size, prompt)
         texts = []
         weighted_logprob = 0.0
         weight = 0.0
@@ -130,7 +179,8 @@ def main():
             weighted_logprob += segment.avg_logprob * span
             weight += span
         confidence = math.exp(weighted_logprob / weight) if weight > 0 else None
-        return " ".join(t.strip() for t in texts if t.strip()), info, confidence
+        text = " ".join(t.strip() for t in texts if t.strip())
+        return text, info, confidence, window * 10, retried
 
     if not args.no_warmup:
         # The first call pays one-time allocation costs; pay them before "ready".
@@ -168,7 +218,7 @@ def main():
             continue
         began = time.monotonic()
         try:
-            text, info, confidence = transcribe(
+            text, info, confidence, window_ms, retried = transcribe(
                 payload, header.get("language"), header.get("beam_size"), header.get("prompt")
             )
         except Exception as error:  # noqa: BLE001 - any engine failure fails this request only
@@ -186,6 +236,8 @@ def main():
                 "confidence": None if confidence is None else round(confidence, 4),
                 "duration_ms": round(len(payload) / 2 / SAMPLE_RATE_HZ * 1000),
                 "elapsed_ms": round((time.monotonic() - began) * 1000),
+                "window_ms": window_ms,
+                "window_retried": retried,
             },
         )
 

@@ -1,11 +1,12 @@
 /**
- * Embedded speech to text: word error rate and latency of each Whisper size and beam on
- * this machine, through the real sidecar (EmbeddedSttProvider). Needs
- * scripts/install-whisper.sh. Run: `node --import tsx bench/stt.ts [--runs N]`.
+ * Embedded speech to text: word error rate and latency of each Whisper size, beam and
+ * shortest encoder window on this machine, through the real sidecar (EmbeddedSttProvider).
+ * Needs scripts/install-whisper.sh. Run: `node --import tsx bench/stt.ts [--runs N]`.
  *
- * Audio: the sentences of test/helpers/stt-sentences.ts spoken by espeak-ng (en-us) and
- * resampled to 16 kHz. Latency: the first sentence (about 2.2 s of speech), `runs` times
- * after the accuracy pass warmed the engine; a 1 s prefix of it shows the cost an interim
+ * Audio: the sentences of test/helpers/stt-sentences.ts spoken by espeak-ng (en-us) and,
+ * when scripts/install-kokoro.sh has run, by six English neural voices (Kokoro), resampled
+ * to 16 kHz. Latency: the first sentence (about 2.2 s of speech), `runs` times after the
+ * accuracy pass warmed the engine; a 1 s prefix of it shows the cost an interim
  * re-transcription would have; a 10 s utterance gives the real-time factor.
  * Writes bench/results/stt.json and prints a Markdown table.
  */
@@ -15,29 +16,37 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { speechPcm } from '../test/fakes/speech-audio.ts';
 import { STT_SENTENCES } from '../test/helpers/stt-sentences.ts';
-import { wordErrorRate } from '../test/helpers/wer.ts';
+import { normalizeWords, wordEditDistance, wordErrorRate } from '../test/helpers/wer.ts';
 import { defaultSidecarPython, defaultWhisperModelDir } from '../worker/stt/embedded/paths.ts';
 import { EmbeddedSttProvider } from '../worker/stt/embedded/provider.ts';
 import { STT_SAMPLE_RATE_HZ } from '../worker/stt/provider.ts';
+import { type KokoroSpeech, startKokoroSpeech } from './lib/kokoro-speech.ts';
 import { quantile, round } from './lib/stats.ts';
 
 const runsFlag = process.argv.indexOf('--runs');
 const RUNS = runsFlag >= 0 ? Number(process.argv[runsFlag + 1]) : 7;
 const THREADS = Number(process.env.WHISPER_THREADS ?? 0);
+/** `window`: the shortest encoder window in seconds (30: Whisper's full window always). */
 const CONFIGS = [
-  { size: 'tiny.en', beam: 1 },
-  { size: 'tiny.en', beam: 5 },
-  { size: 'base', beam: 1 },
-  { size: 'base', beam: 5 },
+  { size: 'tiny.en', beam: 1, window: 30 },
+  { size: 'tiny.en', beam: 1, window: 10 },
+  { size: 'tiny.en', beam: 5, window: 30 },
+  { size: 'base', beam: 1, window: 30 },
+  { size: 'base', beam: 1, window: 10 },
+  { size: 'base', beam: 5, window: 30 },
 ] as const;
+const NEURAL_VOICES = ['af_heart', 'am_michael', 'bf_emma', 'bm_george', 'af_nicole', 'am_puck'];
 
 interface ConfigResult {
   model: string;
   beam: number;
+  minWindowS: number;
   loadMs: number;
   meanWer: number;
   exactSentences: number;
   worst: { reference: string; heard: string; wer: number };
+  /** Word errors / words over the neural voices' readings; null without Kokoro. */
+  neural: { errors: number; words: number; wer: number; fullWindowRetries: number } | null;
   latencyP50Ms: number;
   latencyMaxMs: number;
   prefix1sP50Ms: number;
@@ -54,16 +63,53 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   return [value, performance.now() - started];
 }
 
-async function measure(size: string, beam: number): Promise<ConfigResult> {
+/** The sentences read by each English neural voice, at 16 kHz; empty without Kokoro. */
+async function neuralReadings(): Promise<Array<{ sentence: string; audio: Int16Array }>> {
+  let speech: KokoroSpeech;
+  try {
+    speech = startKokoroSpeech();
+  } catch {
+    process.stderr.write('Kokoro is not installed: no neural readings\n');
+    return [];
+  }
+  const readings: Array<{ sentence: string; audio: Int16Array }> = [];
+  try {
+    for (const style of NEURAL_VOICES) {
+      for (const sentence of STT_SENTENCES) {
+        readings.push({ sentence, audio: await speech.speak(style, sentence) });
+      }
+    }
+  } finally {
+    await speech.close();
+  }
+  return readings;
+}
+
+async function measure(
+  size: string,
+  beam: number,
+  minWindowS: number,
+  neural: ReadonlyArray<{ sentence: string; audio: Int16Array }>,
+): Promise<ConfigResult> {
+  let fullWindowRetries = 0;
+  const logger = pino(
+    { level: 'info' },
+    {
+      write(line: string) {
+        if (line.includes('again in the full window')) fullWindowRetries++;
+      },
+    },
+  );
   const provider = new EmbeddedSttProvider({
     pythonPath: defaultSidecarPython(),
     modelDir: defaultWhisperModelDir(size),
     beamSize: beam,
     threads: THREADS,
+    minWindowS,
     maxQueue: 4,
     requestTimeoutMs: 120_000,
     startTimeoutMs: 120_000,
-    logger: pino({ level: 'warn' }),
+    logger,
   });
   const signal = new AbortController().signal;
   try {
@@ -77,6 +123,14 @@ async function measure(size: string, beam: number): Promise<ConfigResult> {
         heard: result.text,
         wer: wordErrorRate(sentence, result.text),
       });
+    }
+    let neuralErrors = 0;
+    let neuralWords = 0;
+    for (const { sentence, audio } of neural) {
+      const result = await provider.transcribe(audio, { language: 'en' }, signal);
+      const reference = normalizeWords(sentence);
+      neuralErrors += wordEditDistance(reference, normalizeWords(result.text));
+      neuralWords += reference.length;
     }
     const first = samples(await speechPcm(STT_SENTENCES[0] ?? '', STT_SAMPLE_RATE_HZ));
     const latencies: number[] = [];
@@ -100,10 +154,20 @@ async function measure(size: string, beam: number): Promise<ConfigResult> {
     return {
       model: size,
       beam,
+      minWindowS,
       loadMs: round(loadMs, 0),
       meanWer: round(wers.reduce((sum, w) => sum + w.wer, 0) / wers.length, 3),
       exactSentences: wers.filter((w) => w.wer === 0).length,
       worst: { ...worst, wer: round(worst.wer, 3) },
+      neural:
+        neural.length === 0
+          ? null
+          : {
+              errors: neuralErrors,
+              words: neuralWords,
+              wer: round(neuralErrors / neuralWords, 4),
+              fullWindowRetries,
+            },
       latencyP50Ms: round(quantile(latencies, 0.5), 0),
       latencyMaxMs: round(Math.max(...latencies), 0),
       prefix1sP50Ms: round(quantile(prefixLatencies, 0.5), 0),
@@ -114,11 +178,13 @@ async function measure(size: string, beam: number): Promise<ConfigResult> {
   }
 }
 
+process.stderr.write('synthesizing the neural readings\n');
+const neural = await neuralReadings();
 const loadBefore = loadavg();
 const results: ConfigResult[] = [];
 for (const config of CONFIGS) {
-  process.stderr.write(`measuring ${config.size} beam ${config.beam}\n`);
-  results.push(await measure(config.size, config.beam));
+  process.stderr.write(`measuring ${config.size} beam ${config.beam} window ${config.window}\n`);
+  results.push(await measure(config.size, config.beam, config.window, neural));
 }
 const loadAfter = loadavg();
 const report = {
@@ -128,6 +194,7 @@ const report = {
   loadavg1mBefore: round(loadBefore[0] ?? 0, 2),
   loadavg1mAfter: round(loadAfter[0] ?? 0, 2),
   sentences: STT_SENTENCES.length,
+  neuralVoices: neural.length === 0 ? [] : NEURAL_VOICES,
   latencyUtteranceMs: round(
     ((await speechPcm(STT_SENTENCES[0] ?? '', STT_SAMPLE_RATE_HZ)).byteLength /
       2 /
@@ -142,15 +209,20 @@ mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
 
 console.log(
-  `| model | beam | mean WER (${report.sentences} sentences) | exact | latency p50 / max (${report.latencyUtteranceMs} ms utterance) | 1 s prefix p50 | RTF (10 s) | load |`,
+  `| model | beam | min window | espeak-ng: mean WER (${report.sentences} sentences) | exact | neural voices: word errors (retries) | latency p50 / max (${report.latencyUtteranceMs} ms utterance) | 1 s prefix p50 | RTF (10 s) | load |`,
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of results) {
+  const neuralCell = r.neural
+    ? `${r.neural.errors}/${r.neural.words} = ${r.neural.wer} (${r.neural.fullWindowRetries})`
+    : 'n/a';
   console.log(
-    `| ${r.model} | ${r.beam} | ${r.meanWer} | ${r.exactSentences}/${report.sentences} | ${r.latencyP50Ms} / ${r.latencyMaxMs} ms | ${r.prefix1sP50Ms} ms | ${r.rtf10s} | ${r.loadMs} ms |`,
+    `| ${r.model} | ${r.beam} | ${r.minWindowS} s | ${r.meanWer} | ${r.exactSentences}/${report.sentences} | ${neuralCell} | ${r.latencyP50Ms} / ${r.latencyMaxMs} ms | ${r.prefix1sP50Ms} ms | ${r.rtf10s} | ${r.loadMs} ms |`,
   );
 }
 console.log(
   `load average (1 min) before ${report.loadavg1mBefore}, after ${report.loadavg1mAfter}`,
 );
-for (const r of results) console.log(`${r.model} beam ${r.beam} worst: ${JSON.stringify(r.worst)}`);
+for (const r of results) {
+  console.log(`${r.model} beam ${r.beam} window ${r.minWindowS} worst: ${JSON.stringify(r.worst)}`);
+}

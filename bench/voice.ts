@@ -32,6 +32,8 @@ const TURNS = turnsFlag >= 0 ? Number(process.argv[turnsFlag + 1]) : quick ? 3 :
 const BARGE_INS = quick ? 2 : 5;
 const LLM_FIRST_TOKEN_DELAY_MS = 200;
 const WHISPER_MODEL = process.env.WHISPER_MODEL ?? 'base';
+/** The recognizer's shortest encoder window in seconds (30: Whisper's full window). */
+const WHISPER_MIN_WINDOW_S = Number(process.env.WHISPER_MIN_WINDOW_S ?? 10);
 /** The agent counts as quiet after this long without a loud frame. */
 const QUIET_MS = 800;
 const ANSWER = ['Sure,', ' here is', ' a short answer.'];
@@ -153,6 +155,7 @@ async function main(): Promise<void> {
   const rig = await VoiceRig.start({
     llmFirstTokenDelayMs: LLM_FIRST_TOKEN_DELAY_MS,
     whisperModel: WHISPER_MODEL,
+    whisperMinWindowS: WHISPER_MIN_WINDOW_S,
   });
   const turns: Turn[] = [];
   const bargeIns: BargeIn[] = [];
@@ -215,7 +218,7 @@ function buildResults(turns: Turn[], bargeIns: BargeIn[]) {
       turns: TURNS,
       barge_ins: BARGE_INS,
       llm: `OpenAI chat fake, first token after ${LLM_FIRST_TOKEN_DELAY_MS} ms`,
-      stt: `embedded Whisper ${WHISPER_MODEL}, beam 1`,
+      stt: `embedded Whisper ${WHISPER_MODEL}, beam 1, encoder window at least ${WHISPER_MIN_WINDOW_S} s`,
       tts: 'api /v1/tts/stream, native voice (espeak-ng)',
       vad: 'Silero, min silence 450 ms; endpointing min delay 400 ms; Whisper starts after a 200 ms pause',
     },

@@ -13,6 +13,8 @@ export interface VoiceRigOptions {
   llmFirstTokenDelayMs: number;
   /** Embedded Whisper size (`WHISPER_MODEL`). */
   whisperModel: string;
+  /** Its shortest encoder window in seconds (`WHISPER_MIN_WINDOW_S`). */
+  whisperMinWindowS: number;
 }
 
 /** A started live session: where the user's client joins. */
@@ -71,6 +73,7 @@ export class VoiceRig {
         WORKER_IDLE_PROCESSES: '1',
         STT_PROVIDER: 'embedded',
         WHISPER_MODEL: options.whisperModel,
+        WHISPER_MIN_WINDOW_S: String(options.whisperMinWindowS),
       }),
     );
     const api = apiClient(server.url, seeded.productionKey);

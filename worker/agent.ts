@@ -16,6 +16,8 @@ interface ProcessData extends Record<string, unknown> {
   stt: SttProvider;
   /** `STT_LANGUAGE`, when set. */
   sttLanguage: string | undefined;
+  /** `STT_EARLY_START_PAUSE_MS`. */
+  earlyStartPauseMs: number;
 }
 
 export default defineAgent({
@@ -27,6 +29,7 @@ export default defineAgent({
     const stt = createSttProvider(sttConfig, logger);
     proc.userData.stt = stt;
     proc.userData.sttLanguage = sttConfig.STT_LANGUAGE;
+    proc.userData.earlyStartPauseMs = sttConfig.STT_EARLY_START_PAUSE_MS;
     // Load the speech model while the process waits for a session, so a user's first words
     // are not kept waiting for it (2-3 s, more on a busy machine). Not awaited: a slow or
     // failed start must not hold the process back; the first utterance then waits for it.
@@ -57,6 +60,7 @@ export default defineAgent({
       vad: data.vad,
       stt: data.stt,
       sttLanguage: data.sttLanguage,
+      earlyStartPauseMs: data.earlyStartPauseMs,
       logger,
     });
   },

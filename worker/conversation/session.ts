@@ -17,7 +17,7 @@ import type { WorkerConfig } from '../config.ts';
 import { AwpLlm } from '../models/awp-llm.ts';
 import { AwpStt } from '../models/awp-stt.ts';
 import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
-import { EventWatchingVad, PauseTracker } from '../models/vad-pauses.ts';
+import { PAUSE_MS, vadWatchingPauses } from '../models/vad-pauses.ts';
 import { userSpeechLanguage } from '../stt/language.ts';
 import type { SttProvider } from '../stt/provider.ts';
 import { type InputMode, registerControls } from './controls.ts';
@@ -34,6 +34,8 @@ export interface SessionDependencies {
   stt: SttProvider;
   /** `STT_LANGUAGE`, when set (worker/stt/language.ts). */
   sttLanguage?: string | undefined;
+  /** A pause that starts transcribing early (`STT_EARLY_START_PAUSE_MS`; 0: none). */
+  earlyStartPauseMs?: number;
   logger: Logger;
 }
 
@@ -169,7 +171,7 @@ async function runInRoom(
   // Silero's start and end of speech delimit the utterances the recognizer transcribes, and
   // its pauses start the transcription early; in push-to-talk the key does (controls.ts).
   let inputMode: () => InputMode = () => 'automatic';
-  const pauses = new PauseTracker({
+  const vad = vadWatchingPauses(deps.vad, deps.earlyStartPauseMs ?? PAUSE_MS, {
     silenceStarted: () => {
       if (inputMode() === 'automatic') recognizer.silenceStarted();
     },
@@ -185,7 +187,7 @@ async function runInRoom(
   });
   const session = new voice.AgentSession({
     // Silero's pauses start the recognizer early (docs/decisions.md, "early transcription").
-    vad: new EventWatchingVad(deps.vad, (event) => pauses.observe(event)),
+    vad,
     stt: recognizer,
     llm: new AwpLlm({
       provider,

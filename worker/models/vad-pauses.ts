@@ -75,3 +75,13 @@ export class EventWatchingVad extends VAD {
     return stream;
   }
 }
+
+/**
+ * The VAD a session runs on: `vad` itself when early starts are off (`pauseMs` 0), else
+ * `vad` watched by a `PauseTracker` that tells `listener` of the user's pauses.
+ */
+export function vadWatchingPauses(vad: VAD, pauseMs: number, listener: PauseListener): VAD {
+  if (pauseMs <= 0) return vad;
+  const pauses = new PauseTracker(listener, pauseMs);
+  return new EventWatchingVad(vad, (event) => pauses.observe(event));
+}

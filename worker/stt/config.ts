@@ -27,6 +27,11 @@ export const sttConfigSchema = z.object({
     .string()
     .regex(/^(auto|[a-z]{2,3})$/, 'an ISO 639-1 code such as en, or auto')
     .optional(),
+  /**
+   * Silence within an utterance after which the embedded engine starts transcribing, while
+   * the VAD waits for its 450 ms (docs/decisions.md, "early transcription"); 0 turns it off.
+   */
+  STT_EARLY_START_PAUSE_MS: z.coerce.number().int().min(0).max(400).default(200),
   /** Deadline of one transcription (plus the utterance's duration), embedded and openai. */
   STT_REQUEST_TIMEOUT_MS: positiveInt.default(20_000),
 

@@ -12,6 +12,7 @@ describe('speech-to-text configuration', () => {
       WHISPER_MODEL: 'base',
       WHISPER_BEAM_SIZE: 1,
       WHISPER_MIN_WINDOW_S: 10,
+      STT_EARLY_START_PAUSE_MS: 200,
       STT_MAX_QUEUE: 8,
       DEEPGRAM_BASE_URL: 'https://api.deepgram.com',
       DEEPGRAM_MODEL: 'nova-3',
@@ -23,6 +24,7 @@ describe('speech-to-text configuration', () => {
     expect(loadSttConfig({ STT_LANGUAGE: 'auto' }).STT_LANGUAGE).toBe('auto');
     expect(loadSttConfig({ STT_LANGUAGE: 'de' }).STT_LANGUAGE).toBe('de');
     expect(loadSttConfig({ WHISPER_MIN_WINDOW_S: '30' }).WHISPER_MIN_WINDOW_S).toBe(30);
+    expect(loadSttConfig({ STT_EARLY_START_PAUSE_MS: '0' }).STT_EARLY_START_PAUSE_MS).toBe(0);
   });
 
   it('names every bad variable', () => {
@@ -32,6 +34,7 @@ describe('speech-to-text configuration', () => {
         STT_PROVIDER: 'vosk',
         WHISPER_BEAM_SIZE: '0',
         WHISPER_MIN_WINDOW_S: '4',
+        STT_EARLY_START_PAUSE_MS: '450',
         DEEPGRAM_BASE_URL: 'not a url',
         STT_MAX_QUEUE: '',
         STT_LANGUAGE: 'English',
@@ -43,6 +46,7 @@ describe('speech-to-text configuration', () => {
     const problems = (error as ConfigError).problems.map((p) => p.split(':')[0]);
     expect(problems.sort()).toEqual([
       'DEEPGRAM_BASE_URL',
+      'STT_EARLY_START_PAUSE_MS',
       'STT_LANGUAGE',
       'STT_PROVIDER',
       'WHISPER_BEAM_SIZE',

@@ -1,6 +1,12 @@
 import { type VADEvent, VADEventType } from '@livekit/agents';
+import * as silero from '@livekit/agents-plugin-silero';
 import { describe, expect, it } from 'vitest';
-import { PAUSE_MS, PauseTracker } from '../../../worker/models/vad-pauses.ts';
+import {
+  EventWatchingVad,
+  PAUSE_MS,
+  PauseTracker,
+  vadWatchingPauses,
+} from '../../../worker/models/vad-pauses.ts';
 
 /** Silero's window. */
 const WINDOW_MS = 32;
@@ -53,12 +59,15 @@ const talk = (ms: number) => Array<boolean>(Math.ceil(ms / WINDOW_MS)).fill(true
 const quiet = (ms: number) => Array<boolean>(Math.ceil(ms / WINDOW_MS)).fill(false);
 
 /** What the tracker said, with the window (by event index) it said it at. */
-function track(events: VADEvent[]): string[] {
+function track(events: VADEvent[], pauseMs = PAUSE_MS): string[] {
   const said: string[] = [];
-  const tracker = new PauseTracker({
-    silenceStarted: () => said.push('pause'),
-    speechResumed: () => said.push('resume'),
-  });
+  const tracker = new PauseTracker(
+    {
+      silenceStarted: () => said.push('pause'),
+      speechResumed: () => said.push('resume'),
+    },
+    pauseMs,
+  );
   for (const event of events) {
     if (event.type === VADEventType.START_OF_SPEECH) said.push('start');
     tracker.observe(event);
@@ -97,7 +106,25 @@ describe('PauseTracker (a pause within an utterance, from Silero events)', () =>
     expect(track(events)).toEqual(['start', 'pause', 'end']);
   });
 
+  it('takes the pause length it is given (STT_EARLY_START_PAUSE_MS)', () => {
+    const events = sileroEvents([...talk(500), ...quiet(250), ...talk(500), ...quiet(600)]);
+    expect(track(events)).toEqual(['start', 'pause', 'resume', 'pause', 'end']);
+    expect(track(events, 300)).toEqual(['start', 'pause', 'end']);
+  });
+
   it('says nothing while the user is not speaking', () => {
     expect(track(sileroEvents(quiet(2000)))).toEqual([]);
+  });
+});
+
+describe('vadWatchingPauses (the VAD a session runs on)', () => {
+  const listener = { silenceStarted: () => {}, speechResumed: () => {} };
+
+  it('is the shared VAD itself when early starts are off, and watches it otherwise', async () => {
+    const vad = await silero.VAD.load();
+    expect(vadWatchingPauses(vad, 0, listener)).toBe(vad);
+    const watching = vadWatchingPauses(vad, PAUSE_MS, listener);
+    expect(watching).toBeInstanceOf(EventWatchingVad);
+    expect(watching.minSilenceDuration).toBe(vad.minSilenceDuration);
   });
 });

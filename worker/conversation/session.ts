@@ -17,7 +17,7 @@ import type { WorkerConfig } from '../config.ts';
 import { AwpLlm } from '../models/awp-llm.ts';
 import { AwpStt } from '../models/awp-stt.ts';
 import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
-import { PAUSE_MS, vadWatchingPauses } from '../models/vad-pauses.ts';
+import { vadWatchingPauses } from '../models/vad-pauses.ts';
 import { userSpeechLanguage } from '../stt/language.ts';
 import type { SttProvider } from '../stt/provider.ts';
 import { type InputMode, registerControls } from './controls.ts';
@@ -35,7 +35,7 @@ export interface SessionDependencies {
   /** `STT_LANGUAGE`, when set (worker/stt/language.ts). */
   sttLanguage?: string | undefined;
   /** A pause that starts transcribing early (`STT_EARLY_START_PAUSE_MS`; 0: none). */
-  earlyStartPauseMs?: number;
+  earlyStartPauseMs: number;
   logger: Logger;
 }
 
@@ -171,7 +171,7 @@ async function runInRoom(
   // Silero's start and end of speech delimit the utterances the recognizer transcribes, and
   // its pauses start the transcription early; in push-to-talk the key does (controls.ts).
   let inputMode: () => InputMode = () => 'automatic';
-  const vad = vadWatchingPauses(deps.vad, deps.earlyStartPauseMs ?? PAUSE_MS, {
+  const vad = vadWatchingPauses(deps.vad, deps.earlyStartPauseMs, {
     silenceStarted: () => {
       if (inputMode() === 'automatic') recognizer.silenceStarted();
     },

@@ -1,11 +1,5 @@
 import { VAD, type VADEvent, VADEventType, type VADStream } from '@livekit/agents';
 
-/**
- * Silence within an utterance after which the user counts as pausing: long enough to pass
- * over the gaps between words, well short of the VAD's end of speech (450 ms).
- */
-export const PAUSE_MS = 200;
-
 /** Told when a pause in the user's speech begins, and when speech comes back. */
 export interface PauseListener {
   silenceStarted(): void;
@@ -23,7 +17,7 @@ export class PauseTracker {
 
   constructor(
     readonly listener: PauseListener,
-    readonly pauseMs = PAUSE_MS,
+    readonly pauseMs: number,
   ) {}
 
   observe(event: VADEvent): void {

@@ -9,6 +9,13 @@ import { OpenAiTranscriptionProvider } from './openai/provider.ts';
 import { STT_PROVIDER_NAMES, type SttProvider } from './provider.ts';
 
 /** Whisper sizes scripts/install-whisper.sh installs. */
+/**
+ * Silence within an utterance after which the user counts as pausing and the embedded
+ * engine starts transcribing: long enough to pass over the gaps between words, well short
+ * of the VAD's end of speech (450 ms).
+ */
+export const DEFAULT_EARLY_START_PAUSE_MS = 200;
+
 export const WHISPER_SIZES = ['tiny.en', 'base'] as const;
 
 const positiveInt = z.coerce.number().int().positive();
@@ -31,7 +38,12 @@ export const sttConfigSchema = z.object({
    * Silence within an utterance after which the embedded engine starts transcribing, while
    * the VAD waits for its 450 ms (docs/decisions.md, "early transcription"); 0 turns it off.
    */
-  STT_EARLY_START_PAUSE_MS: z.coerce.number().int().min(0).max(400).default(200),
+  STT_EARLY_START_PAUSE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(400)
+    .default(DEFAULT_EARLY_START_PAUSE_MS),
   /** Deadline of one transcription (plus the utterance's duration), embedded and openai. */
   STT_REQUEST_TIMEOUT_MS: positiveInt.default(20_000),
 

@@ -3,10 +3,10 @@ import * as silero from '@livekit/agents-plugin-silero';
 import { describe, expect, it } from 'vitest';
 import {
   EventWatchingVad,
-  PAUSE_MS,
   PauseTracker,
   vadWatchingPauses,
 } from '../../../worker/models/vad-pauses.ts';
+import { DEFAULT_EARLY_START_PAUSE_MS as PAUSE_MS } from '../../../worker/stt/config.ts';
 
 /** Silero's window. */
 const WINDOW_MS = 32;

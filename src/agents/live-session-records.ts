@@ -58,11 +58,37 @@ export interface LiveSessionUsage {
   sttMs: number;
 }
 
+/** The 50th and 95th percentiles (nearest rank) and the largest of one measure, in ms. */
+export interface LatencyStats {
+  p50: number;
+  p95: number;
+  max: number;
+}
+
+/**
+ * How fast the agent answered the user's spoken turns, as the worker measured them: each
+ * measure over the turns it was taken for, null when none.
+ */
+export interface TurnLatencySummary {
+  /** Spoken user turns the agent answered with audio. */
+  turns: number;
+  /** The end of the user's speech (VAD) to the agent's first audio frame. */
+  endOfSpeechToFirstAudioMs: LatencyStats;
+  /** The end of the user's speech to the final transcript. */
+  transcriptionDelayMs: LatencyStats | null;
+  /** The language model's first token, from the request. */
+  llmFirstTokenMs: LatencyStats | null;
+  /** Speech synthesis's first audio, from the first text. */
+  ttsFirstAudioMs: LatencyStats | null;
+}
+
 /** What `GET /v1/agent-sessions/{id}` reports. */
 export interface LiveSessionReport {
   record: LiveSessionRecord;
   transcriptCount: number;
   usage: LiveSessionUsage;
+  /** Null until the agent answered a spoken turn. */
+  latency: TurnLatencySummary | null;
   /** Charged so far: session time, LLM and STT debited at the end, plus the TTS ledger. */
   chargedMillicredits: number;
 }

@@ -9,7 +9,7 @@ import type { Agents } from './agents.ts';
 import { avatarEntry, avatarSchema } from './avatar-routes.ts';
 import { DEFAULT_AVATAR_ID, findAvatar } from './avatars/catalog.ts';
 import { applyLegacyFields, characterCardSchema } from './character-card.ts';
-import type { LiveSessions, SessionOverrides } from './live-sessions.ts';
+import type { LiveSessions, SessionOverrides, TurnLatencySummary } from './live-sessions.ts';
 import { type LivekitRooms, sessionRoom } from './livekit-rooms.ts';
 import type { AgentSessionTokens } from './session-tokens.ts';
 
@@ -69,6 +69,29 @@ const sessionStartedSchema = z
   })
   .meta({ title: 'AgentSessionStarted' });
 
+const latencyStatsSchema = z
+  .object({ p50: z.number().int(), p95: z.number().int(), max: z.number().int() })
+  .describe('Milliseconds: 50th and 95th percentile (nearest rank) and largest.')
+  .meta({ title: 'LatencyStats' });
+
+const latencySchema = z
+  .object({
+    turns: z.number().int().describe('Spoken user turns the agent answered with audio.'),
+    end_of_speech_to_first_audio_ms: latencyStatsSchema.describe(
+      "From the end of the user's speech (voice activity detection) to the agent's first audio frame.",
+    ),
+    transcription_delay_ms: latencyStatsSchema
+      .nullable()
+      .describe("From the end of the user's speech to the final transcript."),
+    llm_first_token_ms: latencyStatsSchema
+      .nullable()
+      .describe("The language model's first token, from its request."),
+    tts_first_audio_ms: latencyStatsSchema
+      .nullable()
+      .describe("Speech synthesis's first audio, from its first text."),
+  })
+  .meta({ title: 'AgentSessionLatency' });
+
 const sessionReportSchema = z
   .object({
     session_id: z.string(),
@@ -94,6 +117,11 @@ const sessionReportSchema = z
       tts_characters: z.number().int(),
       stt_seconds: z.number(),
     }),
+    latency: latencySchema
+      .nullable()
+      .describe(
+        'How fast the agent answered spoken turns, measured by the worker; null until it answered one.',
+      ),
   })
   .meta({ title: 'AgentSession' });
 
@@ -247,9 +275,21 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
               tts_characters: usage.ttsChars,
               stt_seconds: usage.sttMs / 1000,
             },
+            latency: report.latency && latencyBody(report.latency),
           },
         };
       },
     }),
   ];
+}
+
+/** The API's shape of a latency summary. */
+function latencyBody(latency: TurnLatencySummary) {
+  return {
+    turns: latency.turns,
+    end_of_speech_to_first_audio_ms: latency.endOfSpeechToFirstAudioMs,
+    transcription_delay_ms: latency.transcriptionDelayMs,
+    llm_first_token_ms: latency.llmFirstTokenMs,
+    tts_first_audio_ms: latency.ttsFirstAudioMs,
+  };
 }

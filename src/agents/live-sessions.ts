@@ -10,6 +10,7 @@ import {
   type SessionContext,
   type SessionOverrides,
   type TranscriptTurn,
+  type TurnLatencySummary,
   toRecord,
 } from './live-session-records.ts';
 
@@ -21,6 +22,7 @@ export type {
   SessionContext,
   SessionOverrides,
   TranscriptTurn,
+  TurnLatencySummary,
 } from './live-session-records.ts';
 
 const LIVE_STATES: AgentSessionState[] = ['connecting', 'active'];
@@ -170,6 +172,7 @@ export class LiveSessions {
         sttMs: Number(row.stt_ms),
       },
       chargedMillicredits: Number(row.charged_millicredits) + Number(tts.cost),
+      latency: row.latency ? (JSON.parse(row.latency) as TurnLatencySummary) : null,
     };
   }
 
@@ -227,6 +230,15 @@ export class LiveSessions {
       text: row.text,
       interrupted: Number(row.interrupted) === 1,
     }));
+  }
+
+  /** Replaces the session's voice latency summary with the worker's newest. */
+  async recordLatency(id: string, latency: TurnLatencySummary): Promise<void> {
+    await this.db
+      .updateTable('agent_sessions')
+      .set({ latency: JSON.stringify(latency) })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** Adds measured usage to the session's totals. */

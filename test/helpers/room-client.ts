@@ -48,7 +48,7 @@ export async function speech(text: string): Promise<Int16Array> {
   return new Int16Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 2));
 }
 
-function rms(samples: Int16Array): number {
+export function rms(samples: Int16Array): number {
   let sum = 0;
   for (const s of samples) sum += s * s;
   return samples.length > 0 ? Math.sqrt(sum / samples.length) / 32768 : 0;
@@ -56,6 +56,30 @@ function rms(samples: Int16Array): number {
 
 /** RMS above which an agent audio frame counts as speech (silence frames are ~0). */
 export const SPEECH_RMS = 0.01;
+
+/** The 10 ms windows of `samples` louder than {@link SPEECH_RMS}, as [start, end) in samples. */
+function loudWindows(samples: Int16Array): [number, number][] {
+  const window = ROOM_RATE_HZ / 100;
+  const loud: [number, number][] = [];
+  for (let offset = 0; offset < samples.length; offset += window) {
+    const part = samples.subarray(offset, offset + window);
+    if (rms(part) > SPEECH_RMS) loud.push([offset, offset + part.length]);
+  }
+  return loud;
+}
+
+/** Where the first 10 ms louder than {@link SPEECH_RMS} starts in `samples`, in ms. */
+export function firstWordStartMs(samples: Int16Array): number {
+  return ((loudWindows(samples)[0]?.[0] ?? 0) / ROOM_RATE_HZ) * 1000;
+}
+
+/**
+ * Where the last 10 ms louder than {@link SPEECH_RMS} ends in `samples`, in ms: the end of
+ * the words (espeak-ng's recordings end with about 300 ms of silence).
+ */
+export function lastWordEndMs(samples: Int16Array): number {
+  return ((loudWindows(samples).at(-1)?.[1] ?? 0) / ROOM_RATE_HZ) * 1000;
+}
 
 export class RoomClient {
   readonly room = new Room();

@@ -25,6 +25,7 @@ import { PlayoutLedger } from './playout.ts';
 import { renderSessionPrompt } from './prompt.ts';
 import { SpokenContext } from './spoken-context.ts';
 import { TranscriptPublisher } from './transcripts.ts';
+import { TurnLatencies, watchTurnLatencies } from './turn-latency.ts';
 
 export interface SessionDependencies {
   config: Config;
@@ -309,6 +310,19 @@ async function runInRoom(
     outputOptions: { transcriptionEnabled: true, syncTranscription: true },
     record: false,
   });
+  // The same turns' voice latency, for the session's report (written in order).
+  let latencyWrites = Promise.resolve();
+  watchTurnLatencies(
+    session,
+    new TurnLatencies((summary, firstAudioMs) => {
+      if (firstAudioMs !== undefined) {
+        log.info({ end_of_speech_to_first_audio_ms: firstAudioMs }, 'turn metrics: first audio');
+      }
+      latencyWrites = latencyWrites
+        .then(() => sessions.recordLatency(record.id, summary))
+        .catch((error) => log.warn({ err: error }, 'turn latency not recorded'));
+    }),
+  );
   // What an interrupted reply actually said, from the playback position LiveKit reports.
   session.output.audio?.on(
     voice.AudioOutput.EVENT_PLAYBACK_FINISHED,

@@ -10,6 +10,7 @@ import * as creditGrants from './0008-credit-grants.ts';
 import * as applicationSessions from './0009-application-sessions.ts';
 import * as operatorSessions from './0010-operator-sessions.ts';
 import * as voiceCloning from './0011-voice-cloning.ts';
+import * as agentSessionLatency from './0012-agent-session-latency.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009-application-sessions': applicationSessions,
   '0010-operator-sessions': operatorSessions,
   '0011-voice-cloning': voiceCloning,
+  '0012-agent-session-latency': agentSessionLatency,
 };

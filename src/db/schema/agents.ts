@@ -171,6 +171,8 @@ export interface AgentSessionsTable {
   chat_session_id: string | null;
   /** The backend's start `requestId`; with `chat_session_id`, makes a start idempotent. */
   start_request_id: string | null;
+  /** JSON of the worker's `TurnLatencySummary`; null until it measured a spoken turn. */
+  latency: string | null;
 }
 
 /** One persisted transcript turn of a live session; `id` is minted by the worker. */

@@ -13,6 +13,7 @@ import {
 import { SignJWT } from 'jose';
 import { AgentDispatchClient, RoomServiceClient } from 'livekit-server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LiveSessions } from '../../../src/agents/live-sessions.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
@@ -214,6 +215,22 @@ describe.each(DIALECTS)('Live Agent session starts on %s', (dialect) => {
       state: 'connecting',
       started_at: null,
       transcript_count: 0,
+      latency: null,
+    });
+    // What the worker records of its spoken turns is reported as it stands.
+    await new LiveSessions(handle.db, { heartbeatTimeoutMs: 1000 }).recordLatency(sessionId, {
+      turns: 3,
+      endOfSpeechToFirstAudioMs: { p50: 702, p95: 815, max: 815 },
+      transcriptionDelayMs: { p50: 551, p95: 600, max: 600 },
+      llmFirstTokenMs: null,
+      ttsFirstAudioMs: { p50: 11, p95: 19, max: 19 },
+    });
+    expect((await api('GET', `/v1/agent-sessions/${sessionId}`)).body.latency).toEqual({
+      turns: 3,
+      end_of_speech_to_first_audio_ms: { p50: 702, p95: 815, max: 815 },
+      transcription_delay_ms: { p50: 551, p95: 600, max: 600 },
+      llm_first_token_ms: null,
+      tts_first_audio_ms: { p50: 11, p95: 19, max: 19 },
     });
     // Two heartbeat timeouts (2 s) without a worker taking the job.
     await new Promise((resolve) => setTimeout(resolve, 2_300));

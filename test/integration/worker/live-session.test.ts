@@ -5,11 +5,12 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
 import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
 import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
-import { RoomClient, speech } from '../../helpers/room-client.ts';
+import { lastWordEndMs, RoomClient, speech } from '../../helpers/room-client.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
 import { waitFor } from '../../helpers/wait.ts';
@@ -153,7 +154,7 @@ describe('Live Agent conversations (worker)', () => {
       const paused = new Int16Array(firstClause.length + secondClause.length);
       paused.set(firstClause);
       paused.set(secondClause, firstClause.length);
-      await client.say(paused);
+      const asked = await client.say(paused);
       const userTurn = await client.waitUntil(
         () => client.transcripts().find((t) => t.role === 'user'),
         30_000,
@@ -173,6 +174,28 @@ describe('Live Agent conversations (worker)', () => {
         30_000,
         'the spoken answer',
       );
+      // The session's report holds the turn's voice latency as the worker measured it: from
+      // the end of speech its VAD heard to its first audio frame. The client heard the
+      // answer later than that after the last word left its microphone: the transport both
+      // ways and the jitter buffer come on top.
+      const wordsEndedAt = asked.startMs + lastWordEndMs(paused);
+      const heardAfterMs =
+        (client.agentAudio.find((f) => f.atMs > wordsEndedAt && f.rms > 0.01)?.atMs ?? 0) -
+        wordsEndedAt;
+      const latency = (await api('GET', `/v1/agent-sessions/${sessionId}`)).body.latency as {
+        turns: number;
+        end_of_speech_to_first_audio_ms: { p50: number; p95: number; max: number };
+        transcription_delay_ms: { p50: number } | null;
+        llm_first_token_ms: { p50: number } | null;
+        tts_first_audio_ms: { p50: number } | null;
+      };
+      expect(latency.turns).toBe(1);
+      const measured = latency.end_of_speech_to_first_audio_ms;
+      expect(measured.p50).toBe(measured.max);
+      expect(measured.p50).toBeGreaterThan(latency.transcription_delay_ms?.p50 ?? 0);
+      expect(measured.p50).toBeLessThan(heardAfterMs);
+      expect(latency.llm_first_token_ms?.p50).toBeGreaterThanOrEqual(0);
+      expect(latency.tts_first_audio_ms?.p50).toBeGreaterThan(0);
       const messages = lastLlmMessages();
       expect(messages[0]?.role).toBe('system');
       expect(messages[0]?.content).toContain('OVERRIDE: you are Ada, a pirate tutor.');
@@ -297,6 +320,14 @@ describe('Live Agent conversations (worker)', () => {
       expect(agentTurns.some((text) => text.includes(fullStory))).toBe(false);
       expect(answering.at(-2)).toEqual({ role: 'assistant', content: storyRow.text });
 
+      // The model's default answer to it is spoken in full before the input mode changes.
+      await client.waitUntil(
+        () =>
+          client.transcripts().find((t) => t.role === 'agent' && t.text === DEFAULT_TEXT.join('')),
+        20_000,
+        'the spoken answer to the barge-in question',
+      );
+
       // Push-to-talk over RPC.
       expect(await client.rpc(agent, 'awp.input_mode', { mode: 'push-to-talk' })).toEqual({
         ok: true,
@@ -366,6 +397,9 @@ describe('Live Agent conversations (worker)', () => {
       .where('session_id', '=', sessionId)
       .execute();
     expect(body.transcript_count).toBe(persisted.length);
+    // Three spoken turns were answered with audio: the question, the barge-in question and
+    // the push-to-talk turn. The greeting and typed turns are not spoken turns.
+    expect((body.latency as { turns: number }).turns).toBe(3);
     const usage = body.usage as {
       charge: { credits: number; amount: number; currency: string };
       session_seconds: number;

@@ -6,11 +6,12 @@
  * (espeak-ng, 48 kHz) into a real livekit-server; the real worker hears them (Silero VAD,
  * embedded Whisper), asks the OpenAI chat fake (a fixed first-token delay), and speaks
  * through the api's `/v1/tts/stream` (native voice). Measured at the client: from the end
- * of the user's words (when the last word frame played out of the microphone) to the first
- * loud agent frame the client received. Beside it, the same turn's stage times from the
- * worker's log lines (LiveKit's metrics): end of utterance, transcription, LLM first
- * token, TTS first audio; "rest" is what none of them covers (transport both ways, jitter
- * buffers, queues, our glue). Barge-in: the user speaks over a long answer; measured at
+ * of the user's words (when the last loud 10 ms of the recording played out of the
+ * microphone; the recording's trailing silence is not speech) to the first loud agent frame
+ * the client received. Beside it, the same turn's times from the worker's log lines: its
+ * own end of speech (VAD) to its first audio frame, and LiveKit's stage metrics (end of
+ * utterance, transcription, LLM first token, TTS first audio); "transport" is the client's
+ * time less the worker's (the audio's way to the worker and back, jitter buffers). Barge-in: the user speaks over a long answer; measured at
  * the client from the start of the user's words to the agent's last loud frame, beside the
  * worker's `detected_to_cleared_ms`. Writes bench/results/voice[-quick].json and, for a full
  * run, the section between `<!-- voice:start -->` and `<!-- voice:end -->` of
@@ -20,7 +21,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { dispose } from '@livekit/rtc-node';
-import { RoomClient, SPEECH_RMS, speech } from '../test/helpers/room-client.ts';
+import {
+  firstWordStartMs,
+  lastWordEndMs,
+  RoomClient,
+  SPEECH_RMS,
+  speech,
+} from '../test/helpers/room-client.ts';
 import '../test/helpers/rtc-log.ts';
 import { STT_SENTENCES } from '../test/helpers/stt-sentences.ts';
 import { quantile, round } from './lib/stats.ts';
@@ -45,7 +52,8 @@ interface Turn {
   transcriptionDelayMs: number;
   llmTtftMs: number;
   ttsTtfbMs: number;
-  restMs: number;
+  /** The worker's end of speech (VAD) to its first audio frame. */
+  workerMs: number;
 }
 
 interface BargeIn {
@@ -83,8 +91,9 @@ async function spokenTurn(
   rig.llm.script({ text: ANSWER });
   const logsFrom = rig.worker.logs().length;
   const spoken = await client.say(samples, 1200);
+  const wordsEndedAt = spoken.startMs + lastWordEndMs(samples);
   const firstAudio = await client.waitUntil(
-    () => client.agentAudio.find((f) => f.atMs > spoken.endMs && f.rms > SPEECH_RMS),
+    () => client.agentAudio.find((f) => f.atMs > wordsEndedAt && f.rms > SPEECH_RMS),
     180_000,
     `the answer to "${question}"`,
   );
@@ -93,18 +102,14 @@ async function spokenTurn(
     .logs()
     .slice(logsFrom)
     .filter((l) => l.session_id === sessionId);
-  const eou = metric(lines, 'turn metrics: end of utterance', 'end_of_utterance_delay_ms');
-  const llm = metric(lines, 'turn metrics: llm', 'ttft_ms');
-  const tts = metric(lines, 'turn metrics: tts', 'ttfb_ms');
-  const totalMs = firstAudio.atMs - spoken.endMs;
   return {
     question,
-    totalMs,
-    eouDelayMs: eou,
+    totalMs: firstAudio.atMs - wordsEndedAt,
+    eouDelayMs: metric(lines, 'turn metrics: end of utterance', 'end_of_utterance_delay_ms'),
     transcriptionDelayMs: metric(lines, 'turn metrics: end of utterance', 'transcription_delay_ms'),
-    llmTtftMs: llm,
-    ttsTtfbMs: tts,
-    restMs: totalMs - eou - llm - tts,
+    llmTtftMs: metric(lines, 'turn metrics: llm', 'ttft_ms'),
+    ttsTtfbMs: metric(lines, 'turn metrics: tts', 'ttfb_ms'),
+    workerMs: metric(lines, 'turn metrics: first audio', 'end_of_speech_to_first_audio_ms'),
   };
 }
 
@@ -116,12 +121,14 @@ async function bargeIn(rig: VoiceRig, client: RoomClient): Promise<BargeIn> {
   const storyFrom = performance.now();
   await client.sendText('Tell me a long story.');
   await client.waitUntil(() => client.loudFramesSince(storyFrom) > 50, 60_000, 'story audio');
-  const spoken = await client.say(await speech('Stop please, I have a question.'), 1200);
+  const question = await speech('Stop please, I have a question.');
+  const spoken = await client.say(question, 1200);
+  const wordsStartedAt = spoken.startMs + firstWordStartMs(question);
   const stoppedAt = await client.waitUntil(
     () => {
       const last =
-        client.agentAudio.filter((f) => f.atMs >= spoken.startMs && f.rms > SPEECH_RMS).at(-1)
-          ?.atMs ?? spoken.startMs;
+        client.agentAudio.filter((f) => f.atMs >= wordsStartedAt && f.rms > SPEECH_RMS).at(-1)
+          ?.atMs ?? wordsStartedAt;
       return performance.now() - last > 600 ? last : undefined;
     },
     30_000,
@@ -141,7 +148,7 @@ async function bargeIn(rig: VoiceRig, client: RoomClient): Promise<BargeIn> {
     .find((l) => l.msg === 'barge-in');
   const detected = line?.detected_to_cleared_ms;
   return {
-    clientMs: stoppedAt - spoken.startMs,
+    clientMs: stoppedAt - wordsStartedAt,
     workerDetectedToClearedMs: typeof detected === 'number' ? detected : null,
   };
 }
@@ -224,19 +231,20 @@ function buildResults(turns: Turn[], bargeIns: BargeIn[]) {
     },
     turns: {
       total_ms: stat(turns.map((t) => t.totalMs)),
+      worker_end_of_speech_to_first_audio_ms: stat(turns.map((t) => t.workerMs)),
+      transport_ms: stat(turns.map((t) => t.totalMs - t.workerMs)),
       end_of_utterance_delay_ms: stat(turns.map((t) => t.eouDelayMs)),
       transcription_delay_ms: stat(turns.map((t) => t.transcriptionDelayMs)),
       llm_ttft_ms: stat(turns.map((t) => t.llmTtftMs)),
       tts_ttfb_ms: stat(turns.map((t) => t.ttsTtfbMs)),
-      rest_ms: stat(turns.map((t) => t.restMs)),
       each: turns.map((t) => ({
         question: t.question,
         total_ms: round(t.totalMs),
+        worker_end_of_speech_to_first_audio_ms: t.workerMs,
         end_of_utterance_delay_ms: t.eouDelayMs,
         transcription_delay_ms: t.transcriptionDelayMs,
         llm_ttft_ms: t.llmTtftMs,
         tts_ttfb_ms: t.ttsTtfbMs,
-        rest_ms: round(t.restMs),
       })),
     },
     barge_in: {
@@ -264,11 +272,15 @@ function summary(results: Results): string {
     `| ${'measure'.padEnd(51)} | p50 ms | p95 ms |`,
     `| ${'-'.repeat(51)} | -----: | -----: |`,
     row('client: end of user speech to first agent audio', t.total_ms),
+    row(
+      'worker: end of speech (VAD) to first audio frame',
+      t.worker_end_of_speech_to_first_audio_ms,
+    ),
+    row('transport both ways (client - worker)', t.transport_ms),
     row('worker: end of utterance delay (VAD silence, STT)', t.end_of_utterance_delay_ms),
     row('worker: of which transcription delay', t.transcription_delay_ms),
     row('worker: LLM first token', t.llm_ttft_ms),
     row('worker: TTS first audio', t.tts_ttfb_ms),
-    row('rest (total - end of utterance - LLM - TTS)', t.rest_ms),
     row('barge-in, client: user speech start to agent silent', b.client_speech_to_agent_silent_ms),
     row('barge-in, worker: detected to cleared', b.worker_detected_to_cleared_ms),
   ].join('\n');

@@ -41,6 +41,8 @@ export async function registerControls(
   room: Room,
   session: voice.AgentSession,
   recognizer: AwpStt,
+  /** Told when a push-to-talk turn is committed (epoch ms): where the user's wait starts. */
+  onCommit: (atMs: number) => void,
 ): Promise<Controls> {
   const participant = room.localParticipant;
   if (!participant) throw new Error('not connected to the room');
@@ -71,6 +73,7 @@ export async function registerControls(
   });
   participant.registerRpcMethod('awp.ptt.commit', async () => {
     if (mode !== 'push-to-talk') throw invalid('Call awp.ptt.start first.');
+    onCommit(Date.now());
     // The reply waits for the turn's audio only: a loaded recognizer can take longer than
     // the client's control timeout. The turn is committed once its transcript is in the
     // framework, so it is answered at once.

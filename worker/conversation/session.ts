@@ -312,17 +312,15 @@ async function runInRoom(
   });
   // The same turns' voice latency, for the session's report (written in order).
   let latencyWrites = Promise.resolve();
-  watchTurnLatencies(
-    session,
-    new TurnLatencies((summary, firstAudioMs) => {
-      if (firstAudioMs !== undefined) {
-        log.info({ end_of_speech_to_first_audio_ms: firstAudioMs }, 'turn metrics: first audio');
-      }
-      latencyWrites = latencyWrites
-        .then(() => sessions.recordLatency(record.id, summary))
-        .catch((error) => log.warn({ err: error }, 'turn latency not recorded'));
-    }),
-  );
+  const latencies = new TurnLatencies((summary, firstAudioMs) => {
+    if (firstAudioMs !== undefined) {
+      log.info({ end_of_speech_to_first_audio_ms: firstAudioMs }, 'turn metrics: first audio');
+    }
+    latencyWrites = latencyWrites
+      .then(() => sessions.recordLatency(record.id, summary))
+      .catch((error) => log.warn({ err: error }, 'turn latency not recorded'));
+  });
+  watchTurnLatencies(session, latencies);
   // What an interrupted reply actually said, from the playback position LiveKit reports.
   session.output.audio?.on(
     voice.AudioOutput.EVENT_PLAYBACK_FINISHED,
@@ -344,7 +342,9 @@ async function runInRoom(
     },
   );
   await app?.start(session);
-  const controls = await registerControls(ctx.room, session, recognizer);
+  const controls = await registerControls(ctx.room, session, recognizer, (at) =>
+    latencies.keyReleased(at),
+  );
   inputMode = controls.mode;
   if (prompt.greeting) {
     // The greeting's audio and transcript go to whoever is in the room: on a busy machine the

@@ -1,7 +1,7 @@
 import { voice } from '@livekit/agents';
 import type { LatencyStats, TurnLatencySummary } from '../../src/agents/live-session-records.ts';
 
-/** One spoken turn's end of speech, as LiveKit's end-of-utterance metrics report it. */
+/** One spoken turn's end, as LiveKit's end-of-utterance metrics report it. */
 export interface EndOfTurn {
   /** The reply the turn started. */
   speechId: string;
@@ -26,8 +26,8 @@ const MAX_TURNS = 1000;
 const RECENT_REPLIES = 4;
 
 /**
- * Per-turn voice latency of one session: from the end of the user's speech to the agent's
- * first audio frame, with the stages LiveKit measures for the same reply (transcript, the
+ * Per-turn voice latency of one session: from the end of the user's speech (in
+ * push-to-talk, the key's release when that is later) to the agent's first audio frame, with the stages LiveKit measures for the same reply (transcript, the
  * model's first token, synthesis's first audio).
  *
  * A turn is the reply an end of utterance started (`endOfTurn`). It is measured when the
@@ -41,6 +41,7 @@ export class TurnLatencies {
   /** Measured turns by their reply, the newest few. */
   readonly #recent = new Map<string, Turn>();
   #pending: (EndOfTurn & Stages) | undefined;
+  #releasedAt: number | undefined;
 
   /**
    * @param onTurn the summary after each measured turn (with that turn's end of speech to
@@ -51,7 +52,16 @@ export class TurnLatencies {
   ) {}
 
   endOfTurn(turn: EndOfTurn): void {
-    this.#pending = turn.lastSpeakingTimeMs > 0 ? { ...turn } : undefined;
+    // In push-to-talk the turn ends at the key's release, which can come well after the
+    // last word: the user waits from there.
+    const endedAt = Math.max(turn.lastSpeakingTimeMs, this.#releasedAt ?? 0);
+    this.#releasedAt = undefined;
+    this.#pending = endedAt > 0 ? { ...turn, lastSpeakingTimeMs: endedAt } : undefined;
+  }
+
+  /** The push-to-talk key was released (the turn committed) at `atMs` (epoch ms). */
+  keyReleased(atMs: number): void {
+    this.#releasedAt = atMs;
   }
 
   llmFirstToken(speechId: string | undefined, ms: number): void {

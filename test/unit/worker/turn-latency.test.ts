@@ -91,6 +91,27 @@ describe('TurnLatencies (voice latency of a session’s spoken turns)', () => {
     });
   });
 
+  it('in push-to-talk, measures from the key’s release when it comes after the last word', () => {
+    const { latencies } = tracker();
+    // The user stopped talking at 1 s and held the key until 3.5 s.
+    latencies.keyReleased(3_500);
+    latencies.endOfTurn({ speechId: 'r1', lastSpeakingTimeMs: 1_000, transcriptionDelayMs: 2_700 });
+    latencies.agentStartedSpeaking(4_100);
+    // A release before the last word heard (a quick tap) leaves the end of speech.
+    latencies.keyReleased(9_900);
+    latencies.endOfTurn({ speechId: 'r2', lastSpeakingTimeMs: 10_000, transcriptionDelayMs: 300 });
+    latencies.agentStartedSpeaking(10_700);
+    // The release counts for its own turn only.
+    latencies.endOfTurn({ speechId: 'r3', lastSpeakingTimeMs: 20_000, transcriptionDelayMs: 300 });
+    latencies.agentStartedSpeaking(20_800);
+    expect(latencies.summary()?.endOfSpeechToFirstAudioMs).toEqual({
+      p50: 700,
+      p95: 800,
+      max: 800,
+    });
+    expect(latencies.summary()?.turns).toBe(3);
+  });
+
   it('reports nearest-rank percentiles over the turns', () => {
     const { latencies } = tracker();
     // 20 turns answered after 100, 200, ... 2000 ms, in shuffled order.

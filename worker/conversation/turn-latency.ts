@@ -27,14 +27,15 @@ const RECENT_REPLIES = 4;
 
 /**
  * Per-turn voice latency of one session: from the end of the user's speech (in
- * push-to-talk, the key's release when that is later) to the agent's first audio frame, with the stages LiveKit measures for the same reply (transcript, the
- * model's first token, synthesis's first audio).
+ * push-to-talk, the key's release when that is later) to the agent's first audio frame,
+ * with the stages LiveKit measures for the same reply (transcript, the model's first
+ * token, synthesis's first audio).
  *
  * A turn is the reply an end of utterance started (`endOfTurn`). It is measured when the
- * agent's audio starts playing while that reply is pending; a reply that ends without audio (it
- * was interrupted, or answered nothing) is forgotten, and so is one the user speaks over
- * before it starts, so the greeting, typed turns and replies started by other means are
- * never counted.
+ * agent's audio starts playing while that reply is pending; a reply that ends without
+ * audio (it was interrupted, or answered nothing) is forgotten, and so is one the user
+ * speaks over before it starts, so the greeting, typed turns and replies started by other
+ * means are never counted.
  */
 export class TurnLatencies {
   readonly #turns: Turn[] = [];

@@ -11,9 +11,10 @@
  * the client received. Beside it, the same turn's times from the worker's log lines: its
  * own end of speech (VAD) to its first audio frame, and LiveKit's stage metrics (end of
  * utterance, transcription, LLM first token, TTS first audio); "transport" is the client's
- * time less the worker's (the audio's way to the worker and back, jitter buffers). Barge-in: the user speaks over a long answer; measured at
- * the client from the start of the user's words to the agent's last loud frame, beside the
- * worker's `detected_to_cleared_ms`. Writes bench/results/voice[-quick].json and, for a full
+ * time less the worker's (the audio's way to the worker and back, jitter buffers).
+ * Barge-in: the user speaks over a long answer; measured at the client from the start of
+ * the user's words to the agent's last loud frame, beside the worker's
+ * `detected_to_cleared_ms`. Writes bench/results/voice[-quick].json and, for a full
  * run, the section between `<!-- voice:start -->` and `<!-- voice:end -->` of
  * bench/README.md.
  */

@@ -48,7 +48,7 @@ export async function speech(text: string): Promise<Int16Array> {
   return new Int16Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 2));
 }
 
-export function rms(samples: Int16Array): number {
+function rms(samples: Int16Array): number {
   let sum = 0;
   for (const s of samples) sum += s * s;
   return samples.length > 0 ? Math.sqrt(sum / samples.length) / 32768 : 0;

@@ -87,6 +87,8 @@ export class RoomClient {
   /** Agent audio frames: arrival time and loudness. */
   readonly agentAudio: { atMs: number; rms: number }[] = [];
   readonly departed: { identity: string; atMs: number }[] = [];
+  /** The agent's `lk.agent.state` as it changed, with when the change arrived. */
+  readonly agentStates: { state: string; atMs: number }[] = [];
   readonly #source = new AudioSource(ROOM_RATE_HZ, 1);
   #waiters = new Set<() => void>();
   #speaking: Promise<void> = Promise.resolve();
@@ -131,6 +133,15 @@ export class RoomClient {
             this.#wake();
           }
         })().catch(() => {});
+      },
+    );
+    this.room.on(
+      RoomEvent.ParticipantAttributesChanged,
+      (changed: Record<string, string>, participant) => {
+        const state = changed['lk.agent.state'];
+        if (state === undefined || !participant.identity.startsWith('agent-')) return;
+        this.agentStates.push({ state, atMs: performance.now() });
+        this.#wake();
       },
     );
     this.room.on(RoomEvent.ParticipantDisconnected, (participant: RemoteParticipant) => {

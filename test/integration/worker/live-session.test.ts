@@ -10,7 +10,7 @@ import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
 import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
-import { lastWordEndMs, RoomClient, speech } from '../../helpers/room-client.ts';
+import { lastWordEndMs, RoomClient, SPEECH_RMS, speech } from '../../helpers/room-client.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
 import { waitFor } from '../../helpers/wait.ts';
@@ -329,6 +329,15 @@ describe('Live Agent conversations (worker)', () => {
         20_000,
         'the spoken answer to the barge-in question',
       );
+      // The client was told the agent was speaking while that answer played (the
+      // `lk.agent.state` attribute the client library's `agentSpeaking` follows).
+      const answerLoud = client.agentAudio.filter((f) => f.atMs > stoppedAt && f.rms > SPEECH_RMS);
+      const answerEnd = answerLoud.at(-1)?.atMs ?? stoppedAt;
+      expect(
+        client.agentStates
+          .filter((s) => s.atMs > stoppedAt && s.atMs <= answerEnd)
+          .map((s) => s.state),
+      ).toContain('speaking');
 
       // Push-to-talk over RPC.
       expect(await client.rpc(agent, 'awp.input_mode', { mode: 'push-to-talk' })).toEqual({

@@ -25,6 +25,17 @@ if [ -z "${TEST_POSTGRES_URL:-}" ]; then
   export TEST_POSTGRES_URL="postgres://awp:awp@127.0.0.1:5432/postgres"
 fi
 
+# The api servers the tests start keep their data under the temp folder and write no
+# spool file that would leave its disk with less than 1 GiB free (AUDIO_SPOOL_MIN_FREE_BYTES):
+# below that, tests that wait for persisted audio would only time out.
+tmp="${TMPDIR:-/tmp}"
+free_kib="$(df -Pk "$tmp" | awk 'NR==2 {print $4}')"
+if [ "$free_kib" -lt $((1280 * 1024)) ]; then
+  echo "[test] only $((free_kib / 1024)) MiB free in $tmp: the tests need at least 1280 MiB" \
+    "(audio persistence stops at 1 GiB free); free some space or set TMPDIR" >&2
+  exit 1
+fi
+
 echo "[test] format, lint, types, import cycles" >&2
 biome check .
 tsc --noEmit -p tsconfig.json

@@ -8,7 +8,6 @@ import { SttError } from './errors.ts';
 import { OpenAiTranscriptionProvider } from './openai/provider.ts';
 import { STT_PROVIDER_NAMES, type SttProvider } from './provider.ts';
 
-/** Whisper sizes scripts/install-whisper.sh installs. */
 /**
  * Silence within an utterance after which the user counts as pausing and the embedded
  * engine starts transcribing: long enough to pass over the gaps between words, well short
@@ -16,6 +15,7 @@ import { STT_PROVIDER_NAMES, type SttProvider } from './provider.ts';
  */
 export const DEFAULT_EARLY_START_PAUSE_MS = 200;
 
+/** Whisper sizes scripts/install-whisper.sh installs. */
 export const WHISPER_SIZES = ['tiny.en', 'base'] as const;
 
 const positiveInt = z.coerce.number().int().positive();

@@ -180,7 +180,7 @@ describe('Live Agent conversations (worker)', () => {
       // ways and the jitter buffer come on top.
       const wordsEndedAt = asked.startMs + lastWordEndMs(paused);
       const heardAfterMs =
-        (client.agentAudio.find((f) => f.atMs > wordsEndedAt && f.rms > 0.01)?.atMs ?? 0) -
+        (client.agentAudio.find((f) => f.atMs > wordsEndedAt && f.rms > SPEECH_RMS)?.atMs ?? 0) -
         wordsEndedAt;
       const latency = (await api('GET', `/v1/agent-sessions/${sessionId}`)).body.latency as {
         turns: number;

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const VERSION = 'v1';
@@ -79,7 +79,10 @@ export class SecretBox {
 /**
  * The deployment's secrets key: `secretsKey` when configured (required when several
  * processes on different machines share a database), otherwise a random key generated once
- * into `<dataDir>/secrets.key` (mode 0600) and read by every later process.
+ * into `<dataDir>/secrets.key` (mode 0600) and read by every later process. The api, jobs
+ * and worker processes of a new deployment start together: the key is written to a file of
+ * its own and linked into place, so the file appears holding the whole key and the first
+ * link wins.
  */
 export function secretsKeyMaterial(options: {
   secretsKey?: string | undefined;
@@ -88,20 +91,29 @@ export function secretsKeyMaterial(options: {
   if (options.secretsKey) return Buffer.from(options.secretsKey, 'utf8');
   const file = path.join(options.dataDir, SECRETS_KEY_FILE);
   try {
-    return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
+    return readKeyFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   mkdirSync(options.dataDir, { recursive: true });
-  const generated = randomBytes(32).toString('base64url');
+  const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  writeFileSync(draft, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
   try {
-    writeFileSync(file, `${generated}\n`, { mode: 0o600, flag: 'wx' });
-    chmodSync(file, 0o600);
+    chmodSync(draft, 0o600);
+    linkSync(draft, file);
   } catch (error) {
-    // Another process created it first: use theirs.
+    // Another process linked its key first: use theirs.
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(draft, { force: true });
   }
-  return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
+  return readKeyFile(file);
+}
+
+function readKeyFile(file: string): Buffer {
+  const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url');
+  if (key.byteLength < 32) throw new SecretBoxError(`${file} holds no key of 32 bytes or more`);
+  return key;
 }
 
 /**

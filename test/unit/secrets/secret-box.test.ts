@@ -1,8 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SECRETS_KEY_FILE, SecretBox, SecretBoxError } from '../../../src/secrets/secret-box.ts';
+import {
+  SECRETS_KEY_FILE,
+  SecretBox,
+  SecretBoxError,
+  secretsKeyMaterial,
+} from '../../../src/secrets/secret-box.ts';
 
 const KEY = 'sk_live_0123456789abcdefghijklmnopqrstuvwxyz';
 
@@ -52,6 +59,34 @@ describe('SecretBox', () => {
     expect(readFileSync(file, 'utf8')).toBe(contents);
     expect(second.open(first.seal(KEY, 'pa_1'), 'pa_1')).toBe(KEY);
   });
+
+  it('gives processes that start together on a fresh data directory one whole key', async () => {
+    // The api, jobs and worker processes of a new single-node deployment start at once:
+    // none may read the key file before it holds the whole key.
+    const moduleUrl = new URL('../../../src/secrets/secret-box.ts', import.meta.url).href;
+    const run = promisify(execFile);
+    for (let round = 0; round < 5; round++) {
+      const dir = tempDir();
+      const startAt = Date.now() + 1500;
+      const script = `
+        const { secretsKeyMaterial } = await import(${JSON.stringify(moduleUrl)});
+        while (Date.now() < ${startAt});
+        process.stdout.write(secretsKeyMaterial({ dataDir: ${JSON.stringify(dir)} }).toString('hex'));
+      `;
+      const keys = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]).then(
+            (out) => out.stdout,
+          ),
+        ),
+      );
+      const key = secretsKeyMaterial({ dataDir: dir }).toString('hex');
+      expect(key).toHaveLength(64);
+      expect(keys).toEqual(Array(6).fill(key));
+      // Nothing but the key file is left behind.
+      expect(readdirSync(dir)).toEqual([SECRETS_KEY_FILE]);
+    }
+  }, 60_000);
 
   it('uses the configured key over the file', () => {
     const dir = tempDir();

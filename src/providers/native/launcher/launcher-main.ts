@@ -34,7 +34,9 @@ const engines = new Map<number, Running>();
 const STDERR_GRACE_MS = 500;
 
 function send(event: LauncherEvent): void {
-  if (process.connected) process.send?.(event);
+  // The api process can go between the check and the write: the send then fails (EPIPE)
+  // and 'disconnect' below stops the engines and exits.
+  if (process.connected) process.send?.(event, undefined, undefined, () => {});
 }
 
 function start(id: number, nonce: string, bin: string, args: string[]): void {

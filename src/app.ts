@@ -39,6 +39,7 @@ import { limiterOutage, synthesisObserver } from './observability/domain-metrics
 import type { Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
 import { type MetricsListener, startMetricsListener } from './observability/metrics-listener.ts';
+import { dashboardPageRoutes } from './operator/dashboard-pages.ts';
 import { createOperatorApi } from './operator/index.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { SecretBox } from './secrets/secret-box.ts';
@@ -311,6 +312,8 @@ export function createApi(deps: ApiDependencies): Api {
       })),
       // Not part of /v1 (no OpenAPI entry); answers only when DEMO_PAGE is on.
       ...demoRoutes({ enabled: config.DEMO_PAGE, db, agents, tokens: agentSessionTokens }),
+      // The operator dashboard's web app; its data comes from the operator API above.
+      ...dashboardPageRoutes(),
     ],
     allowsOrigin: (origin) => origins.allows(origin),
     webSockets: [streamRoute],

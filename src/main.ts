@@ -92,6 +92,7 @@ async function main(): Promise<void> {
         created,
         workspaceId: first?.id,
         demoUrl: config.DEMO_PAGE ? `${urlOf('development')}/demo` : undefined,
+        dashboardUrl: `${urlOf('development')}/operator`,
       }),
     );
   }

@@ -26,6 +26,8 @@ const CLIENT_SDK_FILES = ['client-sdk/package.json', 'client-sdk/tsconfig.json']
 /** The server SDK builds into backend-sdk/dist/ (its package `exports`). */
 const BACKEND_SDK_DIRS = ['backend-sdk/src', 'backend-sdk/scripts'];
 const BACKEND_SDK_FILES = ['backend-sdk/package.json', 'backend-sdk/tsconfig.json'];
+/** The operator dashboard (React, bundled by Vite) builds into dist/dashboard/. */
+const DASHBOARD_DIR = 'src/dashboard';
 
 function* walk(dir) {
   if (!existsSync(dir)) return;
@@ -46,6 +48,7 @@ function sourceFiles() {
   files.push(...CLIENT_SDK_FILES.map((f) => path.join(ROOT, f)).filter((f) => existsSync(f)));
   for (const dir of BACKEND_SDK_DIRS) files.push(...walk(path.join(ROOT, dir)));
   files.push(...BACKEND_SDK_FILES.map((f) => path.join(ROOT, f)).filter((f) => existsSync(f)));
+  files.push(...walk(path.join(ROOT, DASHBOARD_DIR)));
   return files;
 }
 
@@ -95,8 +98,37 @@ export function build({ quiet = false } = {}) {
     if (quiet) process.stderr.write(`${backendSdk.stdout ?? ''}${backendSdk.stderr ?? ''}`);
     throw new Error(`the backend SDK build failed (exit ${backendSdk.status})`);
   }
+  buildDashboard(quiet);
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
   return Date.now() - started;
+}
+
+/** Type-checks the dashboard, then bundles it with Vite into dist/dashboard/. */
+function buildDashboard(quiet) {
+  const require = createRequire(import.meta.url);
+  const steps = [
+    ['type check', [require.resolve('typescript/bin/tsc'), '-p', `${DASHBOARD_DIR}/tsconfig.json`]],
+    [
+      'bundle',
+      [
+        path.join(path.dirname(require.resolve('vite/package.json')), 'bin/vite.js'),
+        'build',
+        '--config',
+        `${DASHBOARD_DIR}/vite.config.ts`,
+      ],
+    ],
+  ];
+  for (const [name, args] of steps) {
+    const result = spawnSync(process.execPath, args, {
+      cwd: ROOT,
+      stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      encoding: 'utf8',
+    });
+    if (result.status !== 0) {
+      if (quiet) process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
+      throw new Error(`the dashboard ${name} failed (exit ${result.status})`);
+    }
+  }
 }
 
 /** Builds when needed; says so on stderr (stdout stays clean for `--json` output). */

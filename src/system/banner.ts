@@ -1,4 +1,4 @@
-import type { BootstrapResult } from '../workspaces/bootstrap.ts';
+import { BOOTSTRAP_OWNER_EMAIL, type BootstrapResult } from '../workspaces/bootstrap.ts';
 
 export interface BannerInput {
   productionUrl: string;
@@ -9,6 +9,8 @@ export interface BannerInput {
   workspaceId: string | undefined;
   /** The demo page, when it is served. */
   demoUrl?: string | undefined;
+  /** The operator dashboard. */
+  dashboardUrl: string;
 }
 
 /**
@@ -26,19 +28,23 @@ export function startBanner(input: BannerInput): string {
     `    API document: ${input.developmentUrl}/v1/openapi.json`,
   ];
   if (input.demoUrl) lines.push('', `  Talk to an Agent in your browser: ${input.demoUrl}`);
+  lines.push('', `  Operator dashboard (keys, voices, cloning): ${input.dashboardUrl}`);
   if (input.created) {
     lines.push(
       '',
-      '  Created a development workspace. Keep these keys: they are not shown again.',
-      `    workspace:        ${input.created.workspaceId}`,
-      `    production key:   ${input.created.productionKey.key}`,
-      `    development key:  ${input.created.developmentKey.key}`,
+      '  Created a development workspace. Keep these: they are not shown again.',
+      `    workspace:           ${input.created.workspaceId}`,
+      `    production key:      ${input.created.productionKey.key}`,
+      `    development key:     ${input.created.developmentKey.key}`,
+      `    dashboard sign-in:   ${input.created.owner.email} / ${input.created.owner.password}`,
     );
   } else if (input.workspaceId) {
     lines.push(
       '',
       '  Keys are shown once, when created. A new development key:',
       `    npm run awp -- key create --workspace ${input.workspaceId} --environment development --label me`,
+      '  A new dashboard password (read from standard input):',
+      `    npm run awp -- member set-password --email ${BOOTSTRAP_OWNER_EMAIL}`,
     );
   }
   lines.push(

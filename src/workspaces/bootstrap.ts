@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { ApiKeys, type CreatedApiKey } from '../auth/api-keys.ts';
 import type { Database } from '../db/schema.ts';
+import { setMemberPassword } from '../operator/sessions.ts';
 import { CAPABILITIES } from './capabilities.ts';
 import { Members } from './members.ts';
 import { Workspaces } from './workspaces.ts';
@@ -9,14 +11,20 @@ export interface BootstrapResult {
   workspaceId: string;
   productionKey: CreatedApiKey;
   developmentKey: CreatedApiKey;
+  /** The owner who signs in to the operator dashboard, and their generated password. */
+  owner: { email: string; password: string };
 }
+
+/** The member a fresh install signs in to the dashboard as. */
+export const BOOTSTRAP_OWNER_EMAIL = 'owner@localhost';
 
 /** Credits given to the first workspace of a fresh single-node install. */
 const STARTER_CREDITS = 100_000;
 
 /**
  * On a fresh database, creates a ready-to-use development workspace (every capability,
- * billing provisioned, starter credit, an owner) with a production and a development key.
+ * billing provisioned, starter credit, an owner with a dashboard password) with a production
+ * and a development key.
  * Returns null when any workspace already exists.
  */
 export async function bootstrapWorkspace(db: Kysely<Database>): Promise<BootstrapResult | null> {
@@ -28,10 +36,14 @@ export async function bootstrapWorkspace(db: Kysely<Database>): Promise<Bootstra
     billingProvisioned: true,
     credits: STARTER_CREDITS,
   });
-  await new Members(db).add(workspace.id, 'owner@localhost', 'owner');
+  await new Members(db).add(workspace.id, BOOTSTRAP_OWNER_EMAIL, 'owner');
+  // Only its hash is stored; the first start's banner shows it once.
+  const password = randomBytes(18).toString('base64url');
+  await setMemberPassword(db, BOOTSTRAP_OWNER_EMAIL, password);
   const keys = new ApiKeys(db);
   return {
     workspaceId: workspace.id,
+    owner: { email: BOOTSTRAP_OWNER_EMAIL, password },
     productionKey: await keys.create(workspace.id, 'production', 'bootstrap production'),
     developmentKey: await keys.create(workspace.id, 'development', 'bootstrap development'),
   };

@@ -2,6 +2,7 @@
 // (never in the logs), and a published starter Agent to talk to in the demo page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { OperatorClient } from '../../helpers/operator.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 
 describe('first start with BOOTSTRAP_WORKSPACE', () => {
@@ -34,6 +35,24 @@ describe('first start with BOOTSTRAP_WORKSPACE', () => {
     expect(output).toContain(`Talk to an Agent in your browser: ${server.devUrl}/demo`);
     const key = developmentKey();
     for (const line of server.logs()) expect(JSON.stringify(line)).not.toContain(key);
+  });
+
+  it('shows the dashboard and its owner sign-in once; the password works and is never logged', async () => {
+    const output = server.output();
+    expect(output).toContain(
+      `Operator dashboard (keys, voices, cloning): ${server.devUrl}/operator`,
+    );
+    const match = /dashboard sign-in: +owner@localhost \/ ([A-Za-z0-9_-]{24})$/m.exec(output);
+    if (!match?.[1]) throw new Error(`no dashboard sign-in in:\n${output}`);
+    const password = match[1];
+    for (const line of server.logs()) expect(JSON.stringify(line)).not.toContain(password);
+    const client = new OperatorClient(server.devUrl);
+    expect((await client.signIn('owner@localhost', password)).status).toBe(200);
+    const me = await client.request('GET', '/me');
+    expect(me.body).toMatchObject({ member: { email: 'owner@localhost', role: 'owner' } });
+    const page = await fetch(`${server.devUrl}/operator`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root"></div>');
   });
 
   it('has a published starter Agent in the development environment', async () => {

@@ -1,0 +1,150 @@
+import { type FormEvent, useState } from 'react';
+import { call, describeError } from '../api.ts';
+import { formatTime, Notice, Page, useLoad } from '../components.tsx';
+import { hasRole, useSession } from '../session.ts';
+import { type ApiKey, KEY_MANAGER_ROLES } from '../types.ts';
+
+/**
+ * API keys (Config › Integrations): create with a Label, the full key shown once in a
+ * banner, the Issued keys table with prefix, status and last use, and Revoke.
+ */
+export function ApiKeysPage() {
+  const me = useSession();
+  if (!hasRole(me, KEY_MANAGER_ROLES)) {
+    return (
+      <Page title="API keys">
+        <Notice kind="info">
+          Key management requires an organization Owner or Admin (or Builder).
+        </Notice>
+      </Page>
+    );
+  }
+  return (
+    <Page title="API keys">
+      <KeyManager environment={me.environment} />
+    </Page>
+  );
+}
+
+function KeyManager(props: { environment: string }) {
+  const keys = useLoad(() => call<{ keys: ApiKey[] }>('GET', '/keys').then((r) => r.keys));
+  const [label, setLabel] = useState('');
+  const [created, setCreated] = useState<{ label: string; secret: string }>();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  const create = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const answer = await call<{ key: ApiKey & { secret: string } }>('POST', '/keys', {
+        label: label.trim(),
+      });
+      setCreated({ label: answer.key.label, secret: answer.key.secret });
+      setLabel('');
+      keys.reload();
+    } catch (caught) {
+      setError(describeError(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const revoke = async (key: ApiKey) => {
+    setError(undefined);
+    try {
+      await call('POST', `/keys/${encodeURIComponent(key.id)}/revoke`);
+      keys.reload();
+    } catch (caught) {
+      setError(describeError(caught));
+    }
+  };
+
+  return (
+    <>
+      <p className="muted">
+        Keys of this workspace for the {props.environment} environment. A key is shown once, when it
+        is created; only its hash is kept, so a lost key is replaced, never recovered. Keep keys on
+        your servers: never in browser or mobile code, never in logs.
+      </p>
+      {created ? (
+        <Notice kind="success" onDismiss={() => setCreated(undefined)}>
+          <strong>Key “{created.label}” created.</strong> Copy it now: it is not shown again.
+          <code className="secret" data-testid="new-key">
+            {created.secret}
+          </code>
+          <button
+            type="button"
+            onClick={() => void navigator.clipboard?.writeText(created.secret).catch(() => {})}
+          >
+            Copy
+          </button>
+        </Notice>
+      ) : null}
+      <form className="inline-form" onSubmit={create}>
+        <label>
+          Label
+          <input
+            name="label"
+            maxLength={100}
+            required
+            value={label}
+            onChange={(event) => setLabel(event.target.value)}
+          />
+        </label>
+        <button type="submit" className="primary" disabled={busy || label.trim() === ''}>
+          Create key
+        </button>
+      </form>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      <h2>Issued keys</h2>
+      {keys.error ? <Notice kind="error">{keys.error}</Notice> : null}
+      <table>
+        <thead>
+          <tr>
+            <th>Label</th>
+            <th>Prefix</th>
+            <th>Environment</th>
+            <th>Status</th>
+            <th>Created</th>
+            <th>Last used</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {(keys.data ?? []).map((key) => (
+            <tr key={key.id} data-key-id={key.id}>
+              <td>{key.label}</td>
+              <td>
+                <code>{key.prefix}</code>
+              </td>
+              <td>{key.environment}</td>
+              <td>
+                <span className={`badge badge-${key.status}`}>{key.status}</span>
+              </td>
+              <td>{formatTime(key.created_at)}</td>
+              <td>{key.last_used_at ? formatTime(key.last_used_at) : 'Never'}</td>
+              <td>
+                {key.status === 'active' ? (
+                  <button type="button" className="danger" onClick={() => void revoke(key)}>
+                    Revoke
+                  </button>
+                ) : (
+                  <span className="muted">Revoked {formatTime(key.revoked_at)}</span>
+                )}
+              </td>
+            </tr>
+          ))}
+          {keys.data && keys.data.length === 0 ? (
+            <tr>
+              <td colSpan={7} className="muted">
+                No keys yet.
+              </td>
+            </tr>
+          ) : null}
+        </tbody>
+      </table>
+    </>
+  );
+}

@@ -1,0 +1,41 @@
+import type { ReactNode } from 'react';
+import { ApiKeysPage } from './pages/api-keys.tsx';
+
+/** A dashboard page: a path pattern (`:name` segments) and what it renders. */
+export interface PageRoute {
+  pattern: string;
+  render: (params: Record<string, string>) => ReactNode;
+}
+
+/** Every page, most specific first. */
+export const PAGE_ROUTES: PageRoute[] = [{ pattern: '/keys', render: () => <ApiKeysPage /> }];
+
+/** The sidebar: groups of links. */
+export const SIDEBAR: { group: string; links: { path: string; label: string }[] }[] = [
+  { group: 'Config', links: [{ path: '/keys', label: 'Integrations' }] },
+];
+
+/** Where `/operator` itself leads. */
+export const HOME_PATH = '/keys';
+
+/** The page for `path` and its parameters, or undefined. */
+export function matchRoute(
+  path: string,
+): { route: PageRoute; params: Record<string, string> } | undefined {
+  const segments = path.split('/').filter(Boolean);
+  for (const route of PAGE_ROUTES) {
+    const parts = route.pattern.split('/').filter(Boolean);
+    if (parts.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    const matches = parts.every((part, i) => {
+      const segment = segments[i] ?? '';
+      if (part.startsWith(':')) {
+        params[part.slice(1)] = decodeURIComponent(segment);
+        return true;
+      }
+      return part === segment;
+    });
+    if (matches) return { route, params };
+  }
+  return undefined;
+}

@@ -1,0 +1,83 @@
+// The operator dashboard in headless Chromium against a real api: a bootstrapped workspace
+// (its owner has a password), a browser, and pages that record console errors.
+
+import type { Kysely } from 'kysely';
+import type { Page } from 'playwright-core';
+import type { Database } from '../../src/db/schema.ts';
+import { type BootstrapResult, bootstrapWorkspace } from '../../src/workspaces/bootstrap.ts';
+import { launchBrowser, type TestBrowser } from './browser.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+import { openTestDatabase } from './seed.ts';
+import { type RunningServer, startServer } from './server.ts';
+
+const EXPECTED_NETWORK_LOG =
+  /^Failed to load resource: the server responded with a status of 4\d\d/;
+
+export interface DashboardFixture {
+  database: TestDatabase;
+  server: RunningServer;
+  browser: TestBrowser;
+  boot: BootstrapResult;
+  /** The dashboard's address on the development listener (a loopback host name). */
+  dashboardUrl: string;
+  /** Console errors and uncaught exceptions of every page opened with `newPage`. */
+  problems: string[];
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** A bootstrapped workspace, the api serving the built dashboard, and Chromium. */
+export async function startDashboard(
+  env: Record<string, string> = {},
+  options: { beforeStart?: (db: Kysely<Database>, boot: BootstrapResult) => Promise<void> } = {},
+): Promise<DashboardFixture> {
+  const database = await createTestDatabase('sqlite');
+  const handle = await openTestDatabase(database);
+  const boot = await bootstrapWorkspace(handle.db);
+  if (!boot) throw new Error('bootstrap did not create a workspace');
+  await options.beforeStart?.(handle.db, boot);
+  await handle.close();
+  const server = await startServer({ database, env });
+  const browser = await launchBrowser();
+  const problems: string[] = [];
+  return {
+    database,
+    server,
+    browser,
+    boot,
+    dashboardUrl: `${server.devUrl.replace('127.0.0.1', 'localhost')}/operator`,
+    problems,
+    newPage: async () => {
+      const context = await browser.browser.newContext();
+      const page = await context.newPage();
+      page.on('console', (message) => {
+        // Chromium logs every 4xx answer (a 401 before sign-in); the page handles those.
+        if (message.type() === 'error' && !EXPECTED_NETWORK_LOG.test(message.text())) {
+          problems.push(message.text());
+        }
+      });
+      page.on('pageerror', (error) => problems.push(error.message));
+      return page;
+    },
+    close: async () => {
+      await browser.close();
+      await server.stop();
+      await database.drop();
+    },
+  };
+}
+
+/** Opens `path` of the dashboard and signs in through its form; waits for the page. */
+export async function signInThroughPage(
+  page: Page,
+  dashboardUrl: string,
+  path: string,
+  email: string,
+  password: string,
+): Promise<void> {
+  await page.goto(`${dashboardUrl}${path}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+}

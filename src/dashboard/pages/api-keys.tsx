@@ -64,9 +64,9 @@ function KeyManager(props: { environment: string }) {
   return (
     <>
       <p className="muted">
-        Keys of this workspace for the {props.environment} environment. A key is shown once, when it
-        is created; only its hash is kept, so a lost key is replaced, never recovered. Keep keys on
-        your servers: never in browser or mobile code, never in logs.
+        Keys created here are for the {props.environment} environment, the one this address serves.
+        A key is shown once, when it is created; only its hash is kept, so a lost key is replaced,
+        never recovered. Keep keys on your servers: never in browser or mobile code, never in logs.
       </p>
       {created ? (
         <Notice kind="success" onDismiss={() => setCreated(undefined)}>

@@ -33,7 +33,7 @@ import { routeHandler } from './http/pipeline.ts';
 import type { AnyRoute } from './http/route.ts';
 import { type Listener, UwsHttpServer } from './http/uws/server.ts';
 import { openVoiceCloning } from './jobs/voice-cloning.ts';
-import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
+import { audioStorageDir, type JobWorkers, startJobWorkers } from './jobs/workers.ts';
 import { llmCatalogFromConfig } from './llm/registry.ts';
 import { limiterOutage, synthesisObserver } from './observability/domain-metrics.ts';
 import type { Logger } from './observability/logger.ts';
@@ -43,6 +43,7 @@ import { dashboardPageRoutes } from './operator/dashboard-pages.ts';
 import { createOperatorApi } from './operator/index.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { SecretBox } from './secrets/secret-box.ts';
+import { LocalDiskAudioStore } from './storage/local-disk-store.ts';
 import { systemRoutes } from './system/routes.ts';
 import { OneShotSynthesis } from './tts/oneshot.ts';
 import { KeyRateLimitGuard } from './tts/rate-limit.ts';
@@ -286,6 +287,9 @@ export function createApi(deps: ApiDependencies): Api {
     limiter: rateLimiter,
     keyStore,
     store: voiceStore,
+    synthesis: oneShot,
+    catalog,
+    audioStore: new LocalDiskAudioStore(audioStorageDir(config)),
     accounts: providerAccounts,
     vendorBaseUrls: {
       elevenlabs: config.ELEVENLABS_API_BASE,

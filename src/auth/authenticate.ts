@@ -1,6 +1,7 @@
 import type { Environment } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import type { Capability } from '../workspaces/capabilities.ts';
+import { checkAccount } from './account-checks.ts';
 import type { AuthContext } from './context.ts';
 import { digestsEqual, hashApiKey, looksLikeApiKey } from './key-format.ts';
 import type { ApiKeyStore, ResolvedKey } from './key-store.ts';
@@ -108,21 +109,7 @@ export class Authenticator {
     capability: Capability | undefined,
     credential: AuthContext['credential'],
   ): AuthContext {
-    if (key.workspaceStatus === 'suspended') {
-      throw new ApiError('organization_suspended', 'The workspace is suspended.');
-    }
-    if (!key.billingProvisioned) {
-      throw new ApiError(
-        'organization_account_missing',
-        'The workspace billing account is not provisioned.',
-      );
-    }
-    if (capability && !key.capabilities.has(capability)) {
-      throw new ApiError(
-        'capability_disabled',
-        `The ${capability} product is not enabled for this workspace.`,
-      );
-    }
+    checkAccount(key, capability);
     this.keys.markUsed(key.id);
     return {
       credential,

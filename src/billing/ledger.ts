@@ -10,7 +10,10 @@ export interface LedgerStart {
   auditId: string;
   workspaceId: string;
   environment: Environment;
+  /** The API key of the request; null for a signed-in operator (dashboard Playground). */
   apiKeyId: string | null;
+  /** The signed-in operator whose dashboard request this is; absent for key requests. */
+  operatorEmail?: string | null | undefined;
   transport: 'http' | 'websocket';
   voiceId: string;
   route: string;
@@ -94,6 +97,7 @@ export class Ledger {
       workspace_id: entry.workspaceId,
       environment: entry.environment,
       api_key_id: entry.apiKeyId,
+      operator_email: entry.operatorEmail ?? null,
       transport: entry.transport,
       voice_id: entry.voiceId,
       route: entry.route,

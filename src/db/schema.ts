@@ -25,6 +25,7 @@ import type {
 import type {
   ProviderAccountsTable,
   VoiceCloneAttemptsTable,
+  VoiceGenerationsTable,
   VoiceRoutesTable,
   VoiceSamplesTable,
   VoicesTable,
@@ -52,6 +53,7 @@ export interface Database {
   voice_routes: VoiceRoutesTable;
   voice_samples: VoiceSamplesTable;
   voice_clone_attempts: VoiceCloneAttemptsTable;
+  voice_generations: VoiceGenerationsTable;
   agents: AgentsTable;
   agent_revisions: AgentRevisionsTable;
   agent_publications: AgentPublicationsTable;

@@ -3,11 +3,15 @@ import { ApiKeys } from '../auth/api-keys.ts';
 import type { ApiKeyStore } from '../auth/key-store.ts';
 import type { Database } from '../db/schema.ts';
 import type { AnyRoute } from '../http/route.ts';
+import { Playground } from '../playground/playground.ts';
 import { ElevenLabsCatalog } from '../providers/elevenlabs/catalog.ts';
 import { FishAudioCatalog } from '../providers/fishaudio/catalog.ts';
 import type { UpstreamTimeouts } from '../providers/upstream/timeouts.ts';
 import type { UpstreamProviderKind } from '../providers/upstream-registry.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
+import type { AudioStore } from '../storage/audio-store.ts';
+import type { OneShotSynthesis } from '../tts/oneshot.ts';
+import type { VoiceCatalog } from '../voices/catalog.ts';
 import type { VoiceCloning } from '../voices/cloning/service.ts';
 import { VoiceImports } from '../voices/imports.ts';
 import type { ProviderAccounts } from '../voices/provider-accounts.ts';
@@ -15,6 +19,7 @@ import type { VoiceStore } from '../voices/voice-store.ts';
 import { OperatorGuard } from './guard.ts';
 import { accountRoutes } from './routes/account-routes.ts';
 import { cloneRoutes } from './routes/clone-routes.ts';
+import { generationRoutes } from './routes/generation-routes.ts';
 import { keyRoutes } from './routes/key-routes.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { voiceRoutes } from './routes/voice-routes.ts';
@@ -30,6 +35,11 @@ export interface OperatorApiOptions {
   limiter: RateLimiter;
   keyStore: ApiKeyStore;
   store: VoiceStore;
+  /** The Playground synthesizes through the `/v1/tts` one-shot path and this catalog. */
+  synthesis: OneShotSynthesis;
+  catalog: VoiceCatalog;
+  /** Where Playground generations keep their audio. */
+  audioStore: AudioStore;
   accounts: ProviderAccounts;
   vendorBaseUrls: { readonly [K in UpstreamProviderKind]: string };
   upstreamTimeouts?: Partial<UpstreamTimeouts>;
@@ -79,6 +89,10 @@ export function createOperatorApi(options: OperatorApiOptions): {
         imports,
       }),
       ...cloneRoutes(guard, options.cloning),
+      ...generationRoutes(
+        guard,
+        new Playground({ ...options, voices: options.store, audio: options.audioStore }),
+      ),
     ],
   };
 }

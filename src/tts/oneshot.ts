@@ -1,13 +1,19 @@
 import { v7 as uuidv7 } from 'uuid';
 import { getOutputFormatInfo, type OutputFormat } from '../../media/formats.ts';
 import { encodeAudio, type TranscoderFactory } from '../../media/transcode.ts';
-import type { AuthContext } from '../auth/context.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { VoiceCatalog } from '../voices/catalog.ts';
+import type { ResolvedRoute, VoiceCatalog } from '../voices/catalog.ts';
 import { failoverFor } from './failover-ledger.ts';
-import type { AudioPersister, SynthesisGuard, SynthesisObserver } from './ports.ts';
+import {
+  type AudioPersister,
+  callerKeyId,
+  callerOperatorEmail,
+  type SynthesisCaller,
+  type SynthesisGuard,
+  type SynthesisObserver,
+} from './ports.ts';
 import type { OneShotBody } from './schemas.ts';
 import type { AudioSpool, SpooledAudio } from './spool.ts';
 import { ProviderUsage, synthesisFailure } from './synthesize.ts';
@@ -27,6 +33,16 @@ export interface OneShotResult {
   synthesisMs: number;
   /** What the request was charged, in millicredits (the ledger's closing cost). */
   chargeMillicredits: number;
+  /** The route that produced the audio (the first of the failover set, unless it failed). */
+  route: ResolvedRoute;
+  /** True when the voice cannot apply tags and the request's tags and cues were removed. */
+  tagsSkipped: boolean;
+}
+
+/** How one synthesis is served, beyond what the public request body says. */
+export interface OneShotOptions {
+  /** Serve through this route of the voice alone (the dashboard Playground's choice). */
+  routeId?: string | undefined;
 }
 
 export interface OneShotDependencies {
@@ -65,10 +81,11 @@ export class OneShotSynthesis {
    * so an unbounded number would exhaust the process rather than slow it down.
    */
   async run(
-    auth: AuthContext,
+    caller: SynthesisCaller,
     requestId: string,
     body: OneShotBody,
     signal: AbortSignal,
+    options: OneShotOptions = {},
   ): Promise<OneShotResult> {
     const max = this.deps.maxConcurrent ?? Number.POSITIVE_INFINITY;
     if (this.#running >= max) {
@@ -80,25 +97,27 @@ export class OneShotSynthesis {
     }
     this.#running += 1;
     try {
-      return await this.#run(auth, requestId, body, signal);
+      return await this.#run(caller, requestId, body, signal, options);
     } finally {
       this.#running -= 1;
     }
   }
 
   async #run(
-    auth: AuthContext,
+    caller: SynthesisCaller,
     requestId: string,
     body: OneShotBody,
     signal: AbortSignal,
+    options: OneShotOptions,
   ): Promise<OneShotResult> {
     const { catalog, ledger, guard } = this.deps;
-    await guard.admit(auth);
+    await guard.admit(caller);
     const { voice, format } = await resolveSynthesisTarget(
       catalog,
-      auth,
+      caller,
       body.voice_id,
       body.output_format,
+      options.routeId,
     );
     const prepared = prepareText(body.text, body.params?.voice_tags, voice.capabilities);
     const chars = codePointLength(prepared.text);
@@ -106,9 +125,10 @@ export class OneShotSynthesis {
     await ledger.start({
       requestId,
       auditId,
-      workspaceId: auth.workspaceId,
-      environment: auth.environment,
-      apiKeyId: auth.keyId,
+      workspaceId: caller.workspaceId,
+      environment: caller.environment,
+      apiKeyId: callerKeyId(caller),
+      operatorEmail: callerOperatorEmail(caller),
       transport: 'http',
       voiceId: voice.id,
       route: voice.route.id,
@@ -186,7 +206,7 @@ export class OneShotSynthesis {
       await collected.discard();
       throw error;
     }
-    if (this.deps.persister.enabled) this.#persist(auth, requestId, format, audio);
+    if (this.deps.persister.enabled) this.#persist(caller, requestId, format, audio);
     return {
       requestId,
       auditId,
@@ -196,6 +216,8 @@ export class OneShotSynthesis {
       durationMs: counter.durationMs,
       synthesisMs,
       chargeMillicredits,
+      route: failover.served ?? voice.route,
+      tagsSkipped: prepared.tagsSkipped,
     };
   }
 
@@ -205,7 +227,7 @@ export class OneShotSynthesis {
    * checks the size limit itself).
    */
   #persist(
-    auth: AuthContext,
+    caller: SynthesisCaller,
     requestId: string,
     format: OutputFormat,
     audio: Buffer | SpooledAudio,
@@ -213,8 +235,8 @@ export class OneShotSynthesis {
     const { persister } = this.deps;
     const job = {
       requestId,
-      workspaceId: auth.workspaceId,
-      environment: auth.environment,
+      workspaceId: caller.workspaceId,
+      environment: caller.environment,
       format,
       contentType: getOutputFormatInfo(format).contentType,
     };

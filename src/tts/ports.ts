@@ -17,9 +17,34 @@ export interface AudioPersister {
   }): Promise<void>;
 }
 
-/** Admission of a synthesis request: per-key rate limits. Throws `rate_limited`. */
+/**
+ * A signed-in operator synthesizing from the dashboard Playground: no API key, the
+ * member's workspace is charged and the ledger row names the operator.
+ */
+export interface OperatorCaller {
+  readonly credential: 'operator_session';
+  readonly userId: string;
+  readonly email: string;
+  readonly workspaceId: string;
+  readonly environment: Environment;
+}
+
+/** Who a synthesis is for and charged to, after the account checks passed. */
+export type SynthesisCaller = AuthContext | OperatorCaller;
+
+/** The API key a synthesis is recorded under; null for an operator in the dashboard. */
+export function callerKeyId(caller: SynthesisCaller): string | null {
+  return caller.credential === 'operator_session' ? null : caller.keyId;
+}
+
+/** The operator's email a synthesis is recorded under; null for key requests. */
+export function callerOperatorEmail(caller: SynthesisCaller): string | null {
+  return caller.credential === 'operator_session' ? caller.email : null;
+}
+
+/** Admission of a synthesis request: per-caller rate limits. Throws `rate_limited`. */
 export interface SynthesisGuard {
-  admit(auth: AuthContext): Promise<void>;
+  admit(caller: SynthesisCaller): Promise<void>;
 }
 
 /** What synthesis reports for the operator's metrics; every method is cheap and sync. */

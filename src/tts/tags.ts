@@ -11,6 +11,8 @@ export interface PreparedText {
   text: string;
   /** Tags the route will apply (empty on routes without `voice_tags`). */
   voiceTags: string[];
+  /** True when the route cannot apply tags and the request had some: they were removed. */
+  tagsSkipped: boolean;
 }
 
 /**
@@ -29,7 +31,7 @@ export function prepareText(
     if (!SPEAKABLE.test(text) && tags.length === 0) {
       throw new ApiError('invalid_request', 'The text has nothing to speak.');
     }
-    return { text, voiceTags: [...tags] };
+    return { text, voiceTags: [...tags], tagsSkipped: false };
   }
   const stripped = stripInlineCues(text);
   if (!SPEAKABLE.test(stripped)) {
@@ -40,7 +42,12 @@ export function prepareText(
         : 'Nothing speakable remains once unsupported voice cues are removed.',
     );
   }
-  return { text: stripped, voiceTags: [] };
+  return { text: stripped, voiceTags: [], tagsSkipped: tags.length > 0 || hasInlineCues(text) };
+}
+
+/** True when `text` holds at least one inline `[cue]`. */
+export function hasInlineCues(text: string): boolean {
+  return text.includes('[') && new RegExp(INLINE_CUE.source).test(text);
 }
 
 /** Removes inline `[cue]` segments and tidies the whitespace they leave. */

@@ -1,5 +1,6 @@
 import type { OutputFormat } from '../../media/formats.ts';
 import type { Environment } from '../config.ts';
+import { ApiError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { NATIVE_VOICES, type NativeVoice } from '../providers/native/index.ts';
 import type { TtsProvider, VoiceCapability } from '../providers/provider.ts';
@@ -12,6 +13,7 @@ import type {
 import type { ProviderAccounts } from './provider-accounts.ts';
 import { routeProfile } from './route-profile.ts';
 import {
+  isServingState,
   type StoredRoute,
   type StoredVoice,
   servingRoute,
@@ -29,6 +31,8 @@ export interface RoutePricing {
 export interface ResolvedRoute {
   /** Stable internal name for the ledger, e.g. `native:en-us+f3`. */
   id: string;
+  /** The voice route behind it, as the operator API names it; absent on built-in voices. */
+  voiceRoute?: { readonly id: string; readonly provider: string; readonly model: string };
   provider: TtsProvider;
   providerVoiceId: string;
   model?: string;
@@ -143,38 +147,79 @@ export class VoiceCatalog {
     return [...this.native.map(toVoiceEntry), ...own];
   }
 
-  /** The voice, or null when it does not exist or is not enabled for the caller. */
+  /** The built-in voice with this id, if there is one (every workspace has them all). */
+  builtIn(voiceId: string): CatalogVoice | undefined {
+    return this.nativeById.get(voiceId);
+  }
+
+  /**
+   * The voice, or null when it does not exist or is not enabled for the caller. With
+   * `routeId` (one route of a workspace voice, as the dashboard Playground chooses it) the
+   * voice is served by that route alone, with that route's formats and capabilities, and
+   * no failover: 404 `not_found` when the voice has no such route, 409 `conflict` when the
+   * route does not serve (not Ready, or on a model this service does not know).
+   */
   async resolve(
     workspaceId: string,
     environment: Environment,
     voiceId: string,
+    routeId?: string,
   ): Promise<CatalogVoice | null> {
     const native = this.nativeById.get(voiceId);
-    if (native) return native;
+    if (native) {
+      if (routeId !== undefined) throw noSuchRoute(voiceId, routeId);
+      return native;
+    }
     if (!voiceId.startsWith('voice_')) return null;
     const stored = await this.options.store.find(workspaceId, environment, voiceId);
-    const published = stored && publish(stored);
+    if (!stored) return null;
+    if (routeId !== undefined) return this.#onRoute(stored, routeId);
+    const published = publish(stored);
     if (!published) return null;
-    const routes = await Promise.all(
-      published.routes.map(async (route): Promise<ResolvedRoute> => {
-        if (route.provider === 'native') {
-          return {
-            id: `native:${route.model}:${route.id}`,
-            provider: this.options.nativeProvider,
-            providerVoiceId: route.providerVoiceId,
-            pricing: this.options.nativePricing,
-          };
-        }
-        return {
-          id: `${route.provider}:${route.model}:${route.id}`,
-          provider: await this.#provider(route, route.provider),
-          providerVoiceId: route.providerVoiceId,
-          model: route.model,
-          pricing: this.options.upstreamPricing[route.provider],
-        };
-      }),
-    );
+    const routes = await Promise.all(published.routes.map((route) => this.#resolveRoute(route)));
     return { ...published.voice, route: routes[0]!, routes };
+  }
+
+  async #onRoute(voice: StoredVoice, routeId: string): Promise<CatalogVoice> {
+    const stored = voice.routes.find((route) => route.id === routeId);
+    if (!stored) throw noSuchRoute(voice.id, routeId);
+    const profile = routeProfile(stored);
+    if (!isServingState(stored.state)) {
+      throw new ApiError('conflict', `Route ${routeId} does not serve: it is ${stored.state}.`);
+    }
+    if (!profile) {
+      throw new ApiError('conflict', `Route ${routeId} is on a model this service cannot use.`);
+    }
+    const route = await this.#resolveRoute(stored);
+    return {
+      id: voice.id,
+      name: voice.name,
+      nsfw: voice.nsfw,
+      outputFormats: profile.outputFormats,
+      capabilities: profile.capabilities,
+      route,
+      routes: [route],
+    };
+  }
+
+  async #resolveRoute(route: StoredRoute): Promise<ResolvedRoute> {
+    if (route.provider === 'native') {
+      return {
+        id: `native:${route.model}:${route.id}`,
+        voiceRoute: { id: route.id, provider: route.provider, model: route.model },
+        provider: this.options.nativeProvider,
+        providerVoiceId: route.providerVoiceId,
+        pricing: this.options.nativePricing,
+      };
+    }
+    return {
+      id: `${route.provider}:${route.model}:${route.id}`,
+      voiceRoute: { id: route.id, provider: route.provider, model: route.model },
+      provider: await this.#provider(route, route.provider),
+      providerVoiceId: route.providerVoiceId,
+      model: route.model,
+      pricing: this.options.upstreamPricing[route.provider],
+    };
   }
 
   async #provider(route: StoredRoute, kind: UpstreamProviderKind): Promise<TtsProvider> {
@@ -243,6 +288,10 @@ function publish(
     },
     routes,
   };
+}
+
+function noSuchRoute(voiceId: string, routeId: string): ApiError {
+  return new ApiError('not_found', `Voice ${voiceId} has no route ${routeId}.`);
 }
 
 /** A provider whose credential cannot be used: every request is `provider_auth_missing`. */

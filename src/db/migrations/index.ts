@@ -11,6 +11,7 @@ import * as applicationSessions from './0009-application-sessions.ts';
 import * as operatorSessions from './0010-operator-sessions.ts';
 import * as voiceCloning from './0011-voice-cloning.ts';
 import * as agentSessionLatency from './0012-agent-session-latency.ts';
+import * as voiceGenerations from './0013-voice-generations.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010-operator-sessions': operatorSessions,
   '0011-voice-cloning': voiceCloning,
   '0012-agent-session-latency': agentSessionLatency,
+  '0013-voice-generations': voiceGenerations,
 };

@@ -10,7 +10,10 @@ export interface SynthesisRequestsTable {
   audit_id: string;
   workspace_id: string;
   environment: 'production' | 'development';
+  /** The API key of the request; null for a signed-in operator's dashboard request. */
   api_key_id: string | null;
+  /** Email of the signed-in operator of a dashboard (Playground) request; null otherwise. */
+  operator_email: string | null;
   transport: 'http' | 'websocket';
   /** Public voice id. */
   voice_id: string;

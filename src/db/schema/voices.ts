@@ -110,3 +110,35 @@ export interface VoiceCloneAttemptsTable {
   created_at: string;
   finished_at: string | null;
 }
+
+/** One successful Playground generation: the voice's generation History. */
+export interface VoiceGenerationsTable {
+  id: string;
+  workspace_id: string;
+  environment: 'production' | 'development';
+  /** Public voice id (built-in or workspace voice). */
+  voice_id: string;
+  /** The voice route that produced the audio; null for built-in voices. */
+  route_id: string | null;
+  provider: string;
+  /** Null where the provider takes no model (native engines). */
+  model: string | null;
+  /** The ledger row (`synthesis_requests.request_id`) that charged it. */
+  request_id: string;
+  text: string;
+  output_format: string;
+  speed: number | null;
+  /** JSON string array of the request-wide voice tags sent, or null. */
+  voice_tags: string | null;
+  /** 1 when the route could not apply tags and they were removed. */
+  tags_skipped: number;
+  content_type: string;
+  duration_ms: number;
+  size_bytes: number;
+  cost_millicredits: number;
+  /** Key of the audio in the audio store. */
+  object_key: string;
+  /** Email of the operator who generated it. */
+  created_by: string;
+  created_at: string;
+}

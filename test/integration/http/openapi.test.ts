@@ -62,10 +62,10 @@ describe('the OpenAPI document', () => {
     const redis = createRedis(config.REDIS_URL);
     const api = createApi({ config, db: handle.db, redis, logger: createLogger('silent') });
     try {
-      // The demo page (`/demo`, development listener only) is not part of the API, nor is
-      // the internal operator API (`/operator/api`, docs/decisions.md).
+      // The demo page (`/demo`, development listener only) is not part of the API, nor are
+      // the operator dashboard and its internal API (`/operator`, docs/decisions.md).
       const mounted = api.server.mountedRoutes
-        .filter((r) => !r.pattern.startsWith('/demo') && !r.pattern.startsWith('/operator/'))
+        .filter((r) => !/^\/(demo|operator)(\/|$)/.test(r.pattern))
         .map((r) => `${r.method} ${r.pattern.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`)
         .sort();
       const built = buildOpenApiDocument(api.routes, { title: 't', version: 'v' }) as Document;

@@ -10,7 +10,12 @@ export function Layout(props: {
   onSignOut: () => void;
   children: ReactNode;
 }) {
-  const isCurrent = (path: string) => props.path === path || props.path.startsWith(`${path}/`);
+  // The current link is the most specific one the path falls under: /voices/new marks
+  // "Create voice", not also "Voices".
+  const current = SIDEBAR.flatMap((group) => group.links.map((link) => link.path))
+    .filter((path) => props.path === path || props.path.startsWith(`${path}/`))
+    .sort((a, b) => b.length - a.length)[0];
+  const isCurrent = (path: string) => path === current;
   return (
     <div className="layout">
       <nav className="sidebar" aria-label="Dashboard">

@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react';
 import { ApiKeysPage } from './pages/api-keys.tsx';
+import { CreateVoicePage } from './pages/create-voice.tsx';
+import { ProviderAccountsPage } from './pages/provider-accounts.tsx';
 
 /** A dashboard page: a path pattern (`:name` segments) and what it renders. */
 export interface PageRoute {
@@ -8,11 +10,23 @@ export interface PageRoute {
 }
 
 /** Every page, most specific first. */
-export const PAGE_ROUTES: PageRoute[] = [{ pattern: '/keys', render: () => <ApiKeysPage /> }];
+export const PAGE_ROUTES: PageRoute[] = [
+  { pattern: '/voices/new', render: () => <CreateVoicePage /> },
+  // /voices/new is matched before /voices/:voiceId
+  { pattern: '/keys', render: () => <ApiKeysPage /> },
+  { pattern: '/provider-accounts', render: () => <ProviderAccountsPage /> },
+];
 
 /** The sidebar: groups of links. */
 export const SIDEBAR: { group: string; links: { path: string; label: string }[] }[] = [
-  { group: 'Config', links: [{ path: '/keys', label: 'Integrations' }] },
+  { group: 'Voices', links: [{ path: '/voices/new', label: 'Create voice' }] },
+  {
+    group: 'Config',
+    links: [
+      { path: '/keys', label: 'Integrations' },
+      { path: '/provider-accounts', label: 'Provider accounts' },
+    ],
+  },
 ];
 
 /** Where `/operator` itself leads. */

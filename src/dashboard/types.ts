@@ -30,3 +30,35 @@ export interface ApiKey {
 export const KEY_MANAGER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
 /** Roles that may create, clone, import and configure voices (spec, voice management rule 1). */
 export const VOICE_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
+
+/** A workspace's API key at a vendor; the key itself is never sent back, only its end. */
+export interface ProviderAccount {
+  id: string;
+  provider: 'elevenlabs' | 'fishaudio';
+  label: string;
+  key_last4: string;
+  created_at: string;
+}
+
+/** One voice of a vendor catalog (an account's own voices or the public library). */
+export interface CatalogVoice {
+  provider_voice_id: string;
+  name: string;
+  description: string | null;
+  languages: string[];
+  preview_url: string | null;
+  /** Set on ElevenLabs public-library voices; sent back when importing one. */
+  public_owner_id: string | null;
+}
+
+/** A page of a vendor catalog; `next_page_token` is null on the last page. */
+export interface CatalogPage {
+  provider: 'elevenlabs' | 'fishaudio';
+  voices: CatalogVoice[];
+  next_page_token: string | null;
+}
+
+/** The part of a created or imported voice the creating page needs: where to go next. */
+export interface CreatedVoice {
+  voice: { id: string; name: string };
+}

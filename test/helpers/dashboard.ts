@@ -29,7 +29,11 @@ export interface DashboardFixture {
 /** A bootstrapped workspace, the api serving the built dashboard, and Chromium. */
 export async function startDashboard(
   env: Record<string, string> = {},
-  options: { beforeStart?: (db: Kysely<Database>, boot: BootstrapResult) => Promise<void> } = {},
+  options: {
+    beforeStart?: (db: Kysely<Database>, boot: BootstrapResult) => Promise<void>;
+    /** A WAV file the fake microphone plays (default: a tone). */
+    microphone?: Buffer;
+  } = {},
 ): Promise<DashboardFixture> {
   const database = await createTestDatabase('sqlite');
   const handle = await openTestDatabase(database);
@@ -38,7 +42,7 @@ export async function startDashboard(
   await options.beforeStart?.(handle.db, boot);
   await handle.close();
   const server = await startServer({ database, env });
-  const browser = await launchBrowser();
+  const browser = await launchBrowser({ microphone: options.microphone });
   const problems: string[] = [];
   return {
     database,

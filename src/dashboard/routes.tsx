@@ -2,6 +2,8 @@ import type { ReactNode } from 'react';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { CreateVoicePage } from './pages/create-voice.tsx';
 import { ProviderAccountsPage } from './pages/provider-accounts.tsx';
+import { VoicePage } from './pages/voice-page.tsx';
+import { VoicesPage } from './pages/voices.tsx';
 
 /** A dashboard page: a path pattern (`:name` segments) and what it renders. */
 export interface PageRoute {
@@ -13,13 +15,21 @@ export interface PageRoute {
 export const PAGE_ROUTES: PageRoute[] = [
   { pattern: '/voices/new', render: () => <CreateVoicePage /> },
   // /voices/new is matched before /voices/:voiceId
+  { pattern: '/voices/:voiceId', render: (params) => <VoicePage voiceId={params.voiceId ?? ''} /> },
+  { pattern: '/voices', render: () => <VoicesPage /> },
   { pattern: '/keys', render: () => <ApiKeysPage /> },
   { pattern: '/provider-accounts', render: () => <ProviderAccountsPage /> },
 ];
 
 /** The sidebar: groups of links. */
 export const SIDEBAR: { group: string; links: { path: string; label: string }[] }[] = [
-  { group: 'Voices', links: [{ path: '/voices/new', label: 'Create voice' }] },
+  {
+    group: 'Voices',
+    links: [
+      { path: '/voices', label: 'Voices' },
+      { path: '/voices/new', label: 'Create voice' },
+    ],
+  },
   {
     group: 'Config',
     links: [
@@ -30,7 +40,7 @@ export const SIDEBAR: { group: string; links: { path: string; label: string }[] 
 ];
 
 /** Where `/operator` itself leads. */
-export const HOME_PATH = '/keys';
+export const HOME_PATH = '/voices';
 
 /** The page for `path` and its parameters, or undefined. */
 export function matchRoute(

@@ -31,6 +31,92 @@ export const KEY_MANAGER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
 /** Roles that may create, clone, import and configure voices (spec, voice management rule 1). */
 export const VOICE_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 
+/** States of a voice route (spec, Voice route states). */
+export type VoiceRouteState = 'ready' | 'cloning' | 'failed' | 'blocked' | 'update_available';
+
+/** Where a voice route synthesizes: an upstream vendor or the native model. */
+export type VoiceProvider = 'elevenlabs' | 'fishaudio' | 'native';
+
+/** One provider-and-model pairing of a voice (`voiceView` of the operator API). */
+export interface VoiceRoute {
+  id: string;
+  provider: VoiceProvider;
+  model: string;
+  provider_voice_id: string;
+  provider_account_id: string | null;
+  state: VoiceRouteState;
+  /** Why the route Failed or was Blocked; null otherwise. */
+  failure_summary: string | null;
+  /** Who blocked the route: `operator` or `provider`. */
+  blocked_by: string | null;
+  enabled: boolean;
+  is_default: boolean;
+  created_at: string;
+}
+
+/** A voice of the workspace in this environment, with its routes. */
+export interface Voice {
+  id: string;
+  name: string;
+  nsfw: boolean;
+  environment: 'production' | 'development';
+  created_at: string;
+  default_route_id: string | null;
+  /** What clients are offered; null when no Ready enabled route serves the voice. */
+  offered: { output_formats: string[]; capabilities: string[] } | null;
+  routes: VoiceRoute[];
+}
+
+/** A source recording of a voice (`sampleView`). */
+export interface VoiceSample {
+  id: string;
+  file_name: string;
+  content_type: string;
+  size_bytes: number;
+  duration_ms: number;
+  sample_rate_hz: number;
+  language: string;
+  transcript: string;
+  permission_confirmed_by: string;
+  permission_confirmed_at: string;
+  created_at: string;
+}
+
+/** One clone submission of one route, as History lists it (`attemptView`). */
+export interface CloneAttempt {
+  id: string;
+  route_id: string;
+  provider: VoiceProvider;
+  operation: 'create' | 'append' | 'rebuild' | 'derive';
+  state: 'queued' | 'running' | 'succeeded' | 'failed';
+  sample_ids: string[];
+  provider_voice_id: string | null;
+  failure_summary: string | null;
+  /** Technical details of a failure (vendor status and message). */
+  failure_detail: string | null;
+  requested_by: string;
+  created_at: string;
+  finished_at: string | null;
+}
+
+/** A Playground generation kept in a voice's History; `audio_url` plays it. */
+export interface VoiceGeneration {
+  id: string;
+  voice_id: string;
+  /** The route that produced it; null for built-in voices. */
+  route_id: string | null;
+  provider: string;
+  model: string | null;
+  text: string;
+  output_format: string;
+  speed: number | null;
+  content_type: string;
+  duration_ms: number;
+  created_by: string;
+  created_at: string;
+  audio_url: string;
+}
+
 /** A workspace's API key at a vendor; the key itself is never sent back, only its end. */
 export interface ProviderAccount {
   id: string;

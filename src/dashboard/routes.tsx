@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { CreateVoicePage } from './pages/create-voice.tsx';
+import { PlaygroundPage } from './pages/playground/playground-page.tsx';
 import { ProviderAccountsPage } from './pages/provider-accounts.tsx';
 import { VoicePage } from './pages/voice-page.tsx';
 import { VoicesPage } from './pages/voices.tsx';
@@ -17,6 +18,7 @@ export const PAGE_ROUTES: PageRoute[] = [
   // /voices/new is matched before /voices/:voiceId
   { pattern: '/voices/:voiceId', render: (params) => <VoicePage voiceId={params.voiceId ?? ''} /> },
   { pattern: '/voices', render: () => <VoicesPage /> },
+  { pattern: '/playground', render: () => <PlaygroundPage /> },
   { pattern: '/keys', render: () => <ApiKeysPage /> },
   { pattern: '/provider-accounts', render: () => <ProviderAccountsPage /> },
 ];
@@ -28,6 +30,7 @@ export const SIDEBAR: { group: string; links: { path: string; label: string }[] 
     links: [
       { path: '/voices', label: 'Voices' },
       { path: '/voices/new', label: 'Create voice' },
+      { path: '/playground', label: 'Playground' },
     ],
   },
   {

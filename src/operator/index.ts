@@ -92,6 +92,7 @@ export function createOperatorApi(options: OperatorApiOptions): {
       ...generationRoutes(
         guard,
         new Playground({ ...options, voices: options.store, audio: options.audioStore }),
+        options.catalog,
       ),
     ],
   };

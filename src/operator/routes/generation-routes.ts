@@ -11,6 +11,7 @@ import {
 import { searchVoiceTags } from '../../playground/tag-vocabulary.ts';
 import { voiceTagsSchema } from '../../tts/schemas.ts';
 import { codePointLength } from '../../tts/tags.ts';
+import type { VoiceCatalog } from '../../voices/catalog.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { EVERY_ROLE, operatorRoute } from '../route.ts';
 import type { OperatorPrincipal } from '../sessions.ts';
@@ -96,8 +97,24 @@ function memberOf(member: OperatorPrincipal, request: HttpRequest): PlaygroundMe
  * `POST /v1/tts`), the voice's generation History and its audio, Auto Tag and the tag
  * vocabulary. Every role may use it (spec rule 1).
  */
-export function generationRoutes(guard: OperatorGuard, playground: Playground): AnyRoute[] {
+export function generationRoutes(
+  guard: OperatorGuard,
+  playground: Playground,
+  catalog: VoiceCatalog,
+): AnyRoute[] {
   return [
+    operatorRoute(guard, {
+      method: 'GET',
+      path: '/catalog',
+      operationId: 'operatorVoiceCatalog',
+      summary:
+        'The voices clients of this environment can use (GET /v1/voices), built-in ones too.',
+      roles: EVERY_ROLE,
+      handle: async ({ member, request }) => ({
+        status: 200,
+        body: { voices: await catalog.list(member.workspaceId, request.environment) },
+      }),
+    }),
     operatorRoute(guard, {
       method: 'POST',
       path: '/voices/:voiceId/generations',

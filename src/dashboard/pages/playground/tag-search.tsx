@@ -87,11 +87,12 @@ export function TagTextArea(props: { value: string; onChange: (value: string) =>
         onBlur={() => setTimeout(() => setOpen(undefined), 150)}
       />
       {open && tags.length > 0 ? (
-        <ul className="tag-list" role="listbox" aria-label="Tags">
+        <div className="tag-list" role="listbox" aria-label="Tags">
           {tags.map((tag, index) => (
-            <li
+            <div
               key={tag.tag}
               role="option"
+              tabIndex={-1}
               aria-selected={index === active}
               className={index === active ? 'tag-option active' : 'tag-option'}
               onMouseDown={(event) => {
@@ -100,9 +101,9 @@ export function TagTextArea(props: { value: string; onChange: (value: string) =>
               }}
             >
               <code>[{tag.tag}]</code> <span className="muted">{tag.description}</span>
-            </li>
+            </div>
           ))}
-        </ul>
+        </div>
       ) : null}
     </div>
   );

@@ -3,7 +3,7 @@ import { call, describeError } from '../../api.ts';
 import { formatTime, Notice, Page, useLoad } from '../../components.tsx';
 import { linkProps } from '../../router.ts';
 import {
-  type CatalogVoice,
+  type ClientVoice,
   type Generation,
   PLAYGROUND_FORMATS,
   type PlaygroundFormat,
@@ -26,7 +26,7 @@ const HAS_TAG = /\[[^[\]\n]+\]/;
 export function PlaygroundPage() {
   const voices = useLoad(async () => {
     const [catalog, workspace] = await Promise.all([
-      call<{ voices: CatalogVoice[] }>('GET', '/catalog'),
+      call<{ voices: ClientVoice[] }>('GET', '/catalog'),
       call<{ voices: { id: string; routes: PlaygroundRoute[] }[] }>('GET', '/voices'),
     ]);
     const routes = new Map(workspace.voices.map((voice) => [voice.id, voice.routes]));

@@ -1,5 +1,7 @@
 /** Shapes of the Playground's operator API answers. */
 
+import type { VoiceGeneration } from '../../types.ts';
+
 export type PlaygroundFormat = 'pcm' | 'aac' | 'opus';
 
 /** The choices of rule 10 and the `/v1` format each is synthesized as. */
@@ -10,23 +12,11 @@ export const PLAYGROUND_FORMATS: readonly { id: PlaygroundFormat; label: string;
     { id: 'opus', label: 'Opus', wire: 'opus_48000_64' },
   ];
 
-export interface Generation {
-  id: string;
-  voice_id: string;
-  route_id: string | null;
-  provider: string;
-  model: string | null;
-  text: string;
-  output_format: string;
-  speed: number | null;
+/** A generation as the Playground shows it: the History's view and what it cost. */
+export interface Generation extends VoiceGeneration {
   tags_skipped: boolean;
-  content_type: string;
-  duration_ms: number;
   size_bytes: number;
   charge_credits: number;
-  created_by: string;
-  created_at: string;
-  audio_url: string;
 }
 
 export interface VoiceTag {
@@ -36,7 +26,7 @@ export interface VoiceTag {
 }
 
 /** A voice clients can use (`GET /catalog`, the same list as `GET /v1/voices`). */
-export interface CatalogVoice {
+export interface ClientVoice {
   id: string;
   name: string;
   output_formats: string[];
@@ -54,6 +44,6 @@ export interface PlaygroundRoute {
 }
 
 /** A voice as the Playground offers it: the catalog entry and, for workspace voices, routes. */
-export interface PlaygroundVoice extends CatalogVoice {
+export interface PlaygroundVoice extends ClientVoice {
   routes: PlaygroundRoute[];
 }

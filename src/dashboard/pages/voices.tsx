@@ -3,6 +3,7 @@ import { Notice, Page, useLoad } from '../components.tsx';
 import { linkProps } from '../router.ts';
 import { hasRole, useSession } from '../session.ts';
 import { VOICE_MANAGER_ROLES, type Voice } from '../types.ts';
+import { BuiltInVoices } from './built-in-voices.tsx';
 import {
   anyCloning,
   defaultRoute,
@@ -33,7 +34,8 @@ export function VoicesPage() {
     <Page title="Voices" actions={actions}>
       <p className="muted">
         The voices of this workspace in the {me.environment} environment. Clients synthesize with a
-        voice’s id; its default route serves unless a request names another.
+        voice’s id: its default route serves, and its other Ready enabled routes take over when that
+        route fails before any audio.
       </p>
       {voices.error ? <Notice kind="error">{voices.error}</Notice> : null}
       <table className="voices-table">
@@ -94,6 +96,9 @@ export function VoicesPage() {
           ) : null}
         </tbody>
       </table>
+      <BuiltInVoices
+        workspaceVoiceIds={voices.data ? new Set(voices.data.map((voice) => voice.id)) : undefined}
+      />
     </Page>
   );
 }

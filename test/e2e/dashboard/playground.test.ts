@@ -105,6 +105,25 @@ describe('dashboard: Playground', () => {
       .getByText('This route does not support tags: Auto Tag left the text as it was.')
       .waitFor();
     expect(await text.inputValue()).toBe('That is wonderful news! Ha ha, I can not believe it.');
+  });
+
+  it('lists the built-in voices on the Voices page; Try in Playground opens one', async () => {
+    await page.getByRole('link', { name: 'Voices', exact: true }).click();
+    await page.getByRole('heading', { name: 'Built-in voices' }).waitFor();
+    const catalog = await api.request('GET', '/catalog');
+    const ids = (catalog.body as { voices: { id: string }[] }).voices.map((voice) => voice.id);
+    const rows = page.locator('table.built-in-voices tbody tr');
+    await rows.first().waitFor();
+    expect(
+      await rows.evaluateAll((all) => all.map((row) => row.getAttribute('data-voice-id'))),
+    ).toEqual(ids);
+    const other = ids.find((id) => id !== LITE_VOICE) ?? LITE_VOICE;
+    await page
+      .locator(`table.built-in-voices tr[data-voice-id="${other}"]`)
+      .getByRole('link', { name: 'Try in Playground' })
+      .click();
+    await page.getByRole('heading', { name: 'Playground', level: 1 }).waitFor();
+    await expect.poll(() => page.getByLabel('Voice').inputValue()).toBe(other);
     expect(fixture.problems).toEqual([]);
   });
 });

@@ -155,7 +155,7 @@ describe('dashboard: voices', () => {
     expect(await rejected.locator('td').nth(4).innerText()).toBe(
       'Not offered: no ready enabled route',
     );
-    expect(await page.locator('tbody tr[data-voice-id]').count()).toBe(2);
+    expect(await page.locator('table.voices-table tbody tr[data-voice-id]').count()).toBe(2);
   });
 
   it('keeps the default route’s switch on; another route’s switch hides it', async () => {
@@ -360,7 +360,7 @@ describe('dashboard: voices', () => {
     const other = await fixture.newPage();
     await signInThroughPage(other, fixture.dashboardUrl, '/voices', MEMBER_EMAIL, MEMBER_PASSWORD);
     await other.locator(`tr[data-voice-id="${narratorId}"]`).waitFor();
-    expect(await other.locator('tbody tr[data-voice-id]').count()).toBe(2);
+    expect(await other.locator('table.voices-table tbody tr[data-voice-id]').count()).toBe(2);
     expect(await other.locator('.page-actions').count()).toBe(0);
 
     const writeControls = async (on: Page) => {

@@ -35,9 +35,13 @@ export function PlaygroundPage() {
     );
   });
   const usable = voices.data ?? [];
-  const [voiceId, setVoiceId] = useState('');
+  // `?voice=ID` (the Voices page's "Try in Playground") picks the voice; else the first.
+  const [voiceId, setVoiceId] = useState(
+    () => new URLSearchParams(window.location.search).get('voice') ?? '',
+  );
   useEffect(() => {
-    if (voiceId === '' && usable[0]) setVoiceId(usable[0].id);
+    const first = usable[0];
+    if (first && !usable.some((voice) => voice.id === voiceId)) setVoiceId(first.id);
   }, [usable, voiceId]);
   const voice = usable.find((candidate) => candidate.id === voiceId);
 

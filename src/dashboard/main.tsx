@@ -1,7 +1,8 @@
+// The base styles first: each page's own stylesheet, imported by the page, builds on them.
+import './styles.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.tsx';
-import './styles.css';
 
 const root = document.getElementById('root');
 if (root) {

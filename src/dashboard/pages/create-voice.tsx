@@ -6,6 +6,7 @@ import { type ProviderAccount, VOICE_MANAGER_ROLES } from '../types.ts';
 import { ImportTab } from './create-voice/import-tab.tsx';
 import { RecordTab } from './create-voice/record-tab.tsx';
 import { UploadTab } from './create-voice/upload-tab.tsx';
+import './create-voice/create-voice.css';
 
 const TABS = [
   { id: 'upload', label: 'Upload' },

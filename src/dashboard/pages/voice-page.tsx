@@ -16,6 +16,7 @@ import {
 import { RoutesTab } from './voice/routes-tab.tsx';
 import { SamplesTab } from './voice/samples-tab.tsx';
 import { voicePath } from './voice/use-action.ts';
+import './voice/voice.css';
 
 type TabId = 'routes' | 'samples' | 'history';
 

@@ -14,6 +14,7 @@ import {
   usePollWhile,
   VoiceIdCopy,
 } from './voice/route-labels.tsx';
+import './voice/voice.css';
 
 /**
  * Voices: every voice of the workspace in this environment with its default route, the

@@ -211,9 +211,9 @@ describe('dashboard: Create voice and Provider accounts', () => {
     expect(await page.locator('.provider-choice').innerText()).toContain('eleven_multilingual_v2');
     await provider.check();
     // The workspace's one ElevenLabs account is the one the clone uses.
-    expect(await page.getByLabel('ElevenLabs account').locator('option').allInnerTexts()).toEqual([
-      'Studio account (••••1c0d)',
-    ]);
+    await expect
+      .poll(() => page.getByLabel('ElevenLabs account').locator('option').allInnerTexts())
+      .toEqual(['Studio account (••••1c0d)']);
     expect(await createButton().isDisabled()).toBe(true);
     await page.getByRole('checkbox', { name: /speaker’s permission/ }).check();
     expect(await createButton().isDisabled()).toBe(false);
@@ -295,9 +295,10 @@ describe('dashboard: Create voice and Provider accounts', () => {
 
   it('Import existing: browses, searches and pages the catalog, and imports a Ready voice', async () => {
     await openCreate('Import existing');
-    expect(await page.getByLabel('Provider account').locator('option').allInnerTexts()).toEqual([
-      'Studio account · ElevenLabs (••••1c0d)',
-    ]);
+    // The accounts arrive after the tab opens.
+    await expect
+      .poll(() => page.getByLabel('Provider account').locator('option').allInnerTexts())
+      .toEqual(['Studio account · ElevenLabs (••••1c0d)']);
     const items = page.locator('.catalog-item');
     await items.first().waitFor();
     expect(await items.count()).toBe(30);

@@ -11,6 +11,7 @@ import {
   type PlaygroundVoice,
 } from './playground-types.ts';
 import { TagTextArea } from './tag-search.tsx';
+import './playground.css';
 
 const WARNINGS: Record<string, string> = {
   tags_skipped: 'This route does not support tags: they were skipped and the rest was spoken.',

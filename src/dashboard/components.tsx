@@ -1,10 +1,10 @@
 import { type ReactNode, useCallback, useEffect, useState } from 'react';
 import { describeError } from './api.ts';
 
-/** A page's heading and content. */
+/** A page's heading and content; the document's title is the page's (API keys, Voices, ...). */
 export function Page(props: { title: string; actions?: ReactNode; children: ReactNode }) {
   useEffect(() => {
-    document.title = `${props.title} · AWP Dashboard`;
+    document.title = props.title;
   }, [props.title]);
   return (
     <section className="page">

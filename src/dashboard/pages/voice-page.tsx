@@ -34,8 +34,11 @@ export interface VoiceDetails {
 }
 
 async function loadDetails(voiceId: string): Promise<VoiceDetails> {
-  const [voice, samples, history] = await Promise.all([
-    call<{ voice: Voice }>('GET', voicePath(voiceId)),
+  // The voice first: a clone ends with its route and its attempt in one transaction, so
+  // History read after a route that is no longer Cloning has that attempt's end too (read
+  // at once, History could still say Running while polling stops on the finished route).
+  const voice = await call<{ voice: Voice }>('GET', voicePath(voiceId));
+  const [samples, history] = await Promise.all([
     call<{ samples: VoiceSample[] }>('GET', voicePath(voiceId, '/samples')),
     call<{ history: CloneAttempt[] }>('GET', voicePath(voiceId, '/history')),
   ]);

@@ -44,7 +44,8 @@ describe('dashboard: API keys', () => {
     const { owner } = fixture.boot;
     await signInThroughPage(page, fixture.dashboardUrl, '/keys', owner.email, owner.password);
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
-    expect(await page.title()).toBe('API keys');
+    // The title is set by an effect after the heading renders.
+    await expect.poll(() => page.title()).toBe('API keys');
     expect(new URL(page.url()).pathname).toBe('/operator/keys');
     const nav = page.getByRole('navigation', { name: 'Dashboard' });
     expect(await nav.locator('.sidebar-group', { hasText: 'Config' }).innerText()).toContain(

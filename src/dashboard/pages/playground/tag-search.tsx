@@ -1,4 +1,4 @@
-import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
+import { type KeyboardEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { call } from '../../api.ts';
 import type { VoiceTag } from './playground-types.ts';
 
@@ -22,6 +22,17 @@ export function TagTextArea(props: { value: string; onChange: (value: string) =>
   const [open, setOpen] = useState<{ start: number; query: string }>();
   const [tags, setTags] = useState<VoiceTag[]>([]);
   const [active, setActive] = useState(0);
+  // Where the caret goes once an inserted tag is in the text box: set when the new value
+  // is committed, before the next keystroke is handled (a later frame would move the
+  // caret back into what was typed meanwhile).
+  const caretAfterInsert = useRef<number | undefined>(undefined);
+  useLayoutEffect(() => {
+    const position = caretAfterInsert.current;
+    if (position === undefined) return;
+    caretAfterInsert.current = undefined;
+    area.current?.focus();
+    area.current?.setSelectionRange(position, position);
+  });
 
   useEffect(() => {
     if (!open) return;
@@ -49,13 +60,9 @@ export function TagTextArea(props: { value: string; onChange: (value: string) =>
     const rest = props.value.slice(caret).replace(/^[^\s[\]]*\]?/, '');
     const inserted = `[${tag}] `;
     const value = `${props.value.slice(0, open.start)}${inserted}${rest.replace(/^ /, '')}`;
+    caretAfterInsert.current = open.start + inserted.length;
     props.onChange(value);
     setOpen(undefined);
-    const position = open.start + inserted.length;
-    requestAnimationFrame(() => {
-      area.current?.focus();
-      area.current?.setSelectionRange(position, position);
-    });
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {

@@ -291,6 +291,8 @@ export function createApi(deps: ApiDependencies): Api {
     catalog,
     audioStore: new LocalDiskAudioStore(audioStorageDir(config)),
     accounts: providerAccounts,
+    agents,
+    llm: llmCatalog,
     vendorBaseUrls: {
       elevenlabs: config.ELEVENLABS_API_BASE,
       fishaudio: config.FISHAUDIO_API_BASE,

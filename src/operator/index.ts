@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
+import type { Agents } from '../agents/agents.ts';
 import { ApiKeys } from '../auth/api-keys.ts';
 import type { ApiKeyStore } from '../auth/key-store.ts';
 import type { Database } from '../db/schema.ts';
 import type { AnyRoute } from '../http/route.ts';
+import type { LlmCatalog } from '../llm/registry.ts';
 import { Playground } from '../playground/playground.ts';
 import { ElevenLabsCatalog } from '../providers/elevenlabs/catalog.ts';
 import { FishAudioCatalog } from '../providers/fishaudio/catalog.ts';
@@ -18,6 +20,7 @@ import type { ProviderAccounts } from '../voices/provider-accounts.ts';
 import type { VoiceStore } from '../voices/voice-store.ts';
 import { OperatorGuard } from './guard.ts';
 import { accountRoutes } from './routes/account-routes.ts';
+import { agentRoutes } from './routes/agent-routes.ts';
 import { cloneRoutes } from './routes/clone-routes.ts';
 import { generationRoutes } from './routes/generation-routes.ts';
 import { keyRoutes } from './routes/key-routes.ts';
@@ -41,6 +44,10 @@ export interface OperatorApiOptions {
   /** Where Playground generations keep their audio. */
   audioStore: AudioStore;
   accounts: ProviderAccounts;
+  /** Managed Agents of the dashboard's Agents page. */
+  agents: Agents;
+  /** The language models this deployment offers (the Agent write schemas list them). */
+  llm: LlmCatalog;
   vendorBaseUrls: { readonly [K in UpstreamProviderKind]: string };
   upstreamTimeouts?: Partial<UpstreamTimeouts>;
   sessionTtlMs: number;
@@ -89,6 +96,7 @@ export function createOperatorApi(options: OperatorApiOptions): {
         imports,
       }),
       ...cloneRoutes(guard, options.cloning),
+      ...agentRoutes(guard, options.agents, options.llm),
       ...generationRoutes(
         guard,
         new Playground({ ...options, voices: options.store, audio: options.audioStore }),

@@ -10,6 +10,8 @@ export const ROLES = ['owner', 'admin', 'builder', 'member'] as const satisfies 
 export const KEY_MANAGER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
 /** Roles that may create, clone, import and configure voices. */
 export const VOICE_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
+/** Roles that may create, edit and publish Agents in the dashboard (Builders build Agents). */
+export const AGENT_BUILDER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
 
 export interface Member {
   userId: string;

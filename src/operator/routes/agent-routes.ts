@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import type { AgentInput, AgentScope, Agents } from '../../agents/agents.ts';
+import { agentBody, agentSchemas } from '../../agents/schemas.ts';
+import type { AnyRoute } from '../../http/route.ts';
+import type { HttpRequest } from '../../http/types.ts';
+import { parseJsonBody, validate } from '../../http/validate.ts';
+import type { LlmCatalog } from '../../llm/registry.ts';
+import { AGENT_BUILDER_ROLES } from '../../workspaces/members.ts';
+import type { OperatorGuard } from '../guard.ts';
+import { EVERY_ROLE, operatorRoute } from '../route.ts';
+import type { OperatorPrincipal } from '../sessions.ts';
+
+/** Rows read from the store per query while listing every Agent. */
+const LIST_BATCH = 100;
+const emptyBodySchema = z.strictObject({});
+
+/** The member's workspace in the environment of the listener the request came in on. */
+function scopeOf(member: OperatorPrincipal, request: HttpRequest): AgentScope {
+  return { workspaceId: member.workspaceId, environment: request.environment };
+}
+
+/**
+ * Agents (the dashboard's Agents page): list, create, edit and publish in the member's
+ * workspace and the listener's environment. Bodies and answers are those of `/v1/agents`;
+ * the list also holds Agents without a public voice, each marked with `api_ready`.
+ */
+export function agentRoutes(guard: OperatorGuard, agents: Agents, llm: LlmCatalog): AnyRoute[] {
+  const schemas = agentSchemas(llm);
+  return [
+    operatorRoute(guard, {
+      method: 'GET',
+      path: '/agents',
+      operationId: 'operatorListAgents',
+      summary:
+        'Every Agent of the workspace and environment in creation order, as GET /v1/agents/{id} shows it, with `api_ready`.',
+      roles: EVERY_ROLE,
+      handle: async ({ member, request }) => {
+        const scope = scopeOf(member, request);
+        const views = [];
+        let afterId: string | undefined;
+        for (;;) {
+          const rows = await agents.store.list(scope.workspaceId, scope.environment, {
+            afterId,
+            limit: LIST_BATCH,
+          });
+          for (const row of rows) {
+            views.push({
+              ...agentBody(row),
+              api_ready: await agents.hasPublicVoice(scope, row.draft.voiceId),
+            });
+          }
+          if (rows.length < LIST_BATCH) break;
+          afterId = rows.at(-1)?.id;
+        }
+        return { status: 200, body: { agents: views } };
+      },
+    }),
+    operatorRoute(guard, {
+      method: 'POST',
+      path: '/agents',
+      operationId: 'operatorCreateAgent',
+      summary: 'Creates an Agent (draft revision 1) with the body of POST /v1/agents.',
+      roles: AGENT_BUILDER_ROLES,
+      body: schemas.create as unknown as z.ZodType<AgentInput>,
+      errors: ['invalid_request', 'voice_not_found', 'not_found', 'conflict'],
+      handle: async ({ member, request, body }) => ({
+        status: 201,
+        body: { agent: agentBody(await agents.create(scopeOf(member, request), body)) },
+      }),
+    }),
+    operatorRoute(guard, {
+      method: 'PATCH',
+      path: '/agents/:agentId',
+      operationId: 'operatorUpdateAgent',
+      summary: 'Edits an Agent (a new draft revision) with the body of PATCH /v1/agents/{id}.',
+      roles: AGENT_BUILDER_ROLES,
+      body: schemas.patch as unknown as z.ZodType<AgentInput>,
+      errors: ['invalid_request', 'not_found', 'voice_not_found', 'conflict'],
+      handle: async ({ member, request, body }) => ({
+        status: 200,
+        body: {
+          agent: agentBody(
+            await agents.update(scopeOf(member, request), request.params.agentId ?? '', body),
+          ),
+        },
+      }),
+    }),
+    operatorRoute(guard, {
+      method: 'POST',
+      path: '/agents/:agentId/publish',
+      operationId: 'operatorPublishAgent',
+      summary:
+        'Publishes the current draft revision; 409 without a public voice or an offered language model.',
+      roles: AGENT_BUILDER_ROLES,
+      errors: ['not_found', 'agent_not_api_ready', 'conflict'],
+      handle: async ({ member, request }) => {
+        if (request.body.byteLength > 0) {
+          // Body empty or `{}`, as on POST /v1/agents/{id}/publish.
+          validate(
+            emptyBodySchema,
+            parseJsonBody(request.body, request.headers['content-type']),
+            'body',
+          );
+        }
+        return {
+          status: 200,
+          body: {
+            agent: agentBody(
+              await agents.publish(scopeOf(member, request), request.params.agentId ?? ''),
+            ),
+          },
+        };
+      },
+    }),
+  ];
+}

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { AgentsPage } from './pages/agents.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { CreateVoicePage } from './pages/create-voice.tsx';
 import { PlaygroundPage } from './pages/playground/playground-page.tsx';
@@ -19,6 +20,7 @@ export const PAGE_ROUTES: PageRoute[] = [
   { pattern: '/voices/:voiceId', render: (params) => <VoicePage voiceId={params.voiceId ?? ''} /> },
   { pattern: '/voices', render: () => <VoicesPage /> },
   { pattern: '/playground', render: () => <PlaygroundPage /> },
+  { pattern: '/agents', render: () => <AgentsPage /> },
   { pattern: '/keys', render: () => <ApiKeysPage /> },
   { pattern: '/provider-accounts', render: () => <ProviderAccountsPage /> },
 ];
@@ -32,6 +34,10 @@ export const SIDEBAR: { group: string; links: { path: string; label: string }[] 
       { path: '/voices/new', label: 'Create voice' },
       { path: '/playground', label: 'Playground' },
     ],
+  },
+  {
+    group: 'Agents',
+    links: [{ path: '/agents', label: 'Agents' }],
   },
   {
     group: 'Config',

@@ -19,6 +19,7 @@ export const DASHBOARD_PAGE_PATHS = [
   '/operator/voices/new',
   '/operator/voices/:voiceId',
   '/operator/playground',
+  '/operator/agents',
 ] as const;
 
 const BODY_LIMIT_BYTES = 1024;

@@ -4,6 +4,7 @@ import { ApiKeysPage } from './pages/api-keys.tsx';
 import { CreateVoicePage } from './pages/create-voice.tsx';
 import { PlaygroundPage } from './pages/playground/playground-page.tsx';
 import { ProviderAccountsPage } from './pages/provider-accounts.tsx';
+import { UsagePage } from './pages/usage.tsx';
 import { VoicePage } from './pages/voice-page.tsx';
 import { VoicesPage } from './pages/voices.tsx';
 
@@ -23,6 +24,7 @@ export const PAGE_ROUTES: PageRoute[] = [
   { pattern: '/agents', render: () => <AgentsPage /> },
   { pattern: '/keys', render: () => <ApiKeysPage /> },
   { pattern: '/provider-accounts', render: () => <ProviderAccountsPage /> },
+  { pattern: '/usage', render: () => <UsagePage /> },
 ];
 
 /** The sidebar: groups of links. */
@@ -44,6 +46,7 @@ export const SIDEBAR: { group: string; links: { path: string; label: string }[] 
     links: [
       { path: '/keys', label: 'Integrations' },
       { path: '/provider-accounts', label: 'Provider accounts' },
+      { path: '/usage', label: 'Usage' },
     ],
   },
 ];

@@ -148,3 +148,18 @@ export interface CatalogPage {
 export interface CreatedVoice {
   voice: { id: string; name: string };
 }
+
+/** `GET /operator/api/usage`: amounts in credits (1,000 credits = 1 USD). */
+export interface Usage {
+  credits: { balance: number; reserved: number; charged: number; granted: number };
+  grants: { created_at: string; credits: number; reason: string; note: string | null }[];
+  requests: {
+    request_id: string;
+    created_at: string;
+    voice_id: string;
+    characters: number;
+    credits: number;
+    status: string;
+    caller: string | null;
+  }[];
+}

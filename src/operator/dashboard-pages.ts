@@ -20,6 +20,7 @@ export const DASHBOARD_PAGE_PATHS = [
   '/operator/voices/:voiceId',
   '/operator/playground',
   '/operator/agents',
+  '/operator/usage',
 ] as const;
 
 const BODY_LIMIT_BYTES = 1024;

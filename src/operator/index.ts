@@ -25,6 +25,7 @@ import { cloneRoutes } from './routes/clone-routes.ts';
 import { generationRoutes } from './routes/generation-routes.ts';
 import { keyRoutes } from './routes/key-routes.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
+import { usageRoutes } from './routes/usage-routes.ts';
 import { voiceRoutes } from './routes/voice-routes.ts';
 import { OperatorSessions } from './sessions.ts';
 
@@ -90,6 +91,7 @@ export function createOperatorApi(options: OperatorApiOptions): {
       ...sessionRoutes(guard, sessions),
       ...keyRoutes(guard, new ApiKeys(options.db), options.keyStore),
       ...accountRoutes(guard, options.accounts),
+      ...usageRoutes(guard, options.db),
       ...voiceRoutes(guard, {
         store: options.store,
         routes: routeSettings,

@@ -144,6 +144,7 @@ describe('dashboard: Create voice and Provider accounts', () => {
     expect(await config.locator('a').allInnerTexts()).toEqual([
       'Integrations',
       'Provider accounts',
+      'Usage',
     ]);
     await page.getByText('No provider accounts yet').waitFor();
 

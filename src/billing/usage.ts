@@ -1,0 +1,58 @@
+import type { Kysely } from 'kysely';
+import type { Environment } from '../config.ts';
+import type { Database, SynthesisStatus } from '../db/schema.ts';
+import { MILLICREDITS_PER_CREDIT } from './cost.ts';
+
+/** One synthesis request as the dashboard's Usage page lists it. */
+export interface RecentRequest {
+  requestId: string;
+  createdAt: string;
+  voiceId: string;
+  /** Characters of the request's text (reserved for at its start). */
+  characters: number;
+  /** What the request was charged, in credits (0 while it runs). */
+  credits: number;
+  status: SynthesisStatus;
+  /** `key:<key prefix>` (the key id when the key row is gone) or the operator's email. */
+  caller: string | null;
+}
+
+/** The newest synthesis requests of a workspace in one environment, newest first. */
+export async function recentRequests(
+  db: Kysely<Database>,
+  workspaceId: string,
+  environment: Environment,
+  limit = 50,
+): Promise<RecentRequest[]> {
+  const rows = await db
+    .selectFrom('synthesis_requests as r')
+    .leftJoin('api_keys as k', 'k.id', 'r.api_key_id')
+    .select([
+      'r.request_id',
+      'r.created_at',
+      'r.voice_id',
+      'r.chars_requested',
+      'r.cost_millicredits',
+      'r.status',
+      'r.api_key_id',
+      'r.operator_email',
+      'k.display_prefix',
+    ])
+    .where('r.workspace_id', '=', workspaceId)
+    .where('r.environment', '=', environment)
+    .orderBy('r.created_at', 'desc')
+    .orderBy('r.request_id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    requestId: row.request_id,
+    createdAt: row.created_at,
+    voiceId: row.voice_id,
+    characters: row.chars_requested,
+    credits: Number(row.cost_millicredits) / MILLICREDITS_PER_CREDIT,
+    status: row.status,
+    caller: row.api_key_id
+      ? `key:${row.display_prefix ?? row.api_key_id}`
+      : (row.operator_email ?? null),
+  }));
+}

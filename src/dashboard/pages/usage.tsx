@@ -1,0 +1,132 @@
+import { call } from '../api.ts';
+import { formatTime, Notice, Page, useLoad } from '../components.tsx';
+import { hasRole, useSession } from '../session.ts';
+import { KEY_MANAGER_ROLES, type Usage } from '../types.ts';
+
+/** Credits as `awp credit show` counts them (1,000 credits = 1 USD), with digit grouping. */
+export function formatCredits(credits: number): string {
+  return credits.toLocaleString('en-US', { maximumFractionDigits: 3 });
+}
+
+/**
+ * Usage (Config › Usage): the workspace's credit balance, what running requests hold, what
+ * finished requests were charged and what was granted; the recent grants; and the newest
+ * synthesis requests of this environment with who made them.
+ */
+export function UsagePage() {
+  const me = useSession();
+  if (!hasRole(me, KEY_MANAGER_ROLES)) {
+    return (
+      <Page title="Usage">
+        <Notice kind="info">Usage is for an organization Owner, Admin or Builder.</Notice>
+      </Page>
+    );
+  }
+  return (
+    <Page title="Usage">
+      <UsageReport environment={me.environment} />
+    </Page>
+  );
+}
+
+function UsageReport(props: { environment: string }) {
+  const usage = useLoad(() => call<Usage>('GET', '/usage'));
+  if (usage.error) return <Notice kind="error">{usage.error}</Notice>;
+  const data = usage.data;
+  if (!data) return <p className="loading">Loading…</p>;
+  return (
+    <>
+      <div className="card usage-credits">
+        <div>
+          <div className="muted">Balance</div>
+          <div className="usage-balance" data-testid="balance">
+            {formatCredits(data.credits.balance)}
+          </div>
+          <div className="muted">credits (1,000 credits = 1 USD)</div>
+        </div>
+        <dl>
+          <dt>Reserved</dt>
+          <dd data-testid="reserved">{formatCredits(data.credits.reserved)}</dd>
+          <dt>Charged</dt>
+          <dd data-testid="charged">{formatCredits(data.credits.charged)}</dd>
+          <dt>Granted</dt>
+          <dd data-testid="granted">{formatCredits(data.credits.granted)}</dd>
+        </dl>
+      </div>
+      <h2>Recent grants</h2>
+      <table aria-label="Recent grants">
+        <thead>
+          <tr>
+            <th>Granted</th>
+            <th>Credits</th>
+            <th>Reason</th>
+            <th>Note</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data.grants.map((grant, index) => (
+            // Grants are listed newest first and never change, so the position is stable.
+            // biome-ignore lint/suspicious/noArrayIndexKey: the answer has no grant id
+            <tr key={index}>
+              <td>{formatTime(grant.created_at)}</td>
+              <td>
+                {grant.credits > 0 ? '+' : ''}
+                {formatCredits(grant.credits)}
+              </td>
+              <td>{grant.reason.replace('_', ' ')}</td>
+              <td>{grant.note ?? ''}</td>
+            </tr>
+          ))}
+          {data.grants.length === 0 ? (
+            <tr>
+              <td colSpan={4} className="muted">
+                No grants yet.
+              </td>
+            </tr>
+          ) : null}
+        </tbody>
+      </table>
+      <h2>Recent requests</h2>
+      <p className="muted">
+        The newest 50 synthesis requests of the {props.environment} environment.
+      </p>
+      <table aria-label="Recent requests">
+        <thead>
+          <tr>
+            <th>Time</th>
+            <th>Request</th>
+            <th>Voice</th>
+            <th>Characters</th>
+            <th>Credits</th>
+            <th>Status</th>
+            <th>Caller</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data.requests.map((request) => (
+            <tr key={request.request_id} data-request-id={request.request_id}>
+              <td>{formatTime(request.created_at)}</td>
+              <td>
+                <code>{request.request_id}</code>
+              </td>
+              <td>
+                <code>{request.voice_id}</code>
+              </td>
+              <td>{request.characters.toLocaleString('en-US')}</td>
+              <td>{formatCredits(request.credits)}</td>
+              <td>{request.status}</td>
+              <td>{request.caller ?? '—'}</td>
+            </tr>
+          ))}
+          {data.requests.length === 0 ? (
+            <tr>
+              <td colSpan={7} className="muted">
+                No requests yet.
+              </td>
+            </tr>
+          ) : null}
+        </tbody>
+      </table>
+    </>
+  );
+}

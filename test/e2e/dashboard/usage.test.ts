@@ -1,0 +1,144 @@
+// The dashboard's Usage page (Config › Usage, /operator/usage) in Chromium against the real
+// api: the bootstrap balance, the balance and the requests table after one /v1/tts request
+// (compared with what the ledger recorded), and the notice and 403 other roles get.
+
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MILLICREDITS_PER_CREDIT } from '../../../src/billing/cost.ts';
+import { CreditGrants } from '../../../src/billing/grants.ts';
+import {
+  type DashboardFixture,
+  signInThroughPage,
+  startDashboard,
+} from '../../helpers/dashboard.ts';
+import { addMember, signedIn } from '../../helpers/operator.ts';
+import { openTestDatabase } from '../../helpers/seed.ts';
+
+const MEMBER_EMAIL = 'viewer@acme.test';
+const MEMBER_PASSWORD = 'member-password-1';
+const VOICE = 'voice_en0ITv6xOZPfMiT0sGIW';
+const TEXT = 'The quarterly report is ready for review.';
+
+/** Credits as the page shows them (src/dashboard/pages/usage.tsx `formatCredits`). */
+const shown = (credits: number) => credits.toLocaleString('en-US', { maximumFractionDigits: 3 });
+const text = async (locator: Locator) => ((await locator.textContent()) ?? '').trim();
+
+describe('dashboard: Usage', () => {
+  let fixture: DashboardFixture;
+  let page: Page;
+
+  beforeAll(async () => {
+    fixture = await startDashboard(
+      {},
+      {
+        beforeStart: (db, boot) =>
+          addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD),
+      },
+    );
+    page = await fixture.newPage();
+  }, 90_000);
+
+  afterAll(async () => {
+    await fixture?.close();
+  });
+
+  const balance = () => text(page.getByTestId('balance'));
+
+  it('shows the bootstrap balance of 100,000 credits under Config › Usage', async () => {
+    const { owner } = fixture.boot;
+    await signInThroughPage(page, fixture.dashboardUrl, '/usage', owner.email, owner.password);
+    await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/operator/usage');
+    const nav = page.getByRole('navigation', { name: 'Dashboard' });
+    expect(await text(nav.locator('.sidebar-group', { hasText: 'Config' }))).toContain('Usage');
+    await page.getByTestId('balance').waitFor();
+    expect(await balance()).toBe('100,000');
+    expect(await text(page.getByTestId('granted'))).toBe('100,000');
+    expect(await text(page.getByTestId('charged'))).toBe('0');
+    expect(await text(page.getByRole('table', { name: 'Recent grants' }))).toContain('+100,000');
+    expect(await page.locator('tr[data-request-id]').count()).toBe(0);
+  });
+
+  it('after one /v1/tts request shows the balance minus its charge and the request first', async () => {
+    const response = await fetch(`${fixture.server.devUrl}/v1/tts`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${fixture.boot.developmentKey.key}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ voice_id: VOICE, text: TEXT, output_format: 'opus_48000_64' }),
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    const requestId = response.headers.get('x-request-id') ?? '';
+    expect(requestId).not.toBe('');
+
+    // What the ledger recorded, read the way `awp credit show` reads it.
+    const handle = await openTestDatabase(fixture.database);
+    let charge: number;
+    // The balance left, computed in millicredits as the ledger keeps it.
+    let left: number;
+    try {
+      const row = await handle.db
+        .selectFrom('synthesis_requests')
+        .select(['cost_millicredits', 'status'])
+        .where('request_id', '=', requestId)
+        .executeTakeFirstOrThrow();
+      expect(row.status).toBe('succeeded');
+      charge = Number(row.cost_millicredits) / MILLICREDITS_PER_CREDIT;
+      left =
+        (100_000 * MILLICREDITS_PER_CREDIT - Number(row.cost_millicredits)) /
+        MILLICREDITS_PER_CREDIT;
+      expect(charge).toBeGreaterThan(0);
+      const account = await new CreditGrants(handle.db).account(fixture.boot.workspaceId);
+      expect(account.balanceCredits).toBe(left);
+      expect(account.chargedCredits).toBe(charge);
+    } finally {
+      await handle.close();
+    }
+
+    await page.reload();
+    await page.getByTestId('balance').waitFor();
+    expect(await balance()).toBe(shown(left));
+    expect(await text(page.getByTestId('charged'))).toBe(shown(charge));
+
+    const first = page.locator('tr[data-request-id]').first();
+    expect(await first.getAttribute('data-request-id')).toBe(requestId);
+    const cells = (await first.locator('td').allInnerTexts()).map((cell) => cell.trim());
+    expect(cells[1]).toBe(requestId);
+    expect(cells[2]).toBe(VOICE);
+    expect(cells[3]).toBe(String(TEXT.length));
+    expect(cells[4]).toBe(shown(charge));
+    expect(cells[5]).toBe('succeeded');
+    expect(cells[6]).toMatch(/^key:awp_/);
+
+    // The API answers the same numbers.
+    const { owner } = fixture.boot;
+    const client = await signedIn(fixture.server.devUrl, owner.email, owner.password);
+    const usage = await client.request('GET', '/usage');
+    expect(usage.status).toBe(200);
+    const body = usage.body as {
+      credits: { balance: number; charged: number };
+      requests: { request_id: string; characters: number; credits: number }[];
+    };
+    expect(body.credits.balance).toBe(left);
+    expect(body.requests[0]).toMatchObject({
+      request_id: requestId,
+      characters: TEXT.length,
+      credits: charge,
+    });
+  });
+
+  it('tells a member who may see usage; the operator API answers 403', async () => {
+    const other = await fixture.newPage();
+    await signInThroughPage(other, fixture.dashboardUrl, '/usage', MEMBER_EMAIL, MEMBER_PASSWORD);
+    await other.getByText('Usage is for an organization Owner, Admin or Builder.').waitFor();
+    expect(await other.getByTestId('balance').count()).toBe(0);
+    expect(await other.locator('table').count()).toBe(0);
+    const client = await signedIn(fixture.server.devUrl, MEMBER_EMAIL, MEMBER_PASSWORD);
+    const usage = await client.request('GET', '/usage');
+    expect(usage.status).toBe(403);
+    expect(usage.body).toMatchObject({ code: 'forbidden' });
+    expect(fixture.problems).toEqual([]);
+  });
+});

@@ -1,6 +1,13 @@
 /** Shapes of the operator API's answers (snake_case, as on the wire). */
 
-export type Role = 'owner' | 'admin' | 'builder' | 'member';
+import type { Role } from '../db/schema/accounts.ts';
+
+export {
+  AGENT_BUILDER_ROLES,
+  KEY_MANAGER_ROLES,
+  VOICE_MANAGER_ROLES,
+} from '../workspaces/roles.ts';
+export type { Role };
 
 export interface Member {
   user_id: string;
@@ -25,11 +32,6 @@ export interface ApiKey {
   last_used_at: string | null;
   revoked_at: string | null;
 }
-
-/** Roles that may create and revoke keys (spec, Authentication rule 4). */
-export const KEY_MANAGER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
-/** Roles that may create, clone, import and configure voices (spec, voice management rule 1). */
-export const VOICE_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 
 /** States of a voice route (spec, Voice route states). */
 export type VoiceRouteState = 'ready' | 'cloning' | 'failed' | 'blocked' | 'update_available';

@@ -7,6 +7,7 @@ import type { Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpRequest, HttpResponse } from '../http/types.ts';
 import type { MountedRoute } from '../http/uws/server.ts';
+import { checkoutRoot } from '../system/checkout-root.ts';
 
 /** Label of the development key `bootstrapWorkspace` creates; the demo mints with it. */
 export const DEMO_KEY_LABEL = 'bootstrap development';
@@ -42,7 +43,7 @@ export interface DemoRouteOptions {
  * bootstrap workspace's development key (revoking that key turns the endpoint off).
  */
 export function demoRoutes(options: DemoRouteOptions): MountedRoute[] {
-  const dir = options.assetsDir ?? defaultAssetsDir();
+  const dir = options.assetsDir ?? path.join(checkoutRoot(), 'client-sdk', 'dist', 'demo');
   const headers = securityHeaders(options.livekitUrl);
   const cache = new Map<string, Buffer>();
 
@@ -134,19 +135,6 @@ export function demoRoutes(options: DemoRouteOptions): MountedRoute[] {
       };
     }),
   ];
-}
-
-/** client-sdk/dist/demo of the checkout this file runs from (sources or dist/). */
-function defaultAssetsDir(): string {
-  let dir = path.dirname(new URL(import.meta.url).pathname);
-  for (;;) {
-    if (existsSync(path.join(dir, 'client-sdk', 'package.json'))) {
-      return path.join(dir, 'client-sdk', 'dist', 'demo');
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return path.join(process.cwd(), 'client-sdk', 'dist', 'demo');
-    dir = parent;
-  }
 }
 
 function securityHeaders(livekitUrl: string | undefined): Record<string, string> {

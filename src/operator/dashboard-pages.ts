@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ApiError } from '../errors.ts';
 import type { HttpResponse } from '../http/types.ts';
 import type { MountedRoute } from '../http/uws/server.ts';
+import { checkoutRoot } from '../system/checkout-root.ts';
 
 /**
  * Paths of the dashboard's pages (the web app routes them itself): each answers the app's
@@ -63,7 +64,7 @@ export interface DashboardPageOptions {
  * cached) and its hashed assets (cached for a year). Files are read once and kept.
  */
 export function dashboardPageRoutes(options: DashboardPageOptions = {}): MountedRoute[] {
-  const dir = options.assetsDir ?? defaultAssetsDir();
+  const dir = options.assetsDir ?? path.join(checkoutRoot(), 'dist', 'dashboard');
   const cache = new Map<string, Buffer>();
   const read = (relative: string): Buffer => {
     let body = cache.get(relative);
@@ -124,17 +125,4 @@ export function dashboardPageRoutes(options: DashboardPageOptions = {}): Mounted
       },
     },
   ];
-}
-
-/** dist/dashboard of the checkout this file runs from (sources or dist/). */
-function defaultAssetsDir(): string {
-  let dir = path.dirname(new URL(import.meta.url).pathname);
-  for (;;) {
-    if (existsSync(path.join(dir, 'client-sdk', 'package.json'))) {
-      return path.join(dir, 'dist', 'dashboard');
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return path.join(process.cwd(), 'dist', 'dashboard');
-    dir = parent;
-  }
 }

@@ -4,14 +4,12 @@ import type { Database, Role } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { requireWorkspace } from './workspaces.ts';
 
-export const ROLES = ['owner', 'admin', 'builder', 'member'] as const satisfies readonly Role[];
-
-/** Roles that may create, list and revoke API keys. */
-export const KEY_MANAGER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
-/** Roles that may create, clone, import and configure voices. */
-export const VOICE_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
-/** Roles that may create, edit and publish Agents in the dashboard (Builders build Agents). */
-export const AGENT_BUILDER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
+export {
+  AGENT_BUILDER_ROLES,
+  KEY_MANAGER_ROLES,
+  ROLES,
+  VOICE_MANAGER_ROLES,
+} from './roles.ts';
 
 export interface Member {
   userId: string;

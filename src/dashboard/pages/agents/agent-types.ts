@@ -1,7 +1,4 @@
-import type { Role } from '../../types.ts';
-
-/** Roles that create, edit and publish Agents (Builders build Agents). */
-export const AGENT_BUILDER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
+export { AGENT_BUILDER_ROLES } from '../../types.ts';
 
 /** A revision of an Agent: its id and its number. */
 export interface AgentRevision {

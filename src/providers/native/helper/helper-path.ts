@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { checkoutRoot } from '../../../system/checkout-root.ts';
 
 /** Where scripts/build-engine.sh writes the compiled engine, relative to the package root. */
 const RELATIVE_PATH = path.join('.cache', 'native', 'awp-espeak-engine');
@@ -11,14 +11,6 @@ const RELATIVE_PATH = path.join('.cache', 'native', 'awp-espeak-engine');
  * when it was not built (scripts/setup.sh builds it).
  */
 export function defaultEngineHelperPath(): string | undefined {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(path.join(dir, 'package.json'))) {
-      const file = path.join(dir, RELATIVE_PATH);
-      return existsSync(file) ? file : undefined;
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
+  const file = path.join(checkoutRoot(), RELATIVE_PATH);
+  return existsSync(file) ? file : undefined;
 }

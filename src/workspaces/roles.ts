@@ -1,0 +1,13 @@
+// Which workspace roles may do what: read by the operator API and, as the same module, by
+// the dashboard that hides what a role may not use. No runtime imports: it is bundled into
+// the browser app.
+import type { Role } from '../db/schema/accounts.ts';
+
+export const ROLES = ['owner', 'admin', 'builder', 'member'] as const satisfies readonly Role[];
+
+/** Roles that may create, list and revoke API keys, and read usage. */
+export const KEY_MANAGER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
+/** Roles that may create, clone, import and configure voices. */
+export const VOICE_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
+/** Roles that may create, edit and publish Agents in the dashboard. */
+export const AGENT_BUILDER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { AgentsPage } from './pages/agents.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { CreateVoicePage } from './pages/create-voice.tsx';
+import { MembersPage } from './pages/members.tsx';
 import { PlaygroundPage } from './pages/playground/playground-page.tsx';
 import { ProviderAccountsPage } from './pages/provider-accounts.tsx';
 import { UsagePage } from './pages/usage.tsx';
@@ -23,6 +24,7 @@ export const PAGE_ROUTES: PageRoute[] = [
   { pattern: '/playground', render: () => <PlaygroundPage /> },
   { pattern: '/agents', render: () => <AgentsPage /> },
   { pattern: '/keys', render: () => <ApiKeysPage /> },
+  { pattern: '/members', render: () => <MembersPage /> },
   { pattern: '/provider-accounts', render: () => <ProviderAccountsPage /> },
   { pattern: '/usage', render: () => <UsagePage /> },
 ];
@@ -45,6 +47,7 @@ export const SIDEBAR: { group: string; links: { path: string; label: string }[] 
     group: 'Config',
     links: [
       { path: '/keys', label: 'Integrations' },
+      { path: '/members', label: 'Members' },
       { path: '/provider-accounts', label: 'Provider accounts' },
       { path: '/usage', label: 'Usage' },
     ],

@@ -5,6 +5,8 @@ import type { Role } from '../db/schema/accounts.ts';
 export {
   AGENT_BUILDER_ROLES,
   KEY_MANAGER_ROLES,
+  MEMBER_MANAGER_ROLES,
+  ROLES,
   VOICE_MANAGER_ROLES,
 } from '../workspaces/roles.ts';
 export type { Role };

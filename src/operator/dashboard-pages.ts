@@ -15,6 +15,7 @@ export const DASHBOARD_PAGE_PATHS = [
   '/operator/',
   '/operator/sign-in',
   '/operator/keys',
+  '/operator/members',
   '/operator/provider-accounts',
   '/operator/voices',
   '/operator/voices/new',

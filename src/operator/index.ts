@@ -18,12 +18,14 @@ import type { VoiceCloning } from '../voices/cloning/service.ts';
 import { VoiceImports } from '../voices/imports.ts';
 import type { ProviderAccounts } from '../voices/provider-accounts.ts';
 import type { VoiceStore } from '../voices/voice-store.ts';
+import { MemberAdmin } from '../workspaces/member-admin.ts';
 import { OperatorGuard } from './guard.ts';
 import { accountRoutes } from './routes/account-routes.ts';
 import { agentRoutes } from './routes/agent-routes.ts';
 import { cloneRoutes } from './routes/clone-routes.ts';
 import { generationRoutes } from './routes/generation-routes.ts';
 import { keyRoutes } from './routes/key-routes.ts';
+import { memberRoutes } from './routes/member-routes.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { usageRoutes } from './routes/usage-routes.ts';
 import { voiceRoutes } from './routes/voice-routes.ts';
@@ -90,6 +92,7 @@ export function createOperatorApi(options: OperatorApiOptions): {
     routes: [
       ...sessionRoutes(guard, sessions),
       ...keyRoutes(guard, new ApiKeys(options.db), options.keyStore),
+      ...memberRoutes(guard, new MemberAdmin(options.db)),
       ...accountRoutes(guard, options.accounts),
       ...usageRoutes(guard, options.db),
       ...voiceRoutes(guard, {

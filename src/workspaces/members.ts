@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { Database, Role } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
@@ -7,6 +7,7 @@ import { requireWorkspace } from './workspaces.ts';
 export {
   AGENT_BUILDER_ROLES,
   KEY_MANAGER_ROLES,
+  MEMBER_MANAGER_ROLES,
   ROLES,
   VOICE_MANAGER_ROLES,
 } from './roles.ts';
@@ -30,16 +31,7 @@ export class Members {
     await requireWorkspace(this.db, workspaceId);
     return this.db.transaction().execute(async (trx) => {
       const now = new Date().toISOString();
-      await trx
-        .insertInto('users')
-        .values({ id: uuidv7(), email: normalized, created_at: now })
-        .onConflict((oc) => oc.column('email').doNothing())
-        .execute();
-      const user = await trx
-        .selectFrom('users')
-        .select('id')
-        .where('email', '=', normalized)
-        .executeTakeFirstOrThrow();
+      const user = await ensureUser(trx, normalized, now);
       await trx
         .insertInto('memberships')
         .values({ workspace_id: workspaceId, user_id: user.id, role, created_at: now })
@@ -59,4 +51,18 @@ export class Members {
       .execute();
     return rows;
   }
+}
+
+/** The user with `email` (already normalized), created when new. */
+export async function ensureUser(
+  trx: Transaction<Database>,
+  email: string,
+  now: string,
+): Promise<{ id: string }> {
+  await trx
+    .insertInto('users')
+    .values({ id: uuidv7(), email, created_at: now })
+    .onConflict((oc) => oc.column('email').doNothing())
+    .execute();
+  return trx.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
 }

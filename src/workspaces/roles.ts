@@ -9,5 +9,10 @@ export const ROLES = ['owner', 'admin', 'builder', 'member'] as const satisfies 
 export const KEY_MANAGER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
 /** Roles that may create, clone, import and configure voices. */
 export const VOICE_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
+/**
+ * Roles that may add and remove members, change roles and reset passwords: an Owner on
+ * every member, an Admin on Builders and Members (src/workspaces/member-admin.ts).
+ */
+export const MEMBER_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 /** Roles that may create, edit and publish Agents in the dashboard. */
 export const AGENT_BUILDER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];

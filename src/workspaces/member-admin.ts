@@ -1,0 +1,248 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, Role } from '../db/schema.ts';
+import { ApiError } from '../errors.ts';
+import { hashPassword } from '../operator/passwords.ts';
+import { setMemberPassword } from '../operator/sessions.ts';
+import { ensureUser } from './members.ts';
+
+/** A member as the dashboard's Members page lists it. */
+export interface MemberView {
+  userId: string;
+  email: string;
+  role: Role;
+  addedAt: string;
+  /** False until the user has an operator password. */
+  canSignIn: boolean;
+}
+
+/** The signed-in member doing the change. */
+export interface MemberActor {
+  userId: string;
+  workspaceId: string;
+  role: Role;
+}
+
+/** What adding a member or resetting a password hands out once. */
+export interface IssuedPassword {
+  member: MemberView;
+  /** The generated password, shown only in this answer; null when none was set. */
+  password: string | null;
+}
+
+const RANK: Record<Role, number> = { owner: 3, admin: 2, builder: 1, member: 0 };
+
+/** Generated passwords: 24 characters of base64url (144 random bits), as the first start's. */
+export function generatePassword(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+/** An Owner acts on every member; anyone else only on roles below their own. */
+function mayActOn(actor: MemberActor, role: Role): boolean {
+  return actor.role === 'owner' || RANK[role] < RANK[actor.role];
+}
+
+function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/**
+ * Workspace membership managed by its members (the dashboard's Members page): add by
+ * email, change a role, remove, reset a password.
+ *
+ * Rules: an Owner may do all of it to anyone; an Admin only to Builders and Members, and
+ * may grant only those roles. A workspace always keeps an Owner: the last one cannot be
+ * demoted or removed (the workspace row is locked while owners are counted, so two
+ * concurrent demotions cannot both pass). A password is global to the user, so one is
+ * generated only for a user who has none, and reset only for a user of this workspace
+ * alone: resetting a member of other workspaces would hand over their other memberships.
+ * A removed member's sessions in the workspace end with the removal.
+ */
+export class MemberAdmin {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async list(workspaceId: string): Promise<MemberView[]> {
+    const rows = await this.db
+      .selectFrom('memberships')
+      .innerJoin('users', 'users.id', 'memberships.user_id')
+      .select([
+        'users.id as userId',
+        'users.email',
+        'memberships.role',
+        'memberships.created_at as addedAt',
+        'users.password_hash',
+      ])
+      .where('memberships.workspace_id', '=', workspaceId)
+      .orderBy('memberships.created_at')
+      .orderBy('users.email')
+      .execute();
+    return rows.map(({ password_hash, ...row }) => ({ ...row, canSignIn: password_hash !== null }));
+  }
+
+  /**
+   * Adds the user with `email` (created when new) as `role`. A user without a password gets
+   * a generated one, returned once; a user who already signs in elsewhere keeps theirs.
+   */
+  async add(actor: MemberActor, email: string, role: Role): Promise<IssuedPassword> {
+    const normalized = normalizeEmail(email);
+    if (!/^[^\s@]+@[^\s@]+$/.test(normalized) || normalized.length > 254) {
+      throw new ApiError('invalid_request', 'A valid email address is required.');
+    }
+    if (!mayActOn(actor, role)) {
+      throw new ApiError('forbidden', `Only an Owner may add a member as ${role}.`);
+    }
+    const existing = await this.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('email', '=', normalized)
+      .executeTakeFirst();
+    // Hashed before the transaction: scrypt takes a while, and a write lock must not wait on it.
+    const password = existing?.password_hash ? null : generatePassword();
+    const hash = password === null ? null : await hashPassword(password);
+    const outcome = await this.db.transaction().execute(async (trx) => {
+      await lockWorkspace(trx, actor.workspaceId);
+      const now = new Date().toISOString();
+      const user = await ensureUser(trx, normalized, now);
+      const member = await trx
+        .selectFrom('memberships')
+        .select('role')
+        .where('workspace_id', '=', actor.workspaceId)
+        .where('user_id', '=', user.id)
+        .executeTakeFirst();
+      if (member) return { userId: user.id, added: false };
+      await trx
+        .insertInto('memberships')
+        .values({ workspace_id: actor.workspaceId, user_id: user.id, role, created_at: now })
+        .execute();
+      // Set only where none is: a password set meanwhile by another way is kept.
+      const set =
+        hash === null
+          ? []
+          : await trx
+              .updateTable('users')
+              .set({ password_hash: hash })
+              .where('id', '=', user.id)
+              .where('password_hash', 'is', null)
+              .returning('id')
+              .execute();
+      return { userId: user.id, added: true, passwordSet: set.length > 0 };
+    });
+    if (!outcome.added) {
+      throw new ApiError(
+        'conflict',
+        `${normalized} is already a member; change their role instead.`,
+      );
+    }
+    return {
+      member: await this.#member(actor.workspaceId, outcome.userId),
+      password: outcome.passwordSet ? password : null,
+    };
+  }
+
+  async changeRole(actor: MemberActor, userId: string, role: Role): Promise<MemberView> {
+    if (!mayActOn(actor, role)) {
+      throw new ApiError('forbidden', `Only an Owner may make a member ${role}.`);
+    }
+    await this.db.transaction().execute(async (trx) => {
+      const current = await this.#target(trx, actor, userId);
+      if (current === role) return;
+      if (current === 'owner') await requireAnotherOwner(trx, actor.workspaceId);
+      await trx
+        .updateTable('memberships')
+        .set({ role })
+        .where('workspace_id', '=', actor.workspaceId)
+        .where('user_id', '=', userId)
+        .execute();
+    });
+    return this.#member(actor.workspaceId, userId);
+  }
+
+  async remove(actor: MemberActor, userId: string): Promise<MemberView> {
+    const member = await this.#member(actor.workspaceId, userId);
+    await this.db.transaction().execute(async (trx) => {
+      const current = await this.#target(trx, actor, userId);
+      if (current === 'owner') await requireAnotherOwner(trx, actor.workspaceId);
+      await trx
+        .deleteFrom('memberships')
+        .where('workspace_id', '=', actor.workspaceId)
+        .where('user_id', '=', userId)
+        .execute();
+      await trx
+        .deleteFrom('operator_sessions')
+        .where('workspace_id', '=', actor.workspaceId)
+        .where('user_id', '=', userId)
+        .execute();
+    });
+    return member;
+  }
+
+  /** A new generated password for the member; every session they had ends. */
+  async resetPassword(actor: MemberActor, userId: string): Promise<IssuedPassword> {
+    if (userId === actor.userId) {
+      throw new ApiError('forbidden', 'Your own password is not reset here.');
+    }
+    const member = await this.#member(actor.workspaceId, userId);
+    if (!mayActOn(actor, member.role)) {
+      throw new ApiError('forbidden', `Only an Owner may reset the password of a ${member.role}.`);
+    }
+    const others = await this.db
+      .selectFrom('memberships')
+      .select('workspace_id')
+      .where('user_id', '=', userId)
+      .where('workspace_id', '!=', actor.workspaceId)
+      .limit(1)
+      .execute();
+    if (others.length > 0) {
+      throw new ApiError(
+        'conflict',
+        `${member.email} is a member of other workspaces too: their password is set with the operator tool.`,
+      );
+    }
+    const password = generatePassword();
+    await setMemberPassword(this.db, member.email, password);
+    return { member: { ...member, canSignIn: true }, password };
+  }
+
+  /** The member's current role, checked against what `actor` may act on. */
+  async #target(trx: Transaction<Database>, actor: MemberActor, userId: string): Promise<Role> {
+    await lockWorkspace(trx, actor.workspaceId);
+    const row = await trx
+      .selectFrom('memberships')
+      .select('role')
+      .where('workspace_id', '=', actor.workspaceId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (!row) throw new ApiError('not_found', 'No such member in this workspace.');
+    if (!mayActOn(actor, row.role)) {
+      throw new ApiError('forbidden', `Only an Owner may change or remove a ${row.role}.`);
+    }
+    return row.role;
+  }
+
+  async #member(workspaceId: string, userId: string): Promise<MemberView> {
+    const found = (await this.list(workspaceId)).find((member) => member.userId === userId);
+    if (!found) throw new ApiError('not_found', 'No such member in this workspace.');
+    return found;
+  }
+}
+
+/** Takes the workspace row's write lock for the rest of the transaction. */
+async function lockWorkspace(trx: Transaction<Database>, workspaceId: string): Promise<void> {
+  await trx
+    .updateTable('workspaces')
+    .set((eb) => ({ id: eb.ref('id') }))
+    .where('id', '=', workspaceId)
+    .execute();
+}
+
+async function requireAnotherOwner(trx: Transaction<Database>, workspaceId: string): Promise<void> {
+  const owners = await trx
+    .selectFrom('memberships')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('workspace_id', '=', workspaceId)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow();
+  if (Number(owners.count) <= 1) {
+    throw new ApiError('conflict', 'A workspace keeps at least one Owner.');
+  }
+}

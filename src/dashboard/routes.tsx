@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { AgentPage } from './pages/agent-page.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { CreateVoicePage } from './pages/create-voice.tsx';
@@ -22,6 +23,10 @@ export const PAGE_ROUTES: PageRoute[] = [
   { pattern: '/voices/:voiceId', render: (params) => <VoicePage voiceId={params.voiceId ?? ''} /> },
   { pattern: '/voices', render: () => <VoicesPage /> },
   { pattern: '/playground', render: () => <PlaygroundPage /> },
+  {
+    pattern: '/agents/:agentId',
+    render: (params) => <AgentPage agentId={params.agentId ?? ''} />,
+  },
   { pattern: '/agents', render: () => <AgentsPage /> },
   { pattern: '/keys', render: () => <ApiKeysPage /> },
   { pattern: '/members', render: () => <MembersPage /> },

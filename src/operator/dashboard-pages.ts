@@ -22,6 +22,7 @@ export const DASHBOARD_PAGE_PATHS = [
   '/operator/voices/:voiceId',
   '/operator/playground',
   '/operator/agents',
+  '/operator/agents/:agentId',
   '/operator/usage',
 ] as const;
 

@@ -1,9 +1,11 @@
 import { useState } from 'react';
 import { call, describeError } from '../api.ts';
 import { formatTime, Notice, Page, useLoad } from '../components.tsx';
+import { linkProps } from '../router.ts';
 import { hasRole, useSession } from '../session.ts';
 import { AGENT_BUILDER_ROLES, type Agent, type AgentVoice } from './agents/agent-types.ts';
 import { CreateAgentForm } from './agents/create-agent-form.tsx';
+import { PublicationStatus } from './agents/publication-status.tsx';
 import './agents/agents.css';
 
 /**
@@ -94,7 +96,11 @@ export function AgentsPage() {
         <tbody>
           {(agents.data ?? []).map((agent) => (
             <tr key={agent.id} data-agent-id={agent.id} data-slug={agent.slug}>
-              <td>{agent.display_name || agent.slug}</td>
+              <td>
+                <a {...linkProps(`/agents/${encodeURIComponent(agent.id)}`)}>
+                  {agent.display_name || agent.slug}
+                </a>
+              </td>
               <td className="agent-slug">
                 <code>{agent.slug}</code>
               </td>
@@ -106,7 +112,7 @@ export function AgentsPage() {
                 <span className="badge badge-draft">Revision {agent.draft_revision.version}</span>
               </td>
               <td>
-                <PublicationCell agent={agent} />
+                <PublicationStatus agent={agent} />
               </td>
               <td>{formatTime(agent.updated_at)}</td>
               <td>
@@ -139,23 +145,5 @@ export function AgentsPage() {
         </tbody>
       </table>
     </Page>
-  );
-}
-
-/** The active publication: its version and revision, and whether the draft moved on. */
-function PublicationCell(props: { agent: Agent }) {
-  const publication = props.agent.active_publication;
-  if (!publication) return <span className="muted">Not published</span>;
-  const behind = publication.revision.id !== props.agent.draft_revision.id;
-  return (
-    <>
-      <span className="badge badge-published" data-published-version={publication.version}>
-        Version {publication.version}
-      </span>{' '}
-      <span className="muted">
-        (revision {publication.revision.version}
-        {behind ? ', draft has changes' : ''})
-      </span>
-    </>
   );
 }

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import type { AgentRecord } from '../../agents/agent-store.ts';
 import type { AgentInput, AgentScope, Agents } from '../../agents/agents.ts';
 import { agentBody, agentSchemas } from '../../agents/schemas.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import { parseJsonBody, validate } from '../../http/validate.ts';
+import { THINKING_LEVELS } from '../../llm/provider.ts';
 import type { LlmCatalog } from '../../llm/registry.ts';
 import { AGENT_BUILDER_ROLES } from '../../workspaces/members.ts';
 import type { OperatorGuard } from '../guard.ts';
@@ -19,10 +21,32 @@ function scopeOf(member: OperatorPrincipal, request: HttpRequest): AgentScope {
   return { workspaceId: member.workspaceId, environment: request.environment };
 }
 
+/** An Agent as `/v1` shows it, with `api_ready`: whether clients of the scope can use it. */
+async function listedAgent(agents: Agents, scope: AgentScope, row: AgentRecord) {
+  return { ...agentBody(row), api_ready: await agents.hasPublicVoice(scope, row.draft.voiceId) };
+}
+
 /**
- * Agents (the dashboard's Agents page): list, create, edit and publish in the member's
- * workspace and the listener's environment. Bodies and answers are those of `/v1/agents`;
- * the list also holds Agents without a public voice, each marked with `api_ready`.
+ * The language models this deployment offers, as the Agent editor chooses them: each
+ * configured provider with its models and the thinking levels each model allows.
+ */
+function llmModelsBody(llm: LlmCatalog) {
+  return llm.list().map((spec) => ({
+    name: spec.name,
+    models: spec.models.map((model) => ({
+      name: model.name,
+      thinking_levels: THINKING_LEVELS.filter((level) =>
+        llm.allowsThinking(spec.name, model.name, level),
+      ),
+    })),
+  }));
+}
+
+/**
+ * Agents (the dashboard's Agents and Agent pages): list, read, create, edit and publish in
+ * the member's workspace and the listener's environment, and the language models an Agent
+ * may choose. Bodies and answers are those of `/v1/agents`; the list and the read also hold
+ * Agents without a public voice, each marked with `api_ready`.
  */
 export function agentRoutes(guard: OperatorGuard, agents: Agents, llm: LlmCatalog): AnyRoute[] {
   const schemas = agentSchemas(llm);
@@ -43,17 +67,35 @@ export function agentRoutes(guard: OperatorGuard, agents: Agents, llm: LlmCatalo
             afterId,
             limit: LIST_BATCH,
           });
-          for (const row of rows) {
-            views.push({
-              ...agentBody(row),
-              api_ready: await agents.hasPublicVoice(scope, row.draft.voiceId),
-            });
-          }
+          for (const row of rows) views.push(await listedAgent(agents, scope, row));
           if (rows.length < LIST_BATCH) break;
           afterId = rows.at(-1)?.id;
         }
         return { status: 200, body: { agents: views } };
       },
+    }),
+    operatorRoute(guard, {
+      method: 'GET',
+      path: '/agents/:agentId',
+      operationId: 'operatorGetAgent',
+      summary:
+        'One Agent of the workspace and environment as the list shows it, with `api_ready`; 404 for any other Agent.',
+      roles: EVERY_ROLE,
+      errors: ['not_found'],
+      handle: async ({ member, request }) => {
+        const scope = scopeOf(member, request);
+        const row = await agents.get(scope, request.params.agentId ?? '');
+        return { status: 200, body: { agent: await listedAgent(agents, scope, row) } };
+      },
+    }),
+    operatorRoute(guard, {
+      method: 'GET',
+      path: '/llm-models',
+      operationId: 'operatorListLlmModels',
+      summary:
+        'The language models this deployment offers: each provider with its models and the thinking levels each allows.',
+      roles: EVERY_ROLE,
+      handle: async () => ({ status: 200, body: { providers: llmModelsBody(llm) } }),
     }),
     operatorRoute(guard, {
       method: 'POST',

@@ -1,7 +1,9 @@
-// The dashboard's Agents page (/operator/agents) in Chromium against the real api: the
-// starter Agent listed as published, an Agent created through the form with a built-in
-// voice and published (then served by GET /v1/agents), and a member's read-only view
-// with the operator API refusing its writes.
+// The dashboard's Agents page (/operator/agents) and Agent page (/operator/agents/:id) in
+// Chromium against the real api: the starter Agent listed as published, an Agent created
+// through the form with a built-in voice and published (then served by GET /v1/agents),
+// edited on its page (one PATCH: one new draft revision, the card's untouched fields kept)
+// and published again, and a member's read-only views with the operator API refusing its
+// writes.
 
 import pino from 'pino';
 import type { Page } from 'playwright-core';
@@ -23,6 +25,47 @@ import { addMember, signedIn } from '../../helpers/operator.ts';
 
 const MEMBER_EMAIL = 'viewer@acme.test';
 const MEMBER_PASSWORD = 'member-password-1';
+
+/** A card with every field set, some of which the Agent page does not show. */
+const RICH_CARD = {
+  spec: 'chara_card_v3',
+  spec_version: '3.0',
+  data: {
+    name: 'Concierge',
+    description: 'A calm hotel concierge.',
+    personality: 'Warm and precise.',
+    scenario: 'The lobby of a small hotel.',
+    first_mes: 'Welcome to the hotel.',
+    mes_example: '<START>\n{{user}}: Hi\n{{char}}: Hello, how may I help?',
+    system_prompt: 'Answer in one short sentence.',
+    post_history_instructions: 'Stay in character.',
+    creator_notes: 'Greets visitors.',
+    creator: 'Front office',
+    character_version: '2.1',
+    // The second greeting spans two lines: the page keeps this list as stored.
+    alternate_greetings: ['Good evening.', 'Hello again.\nShall I call a taxi?'],
+    tags: ['hotel', 'front desk'],
+    group_only_greetings: ['Welcome, everyone.'],
+    extensions: { depth_prompt: { prompt: 'Be kind.', depth: 4 } },
+  },
+};
+
+/** What `GET /v1/agents/{id}` answers, in the fields these tests read. */
+interface V1Agent {
+  id: string;
+  character_card: typeof RICH_CARD;
+  voice_id: string | null;
+  llm_provider: string | null;
+  llm_model: string | null;
+  thinking_level: string;
+  web_search_enabled: boolean;
+  memory_enabled: boolean;
+  calendar_enabled: boolean;
+  documents_enabled: boolean;
+  draft_revision: { id: string; version: number };
+  active_publication: { version: number; revision: { id: string; version: number } } | null;
+  instructions: string;
+}
 
 describe('dashboard: Agents', () => {
   let fixture: DashboardFixture;
@@ -47,6 +90,22 @@ describe('dashboard: Agents', () => {
   });
 
   const row = (target: Page, slug: string) => target.locator(`tbody tr[data-slug="${slug}"]`);
+  let conciergeId = '';
+
+  /** The Agent through `/v1` with the development key, as clients read it. */
+  const v1Agent = async (id: string): Promise<V1Agent> => {
+    const response = await fetch(`${fixture.server.devUrl}/v1/agents/${id}`, {
+      headers: { authorization: `Bearer ${fixture.boot.developmentKey.key}` },
+    });
+    expect(response.status).toBe(200);
+    return (await response.json()) as V1Agent;
+  };
+  const optionValues = (target: Page, label: string) =>
+    target
+      .getByRole('form', { name: 'Edit Agent' })
+      .getByLabel(label, { exact: true })
+      .locator('option')
+      .evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
 
   it('lists the starter Agent as published, under the sidebar group Agents', async () => {
     const { owner } = fixture.boot;
@@ -149,6 +208,174 @@ describe('dashboard: Agents', () => {
     expect(await page.locator('tbody tr[data-slug="concierge"]').count()).toBe(1);
   });
 
+  it('opens an Agent from the list: its page shows the draft, the publication and the card', async () => {
+    const { owner } = fixture.boot;
+    const client = await signedIn(fixture.server.devUrl, owner.email, owner.password);
+    const list = await client.request('GET', '/agents');
+    conciergeId =
+      (list.body as { agents: { id: string; slug: string }[] }).agents.find(
+        (agent) => agent.slug === 'concierge',
+      )?.id ?? '';
+    const carded = await client.request('PATCH', `/agents/${conciergeId}`, {
+      character_card: RICH_CARD,
+    });
+    expect(carded.status).toBe(200);
+    expect(carded.body).toMatchObject({ agent: { draft_revision: { version: 4 } } });
+
+    await page.goto(`${fixture.dashboardUrl}/agents`);
+    await row(page, 'concierge').getByRole('link', { name: 'Concierge' }).click();
+    await page.getByRole('heading', { name: 'Concierge', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/operator/agents/${conciergeId}`);
+    await expect.poll(() => page.title()).toBe('Concierge');
+    const nav = page.getByRole('navigation', { name: 'Dashboard' });
+    expect(await nav.getByRole('link', { name: 'Agents' }).getAttribute('aria-current')).toBe(
+      'page',
+    );
+    const summary = page.locator('.agent-summary');
+    expect(await summary.locator('dt').allInnerTexts()).toEqual([
+      'Slug',
+      'Agent id',
+      'Voice',
+      'Draft',
+      'Published',
+    ]);
+    const values = await summary.locator('dd').allInnerTexts();
+    expect(values.map((value) => value.trim())).toEqual([
+      'concierge',
+      conciergeId,
+      'Aria (US English)',
+      'Revision 4',
+      'Version 1 (revision 1, draft has changes)',
+    ]);
+
+    const form = page.getByRole('form', { name: 'Edit Agent' });
+    const field = (label: string) => form.getByLabel(label, { exact: true });
+    expect(await field('Voice').inputValue()).toBe(NATIVE_VOICE);
+    expect(await field('Language model provider').inputValue()).toBe('openai');
+    expect(await field('Model').inputValue()).toBe('gpt-4.1-mini');
+    expect(await field('Thinking level').inputValue()).toBe('off');
+    expect(await field('Name').inputValue()).toBe('Concierge');
+    expect(await field('Description').inputValue()).toBe('A calm hotel concierge.');
+    expect(await field('First message').inputValue()).toBe('Welcome to the hotel.');
+    expect(await field('System prompt').inputValue()).toBe('Answer in one short sentence.');
+    expect(await field('Example messages').inputValue()).toBe(RICH_CARD.data.mes_example);
+    expect(await field('Tags').inputValue()).toBe('hotel, front desk');
+    expect(await field('Alternate greetings').isDisabled()).toBe(true);
+    expect(await field('Web search').isChecked()).toBe(false);
+    expect(await form.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+  });
+
+  it('shows the API’s error text when Save is refused, and saves nothing', async () => {
+    const form = page.getByRole('form', { name: 'Edit Agent' });
+    await form.getByLabel('System prompt', { exact: true }).fill('x'.repeat(100_001));
+    await form.getByRole('button', { name: 'Save' }).click();
+    const alert = form.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(
+      'The Agent was not saved: character_card.data.system_prompt: Too big: expected string to have <=100000 characters',
+    );
+    expect((await v1Agent(conciergeId)).draft_revision.version).toBe(4);
+
+    await form.getByRole('button', { name: 'Discard changes' }).click();
+    expect(await form.getByLabel('System prompt', { exact: true }).inputValue()).toBe(
+      'Answer in one short sentence.',
+    );
+    expect(await form.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+  });
+
+  it('saves the edits with one PATCH as the next draft revision; untouched card fields keep their values', async () => {
+    const before = await v1Agent(conciergeId);
+    const form = page.getByRole('form', { name: 'Edit Agent' });
+    const field = (label: string) => form.getByLabel(label, { exact: true });
+    await field('System prompt').fill('Answer in two short sentences.');
+    await field('First message').fill('Good morning, how can I help?');
+    await field('Tags').fill('lobby, front desk');
+
+    expect(await optionValues(page, 'Language model provider')).toEqual(['openai', 'anthropic']);
+    expect(await optionValues(page, 'Thinking level')).toEqual(['off']);
+    // A provider alone picks its first model, as the server does.
+    await field('Language model provider').selectOption('anthropic');
+    expect(await field('Model').inputValue()).toBe('claude-sonnet-4-6');
+    expect(await optionValues(page, 'Model')).toEqual(['claude-sonnet-4-6', 'claude-haiku-4-5']);
+    await field('Language model provider').selectOption('openai');
+    expect(await field('Model').inputValue()).toBe('gpt-4.1-mini');
+    expect(await optionValues(page, 'Model')).toEqual(['gpt-4.1-mini', 'gpt-4.1', 'o4-mini']);
+    await field('Model').selectOption('o4-mini');
+    expect(await optionValues(page, 'Thinking level')).toEqual(['off', 'low', 'medium', 'high']);
+    await field('Thinking level').selectOption('high');
+    await field('Web search').check();
+
+    const patches: { url: string; body: Record<string, unknown> }[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'PATCH') {
+        patches.push({ url: request.url(), body: request.postDataJSON() });
+      }
+    });
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved as draft revision 5.' }).waitFor();
+    await page.locator('[data-draft-revision="5"]').waitFor();
+
+    expect(patches.map((patch) => new URL(patch.url).pathname)).toEqual([
+      `/operator/api/agents/${conciergeId}`,
+    ]);
+    expect(Object.keys(patches[0]?.body ?? {}).sort()).toEqual([
+      'character_card',
+      'llm_model',
+      'llm_provider',
+      'thinking_level',
+      'web_search_enabled',
+    ]);
+
+    const after = await v1Agent(conciergeId);
+    expect(after.draft_revision.version).toBe(before.draft_revision.version + 1);
+    expect(after.draft_revision.version).toBe(5);
+    expect(after.character_card).toEqual({
+      ...RICH_CARD,
+      data: {
+        ...RICH_CARD.data,
+        system_prompt: 'Answer in two short sentences.',
+        first_mes: 'Good morning, how can I help?',
+        tags: ['lobby', 'front desk'],
+      },
+    });
+    expect(after).toMatchObject({
+      voice_id: NATIVE_VOICE,
+      llm_provider: 'openai',
+      llm_model: 'o4-mini',
+      thinking_level: 'high',
+      web_search_enabled: true,
+      memory_enabled: false,
+      calendar_enabled: false,
+      documents_enabled: false,
+      instructions: 'Answer in two short sentences.',
+      active_publication: { version: 1 },
+    });
+
+    // The page shows the saved Agent: its values, and nothing left to save.
+    expect(await field('System prompt').inputValue()).toBe('Answer in two short sentences.');
+    expect(await field('Tags').inputValue()).toBe('lobby, front desk');
+    expect(await field('Thinking level').inputValue()).toBe('high');
+    expect(await form.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+  });
+
+  it('publishes the saved draft from its page; /v1 serves version 2 of revision 5', async () => {
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.getByRole('status').filter({ hasText: 'Published as version 2.' }).waitFor();
+    const published = page.locator('.agent-summary [data-published-version="2"]');
+    await published.waitFor();
+    expect(await page.locator('.agent-summary dd').nth(4).textContent()).toBe(
+      'Version 2 (revision 5)',
+    );
+    expect(await page.getByRole('link', { name: 'Talk in demo' }).getAttribute('href')).toBe(
+      '/demo',
+    );
+
+    const agent = await v1Agent(conciergeId);
+    expect(agent.active_publication?.version).toBe(2);
+    expect(agent.active_publication?.revision).toEqual(agent.draft_revision);
+    expect(agent.draft_revision.version).toBe(5);
+  });
+
   it('shows a member the list read-only; the operator API refuses its writes', async () => {
     const other = await fixture.newPage();
     await signInThroughPage(other, fixture.dashboardUrl, '/agents', MEMBER_EMAIL, MEMBER_PASSWORD);
@@ -177,10 +404,56 @@ describe('dashboard: Agents', () => {
     expect(publish.body).toMatchObject({ code: 'forbidden' });
   });
 
-  it('serves the page on reload; no page errors', async () => {
-    const response = await fetch(`${fixture.dashboardUrl}/agents`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  it('shows a member the Agent page read-only; the operator API refuses its PATCH', async () => {
+    const other = await fixture.newPage();
+    await signInThroughPage(
+      other,
+      fixture.dashboardUrl,
+      `/agents/${conciergeId}`,
+      MEMBER_EMAIL,
+      MEMBER_PASSWORD,
+    );
+    await other.getByRole('heading', { name: 'Concierge', level: 1 }).waitFor();
+    await other
+      .getByText(
+        'Editing and publishing Agents requires an organization Owner, Admin or Builder; you can read this Agent.',
+      )
+      .waitFor();
+    const form = other.getByRole('form', { name: 'Edit Agent' });
+    await form.waitFor();
+    const controls = form.locator('input, select, textarea');
+    const disabled = await controls.evaluateAll((elements) =>
+      elements.map((element) => (element as HTMLInputElement).matches(':disabled')),
+    );
+    // 4 selects, 4 switches and 11 card fields.
+    expect(disabled).toEqual(Array(19).fill(true));
+    expect(await form.getByLabel('System prompt', { exact: true }).inputValue()).toBe(
+      'Answer in two short sentences.',
+    );
+    expect(await form.getByLabel('Model', { exact: true }).inputValue()).toBe('o4-mini');
+    // No Save, Discard or Publish: the only button is the sidebar's.
+    expect(await other.getByRole('button').allTextContents()).toEqual(['Sign out']);
+    expect(await other.getByRole('link', { name: 'Talk in demo' }).count()).toBe(1);
+
+    const client = await signedIn(fixture.server.devUrl, MEMBER_EMAIL, MEMBER_PASSWORD);
+    const read = await client.request('GET', `/agents/${conciergeId}`);
+    expect(read.status).toBe(200);
+    const patch = await client.request('PATCH', `/agents/${conciergeId}`, {
+      character_card: { ...RICH_CARD, data: { ...RICH_CARD.data, system_prompt: 'Obey me.' } },
+    });
+    expect(patch.status).toBe(403);
+    expect(patch.body).toMatchObject({ code: 'forbidden' });
+    const agent = await v1Agent(conciergeId);
+    expect(agent.draft_revision.version).toBe(5);
+    expect(agent.character_card.data.system_prompt).toBe('Answer in two short sentences.');
+  });
+
+  it('serves the pages on reload; no page errors', async () => {
+    for (const path of ['/agents', `/agents/${conciergeId}`]) {
+      const response = await fetch(`${fixture.dashboardUrl}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    }
     expect(fixture.problems).toEqual([]);
   });
 });

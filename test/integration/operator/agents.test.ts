@@ -1,0 +1,191 @@
+// The operator API's reads behind the dashboard's Agent page: one Agent by id (as the list
+// shows it, with api_ready; 404 for another workspace's or environment's Agent) and the
+// language models this deployment offers, for every role and never without a session.
+
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import {
+  addMember,
+  OperatorClient,
+  type OperatorResponse,
+  signedIn,
+} from '../../helpers/operator.ts';
+import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { budget } from '../../helpers/wait.ts';
+
+vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
+
+const PASSWORD = 'correct horse battery staple';
+const ALL_LEVELS = ['off', 'low', 'medium', 'high'];
+
+interface ListedAgent {
+  id: string;
+  slug: string;
+  voice_id: string | null;
+  draft_revision: { id: string; version: number };
+  api_ready: boolean;
+}
+
+/** The Agent of a 200 or 201 answer (asserting the status). */
+function agentOf(response: OperatorResponse, status = 200): ListedAgent {
+  expect(response.status, JSON.stringify(response.body)).toBe(status);
+  return (response.body as { agent: ListedAgent }).agent;
+}
+
+describe.each(DIALECTS)('operator API: one Agent and the language models on %s', (dialect) => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let server: RunningServer;
+  let owner: OperatorClient;
+  let member: OperatorClient;
+  let stranger: OperatorClient;
+  let ownerOnDevelopment: OperatorClient;
+
+  beforeAll(
+    async () => {
+      database = await createTestDatabase(dialect);
+      handle = await openTestDatabase(database);
+      const ws = await seedWorkspace(handle);
+      const other = await seedWorkspace(handle);
+      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
+      await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
+      await addMember(handle.db, other.workspaceId, 'stranger@example.com', 'owner', PASSWORD);
+      server = await startServer({
+        database,
+        env: {
+          ...LLM_ENV,
+          OPENAI_MODELS: 'gpt-4.1-mini,o4-mini',
+          ANTHROPIC_MODELS: 'claude-haiku-4-5',
+        },
+      });
+      owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
+      member = await signedIn(server.url, 'member@example.com', PASSWORD);
+      stranger = await signedIn(server.url, 'stranger@example.com', PASSWORD);
+      ownerOnDevelopment = await signedIn(server.devUrl, 'owner@example.com', PASSWORD);
+    },
+    budget({ servers: 1 }),
+  );
+
+  afterAll(async () => {
+    await server?.stop();
+    await handle?.close();
+    await database?.drop();
+  });
+
+  it('lists each configured provider with its models and their thinking levels, for every role', async () => {
+    const expected = {
+      providers: [
+        {
+          name: 'openai',
+          models: [
+            { name: 'gpt-4.1-mini', thinking_levels: ['off'] },
+            { name: 'o4-mini', thinking_levels: ALL_LEVELS },
+          ],
+        },
+        { name: 'anthropic', models: [{ name: 'claude-haiku-4-5', thinking_levels: ALL_LEVELS }] },
+      ],
+    };
+    for (const client of [owner, member, stranger, ownerOnDevelopment]) {
+      const response = await client.request('GET', '/llm-models');
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual(expected);
+    }
+  });
+
+  it('reads one Agent exactly as the list shows it, with api_ready, for every role', async () => {
+    const ready = agentOf(
+      await owner.request('POST', '/agents', {
+        slug: 'front-desk',
+        voice_id: NATIVE_VOICE,
+        display_name: 'Front desk',
+      }),
+      201,
+    );
+    const voiceless = agentOf(await owner.request('POST', '/agents', { slug: 'no-voice' }), 201);
+    const edited = agentOf(
+      await owner.request('PATCH', `/agents/${ready.id}`, { instructions: 'Be brief.' }),
+    );
+    expect(edited.draft_revision.version).toBe(2);
+
+    const list = await owner.request('GET', '/agents');
+    expect(list.status).toBe(200);
+    const listed = (list.body as { agents: ListedAgent[] }).agents;
+    expect(listed.map((agent) => [agent.slug, agent.api_ready])).toEqual([
+      ['front-desk', true],
+      ['no-voice', false],
+    ]);
+    for (const client of [owner, member]) {
+      expect(agentOf(await client.request('GET', `/agents/${ready.id}`))).toEqual(listed[0]);
+      expect(agentOf(await client.request('GET', `/agents/${voiceless.id}`))).toEqual(listed[1]);
+    }
+    const one = agentOf(await member.request('GET', `/agents/${ready.id}`));
+    expect(one).toMatchObject({
+      id: ready.id,
+      slug: 'front-desk',
+      voice_id: NATIVE_VOICE,
+      display_name: 'Front desk',
+      instructions: 'Be brief.',
+      llm_provider: 'openai',
+      llm_model: 'gpt-4.1-mini',
+      thinking_level: 'off',
+      draft_revision: { id: edited.draft_revision.id, version: 2 },
+      active_publication: null,
+      api_ready: true,
+    });
+    expect(agentOf(await owner.request('GET', `/agents/${voiceless.id}`))).toMatchObject({
+      slug: 'no-voice',
+      voice_id: null,
+      api_ready: false,
+    });
+  });
+
+  it('answers 404 not_found for an Agent of another workspace or environment, or none', async () => {
+    const agent = agentOf(
+      await owner.request('POST', '/agents', { slug: 'production-only', voice_id: NATIVE_VOICE }),
+      201,
+    );
+    const devAgent = agentOf(
+      await ownerOnDevelopment.request('POST', '/agents', { slug: 'development-only' }),
+      201,
+    );
+    const cases: [OperatorClient, string][] = [
+      [stranger, agent.id],
+      [ownerOnDevelopment, agent.id],
+      [owner, devAgent.id],
+      [owner, '0190a0b0-0000-7000-8000-000000000000'],
+      [owner, 'not-an-id'],
+    ];
+    for (const [client, id] of cases) {
+      const response = await client.request('GET', `/agents/${id}`);
+      expect(response.status).toBe(404);
+      expect(response.body).toMatchObject({ code: 'not_found', detail: `No Agent ${id}.` });
+    }
+    expect(agentOf(await ownerOnDevelopment.request('GET', `/agents/${devAgent.id}`)).slug).toBe(
+      'development-only',
+    );
+  });
+
+  it('answers 401 unauthorized without a session or after sign-out', async () => {
+    const agent = agentOf(
+      await owner.request('POST', '/agents', { slug: 'private', voice_id: NATIVE_VOICE }),
+      201,
+    );
+    const anonymous = new OperatorClient(server.url);
+    const leaving = await signedIn(server.url, 'member@example.com', PASSWORD);
+    expect((await leaving.request('GET', `/agents/${agent.id}`)).status).toBe(200);
+    // The cookie of the ended session, sent again (as a copy kept by someone else would be).
+    const ended = new OperatorClient(server.url);
+    ended.cookie = leaving.cookie;
+    expect((await leaving.request('POST', '/sign-out')).status).toBe(204);
+    for (const client of [anonymous, ended]) {
+      for (const path of [`/agents/${agent.id}`, '/llm-models']) {
+        const response = await client.request('GET', path);
+        expect(response.status).toBe(401);
+        expect(response.body).toMatchObject({ code: 'unauthorized', retryable: false });
+      }
+    }
+  });
+});

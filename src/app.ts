@@ -293,6 +293,7 @@ export function createApi(deps: ApiDependencies): Api {
     accounts: providerAccounts,
     agents,
     llm: llmCatalog,
+    liveSessions,
     vendorBaseUrls: {
       elevenlabs: config.ELEVENLABS_API_BASE,
       fishaudio: config.FISHAUDIO_API_BASE,

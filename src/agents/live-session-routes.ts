@@ -9,8 +9,9 @@ import type { Agents } from './agents.ts';
 import { avatarEntry, avatarSchema } from './avatar-routes.ts';
 import { DEFAULT_AVATAR_ID, findAvatar } from './avatars/catalog.ts';
 import { applyLegacyFields, characterCardSchema } from './character-card.ts';
-import type { LiveSessions, SessionOverrides, TurnLatencySummary } from './live-sessions.ts';
+import type { LiveSessions, SessionOverrides } from './live-sessions.ts';
 import { type LivekitRooms, sessionRoom } from './livekit-rooms.ts';
+import { sessionReportBody } from './session-report-view.ts';
 import type { AgentSessionTokens } from './session-tokens.ts';
 
 const MAX_OVERRIDE_CHARS = 100_000;
@@ -253,43 +254,8 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
         const caller = requireAuth(auth);
         const report = await sessions.report(caller, request.params.sessionId ?? '');
         if (!report) throw new ApiError('not_found', 'No such Agent session.');
-        const { record, usage } = report;
-        const credits = report.chargedMillicredits / 1000;
-        return {
-          status: 200,
-          body: {
-            session_id: record.id,
-            agent_id: record.agentId,
-            kind: record.kind,
-            state: record.state,
-            created_at: record.createdAt,
-            started_at: record.startedAt,
-            ended_at: record.endedAt,
-            end_reason: record.endReason,
-            transcript_count: report.transcriptCount,
-            usage: {
-              charge: { credits, amount: credits / 1000, currency: 'USD' },
-              session_seconds: usage.sessionMs / 1000,
-              llm_input_tokens: usage.llmInputTokens,
-              llm_output_tokens: usage.llmOutputTokens,
-              tts_characters: usage.ttsChars,
-              stt_seconds: usage.sttMs / 1000,
-            },
-            latency: report.latency && latencyBody(report.latency),
-          },
-        };
+        return { status: 200, body: sessionReportBody(report) };
       },
     }),
   ];
-}
-
-/** The API's shape of a latency summary. */
-function latencyBody(latency: TurnLatencySummary) {
-  return {
-    turns: latency.turns,
-    end_of_speech_to_first_audio_ms: latency.endOfSpeechToFirstAudioMs,
-    transcription_delay_ms: latency.transcriptionDelayMs,
-    llm_first_token_ms: latency.llmFirstTokenMs,
-    tts_first_audio_ms: latency.ttsFirstAudioMs,
-  };
 }

@@ -13,6 +13,7 @@ import {
   type TurnLatencySummary,
   toRecord,
 } from './live-session-records.ts';
+import { timedTranscript } from './session-history.ts';
 
 export type {
   ApplicationSession,
@@ -216,20 +217,8 @@ export class LiveSessions {
 
   /** The persisted turns, oldest first. */
   async turns(sessionId: string): Promise<TranscriptTurn[]> {
-    const rows = await this.db
-      .selectFrom('agent_session_messages')
-      .selectAll()
-      .where('session_id', '=', sessionId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    return rows.map((row) => ({
-      id: row.id,
-      sessionId: row.session_id,
-      role: row.role,
-      text: row.text,
-      interrupted: Number(row.interrupted) === 1,
-    }));
+    const turns = await timedTranscript(this.db, sessionId);
+    return turns.map(({ createdAt: _, ...turn }) => ({ ...turn, sessionId }));
   }
 
   /** Replaces the session's voice latency summary with the worker's newest. */

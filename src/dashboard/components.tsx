@@ -17,6 +17,15 @@ export function Page(props: { title: string; actions?: ReactNode; children: Reac
   );
 }
 
+/** A page a role may not use: its title and why (the operator API refuses it too). */
+export function RoleRequired(props: { title: string; children: ReactNode }) {
+  return (
+    <Page title={props.title}>
+      <Notice kind="info">{props.children}</Notice>
+    </Page>
+  );
+}
+
 /** A message under a form or above a table. */
 export function Notice(props: {
   kind: 'error' | 'success' | 'warning' | 'info';

@@ -6,6 +6,8 @@ import { CreateVoicePage } from './pages/create-voice.tsx';
 import { MembersPage } from './pages/members.tsx';
 import { PlaygroundPage } from './pages/playground/playground-page.tsx';
 import { ProviderAccountsPage } from './pages/provider-accounts.tsx';
+import { SessionPage } from './pages/sessions/session-page.tsx';
+import { SessionsPage } from './pages/sessions/sessions-page.tsx';
 import { UsagePage } from './pages/usage.tsx';
 import { VoicePage } from './pages/voice-page.tsx';
 import { VoicesPage } from './pages/voices.tsx';
@@ -28,6 +30,11 @@ export const PAGE_ROUTES: PageRoute[] = [
     render: (params) => <AgentPage agentId={params.agentId ?? ''} />,
   },
   { pattern: '/agents', render: () => <AgentsPage /> },
+  {
+    pattern: '/sessions/:sessionId',
+    render: (params) => <SessionPage sessionId={params.sessionId ?? ''} />,
+  },
+  { pattern: '/sessions', render: () => <SessionsPage /> },
   { pattern: '/keys', render: () => <ApiKeysPage /> },
   { pattern: '/members', render: () => <MembersPage /> },
   { pattern: '/provider-accounts', render: () => <ProviderAccountsPage /> },
@@ -46,7 +53,10 @@ export const SIDEBAR: { group: string; links: { path: string; label: string }[] 
   },
   {
     group: 'Agents',
-    links: [{ path: '/agents', label: 'Agents' }],
+    links: [
+      { path: '/agents', label: 'Agents' },
+      { path: '/sessions', label: 'Sessions' },
+    ],
   },
   {
     group: 'Config',

@@ -23,6 +23,8 @@ export const DASHBOARD_PAGE_PATHS = [
   '/operator/playground',
   '/operator/agents',
   '/operator/agents/:agentId',
+  '/operator/sessions',
+  '/operator/sessions/:sessionId',
   '/operator/usage',
 ] as const;
 

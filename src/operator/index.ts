@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Agents } from '../agents/agents.ts';
+import type { LiveSessions } from '../agents/live-sessions.ts';
 import { ApiKeys } from '../auth/api-keys.ts';
 import type { ApiKeyStore } from '../auth/key-store.ts';
 import type { Database } from '../db/schema.ts';
@@ -22,6 +23,7 @@ import { MemberAdmin } from '../workspaces/member-admin.ts';
 import { OperatorGuard } from './guard.ts';
 import { accountRoutes } from './routes/account-routes.ts';
 import { agentRoutes } from './routes/agent-routes.ts';
+import { agentSessionRoutes } from './routes/agent-session-routes.ts';
 import { cloneRoutes } from './routes/clone-routes.ts';
 import { generationRoutes } from './routes/generation-routes.ts';
 import { keyRoutes } from './routes/key-routes.ts';
@@ -51,6 +53,8 @@ export interface OperatorApiOptions {
   agents: Agents;
   /** The language models this deployment offers (the Agent write schemas list them). */
   llm: LlmCatalog;
+  /** Live Agent sessions of the Agents › Sessions page. */
+  liveSessions: LiveSessions;
   vendorBaseUrls: { readonly [K in UpstreamProviderKind]: string };
   upstreamTimeouts?: Partial<UpstreamTimeouts>;
   sessionTtlMs: number;
@@ -102,6 +106,7 @@ export function createOperatorApi(options: OperatorApiOptions): {
       }),
       ...cloneRoutes(guard, options.cloning),
       ...agentRoutes(guard, options.agents, options.llm),
+      ...agentSessionRoutes(guard, options.db, options.liveSessions),
       ...generationRoutes(
         guard,
         new Playground({ ...options, voices: options.store, audio: options.audioStore }),

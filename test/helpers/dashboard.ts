@@ -2,8 +2,16 @@
 // (its owner has a password), a browser, and pages that record console errors.
 
 import type { Kysely } from 'kysely';
+import pino from 'pino';
 import type { Page } from 'playwright-core';
+import { AgentStore } from '../../src/agents/agent-store.ts';
+import { Agents } from '../../src/agents/agents.ts';
+import { createStarterAgent } from '../../src/agents/starter-agent.ts';
+import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/schema.ts';
+import { llmCatalogFromConfig } from '../../src/llm/registry.ts';
+import { PublicVoices } from '../../src/voices/public-voices.ts';
+import { VoiceStore } from '../../src/voices/voice-store.ts';
 import { type BootstrapResult, bootstrapWorkspace } from '../../src/workspaces/bootstrap.ts';
 import { launchBrowser, type TestBrowser } from './browser.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -84,4 +92,20 @@ export async function signInThroughPage(
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+}
+
+/**
+ * What the first start does (src/main.ts): the published starter Agent `guide` in the
+ * workspace's development environment, with the language models `env` offers. Returns its id.
+ */
+export async function seedStarterAgent(
+  db: Kysely<Database>,
+  workspaceId: string,
+  env: Record<string, string>,
+): Promise<string> {
+  const llm = llmCatalogFromConfig(loadConfig(env), pino({ level: 'silent' }));
+  const agents = new Agents(new AgentStore(db), new PublicVoices(new VoiceStore(db)), llm);
+  const agentId = await createStarterAgent(agents, workspaceId, 'development');
+  if (!agentId) throw new Error('the starter Agent was not created');
+  return agentId;
 }

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { call, describeError } from '../api.ts';
-import { formatTime, Notice, Page, useLoad } from '../components.tsx';
+import { formatTime, Notice, Page, RoleRequired, useLoad } from '../components.tsx';
 import { hasRole, useSession } from '../session.ts';
 import { type ApiKey, KEY_MANAGER_ROLES } from '../types.ts';
 
@@ -12,11 +12,9 @@ export function ApiKeysPage() {
   const me = useSession();
   if (!hasRole(me, KEY_MANAGER_ROLES)) {
     return (
-      <Page title="API keys">
-        <Notice kind="info">
-          Key management requires an organization Owner or Admin (or Builder).
-        </Notice>
-      </Page>
+      <RoleRequired title="API keys">
+        Key management requires an organization Owner or Admin (or Builder).
+      </RoleRequired>
     );
   }
   return (

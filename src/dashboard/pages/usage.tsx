@@ -1,5 +1,5 @@
 import { call } from '../api.ts';
-import { formatTime, Notice, Page, useLoad } from '../components.tsx';
+import { formatTime, Notice, Page, RoleRequired, useLoad } from '../components.tsx';
 import { hasRole, useSession } from '../session.ts';
 import { KEY_MANAGER_ROLES, type Usage } from '../types.ts';
 
@@ -17,9 +17,9 @@ export function UsagePage() {
   const me = useSession();
   if (!hasRole(me, KEY_MANAGER_ROLES)) {
     return (
-      <Page title="Usage">
-        <Notice kind="info">Usage is for an organization Owner, Admin or Builder.</Notice>
-      </Page>
+      <RoleRequired title="Usage">
+        Usage is for an organization Owner, Admin or Builder.
+      </RoleRequired>
     );
   }
   return (

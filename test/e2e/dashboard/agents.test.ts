@@ -5,19 +5,12 @@
 // and published again, and a member's read-only views with the operator API refusing its
 // writes.
 
-import pino from 'pino';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentStore } from '../../../src/agents/agent-store.ts';
-import { Agents } from '../../../src/agents/agents.ts';
-import { createStarterAgent } from '../../../src/agents/starter-agent.ts';
-import { loadConfig } from '../../../src/config.ts';
-import { llmCatalogFromConfig } from '../../../src/llm/registry.ts';
-import { PublicVoices } from '../../../src/voices/public-voices.ts';
-import { VoiceStore } from '../../../src/voices/voice-store.ts';
 import { LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import {
   type DashboardFixture,
+  seedStarterAgent,
   signInThroughPage,
   startDashboard,
 } from '../../helpers/dashboard.ts';
@@ -75,11 +68,7 @@ describe('dashboard: Agents', () => {
     fixture = await startDashboard(LLM_ENV, {
       beforeStart: async (db, boot) => {
         await addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD);
-        // What the first start does (src/main.ts), with the language models the api offers.
-        const llm = llmCatalogFromConfig(loadConfig(LLM_ENV), pino({ level: 'silent' }));
-        const agents = new Agents(new AgentStore(db), new PublicVoices(new VoiceStore(db)), llm);
-        const starter = await createStarterAgent(agents, boot.workspaceId, 'development');
-        if (!starter) throw new Error('the starter Agent was not created');
+        await seedStarterAgent(db, boot.workspaceId, LLM_ENV);
       },
     });
     page = await fixture.newPage();

@@ -1,0 +1,69 @@
+import type { Kysely } from 'kysely';
+import type { Environment } from '../config.ts';
+import type { Database } from '../db/schema.ts';
+
+/** Where sessions are looked up: a workspace in one environment. */
+export interface SessionScope {
+  workspaceId: string;
+  environment: Environment;
+}
+
+/** One persisted transcript turn with the time it was stored. */
+export interface TimedTurn {
+  id: string;
+  role: 'user' | 'agent';
+  text: string;
+  interrupted: boolean;
+  createdAt: string;
+}
+
+/**
+ * The newest sessions of the scope, newest first, with their Agent's slug: of one Agent
+ * with `agentId`, the one session `sessionId` with that.
+ */
+export async function recentSessions(
+  db: Kysely<Database>,
+  scope: SessionScope,
+  options: { agentId?: string | undefined; sessionId?: string | undefined; limit: number },
+): Promise<{ id: string; agentId: string; agentSlug: string | null; endUserId: string | null }[]> {
+  let query = db
+    .selectFrom('agent_sessions as s')
+    .leftJoin('agents as a', 'a.id', 's.agent_id')
+    .select(['s.id', 's.agent_id', 'a.slug', 's.end_user_id'])
+    .where('s.workspace_id', '=', scope.workspaceId)
+    .where('s.environment', '=', scope.environment);
+  if (options.agentId !== undefined) query = query.where('s.agent_id', '=', options.agentId);
+  if (options.sessionId !== undefined) query = query.where('s.id', '=', options.sessionId);
+  const rows = await query
+    .orderBy('s.created_at', 'desc')
+    .orderBy('s.id', 'desc')
+    .limit(options.limit)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    agentId: row.agent_id,
+    agentSlug: row.slug,
+    endUserId: row.end_user_id,
+  }));
+}
+
+/** A session's transcript, oldest first, with the time each turn was stored. */
+export async function timedTranscript(
+  db: Kysely<Database>,
+  sessionId: string,
+): Promise<TimedTurn[]> {
+  const rows = await db
+    .selectFrom('agent_session_messages')
+    .selectAll()
+    .where('session_id', '=', sessionId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    role: row.role,
+    text: row.text,
+    interrupted: Number(row.interrupted) === 1,
+    createdAt: row.created_at,
+  }));
+}

@@ -1,0 +1,124 @@
+import { useState } from 'react';
+import { call } from '../../api.ts';
+import { formatTime, Notice, Page, RoleRequired, useLoad } from '../../components.tsx';
+import { linkProps } from '../../router.ts';
+import { hasRole, useSession } from '../../session.ts';
+import { AGENT_BUILDER_ROLES } from '../../types.ts';
+import { formatCredits } from '../usage.tsx';
+import { type AgentSession, formatDuration, SESSIONS_ROLE_NOTICE } from './session-types.ts';
+import './sessions.css';
+
+/**
+ * Agents › Sessions: the environment's newest live Agent sessions (all Agents, or one),
+ * with their state, length, turns, voice latency and charge; each opens its own page with
+ * the transcript. For Owner, Admin and Builder.
+ */
+export function SessionsPage() {
+  const me = useSession();
+  if (!hasRole(me, AGENT_BUILDER_ROLES)) {
+    return <RoleRequired title="Sessions">{SESSIONS_ROLE_NOTICE}</RoleRequired>;
+  }
+  return (
+    <Page title="Sessions">
+      <SessionList environment={me.environment} />
+    </Page>
+  );
+}
+
+function SessionList(props: { environment: string }) {
+  const [agentId, setAgentId] = useState('');
+  const agents = useLoad(() =>
+    call<{ agents: { id: string; slug: string }[] }>('GET', '/agents').then((r) => r.agents),
+  );
+  const sessions = useLoad(
+    () =>
+      call<{ sessions: AgentSession[] }>(
+        'GET',
+        `/agent-sessions${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`,
+      ).then((r) => r.sessions),
+    [agentId],
+  );
+
+  return (
+    <>
+      <p className="muted">
+        The 50 newest conversations with Agents of the {props.environment} environment. Voice
+        latency is from the end of the user’s speech to the agent’s first audio (median of the
+        session’s answered turns).
+      </p>
+      <div className="inline-form">
+        <label>
+          Agent
+          <select value={agentId} onChange={(event) => setAgentId(event.target.value)}>
+            <option value="">All Agents</option>
+            {(agents.data ?? []).map((agent) => (
+              <option key={agent.id} value={agent.id}>
+                {agent.slug}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" onClick={sessions.reload}>
+          Refresh
+        </button>
+      </div>
+      {sessions.error ? <Notice kind="error">{sessions.error}</Notice> : null}
+      <table className="sessions-table">
+        <thead>
+          <tr>
+            <th>Started</th>
+            <th>Agent</th>
+            <th>Kind</th>
+            <th>State</th>
+            <th>Length</th>
+            <th>Turns</th>
+            <th>Voice latency</th>
+            <th>Credits</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(sessions.data ?? []).map((session) => (
+            <tr key={session.session_id} data-session-id={session.session_id}>
+              <td>
+                <a {...linkProps(`/sessions/${session.session_id}`)}>
+                  {formatTime(session.created_at)}
+                </a>
+              </td>
+              <td>{session.agent_slug ?? session.agent_id}</td>
+              <td>{session.kind}</td>
+              <td>
+                <StateBadge session={session} />
+              </td>
+              <td>{formatDuration(session.usage.session_seconds)}</td>
+              <td>{session.transcript_count}</td>
+              <td>
+                {session.latency
+                  ? `${session.latency.end_of_speech_to_first_audio_ms.p50} ms`
+                  : '—'}
+              </td>
+              <td>{formatCredits(session.usage.charge.credits)}</td>
+            </tr>
+          ))}
+          {sessions.data && sessions.data.length === 0 ? (
+            <tr>
+              <td colSpan={8} className="muted">
+                No sessions yet.
+              </td>
+            </tr>
+          ) : null}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+/** The session's state, and why it ended when it did not end normally. */
+export function StateBadge(props: { session: AgentSession }) {
+  const { state, end_reason: reason } = props.session;
+  return (
+    <>
+      <span className={`badge badge-session-${state}`}>{state}</span>
+      {reason && state === 'failed' ? <span className="muted"> ({reason})</span> : null}
+    </>
+  );
+}

@@ -1,0 +1,101 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { LiveSessions } from '../../agents/live-sessions.ts';
+import {
+  recentSessions,
+  type SessionScope,
+  timedTranscript,
+} from '../../agents/session-history.ts';
+import { sessionReportBody } from '../../agents/session-report-view.ts';
+import type { Database } from '../../db/schema.ts';
+import { ApiError } from '../../errors.ts';
+import type { AnyRoute } from '../../http/route.ts';
+import type { HttpRequest } from '../../http/types.ts';
+import { AGENT_BUILDER_ROLES } from '../../workspaces/members.ts';
+import type { OperatorGuard } from '../guard.ts';
+import { operatorRoute } from '../route.ts';
+import type { OperatorPrincipal } from '../sessions.ts';
+
+const listQuery = z.strictObject({
+  agent_id: z.string().min(1).max(64).optional(),
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+});
+
+function scopeOf(member: OperatorPrincipal, request: HttpRequest): SessionScope {
+  return { workspaceId: member.workspaceId, environment: request.environment };
+}
+
+/**
+ * Agent sessions (the dashboard's Agents › Sessions page): the environment's newest live
+ * sessions with what `GET /v1/agent-sessions/{id}` reports of each, and one session with
+ * its transcript. For Owner, Admin and Builder: transcripts are the end users' words.
+ */
+export function agentSessionRoutes(
+  guard: OperatorGuard,
+  db: Kysely<Database>,
+  sessions: LiveSessions,
+): AnyRoute[] {
+  return [
+    operatorRoute(guard, {
+      method: 'GET',
+      path: '/agent-sessions',
+      operationId: 'operatorListAgentSessions',
+      summary:
+        'The newest live Agent sessions of the environment (of one Agent with `agent_id`), newest first, each as GET /v1/agent-sessions/{id} reports it.',
+      roles: AGENT_BUILDER_ROLES,
+      query: listQuery,
+      errors: ['invalid_request'],
+      handle: async ({ member, request, query }) => {
+        const scope = scopeOf(member, request);
+        const found = await recentSessions(db, scope, {
+          agentId: query.agent_id,
+          limit: query.limit ?? 50,
+        });
+        const views = [];
+        for (const entry of found) {
+          const report = await sessions.report(scope, entry.id);
+          if (!report) continue;
+          views.push({
+            ...sessionReportBody(report),
+            agent_slug: entry.agentSlug,
+            end_user_id: entry.endUserId,
+          });
+        }
+        return { status: 200, body: { sessions: views } };
+      },
+    }),
+    operatorRoute(guard, {
+      method: 'GET',
+      path: '/agent-sessions/:sessionId',
+      operationId: 'operatorGetAgentSession',
+      summary:
+        'One live Agent session as GET /v1/agent-sessions/{id} reports it, with its transcript.',
+      roles: AGENT_BUILDER_ROLES,
+      errors: ['not_found'],
+      handle: async ({ member, request }) => {
+        const scope = scopeOf(member, request);
+        const id = request.params.sessionId ?? '';
+        const report = await sessions.report(scope, id);
+        if (!report) throw new ApiError('not_found', 'No such Agent session.');
+        const [entry] = await recentSessions(db, scope, { sessionId: id, limit: 1 });
+        return {
+          status: 200,
+          body: {
+            session: {
+              ...sessionReportBody(report),
+              agent_slug: entry?.agentSlug ?? null,
+              end_user_id: report.record.endUserId,
+            },
+            transcript: (await timedTranscript(db, id)).map((turn) => ({
+              id: turn.id,
+              role: turn.role,
+              text: turn.text,
+              interrupted: turn.interrupted,
+              created_at: turn.createdAt,
+            })),
+          },
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,157 @@
+// The dashboard's Agents › Sessions page (/operator/sessions) and a session's page in
+// Chromium against the real api: a conversation of the starter Agent recorded as the
+// worker records it (transcript, usage, latency, its end), listed with its length, turns,
+// voice latency and charge, opened with its transcript; and a member told the page is not
+// theirs.
+
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentStore } from '../../../src/agents/agent-store.ts';
+import { LiveSessions } from '../../../src/agents/live-sessions.ts';
+import { LLM_ENV } from '../../helpers/agents.ts';
+import {
+  type DashboardFixture,
+  seedStarterAgent,
+  signInThroughPage,
+  startDashboard,
+} from '../../helpers/dashboard.ts';
+import { addMember } from '../../helpers/operator.ts';
+
+const MEMBER_EMAIL = 'viewer@acme.test';
+const MEMBER_PASSWORD = 'member-password-1';
+const SESSION_ID = '0193a1f0-5c1e-7a00-8000-00000000a11c';
+
+describe('dashboard: Agent sessions', () => {
+  let fixture: DashboardFixture;
+  let page: Page;
+
+  beforeAll(async () => {
+    fixture = await startDashboard(LLM_ENV, {
+      beforeStart: async (db, boot) => {
+        await addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD);
+        const agentId = await seedStarterAgent(db, boot.workspaceId, LLM_ENV);
+        const snapshot = await new AgentStore(db).activePublication(
+          boot.workspaceId,
+          'development',
+          agentId,
+        );
+        if (!snapshot) throw new Error('the starter Agent is not published');
+        // What the api and the worker record of one conversation.
+        const sessions = new LiveSessions(db, { heartbeatTimeoutMs: 60_000 });
+        await sessions.create({
+          id: SESSION_ID,
+          snapshot,
+          apiKeyId: boot.developmentKey.id,
+          endUserId: 'user-17',
+          room: `agent-session-${SESSION_ID}`,
+          overrides: undefined,
+          sessionContext: undefined,
+          expiresAt: new Date(Date.now() + 60_000),
+        });
+        await sessions.markActive(SESSION_ID);
+        const turns = [
+          ['agent', 'Hi, I am your guide. Where would you like to start?', false],
+          ['user', 'How do I create a voice?', false],
+          ['agent', 'Open Create voice and record about ten', true],
+        ] as const;
+        for (const [index, [role, text, interrupted]] of turns.entries()) {
+          await sessions.addTurn({
+            id: `turn-${index + 1}`,
+            sessionId: SESSION_ID,
+            role,
+            text,
+            interrupted,
+          });
+        }
+        await sessions.addUsage(SESSION_ID, { llmInputTokens: 640, llmOutputTokens: 72 });
+        await sessions.recordLatency(SESSION_ID, {
+          turns: 1,
+          endOfSpeechToFirstAudioMs: { p50: 910, p95: 910, max: 910 },
+          transcriptionDelayMs: { p50: 330, p95: 330, max: 330 },
+          llmFirstTokenMs: null,
+          ttsFirstAudioMs: { p50: 14, p95: 14, max: 14 },
+        });
+        await sessions.end(SESSION_ID, 'ended', 'user_left', {
+          sessionMs: 65_000,
+          millicredits: 1_625,
+        });
+      },
+    });
+    page = await fixture.newPage();
+  }, 90_000);
+
+  afterAll(async () => {
+    await fixture?.close();
+  });
+
+  it('lists the conversation under Agents › Sessions', async () => {
+    const { owner } = fixture.boot;
+    await signInThroughPage(page, fixture.dashboardUrl, '/sessions', owner.email, owner.password);
+    await page.getByRole('heading', { name: 'Sessions', level: 1 }).waitFor();
+    await expect.poll(() => page.title()).toBe('Sessions');
+    const nav = page.getByRole('navigation', { name: 'Dashboard' });
+    const agentsGroup = nav.locator('.sidebar-group', { hasText: 'Agents' });
+    expect(await agentsGroup.locator('a').allInnerTexts()).toEqual(['Agents', 'Sessions']);
+    const row = page.locator(`tbody tr[data-session-id="${SESSION_ID}"]`);
+    await row.waitFor();
+    const cells = (await row.locator('td').allInnerTexts()).map((cell) => cell.trim());
+    expect(cells.slice(1)).toEqual([
+      'guide',
+      'managed',
+      'Ended',
+      '1 min 05 s',
+      '3',
+      '910 ms',
+      '1.625',
+    ]);
+  });
+
+  it('opens the session: its facts, latency by stage and the transcript', async () => {
+    await page.locator(`tbody tr[data-session-id="${SESSION_ID}"] a`).click();
+    await page.getByRole('heading', { name: 'Session with guide', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/operator/sessions/${SESSION_ID}`);
+    const fact = async (name: string) =>
+      ((await page.locator(`dd[data-fact="${name}"]`).textContent()) ?? '').trim();
+    expect(await fact('End user')).toBe('user-17');
+    expect(await fact('State')).toBe('ended');
+    expect(await fact('Length')).toBe('1 min 05 s');
+    expect(await fact('Credits')).toBe('1.625');
+    expect(await fact('Language model')).toBe('640 tokens in, 72 out');
+    const latency = await page.locator('.latency-table tbody tr').allInnerTexts();
+    expect(latency.map((line) => line.split('\t').map((cell) => cell.trim()))).toEqual([
+      ['End of speech to first audio', '910', '910', '910'],
+      ['Transcript after end of speech', '330', '330', '330'],
+      ['Language model, first token', '—', '—', '—'],
+      ['Speech synthesis, first audio', '14', '14', '14'],
+    ]);
+    const turns = page.locator('.transcript li');
+    expect(
+      await turns.evaluateAll((items) => items.map((item) => item.getAttribute('data-role'))),
+    ).toEqual(['agent', 'user', 'agent']);
+    expect(await turns.locator('.turn-text').allInnerTexts()).toEqual([
+      'Hi, I am your guide. Where would you like to start?',
+      'How do I create a voice?',
+      'Open Create voice and record about ten',
+    ]);
+    expect(await turns.nth(2).textContent()).toContain('(interrupted)');
+    expect(await turns.nth(0).textContent()).not.toContain('(interrupted)');
+    expect(fixture.problems).toEqual([]);
+  });
+
+  it('tells a member the sessions are for Owner, Admin and Builder', async () => {
+    const memberPage = await fixture.newPage();
+    await signInThroughPage(
+      memberPage,
+      fixture.dashboardUrl,
+      '/sessions',
+      MEMBER_EMAIL,
+      MEMBER_PASSWORD,
+    );
+    await memberPage
+      .getByText(
+        'Agent sessions and their transcripts are for an organization Owner, Admin or Builder.',
+      )
+      .waitFor();
+    expect(await memberPage.locator('table').count()).toBe(0);
+  });
+});

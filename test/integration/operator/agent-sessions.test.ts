@@ -1,0 +1,246 @@
+// The operator API's Agent sessions (the dashboard's Agents › Sessions page) against a real
+// api on both databases: sessions recorded through `LiveSessions` as the worker records
+// them, listed newest first with exactly what GET /v1/agent-sessions/{id} reports, one
+// session with its transcript, the Agent filter, the environment's scope and the roles.
+
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AgentStore } from '../../../src/agents/agent-store.ts';
+import { LiveSessions } from '../../../src/agents/live-sessions.ts';
+import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
+import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { budget } from '../../helpers/wait.ts';
+
+vi.setConfig({ testTimeout: budget({}) });
+
+const PASSWORD = 'correct horse battery staple';
+const LATENCY = {
+  turns: 2,
+  endOfSpeechToFirstAudioMs: { p50: 840, p95: 990, max: 990 },
+  transcriptionDelayMs: { p50: 310, p95: 400, max: 400 },
+  llmFirstTokenMs: { p50: 220, p95: 260, max: 260 },
+  ttsFirstAudioMs: null,
+};
+
+describe.each(DIALECTS)('operator API Agent sessions on %s', (dialect) => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let server: RunningServer;
+  let ws: SeededWorkspace;
+  let api: ApiClient;
+  let builder: OperatorClient;
+  let liveSessions: LiveSessions;
+  const agents: Record<'tutor' | 'concierge', string> = {} as never;
+  const sessionIds: string[] = [];
+
+  const publishedAgent = async (slug: string) => {
+    const created = await api('POST', '/v1/agents', { slug, voice_id: NATIVE_VOICE });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await api('POST', `/v1/agents/${created.body.id}/publish`)).status).toBe(200);
+    return created.body.id as string;
+  };
+
+  /** A session as the api creates it and the worker runs it, oldest first by creation. */
+  const recordSession = async (agentId: string, endUserId: string | undefined) => {
+    const snapshot = await new AgentStore(handle.db).activePublication(
+      ws.workspaceId,
+      'production',
+      agentId,
+    );
+    if (!snapshot) throw new Error('the Agent is not published');
+    const id = crypto.randomUUID();
+    await liveSessions.create({
+      id,
+      snapshot,
+      apiKeyId: ws.productionKeyId,
+      endUserId,
+      room: `agent-session-${id}`,
+      overrides: undefined,
+      sessionContext: undefined,
+      expiresAt: new Date(Date.now() + 60_000),
+    });
+    sessionIds.push(id);
+    return id;
+  };
+
+  beforeAll(
+    async () => {
+      database = await createTestDatabase(dialect);
+      handle = await openTestDatabase(database);
+      ws = await seedWorkspace(handle);
+      await addMember(handle.db, ws.workspaceId, 'builder@example.com', 'builder', PASSWORD);
+      await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
+      server = await startServer({ database, env: LLM_ENV });
+      api = apiClient(server.url, ws.productionKey);
+      builder = await signedIn(server.url, 'builder@example.com', PASSWORD);
+      liveSessions = new LiveSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
+      agents.tutor = await publishedAgent('tutor');
+      agents.concierge = await publishedAgent('concierge');
+
+      // An ended conversation with a transcript, usage and latency ...
+      const ended = await recordSession(agents.tutor, 'user-17');
+      await liveSessions.markActive(ended);
+      await liveSessions.addTurn({
+        id: 'turn-1',
+        sessionId: ended,
+        role: 'agent',
+        text: 'Hello! What shall we practise today?',
+        interrupted: false,
+      });
+      await liveSessions.addTurn({
+        id: 'turn-2',
+        sessionId: ended,
+        role: 'user',
+        text: 'Irregular verbs, please.',
+        interrupted: false,
+      });
+      await liveSessions.addTurn({
+        id: 'turn-3',
+        sessionId: ended,
+        role: 'agent',
+        text: 'Great, let us start with',
+        interrupted: true,
+      });
+      await liveSessions.addUsage(ended, {
+        llmInputTokens: 812,
+        llmOutputTokens: 96,
+        ttsChars: 61,
+        sttMs: 4_200,
+      });
+      await liveSessions.recordLatency(ended, LATENCY);
+      await liveSessions.end(ended, 'ended', 'user_left', {
+        sessionMs: 95_000,
+        millicredits: 2_375,
+      });
+      // ... then one still connecting, of the other Agent.
+      await recordSession(agents.concierge, undefined);
+    },
+    budget({ servers: 1 }),
+  );
+
+  afterAll(async () => {
+    await server?.stop();
+    await handle?.close();
+    await database?.drop();
+  });
+
+  it('lists the environment’s sessions newest first, each as /v1/agent-sessions reports it', async () => {
+    const response = await builder.request('GET', '/agent-sessions');
+    expect(response.status).toBe(200);
+    const listed = (response.body as { sessions: Record<string, unknown>[] }).sessions;
+    expect(listed.map((session) => session.session_id)).toEqual([...sessionIds].reverse());
+    for (const session of listed) {
+      const reported = await api('GET', `/v1/agent-sessions/${session.session_id}`);
+      expect(reported.status).toBe(200);
+      const { agent_slug, end_user_id, ...rest } = session;
+      expect(rest).toEqual(reported.body);
+    }
+    expect(listed[1]).toMatchObject({
+      agent_id: agents.tutor,
+      agent_slug: 'tutor',
+      end_user_id: 'user-17',
+      kind: 'managed',
+      state: 'ended',
+      end_reason: 'user_left',
+      transcript_count: 3,
+      usage: {
+        charge: { credits: 2.375 },
+        session_seconds: 95,
+        llm_input_tokens: 812,
+        llm_output_tokens: 96,
+        tts_characters: 61,
+        stt_seconds: 4.2,
+      },
+      latency: {
+        turns: 2,
+        end_of_speech_to_first_audio_ms: { p50: 840, p95: 990, max: 990 },
+        transcription_delay_ms: { p50: 310, p95: 400, max: 400 },
+        llm_first_token_ms: { p50: 220, p95: 260, max: 260 },
+        tts_first_audio_ms: null,
+      },
+    });
+    expect(listed[0]).toMatchObject({
+      agent_slug: 'concierge',
+      end_user_id: null,
+      state: 'connecting',
+      transcript_count: 0,
+      latency: null,
+    });
+  });
+
+  it('filters by Agent and bounds the page size', async () => {
+    const one = await builder.request('GET', `/agent-sessions?agent_id=${agents.concierge}`);
+    expect(one.status).toBe(200);
+    expect(
+      (one.body as { sessions: { session_id: string }[] }).sessions.map((s) => s.session_id),
+    ).toEqual([sessionIds[1]]);
+    const newest = await builder.request('GET', '/agent-sessions?limit=1');
+    expect((newest.body as { sessions: unknown[] }).sessions).toHaveLength(1);
+    for (const query of ['limit=0', 'limit=101', 'limit=two', 'page=2']) {
+      const refused = await builder.request('GET', `/agent-sessions?${query}`);
+      expect(refused.status, query).toBe(400);
+      expect(refused.body).toMatchObject({ code: 'invalid_request' });
+    }
+  });
+
+  it('shows one session with its transcript in order, the interrupted turn marked', async () => {
+    const response = await builder.request('GET', `/agent-sessions/${sessionIds[0]}`);
+    expect(response.status).toBe(200);
+    const body = response.body as {
+      session: Record<string, unknown>;
+      transcript: Record<string, unknown>[];
+    };
+    expect(body.session).toMatchObject({
+      session_id: sessionIds[0],
+      agent_slug: 'tutor',
+      end_user_id: 'user-17',
+      transcript_count: 3,
+    });
+    expect(body.transcript).toEqual([
+      {
+        id: 'turn-1',
+        role: 'agent',
+        text: 'Hello! What shall we practise today?',
+        interrupted: false,
+        created_at: expect.any(String),
+      },
+      {
+        id: 'turn-2',
+        role: 'user',
+        text: 'Irregular verbs, please.',
+        interrupted: false,
+        created_at: expect.any(String),
+      },
+      {
+        id: 'turn-3',
+        role: 'agent',
+        text: 'Great, let us start with',
+        interrupted: true,
+        created_at: expect.any(String),
+      },
+    ]);
+  });
+
+  it('keeps to the listener’s environment and to Owner, Admin and Builder', async () => {
+    const development = await signedIn(server.devUrl, 'builder@example.com', PASSWORD);
+    const listed = await development.request('GET', '/agent-sessions');
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual({ sessions: [] });
+    const one = await development.request('GET', `/agent-sessions/${sessionIds[0]}`);
+    expect(one.status).toBe(404);
+    expect(one.body).toMatchObject({ code: 'not_found' });
+    expect((await builder.request('GET', `/agent-sessions/${crypto.randomUUID()}`)).status).toBe(
+      404,
+    );
+
+    const member = await signedIn(server.url, 'member@example.com', PASSWORD);
+    for (const path of ['/agent-sessions', `/agent-sessions/${sessionIds[0]}`]) {
+      const refused = await member.request('GET', path);
+      expect(refused.status, path).toBe(403);
+      expect(refused.body).toMatchObject({ code: 'forbidden' });
+    }
+  });
+});

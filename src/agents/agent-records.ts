@@ -16,6 +16,11 @@ export interface AgentDraft {
   memoryEnabled: boolean;
   calendarEnabled: boolean;
   documentsEnabled: boolean;
+  /**
+   * The language the Agent's users speak (BCP 47, canonical case), which speech recognition
+   * is told; null: the voice's language, else detection (worker/stt/language.ts).
+   */
+  language: string | null;
 }
 
 /** One revision of an Agent's draft: its row id and its version, counted from 1. */

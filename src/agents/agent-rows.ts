@@ -68,6 +68,7 @@ export function toDraft(row: RevisionRow): AgentDraft {
     memoryEnabled: Number(row.memory_enabled) === 1,
     calendarEnabled: Number(row.calendar_enabled) === 1,
     documentsEnabled: Number(row.documents_enabled) === 1,
+    language: row.language ?? null,
   };
 }
 
@@ -93,6 +94,7 @@ export function revisionRow(
     memory_enabled: bit(draft.memoryEnabled),
     calendar_enabled: bit(draft.calendarEnabled),
     documents_enabled: bit(draft.documentsEnabled),
+    language: draft.language,
     created_at: now,
   };
 }

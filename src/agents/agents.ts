@@ -32,6 +32,7 @@ export type AgentInput = {
   memory_enabled?: boolean | undefined;
   calendar_enabled?: boolean | undefined;
   documents_enabled?: boolean | undefined;
+  language?: string | null | undefined;
 } & Partial<Record<LegacyField, string | undefined>>;
 
 /** Slugs: lower-case letters, digits and inner hyphens, 1 to 64 characters. */
@@ -72,6 +73,7 @@ export class Agents {
       memoryEnabled: false,
       calendarEnabled: false,
       documentsEnabled: false,
+      language: null,
     };
     const draft = await this.applyInput(scope, base, input);
     return this.store.create({ ...scope, slug: input.slug, draft });
@@ -220,6 +222,12 @@ export class Agents {
       memoryEnabled: input.memory_enabled ?? base.memoryEnabled,
       calendarEnabled: input.calendar_enabled ?? base.calendarEnabled,
       documentsEnabled: input.documents_enabled ?? base.documentsEnabled,
+      language:
+        input.language === undefined
+          ? base.language
+          : input.language === null
+            ? null
+            : canonicalLanguage(input.language),
     };
   }
 
@@ -300,4 +308,19 @@ function notFound(id: string): ApiError {
 
 function notApiReady(): ApiError {
   return new ApiError('agent_not_api_ready', 'The Agent has no public voice selection.');
+}
+
+/** `tag` in its canonical BCP 47 form (`es-mx` gives `es-MX`); `invalid_request` if it is none. */
+function canonicalLanguage(tag: string): string {
+  try {
+    const [canonical] = Intl.getCanonicalLocales(tag);
+    // A language of two or three letters (ISO 639), as speech recognizers take it.
+    if (canonical && /^[a-z]{2,3}(?:-|$)/.test(canonical)) return canonical;
+  } catch {
+    // not a well-formed language tag
+  }
+  throw new ApiError(
+    'invalid_request',
+    `language must be a BCP 47 language tag such as "en", "es-MX" or "zh-Hans"; "${tag}" is not one.`,
+  );
 }

@@ -47,6 +47,14 @@ export function agentSchemas(llm: LlmCatalog) {
     memory_enabled: z.boolean(),
     calendar_enabled: z.boolean(),
     documents_enabled: z.boolean(),
+    language: z
+      .string()
+      .min(2)
+      .max(35)
+      .nullable()
+      .describe(
+        "BCP 47 tag of the language the Agent's users speak (`en`, `es-MX`): speech recognition is told it. Null: the voice's language, else detected per utterance.",
+      ),
   };
   // For the document: legacy character fields and `character_card` never in one write.
   const exclusive = {
@@ -77,6 +85,10 @@ export const agentSchema = z
     memory_enabled: z.boolean(),
     calendar_enabled: z.boolean(),
     documents_enabled: z.boolean(),
+    language: z
+      .string()
+      .nullable()
+      .describe("The language the Agent's users speak (BCP 47); null when unset."),
     draft_revision: revisionSchema,
     active_publication: z
       .object({
@@ -125,6 +137,7 @@ export function agentBody(agent: AgentRecord): z.infer<typeof agentSchema> {
     memory_enabled: draft.memoryEnabled,
     calendar_enabled: draft.calendarEnabled,
     documents_enabled: draft.documentsEnabled,
+    language: draft.language,
     draft_revision: agent.draftRevision,
     active_publication: pub
       ? {

@@ -84,7 +84,11 @@ export function registerAgentCommands(program: Command, db: () => Promise<Databa
       .option('--web-search', 'enable web search')
       .option('--memory', 'enable conversation memory (tokens then need end_user_id)')
       .option('--calendar', 'enable the calendar (tokens then need end_user_id)')
-      .option('--documents', 'enable documents (tokens then need end_user_id)'),
+      .option('--documents', 'enable documents (tokens then need end_user_id)')
+      .option(
+        '--language <tag>',
+        "BCP 47 tag of the language the Agent's users speak (e.g. es-MX)",
+      ),
   ).action(async (options) => {
     const input: AgentInput = {
       slug: options.slug,
@@ -100,6 +104,7 @@ export function registerAgentCommands(program: Command, db: () => Promise<Databa
       memory_enabled: options.memory ? true : undefined,
       calendar_enabled: options.calendar ? true : undefined,
       documents_enabled: options.documents ? true : undefined,
+      language: options.language,
       ...(options.card ? { character_card: readCard(options.card) } : {}),
     };
     const created = agentBody(await (await agents()).create(scopeOf(options), input));

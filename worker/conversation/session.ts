@@ -165,8 +165,11 @@ async function runInRoom(
     onAudio: (order, text, samples) => playout.addAudio(order, text, samples),
   });
   const { voiceId } = snapshot;
-  const language = await userSpeechLanguage(deps.sttLanguage, voiceId, () =>
-    sampleLanguages(deps.db.db, record.workspaceId, voiceId),
+  const language = await userSpeechLanguage(
+    deps.sttLanguage,
+    voiceId,
+    () => sampleLanguages(deps.db.db, record.workspaceId, voiceId),
+    snapshot.language ?? null,
   );
   log.info({ stt: deps.stt.name, language: language ?? 'detected' }, 'recognizer language');
   // Silero's start and end of speech delimit the utterances the recognizer transcribes, and

@@ -8,7 +8,9 @@ export const DETECT_LANGUAGE = 'auto';
  * The language a session's recognizer is told the user speaks (ISO 639-1, as Whisper,
  * Deepgram and the OpenAI endpoint take it), or undefined to let the engine detect it.
  *
- * - `setting` (`STT_LANGUAGE`) wins when set: a code, or `auto` to detect.
+ * - The Agent's own `language` (`agentLanguage`, BCP 47) wins when it has one: the Agent's
+ *   builder said what its users speak.
+ * - Else `setting` (`STT_LANGUAGE`) when set: a code, or `auto` to detect.
  * - Else the language of the Agent's voice: a built-in voice's own (`en-US` gives `en`),
  *   or that of a cloned voice's recordings (`recordings()`, asked only for voices that are
  *   not built in) when they are all in one language. Users talk to an agent in the
@@ -23,7 +25,9 @@ export async function userSpeechLanguage(
   setting: string | undefined,
   voiceId: string,
   recordings: () => Promise<readonly string[]>,
+  agentLanguage: string | null = null,
 ): Promise<string | undefined> {
+  if (agentLanguage !== null) return primaryLanguage(agentLanguage);
   if (setting !== undefined) return setting === DETECT_LANGUAGE ? undefined : setting;
   const builtIn = (findNativeVoice(voiceId) ?? findKokoroVoice(voiceId))?.language;
   if (builtIn !== undefined) return primaryLanguage(builtIn);

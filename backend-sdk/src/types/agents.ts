@@ -64,6 +64,8 @@ export interface Agent {
   memory_enabled: boolean;
   calendar_enabled: boolean;
   documents_enabled: boolean;
+  /** BCP 47 tag of the language the Agent's users speak; null when unset. */
+  language: string | null;
   draft_revision: RevisionRef;
   active_publication: AgentPublication | null;
   created_at: string;
@@ -95,6 +97,11 @@ export interface AgentUpdate {
   memory_enabled?: boolean;
   calendar_enabled?: boolean;
   documents_enabled?: boolean;
+  /**
+   * BCP 47 tag of the language the Agent's users speak (`en`, `es-MX`), which speech
+   * recognition is told; null clears it (the voice's language, else detection).
+   */
+  language?: string | null;
   display_name?: string;
   description?: string;
   persona?: string;

@@ -12,6 +12,7 @@ import * as operatorSessions from './0010-operator-sessions.ts';
 import * as voiceCloning from './0011-voice-cloning.ts';
 import * as agentSessionLatency from './0012-agent-session-latency.ts';
 import * as voiceGenerations from './0013-voice-generations.ts';
+import * as agentLanguage from './0014-agent-language.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011-voice-cloning': voiceCloning,
   '0012-agent-session-latency': agentSessionLatency,
   '0013-voice-generations': voiceGenerations,
+  '0014-agent-language': agentLanguage,
 };

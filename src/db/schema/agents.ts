@@ -35,6 +35,8 @@ export interface AgentRevisionsTable {
   memory_enabled: number;
   calendar_enabled: number;
   documents_enabled: number;
+  /** BCP 47 tag of the language the Agent's users speak; null when unset. */
+  language: string | null;
   created_at: string;
 }
 

@@ -279,6 +279,7 @@ describe('dashboard: Agents', () => {
     await field('System prompt').fill('Answer in two short sentences.');
     await field('First message').fill('Good morning, how can I help?');
     await field('Tags').fill('lobby, front desk');
+    await field('Users’ language').fill('es-mx');
 
     expect(await optionValues(page, 'Language model provider')).toEqual(['openai', 'anthropic']);
     expect(await optionValues(page, 'Thinking level')).toEqual(['off']);
@@ -309,6 +310,7 @@ describe('dashboard: Agents', () => {
     ]);
     expect(Object.keys(patches[0]?.body ?? {}).sort()).toEqual([
       'character_card',
+      'language',
       'llm_model',
       'llm_provider',
       'thinking_level',
@@ -336,6 +338,8 @@ describe('dashboard: Agents', () => {
       memory_enabled: false,
       calendar_enabled: false,
       documents_enabled: false,
+      // Stored in its canonical case.
+      language: 'es-MX',
       instructions: 'Answer in two short sentences.',
       active_publication: { version: 1 },
     });
@@ -343,6 +347,7 @@ describe('dashboard: Agents', () => {
     // The page shows the saved Agent: its values, and nothing left to save.
     expect(await field('System prompt').inputValue()).toBe('Answer in two short sentences.');
     expect(await field('Tags').inputValue()).toBe('lobby, front desk');
+    expect(await field('Users’ language').inputValue()).toBe('es-MX');
     expect(await field('Thinking level').inputValue()).toBe('high');
     expect(await form.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
   });
@@ -415,7 +420,7 @@ describe('dashboard: Agents', () => {
       elements.map((element) => (element as HTMLInputElement).matches(':disabled')),
     );
     // 4 selects, 4 switches and 11 card fields.
-    expect(disabled).toEqual(Array(19).fill(true));
+    expect(disabled).toEqual(Array(20).fill(true));
     expect(await form.getByLabel('System prompt', { exact: true }).inputValue()).toBe(
       'Answer in two short sentences.',
     );

@@ -114,6 +114,7 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
       memory_enabled: false,
       calendar_enabled: false,
       documents_enabled: false,
+      language: null,
       draft_revision: { id: expect.stringMatching(UUID), version: 1 },
       active_publication: null,
       created_at: expect.stringMatching(ISO),
@@ -155,6 +156,39 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
     const read = await api('GET', `/v1/agents/${agent.id}`);
     expect(read.status).toBe(200);
     expect(read.body).toEqual(agent);
+  });
+
+  it('keeps the users’ language as a canonical BCP 47 tag, clears it with null, and publishes it', async () => {
+    const agent = await createAgent({ language: 'es-mx' });
+    expect(agent.language).toBe('es-MX');
+    const renamed = await api('PATCH', `/v1/agents/${agent.id}`, { language: 'zh-hans-cn' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.language).toBe('zh-Hans-CN');
+    // Other writes keep it.
+    const edited = await api('PATCH', `/v1/agents/${agent.id}`, { instructions: 'Be brief.' });
+    expect(edited.body.language).toBe('zh-Hans-CN');
+    expect((await api('POST', `/v1/agents/${agent.id}/publish`)).status).toBe(200);
+    const snapshot = await new AgentStore(handle.db).activePublication(
+      ws.workspaceId,
+      'production',
+      agent.id,
+    );
+    expect(snapshot?.language).toBe('zh-Hans-CN');
+    const cleared = await api('PATCH', `/v1/agents/${agent.id}`, { language: null });
+    expect(cleared.body.language).toBeNull();
+    // The publication keeps the language it was published with.
+    const stillPublished = await new AgentStore(handle.db).activePublication(
+      ws.workspaceId,
+      'production',
+      agent.id,
+    );
+    expect(stillPublished?.language).toBe('zh-Hans-CN');
+
+    for (const language of ['english', 'e', 'en_US', '123', 'en--us', 7]) {
+      const refused = await api('PATCH', `/v1/agents/${agent.id}`, { language });
+      expectError(refused, 400, 'invalid_request');
+    }
+    expect((await api('GET', `/v1/agents/${agent.id}`)).body.language).toBeNull();
   });
 
   it('checks slugs: shape, uniqueness per workspace and environment', async () => {

@@ -445,7 +445,10 @@ describe('Live Agent conversations (worker)', () => {
     expect(ledger.every((r) => r.transport === 'websocket' && r.status !== 'started')).toBe(true);
   }, 240_000);
 
-  it('fails only the sessions of a killed worker: the client sees the agent leave, the api reports failed', async () => {
+  it('tells the recognizer the Agent’s own language; fails only the sessions of a killed worker: the client sees the agent leave, the api reports failed', async () => {
+    // The Agent's language, published, reaches the session's recognizer over its voice's.
+    expect((await api('PATCH', `/v1/agents/${agentId}`, { language: 'fr-CA' })).status).toBe(200);
+    expect((await api('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
     const started = await startSession();
     const client = await RoomClient.join(started.livekit.url, started.livekit.token);
     try {
@@ -454,6 +457,12 @@ describe('Live Agent conversations (worker)', () => {
         45_000,
         'the greeting',
       );
+      expect(
+        worker
+          .logs()
+          .filter((l) => l.msg === 'recognizer language' && l.session_id === started.session_id)
+          .map((l) => [l.stt, l.language]),
+      ).toEqual([['embedded', 'fr']]);
       const killedAt = performance.now();
       await worker.kill();
       const gone = await client.waitUntil(

@@ -22,6 +22,18 @@ function recordings(languages: string[]) {
 }
 
 describe("the recognizer's language", () => {
+  it("is the Agent's own language when it has one, over STT_LANGUAGE and the voice", async () => {
+    const none = recordings(['fr-FR']);
+    expect(await userSpeechLanguage(undefined, voice('Aria (US English)'), none, 'es-MX')).toBe(
+      'es',
+    );
+    expect(await userSpeechLanguage('auto', CLONED, none, 'zh-Hans-CN')).toBe('zh');
+    expect(await userSpeechLanguage('de', CLONED, none, 'yue')).toBe('yue');
+    expect(none.asked.count).toBe(0);
+    // Without one, the rules below.
+    expect(await userSpeechLanguage(undefined, voice('Aria (US English)'), none, null)).toBe('en');
+  });
+
   it("is the built-in voice's language when STT_LANGUAGE is unset, without reading recordings", async () => {
     const none = recordings(['fr-FR']);
     const of = (name: string) => userSpeechLanguage(undefined, voice(name), none);

@@ -32,6 +32,8 @@ export type CardListField = (typeof CARD_LIST_FIELDS)[number];
 export interface AgentFormValues {
   /** '' while the Agent has no voice. */
   voiceId: string;
+  /** BCP 47 tag; '' while the Agent has none. */
+  language: string;
   /** '' while the Agent has no language model. */
   llmProvider: string;
   llmModel: string;
@@ -46,6 +48,7 @@ export interface AgentFormValues {
 /** The body of `PATCH /operator/api/agents/{id}` the editor sends (never legacy fields). */
 export interface AgentPatch {
   voice_id?: string | null;
+  language?: string | null;
   llm_provider?: string;
   llm_model?: string;
   thinking_level?: ThinkingLevel;
@@ -98,6 +101,7 @@ export function formValuesOf(agent: Agent): AgentFormValues {
   ]) as AgentFormValues['card'];
   return {
     voiceId: agent.voice_id ?? '',
+    language: agent.language ?? '',
     llmProvider: agent.llm_provider ?? '',
     llmModel: agent.llm_model ?? '',
     thinkingLevel: agent.thinking_level,
@@ -145,6 +149,7 @@ export function patchOf(
   const card = editedCard(agent.character_card, initial.card, values.card);
   if (card) patch.character_card = card;
   if (values.voiceId !== initial.voiceId) patch.voice_id = values.voiceId || null;
+  if (values.language.trim() !== initial.language) patch.language = values.language.trim() || null;
   if (
     values.llmProvider !== initial.llmProvider ||
     values.llmModel !== initial.llmModel ||

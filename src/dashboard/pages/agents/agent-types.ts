@@ -60,6 +60,8 @@ export interface Agent {
   memory_enabled: boolean;
   calendar_enabled: boolean;
   documents_enabled: boolean;
+  /** BCP 47 tag of the language the Agent's users speak; null when unset. */
+  language: string | null;
   draft_revision: AgentRevision;
   active_publication: {
     id: string;

@@ -65,13 +65,19 @@ export function ModelFields(props: {
 
   return (
     <>
-      <SelectField
-        label="Voice"
-        name="voice_id"
-        value={values.voiceId}
-        options={voiceOptions}
-        onChange={(voiceId) => onChange({ ...values, voiceId })}
-      />
+      <div className="agent-form-row">
+        <SelectField
+          label="Voice"
+          name="voice_id"
+          value={values.voiceId}
+          options={voiceOptions}
+          onChange={(voiceId) => onChange({ ...values, voiceId })}
+        />
+        <LanguageField
+          value={values.language}
+          onChange={(language) => onChange({ ...values, language })}
+        />
+      </div>
       <div className="agent-form-row agent-model-row">
         <SelectField
           label="Language model provider"
@@ -109,6 +115,28 @@ export function ModelFields(props: {
       ) : null}
       <FeatureSwitches values={values} onChange={onChange} />
     </>
+  );
+}
+
+/** The language the Agent's users speak: a BCP 47 tag, or empty for the voice's. */
+function LanguageField(props: { value: string; onChange: (value: string) => void }) {
+  const id = useId();
+  return (
+    <div className="agent-field">
+      <label htmlFor={id}>Users’ language</label>
+      <input
+        id={id}
+        name="language"
+        maxLength={35}
+        placeholder="The voice’s language"
+        value={props.value}
+        onChange={(event) => props.onChange(event.target.value)}
+      />
+      <p className="muted agent-hint">
+        A language tag such as <code>en</code> or <code>es-MX</code>: speech recognition listens for
+        it. Empty: the voice’s language, else detected as the user speaks.
+      </p>
+    </div>
   );
 }
 

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { debitBalance } from '../billing/balance.ts';
 import type { Environment } from '../config.ts';
 import type { AgentSessionState, Database } from '../db/schema.ts';
 import type { PublishedAgent } from './agent-store.ts';
@@ -248,7 +249,9 @@ export class LiveSessions {
   /**
    * Ends a running session (`ended` or `failed`) once; later calls change nothing. With
    * `charge`, records the session time and debits what the session cost beyond the TTS
-   * ledger (never below a zero balance). Returns false when it had already ended.
+   * ledger, as much as the balance covers (never below zero); `charged_millicredits` is
+   * what was debited, so balance, charges and open reservations still add up to the
+   * grants. Returns false when it had already ended.
    */
   async end(
     id: string,
@@ -263,9 +266,7 @@ export class LiveSessions {
           state,
           end_reason: reason,
           ended_at: this.#now().toISOString(),
-          ...(charge
-            ? { session_ms: charge.sessionMs, charged_millicredits: charge.millicredits }
-            : {}),
+          ...(charge ? { session_ms: charge.sessionMs } : {}),
         })
         .where('id', '=', id)
         .where('state', 'in', LIVE_STATES)
@@ -277,12 +278,28 @@ export class LiveSessions {
           .select('workspace_id')
           .where('id', '=', id)
           .executeTakeFirstOrThrow();
+        // The balance row's lock first, so the balance read is the one the debit takes from.
         await trx
           .updateTable('workspaces')
-          .set((eb) => ({
-            credit_balance_millicredits: sql<number>`case when ${eb.ref('credit_balance_millicredits')} > ${charge.millicredits} then ${eb.ref('credit_balance_millicredits')} - ${charge.millicredits} else 0 end`,
-          }))
+          .set((eb) => ({ credit_balance_millicredits: eb.ref('credit_balance_millicredits') }))
           .where('id', '=', row.workspace_id)
+          .execute();
+        const workspace = await trx
+          .selectFrom('workspaces')
+          .select('credit_balance_millicredits')
+          .where('id', '=', row.workspace_id)
+          .executeTakeFirstOrThrow();
+        const debited = Math.min(
+          charge.millicredits,
+          Math.max(0, Number(workspace.credit_balance_millicredits)),
+        );
+        if (debited > 0 && !(await debitBalance(trx, row.workspace_id, debited))) {
+          throw new Error('the locked balance changed under the session charge');
+        }
+        await trx
+          .updateTable('agent_sessions')
+          .set({ charged_millicredits: debited })
+          .where('id', '=', id)
           .execute();
       }
       return true;

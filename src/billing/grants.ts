@@ -123,7 +123,7 @@ export class CreditGrants {
       .where('id', '=', workspaceId)
       .executeTakeFirst();
     if (!workspace) throw new ApiError('not_found', `No workspace ${workspaceId}.`);
-    const used = await this.db
+    const speech = await this.db
       .selectFrom('synthesis_requests')
       .select((eb) => [
         eb.fn.sum<number | string | null>('cost_millicredits').as('charged'),
@@ -140,6 +140,34 @@ export class CreditGrants {
       ])
       .where('workspace_id', '=', workspaceId)
       .executeTakeFirstOrThrow();
+    const models = await this.db
+      .selectFrom('llm_requests')
+      .select((eb) => [
+        eb.fn.sum<number | string | null>('cost_millicredits').as('charged'),
+        eb.fn
+          .sum<number | string | null>(
+            eb
+              .case()
+              .when('status', '=', 'started')
+              .then(eb.ref('reserved_millicredits'))
+              .else(0)
+              .end(),
+          )
+          .as('reserved'),
+      ])
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
+    const sessions = await this.db
+      .selectFrom('agent_sessions')
+      .select((eb) => eb.fn.sum<number | string | null>('charged_millicredits').as('charged'))
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
+    // Every ledger that takes credit: speech, language-model calls, live sessions' time.
+    const used = {
+      charged:
+        Number(speech.charged ?? 0) + Number(models.charged ?? 0) + Number(sessions.charged ?? 0),
+      reserved: Number(speech.reserved ?? 0) + Number(models.reserved ?? 0),
+    };
     const granted = await this.db
       .selectFrom('credit_grants')
       .select((eb) => eb.fn.sum<number | string | null>('millicredits').as('total'))

@@ -1,7 +1,11 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentStore } from '../../../src/agents/agent-store.ts';
+import { emptyCard } from '../../../src/agents/character-card.ts';
+import { LiveSessions } from '../../../src/agents/live-sessions.ts';
 import { CreditGrants } from '../../../src/billing/grants.ts';
 import { Ledger } from '../../../src/billing/ledger.ts';
+import { LlmLedger } from '../../../src/billing/llm-ledger.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { ApiError } from '../../../src/errors.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
@@ -132,5 +136,108 @@ describe.each(DIALECTS)('credit grants on %s', (dialect) => {
     expect(account.balance + account.charged + account.open).toBe(
       await grantedMillicredits(handle, ws.workspaceId),
     );
+  });
+
+  it('counts language-model calls and live sessions in the account, which still adds up', async () => {
+    // 10 credits granted; every ledger that takes credit runs against them.
+    const ws = await seedWorkspace(handle, { credits: 10 });
+    const store = new AgentStore(handle.db);
+    const agent = await store.create({
+      workspaceId: ws.workspaceId,
+      environment: 'production',
+      slug: 'billing-agent',
+      draft: {
+        characterCard: emptyCard('Billing'),
+        voiceId: 'voice_test',
+        avatarId: 'avatar_ada',
+        llmProvider: 'openai',
+        llmModel: 'gpt-4.1-mini',
+        thinkingLevel: 'off',
+        webSearchEnabled: false,
+        memoryEnabled: false,
+        calendarEnabled: false,
+        documentsEnabled: false,
+        language: null,
+      },
+    });
+    await store.publish(ws.workspaceId, 'production', agent.id, () => {});
+    const snapshot = await store.activePublication(ws.workspaceId, 'production', agent.id);
+    if (!snapshot) throw new Error('not published');
+
+    // Speech: 100 characters charged 1,000 millicredits.
+    const speech = new Ledger(handle.db, 'grants-all');
+    const request = start(ws.workspaceId, 100);
+    await speech.start(request);
+    await speech.finish(request.requestId, ended(100));
+    // A language-model call settled at 1,500 of its 3,000 reserved, and one still open with 2,000.
+    const models = new LlmLedger(handle.db, 'grants-all');
+    const call = (reserveMillicredits: number) => ({
+      requestId: uuidv7(),
+      auditId: `aud_${uuidv7()}`,
+      workspaceId: ws.workspaceId,
+      environment: 'production' as const,
+      apiKeyId: null,
+      source: 'messages',
+      agentId: agent.id,
+      publicationId: snapshot.publication.id,
+      conversationId: null,
+      conversationIsNew: false,
+      userMessageId: null,
+      provider: 'openai',
+      // 1,000,000 millicredits per million tokens in and out: one millicredit a token.
+      model: { name: 'gpt-4.1-mini', inputMillicreditsPer1M: 1e6, outputMillicreditsPer1M: 1e6 },
+      reserveMillicredits,
+    });
+    const settled = call(3_000);
+    await models.start(settled);
+    await models.succeed(
+      settled.requestId,
+      { inputTokens: 1_200, outputTokens: 300 },
+      async () => ({
+        assistantMessageId: null,
+      }),
+    );
+    await models.start(call(2_000));
+    // A live session whose time costs 2,500.
+    const sessions = new LiveSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
+    const session = async (millicredits: number) => {
+      const id = uuidv7();
+      await sessions.create({
+        id,
+        snapshot,
+        apiKeyId: ws.productionKeyId,
+        endUserId: undefined,
+        room: `agent-session-${id}`,
+        overrides: undefined,
+        sessionContext: undefined,
+        expiresAt: new Date(Date.now() + 60_000),
+      });
+      await sessions.markActive(id);
+      await sessions.end(id, 'ended', 'user_left', { sessionMs: 60_000, millicredits });
+      return id;
+    };
+    await session(2_500);
+
+    const grants = new CreditGrants(handle.db);
+    expect(await grants.account(ws.workspaceId)).toMatchObject({
+      balanceCredits: 3,
+      chargedCredits: 5,
+      reservedCredits: 2,
+      grantedCredits: 10,
+    });
+
+    // A session that costs more than is left takes what is left, and records exactly that.
+    const short = await session(4_000);
+    const report = await sessions.report(
+      { workspaceId: ws.workspaceId, environment: 'production' },
+      short,
+    );
+    expect(report?.chargedMillicredits).toBe(3_000);
+    expect(await grants.account(ws.workspaceId)).toMatchObject({
+      balanceCredits: 0,
+      chargedCredits: 8,
+      reservedCredits: 2,
+      grantedCredits: 10,
+    });
   });
 });

@@ -56,3 +56,71 @@ export async function recentRequests(
       : (row.operator_email ?? null),
   }));
 }
+
+/** One language-model call (text conversations) as the dashboard's Usage page lists it. */
+export interface RecentModelCall {
+  requestId: string;
+  createdAt: string;
+  agentId: string;
+  /** The Agent's slug; null once the Agent was deleted. */
+  agentSlug: string | null;
+  /** What made the call: `messages` (text conversations). */
+  source: string;
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** What the call was charged, in credits (0 while it runs). */
+  credits: number;
+  status: string;
+  /** `key:<key prefix>` (the key id when the key row is gone); null without a key. */
+  caller: string | null;
+}
+
+/** The newest language-model calls of a workspace in one environment, newest first. */
+export async function recentModelCalls(
+  db: Kysely<Database>,
+  workspaceId: string,
+  environment: Environment,
+  limit = 50,
+): Promise<RecentModelCall[]> {
+  const rows = await db
+    .selectFrom('llm_requests as r')
+    .leftJoin('api_keys as k', 'k.id', 'r.api_key_id')
+    .leftJoin('agents as a', 'a.id', 'r.agent_id')
+    .select([
+      'r.request_id',
+      'r.created_at',
+      'r.agent_id',
+      'a.slug',
+      'r.source',
+      'r.llm_provider',
+      'r.llm_model',
+      'r.input_tokens',
+      'r.output_tokens',
+      'r.cost_millicredits',
+      'r.status',
+      'r.api_key_id',
+      'k.display_prefix',
+    ])
+    .where('r.workspace_id', '=', workspaceId)
+    .where('r.environment', '=', environment)
+    .orderBy('r.created_at', 'desc')
+    .orderBy('r.request_id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    requestId: row.request_id,
+    createdAt: row.created_at,
+    agentId: row.agent_id,
+    agentSlug: row.slug,
+    source: row.source,
+    provider: row.llm_provider,
+    model: row.llm_model,
+    inputTokens: Number(row.input_tokens),
+    outputTokens: Number(row.output_tokens),
+    credits: Number(row.cost_millicredits) / MILLICREDITS_PER_CREDIT,
+    status: row.status,
+    caller: row.api_key_id ? `key:${row.display_prefix ?? row.api_key_id}` : null,
+  }));
+}

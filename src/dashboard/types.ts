@@ -166,4 +166,19 @@ export interface Usage {
     status: string;
     caller: string | null;
   }[];
+  /** Language-model calls of text conversations, newest first. */
+  model_calls: {
+    request_id: string;
+    created_at: string;
+    agent_id: string;
+    agent_slug: string | null;
+    source: string;
+    llm_provider: string;
+    llm_model: string;
+    input_tokens: number;
+    output_tokens: number;
+    credits: number;
+    status: string;
+    caller: string | null;
+  }[];
 }

@@ -11,7 +11,7 @@ export function formatCredits(credits: number): string {
 /**
  * Usage (Config › Usage): the workspace's credit balance, what running requests hold, what
  * finished requests were charged and what was granted; the recent grants; and the newest
- * synthesis requests of this environment with who made them.
+ * synthesis requests and language-model calls of this environment with who made them.
  */
 export function UsagePage() {
   const me = useSession();
@@ -122,6 +122,57 @@ function UsageReport(props: { environment: string }) {
             <tr>
               <td colSpan={7} className="muted">
                 No requests yet.
+              </td>
+            </tr>
+          ) : null}
+        </tbody>
+      </table>
+      <ModelCalls calls={data.model_calls} environment={props.environment} />
+    </>
+  );
+}
+
+/** The newest language-model calls of text conversations (live sessions are on Sessions). */
+function ModelCalls(props: { calls: Usage['model_calls']; environment: string }) {
+  return (
+    <>
+      <h2>Recent language-model calls</h2>
+      <p className="muted">
+        The newest 50 calls of text conversations with Agents of the {props.environment}{' '}
+        environment. What live sessions use is on Agents › Sessions.
+      </p>
+      <table aria-label="Recent language-model calls">
+        <thead>
+          <tr>
+            <th>Time</th>
+            <th>Agent</th>
+            <th>Model</th>
+            <th>Tokens in</th>
+            <th>Tokens out</th>
+            <th>Credits</th>
+            <th>Status</th>
+            <th>Caller</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.calls.map((entry) => (
+            <tr key={entry.request_id} data-model-call-id={entry.request_id}>
+              <td>{formatTime(entry.created_at)}</td>
+              <td>{entry.agent_slug ?? entry.agent_id}</td>
+              <td>
+                {entry.llm_provider} {entry.llm_model}
+              </td>
+              <td>{entry.input_tokens.toLocaleString('en-US')}</td>
+              <td>{entry.output_tokens.toLocaleString('en-US')}</td>
+              <td>{formatCredits(entry.credits)}</td>
+              <td>{entry.status}</td>
+              <td>{entry.caller ?? '—'}</td>
+            </tr>
+          ))}
+          {props.calls.length === 0 ? (
+            <tr>
+              <td colSpan={8} className="muted">
+                No calls yet.
               </td>
             </tr>
           ) : null}

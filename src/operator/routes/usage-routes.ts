@@ -1,19 +1,19 @@
 import type { Kysely } from 'kysely';
 import { CreditGrants } from '../../billing/grants.ts';
-import { recentRequests } from '../../billing/usage.ts';
+import { recentModelCalls, recentRequests } from '../../billing/usage.ts';
 import type { Database } from '../../db/schema.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import { KEY_MANAGER_ROLES } from '../../workspaces/members.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { operatorRoute } from '../route.ts';
 
-/** Requests the Usage page lists. */
+/** Requests (and language-model calls) the Usage page lists. */
 const RECENT_REQUESTS = 50;
 
 /**
  * Usage (the dashboard's Config › Usage page): the workspace's credit as `awp credit show`
  * reports it (1,000 credits = 1 USD), its recent grants, and the newest synthesis requests
- * of the listener's environment.
+ * and language-model calls of the listener's environment.
  */
 export function usageRoutes(guard: OperatorGuard, db: Kysely<Database>): AnyRoute[] {
   const grants = new CreditGrants(db);
@@ -22,11 +22,18 @@ export function usageRoutes(guard: OperatorGuard, db: Kysely<Database>): AnyRout
       method: 'GET',
       path: '/usage',
       operationId: 'operatorUsage',
-      summary: 'Credit balance, reserved, charged and granted; recent grants and requests.',
+      summary:
+        'Credit balance, reserved, charged and granted; recent grants, requests and language-model calls.',
       roles: KEY_MANAGER_ROLES,
       handle: async ({ member, request }) => {
         const account = await grants.account(member.workspaceId);
         const requests = await recentRequests(
+          db,
+          member.workspaceId,
+          request.environment,
+          RECENT_REQUESTS,
+        );
+        const calls = await recentModelCalls(
           db,
           member.workspaceId,
           request.environment,
@@ -56,6 +63,20 @@ export function usageRoutes(guard: OperatorGuard, db: Kysely<Database>): AnyRout
               credits: entry.credits,
               status: entry.status,
               caller: entry.caller,
+            })),
+            model_calls: calls.map((call) => ({
+              request_id: call.requestId,
+              created_at: call.createdAt,
+              agent_id: call.agentId,
+              agent_slug: call.agentSlug,
+              source: call.source,
+              llm_provider: call.provider,
+              llm_model: call.model,
+              input_tokens: call.inputTokens,
+              output_tokens: call.outputTokens,
+              credits: call.credits,
+              status: call.status,
+              caller: call.caller,
             })),
           },
         };

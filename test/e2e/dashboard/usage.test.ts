@@ -3,11 +3,16 @@
 // (compared with what the ledger recorded), and the notice and 403 other roles get.
 
 import type { Locator, Page } from 'playwright-core';
+import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentStore } from '../../../src/agents/agent-store.ts';
 import { MILLICREDITS_PER_CREDIT } from '../../../src/billing/cost.ts';
 import { CreditGrants } from '../../../src/billing/grants.ts';
+import { LlmLedger } from '../../../src/billing/llm-ledger.ts';
+import { LLM_ENV } from '../../helpers/agents.ts';
 import {
   type DashboardFixture,
+  seedStarterAgent,
   signInThroughPage,
   startDashboard,
 } from '../../helpers/dashboard.ts';
@@ -26,13 +31,16 @@ const text = async (locator: Locator) => ((await locator.textContent()) ?? '').t
 describe('dashboard: Usage', () => {
   let fixture: DashboardFixture;
   let page: Page;
+  let starterId: string;
 
   beforeAll(async () => {
     fixture = await startDashboard(
       {},
       {
-        beforeStart: (db, boot) =>
-          addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD),
+        beforeStart: async (db, boot) => {
+          await addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD);
+          starterId = await seedStarterAgent(db, boot.workspaceId, LLM_ENV);
+        },
       },
     );
     page = await fixture.newPage();
@@ -127,6 +135,66 @@ describe('dashboard: Usage', () => {
       characters: TEXT.length,
       credits: charge,
     });
+  });
+
+  it('lists a language-model call of a text conversation and counts it in Charged', async () => {
+    const handle = await openTestDatabase(fixture.database);
+    const grants = new CreditGrants(handle.db);
+    let before: Awaited<ReturnType<CreditGrants['account']>>;
+    let after: Awaited<ReturnType<CreditGrants['account']>>;
+    const requestId = uuidv7();
+    try {
+      before = await grants.account(fixture.boot.workspaceId);
+      const snapshot = await new AgentStore(handle.db).activePublication(
+        fixture.boot.workspaceId,
+        'development',
+        starterId,
+      );
+      if (!snapshot) throw new Error('the starter Agent is not published');
+      // What POST /v1/agents/{id}/messages records around one model call: 1,200 tokens in
+      // and 300 out at one millicredit a token, 1.5 credits.
+      const ledger = new LlmLedger(handle.db, 'usage-test');
+      await ledger.start({
+        requestId,
+        auditId: `aud_${requestId}`,
+        workspaceId: fixture.boot.workspaceId,
+        environment: 'development',
+        apiKeyId: fixture.boot.developmentKey.id,
+        source: 'messages',
+        agentId: starterId,
+        publicationId: snapshot.publication.id,
+        conversationId: null,
+        conversationIsNew: false,
+        userMessageId: null,
+        provider: 'openai',
+        model: { name: 'gpt-4.1-mini', inputMillicreditsPer1M: 1e6, outputMillicreditsPer1M: 1e6 },
+        reserveMillicredits: 3_000,
+      });
+      await ledger.succeed(requestId, { inputTokens: 1_200, outputTokens: 300 }, async () => ({
+        assistantMessageId: null,
+      }));
+      after = await grants.account(fixture.boot.workspaceId);
+    } finally {
+      await handle.close();
+    }
+    expect(after.chargedCredits).toBe(before.chargedCredits + 1.5);
+    expect(after.balanceCredits).toBe(before.balanceCredits - 1.5);
+
+    await page.reload();
+    await page.getByTestId('balance').waitFor();
+    expect(await balance()).toBe(shown(after.balanceCredits));
+    expect(await text(page.getByTestId('charged'))).toBe(shown(after.chargedCredits));
+    const row = page.locator(`tr[data-model-call-id="${requestId}"]`);
+    const cells = (await row.locator('td').allInnerTexts()).map((cell) => cell.trim());
+    expect(cells.slice(1, 7)).toEqual([
+      'guide',
+      'openai gpt-4.1-mini',
+      '1,200',
+      '300',
+      '1.5',
+      'succeeded',
+    ]);
+    expect(cells[7]).toBe(`key:${fixture.boot.developmentKey.prefix}`);
   });
 
   it('tells a member who may see usage; the operator API answers 403', async () => {

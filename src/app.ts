@@ -306,6 +306,7 @@ export function createApi(deps: ApiDependencies): Api {
     sessionTtlMs: config.OPERATOR_SESSION_TTL_HOURS * 3_600_000,
     signInAttemptsPerMinute: config.OPERATOR_SIGNIN_ATTEMPTS_PER_MINUTE,
     insecureCookies: config.OPERATOR_INSECURE_COOKIES,
+    demoPage: config.DEMO_PAGE,
   });
 
   const server = new UwsHttpServer({

@@ -206,6 +206,9 @@ apiJson<{ agents: DemoAgent[] }>('/demo/api/agents')
     );
     $('agents-empty').hidden = agents.length > 0;
     if (agents.length === 0) agentSelect.append(new Option('No published Agent', ''));
+    // `/demo?agent=ID` (the dashboard's Talk in demo) opens with that Agent chosen.
+    const wanted = new URLSearchParams(location.search).get('agent');
+    if (wanted && agents.some((agent) => agent.id === wanted)) agentSelect.value = wanted;
     render();
   })
   .catch(showError);

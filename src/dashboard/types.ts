@@ -22,6 +22,8 @@ export interface Member {
 export interface Me {
   member: Member;
   environment: 'production' | 'development';
+  /** Whether this address serves the demo page (`/demo`). */
+  demo_page: boolean;
 }
 
 export interface ApiKey {

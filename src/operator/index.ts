@@ -60,6 +60,8 @@ export interface OperatorApiOptions {
   sessionTtlMs: number;
   signInAttemptsPerMinute: number;
   insecureCookies: boolean;
+  /** Whether `/demo` is served (DEMO_PAGE): the Agents pages link to it. */
+  demoPage: boolean;
 }
 
 /**
@@ -94,7 +96,7 @@ export function createOperatorApi(options: OperatorApiOptions): {
   return {
     guard,
     routes: [
-      ...sessionRoutes(guard, sessions),
+      ...sessionRoutes(guard, sessions, { demoPage: options.demoPage }),
       ...keyRoutes(guard, new ApiKeys(options.db), options.keyStore),
       ...memberRoutes(guard, new MemberAdmin(options.db)),
       ...accountRoutes(guard, options.accounts),

@@ -90,8 +90,8 @@ export function AgentPage(props: { agentId: string }) {
           Publish
         </button>
       ) : null}
-      {me.environment === 'development' && agent.active_publication ? (
-        <a className="button" href="/demo">
+      {me.demo_page && agent.active_publication ? (
+        <a className="button" href={`/demo?agent=${encodeURIComponent(agent.id)}`}>
           Talk in demo
         </a>
       ) : null}

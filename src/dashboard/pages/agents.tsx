@@ -126,8 +126,8 @@ export function AgentsPage() {
                       Publish
                     </button>
                   ) : null}
-                  {me.environment === 'development' && agent.active_publication ? (
-                    <a className="button" href="/demo">
+                  {me.demo_page && agent.active_publication ? (
+                    <a className="button" href={`/demo?agent=${encodeURIComponent(agent.id)}`}>
                       Talk in demo
                     </a>
                   ) : null}

@@ -23,7 +23,11 @@ export function memberView(member: OperatorPrincipal) {
 }
 
 /** Sign-in, sign-out and the signed-in member. */
-export function sessionRoutes(guard: OperatorGuard, sessions: OperatorSessions): AnyRoute[] {
+export function sessionRoutes(
+  guard: OperatorGuard,
+  sessions: OperatorSessions,
+  options: { demoPage: boolean },
+): AnyRoute[] {
   return [
     {
       method: 'POST',
@@ -79,11 +83,17 @@ export function sessionRoutes(guard: OperatorGuard, sessions: OperatorSessions):
       method: 'GET',
       path: '/me',
       operationId: 'operatorMe',
-      summary: 'The signed-in member and their role.',
+      summary:
+        'The signed-in member and their role, the environment of this address, and whether it serves the demo page.',
       roles: EVERY_ROLE,
       handle: async ({ member, request }) => ({
         status: 200,
-        body: { member: memberView(member), environment: request.environment },
+        body: {
+          member: memberView(member),
+          environment: request.environment,
+          // The demo page is served on the development address only (DEMO_PAGE).
+          demo_page: options.demoPage && request.environment === 'development',
+        },
       }),
     }),
   ];

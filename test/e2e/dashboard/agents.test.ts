@@ -65,12 +65,15 @@ describe('dashboard: Agents', () => {
   let page: Page;
 
   beforeAll(async () => {
-    fixture = await startDashboard(LLM_ENV, {
-      beforeStart: async (db, boot) => {
-        await addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD);
-        await seedStarterAgent(db, boot.workspaceId, LLM_ENV);
+    fixture = await startDashboard(
+      { ...LLM_ENV, DEMO_PAGE: 'true' },
+      {
+        beforeStart: async (db, boot) => {
+          await addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD);
+          await seedStarterAgent(db, boot.workspaceId, LLM_ENV);
+        },
       },
-    });
+    );
     page = await fixture.newPage();
   }, 90_000);
 
@@ -116,8 +119,9 @@ describe('dashboard: Agents', () => {
     const cells = await guide.locator('td').allInnerTexts();
     expect(cells[0]).toBe('Guide');
     expect(cells[4]).toContain('Version 1');
+    const guideId = await guide.getAttribute('data-agent-id');
     expect(await guide.getByRole('link', { name: 'Talk in demo' }).getAttribute('href')).toBe(
-      '/demo',
+      `/demo?agent=${guideId}`,
     );
   });
 
@@ -138,6 +142,15 @@ describe('dashboard: Agents', () => {
     await created.getByRole('button', { name: 'Publish' }).click();
     await created.locator('[data-published-version="1"]').waitFor();
     await created.getByRole('link', { name: 'Talk in demo' }).waitFor();
+    // The demo page opens with this Agent chosen among the published ones.
+    const createdId = await created.getAttribute('data-agent-id');
+    const demoHref = await created.getByRole('link', { name: 'Talk in demo' }).getAttribute('href');
+    expect(demoHref).toBe(`/demo?agent=${createdId}`);
+    const demo = await fixture.newPage();
+    await demo.goto(new URL(demoHref ?? '', fixture.dashboardUrl).href);
+    await expect.poll(() => demo.locator('#agent option').count()).toBe(2);
+    expect(await demo.locator('#agent').inputValue()).toBe(createdId);
+    await demo.close();
 
     const response = await fetch(`${fixture.server.devUrl}/v1/agents`, {
       headers: { authorization: `Bearer ${fixture.boot.developmentKey.key}` },
@@ -361,7 +374,7 @@ describe('dashboard: Agents', () => {
       'Version 2 (revision 5)',
     );
     expect(await page.getByRole('link', { name: 'Talk in demo' }).getAttribute('href')).toBe(
-      '/demo',
+      `/demo?agent=${conciergeId}`,
     );
 
     const agent = await v1Agent(conciergeId);

@@ -70,7 +70,17 @@ describe.each(DIALECTS)('operator API sign-in, sessions and roles on %s', (diale
 
     const me = await client.request('GET', '/me');
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ member: { role: 'admin' }, environment: 'production' });
+    expect(me.body).toMatchObject({
+      member: { role: 'admin' },
+      environment: 'production',
+      demo_page: false,
+    });
+    // The development address says the same, without DEMO_PAGE: no demo page to link to.
+    const development = await signedIn(server.devUrl, 'admin@example.com', PASSWORD);
+    expect((await development.request('GET', '/me')).body).toMatchObject({
+      environment: 'development',
+      demo_page: false,
+    });
   });
 
   it('refuses a wrong password or an unknown email alike, and no request without a session', async () => {

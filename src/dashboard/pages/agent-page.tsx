@@ -6,6 +6,7 @@ import { hasRole, useSession } from '../session.ts';
 import {
   AGENT_BUILDER_ROLES,
   type Agent,
+  type AgentAvatar,
   type AgentVoice,
   type LlmProviderOption,
 } from './agents/agent-types.ts';
@@ -35,6 +36,9 @@ export function AgentPage(props: { agentId: string }) {
   );
   const models = useLoad(() =>
     call<{ providers: LlmProviderOption[] }>('GET', '/llm-models').then((r) => r.providers),
+  );
+  const avatars = useLoad(() =>
+    call<{ avatars: AgentAvatar[] }>('GET', '/avatars').then((r) => r.avatars),
   );
   const [message, setMessage] = useState<string>();
   const [error, setError] = useState<string>();
@@ -135,18 +139,20 @@ export function AgentPage(props: { agentId: string }) {
       {loaded.error ? <Notice kind="error">{loaded.error}</Notice> : null}
       {voices.error ? <Notice kind="error">{voices.error}</Notice> : null}
       {models.error ? <Notice kind="error">{models.error}</Notice> : null}
+      {avatars.error ? <Notice kind="error">{avatars.error}</Notice> : null}
       {canBuild ? null : (
         <Notice kind="info">
           Editing and publishing Agents requires an organization Owner, Admin or Builder; you can
           read this Agent.
         </Notice>
       )}
-      {voices.data && models.data ? (
+      {voices.data && models.data && avatars.data ? (
         <EditAgentForm
           key={agent.draft_revision.id}
           agent={agent}
           voices={voices.data}
           providers={models.data}
+          avatars={avatars.data}
           canEdit={canBuild}
           onDirtyChange={setDirty}
           onSaved={(saved) => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AgentRecord } from '../../agents/agent-store.ts';
 import type { AgentInput, AgentScope, Agents } from '../../agents/agents.ts';
+import { AVATARS, avatarPreviewPath } from '../../agents/avatars/catalog.ts';
 import { agentBody, agentSchemas } from '../../agents/schemas.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
@@ -87,6 +88,24 @@ export function agentRoutes(guard: OperatorGuard, agents: Agents, llm: LlmCatalo
         const row = await agents.get(scope, request.params.agentId ?? '');
         return { status: 200, body: { agent: await listedAgent(agents, scope, row) } };
       },
+    }),
+    operatorRoute(guard, {
+      method: 'GET',
+      path: '/avatars',
+      operationId: 'operatorListAvatars',
+      summary:
+        'The built-in avatars an Agent chooses from, each with its preview image on this address.',
+      roles: EVERY_ROLE,
+      handle: async () => ({
+        status: 200,
+        body: {
+          avatars: AVATARS.map((avatar) => ({
+            id: avatar.id,
+            name: avatar.name,
+            image_url: avatarPreviewPath(avatar.id),
+          })),
+        },
+      }),
     }),
     operatorRoute(guard, {
       method: 'GET',

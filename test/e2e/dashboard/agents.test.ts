@@ -293,6 +293,13 @@ describe('dashboard: Agents', () => {
     await field('First message').fill('Good morning, how can I help?');
     await field('Tags').fill('lobby, front desk');
     await field('Users’ language').fill('es-mx');
+    await field('Avatar').selectOption('avatar_kofi');
+    // The chosen avatar's preview shows beside it, loaded from this address.
+    const preview = form.locator('img.agent-avatar');
+    await expect
+      .poll(() => preview.evaluate((image) => (image as HTMLImageElement).naturalWidth))
+      .toBe(256);
+    expect(await preview.getAttribute('alt')).toBe('Kofi');
 
     expect(await optionValues(page, 'Language model provider')).toEqual(['openai', 'anthropic']);
     expect(await optionValues(page, 'Thinking level')).toEqual(['off']);
@@ -322,6 +329,7 @@ describe('dashboard: Agents', () => {
       `/operator/api/agents/${conciergeId}`,
     ]);
     expect(Object.keys(patches[0]?.body ?? {}).sort()).toEqual([
+      'avatar_id',
       'character_card',
       'language',
       'llm_model',
@@ -353,6 +361,7 @@ describe('dashboard: Agents', () => {
       documents_enabled: false,
       // Stored in its canonical case.
       language: 'es-MX',
+      avatar_id: 'avatar_kofi',
       instructions: 'Answer in two short sentences.',
       active_publication: { version: 1 },
     });
@@ -433,7 +442,7 @@ describe('dashboard: Agents', () => {
       elements.map((element) => (element as HTMLInputElement).matches(':disabled')),
     );
     // 4 selects, 4 switches and 11 card fields.
-    expect(disabled).toEqual(Array(20).fill(true));
+    expect(disabled).toEqual(Array(21).fill(true));
     expect(await form.getByLabel('System prompt', { exact: true }).inputValue()).toBe(
       'Answer in two short sentences.',
     );

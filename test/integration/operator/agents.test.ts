@@ -3,6 +3,7 @@
 // language models this deployment offers, for every role and never without a session.
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AVATARS } from '../../../src/agents/avatars/catalog.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
@@ -95,6 +96,23 @@ describe.each(DIALECTS)('operator API: one Agent and the language models on %s',
     }
   });
 
+  it('lists the built-in avatars with previews on the same address, for every role', async () => {
+    for (const client of [owner, member, ownerOnDevelopment]) {
+      const response = await client.request('GET', '/avatars');
+      expect(response.status).toBe(200);
+      const { avatars } = response.body as {
+        avatars: { id: string; name: string; image_url: string }[];
+      };
+      expect(avatars.map((avatar) => avatar.id)).toEqual(AVATARS.map((avatar) => avatar.id));
+      for (const avatar of avatars) {
+        expect(avatar.image_url).toBe(`/v1/avatars/${avatar.id}/preview`);
+      }
+      const preview = await fetch(`${server.url}${avatars[0]?.image_url}`);
+      expect(preview.status).toBe(200);
+      expect(preview.headers.get('content-type')).toBe('image/png');
+    }
+  });
+
   it('reads one Agent exactly as the list shows it, with api_ready, for every role', async () => {
     const ready = agentOf(
       await owner.request('POST', '/agents', {
@@ -181,7 +199,7 @@ describe.each(DIALECTS)('operator API: one Agent and the language models on %s',
     ended.cookie = leaving.cookie;
     expect((await leaving.request('POST', '/sign-out')).status).toBe(204);
     for (const client of [anonymous, ended]) {
-      for (const path of [`/agents/${agent.id}`, '/llm-models']) {
+      for (const path of [`/agents/${agent.id}`, '/llm-models', '/avatars']) {
         const response = await client.request('GET', path);
         expect(response.status).toBe(401);
         expect(response.body).toMatchObject({ code: 'unauthorized', retryable: false });

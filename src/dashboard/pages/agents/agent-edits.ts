@@ -34,6 +34,7 @@ export interface AgentFormValues {
   voiceId: string;
   /** BCP 47 tag; '' while the Agent has none. */
   language: string;
+  avatarId: string;
   /** '' while the Agent has no language model. */
   llmProvider: string;
   llmModel: string;
@@ -49,6 +50,7 @@ export interface AgentFormValues {
 export interface AgentPatch {
   voice_id?: string | null;
   language?: string | null;
+  avatar_id?: string;
   llm_provider?: string;
   llm_model?: string;
   thinking_level?: ThinkingLevel;
@@ -102,6 +104,7 @@ export function formValuesOf(agent: Agent): AgentFormValues {
   return {
     voiceId: agent.voice_id ?? '',
     language: agent.language ?? '',
+    avatarId: agent.avatar_id,
     llmProvider: agent.llm_provider ?? '',
     llmModel: agent.llm_model ?? '',
     thinkingLevel: agent.thinking_level,
@@ -150,6 +153,7 @@ export function patchOf(
   if (card) patch.character_card = card;
   if (values.voiceId !== initial.voiceId) patch.voice_id = values.voiceId || null;
   if (values.language.trim() !== initial.language) patch.language = values.language.trim() || null;
+  if (values.avatarId !== initial.avatarId) patch.avatar_id = values.avatarId;
   if (
     values.llmProvider !== initial.llmProvider ||
     values.llmModel !== initial.llmModel ||

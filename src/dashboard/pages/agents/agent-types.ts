@@ -75,6 +75,13 @@ export interface Agent {
   api_ready: boolean;
 }
 
+/** A built-in avatar (`GET /operator/api/avatars`): its preview is on the same address. */
+export interface AgentAvatar {
+  id: string;
+  name: string;
+  image_url: string;
+}
+
 /** A voice clients can use (`GET /operator/api/catalog`, the list of `GET /v1/voices`). */
 export interface AgentVoice {
   id: string;

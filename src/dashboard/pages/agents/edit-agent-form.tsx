@@ -2,12 +2,13 @@ import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { call, describeError } from '../../api.ts';
 import { Notice } from '../../components.tsx';
 import { type AgentFormValues, formValuesOf, patchOf } from './agent-edits.ts';
-import type { Agent, AgentVoice, LlmProviderOption } from './agent-types.ts';
+import type { Agent, AgentAvatar, AgentVoice, LlmProviderOption } from './agent-types.ts';
+import { AvatarField } from './avatar-field.tsx';
 import { CardFields } from './card-fields.tsx';
 import { ModelFields } from './model-fields.tsx';
 
 /**
- * The Edit Agent form: voice, language model, feature switches and the character card.
+ * The Edit Agent form: voice, language model, feature switches, avatar and the character card.
  * Save sends one `PATCH /operator/api/agents/{id}` with what changed (a changed card is
  * sent whole) and makes a new draft revision. Without `canEdit` every control is disabled
  * and there is no Save. Mount it again (a new `key`) to start from a newer Agent.
@@ -16,6 +17,7 @@ export function EditAgentForm(props: {
   agent: Agent;
   voices: readonly AgentVoice[];
   providers: readonly LlmProviderOption[];
+  avatars: readonly AgentAvatar[];
   canEdit: boolean;
   onSaved: (agent: Omit<Agent, 'api_ready'>) => void;
   /** Told whether the form holds changes that are not saved. */
@@ -58,6 +60,11 @@ export function EditAgentForm(props: {
           voices={props.voices}
           providers={props.providers}
           onChange={setValues}
+        />
+        <AvatarField
+          value={values.avatarId}
+          avatars={props.avatars}
+          onChange={(avatarId) => setValues({ ...values, avatarId })}
         />
         <CardFields
           card={agent.character_card.data}

@@ -81,6 +81,23 @@ export class VoiceGenerationStore {
     return rows.map(toGeneration);
   }
 
+  /** Removes one generation of the voice; false when the voice has none with this id. */
+  async delete(
+    workspaceId: string,
+    environment: Environment,
+    voiceId: string,
+    id: string,
+  ): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('voice_generations')
+      .where('id', '=', id)
+      .where('workspace_id', '=', workspaceId)
+      .where('environment', '=', environment)
+      .where('voice_id', '=', voiceId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
   /** One generation of the voice, or null. */
   async find(
     workspaceId: string,

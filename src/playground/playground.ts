@@ -157,6 +157,40 @@ export class Playground {
   }
 
   /**
+   * Deletes a generation from the voice's History with its audio: the member who made it,
+   * or anyone when `mayDeleteAny` (Owner, Admin). The ledger row that charged it stays.
+   */
+  async remove(
+    member: PlaygroundMember,
+    voiceId: string,
+    generationId: string,
+    mayDeleteAny: boolean,
+  ): Promise<VoiceGeneration> {
+    await this.#requireVoice(member, voiceId);
+    const generation = await this.#generations.find(
+      member.workspaceId,
+      member.environment,
+      voiceId,
+      generationId,
+    );
+    if (!generation)
+      throw new ApiError('not_found', `No generation ${generationId} on this voice.`);
+    if (generation.createdBy !== member.email && !mayDeleteAny) {
+      throw new ApiError(
+        'forbidden',
+        'Only the member who made a generation, or an Owner or Admin, deletes it.',
+      );
+    }
+    // The row first: a file left by a failed removal is unreachable, never a row without audio.
+    if (
+      await this.#generations.delete(member.workspaceId, member.environment, voiceId, generationId)
+    ) {
+      await this.deps.audio.delete(generation.objectKey);
+    }
+    return generation;
+  }
+
+  /**
    * Auto Tag (see {@link autoTag}). With a voice (and optionally one of its routes), text
    * for a voice that cannot apply tags comes back unchanged with `tags_unsupported`: the
    * same capability synthesis goes by, so what Auto Tag adds is what would be spoken.

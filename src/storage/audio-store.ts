@@ -37,6 +37,8 @@ export interface AudioStore {
   head(objectKey: string): Promise<{ location: string } | null>;
   /** The stored bytes, or null when no object has this key. */
   get(objectKey: string): Promise<Buffer | null>;
+  /** Removes the object; false when there was none. */
+  delete(objectKey: string): Promise<boolean>;
 }
 
 /** Thrown by {@link AudioStore.putFile} when the file to move does not exist. */

@@ -104,6 +104,17 @@ export class LocalDiskAudioStore implements AudioStore {
     }
   }
 
+  async delete(objectKey: string): Promise<boolean> {
+    try {
+      await unlink(this.pathOf(objectKey));
+      return true;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+      throw error;
+    }
+  }
+
   /**
    * Renames the source into place; a source on another file system (a spool folder mounted
    * apart from the store) is copied instead. ENOENT means the source or the target's

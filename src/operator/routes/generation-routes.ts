@@ -12,6 +12,7 @@ import { searchVoiceTags } from '../../playground/tag-vocabulary.ts';
 import { voiceTagsSchema } from '../../tts/schemas.ts';
 import { codePointLength } from '../../tts/tags.ts';
 import type { VoiceCatalog } from '../../voices/catalog.ts';
+import { VOICE_MANAGER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { EVERY_ROLE, operatorRoute } from '../route.ts';
 import type { OperatorPrincipal } from '../sessions.ts';
@@ -190,6 +191,24 @@ export function generationRoutes(
           },
           body: audio,
         };
+      },
+    }),
+    operatorRoute(guard, {
+      method: 'DELETE',
+      path: '/voices/:voiceId/generations/:generationId',
+      operationId: 'operatorDeleteGeneration',
+      summary:
+        'Deletes a generation and its audio from the voice’s History: its maker, or an Owner or Admin.',
+      roles: EVERY_ROLE,
+      errors: ['voice_not_found', 'not_found', 'forbidden'],
+      handle: async ({ member, request }) => {
+        const generation = await playground.remove(
+          memberOf(member, request),
+          request.params.voiceId ?? '',
+          request.params.generationId ?? '',
+          VOICE_MANAGER_ROLES.includes(member.role),
+        );
+        return { status: 200, body: { generation: generationView(generation) } };
       },
     }),
     operatorRoute(guard, {

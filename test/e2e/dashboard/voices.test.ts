@@ -327,7 +327,7 @@ describe('dashboard: voices', () => {
     expect(routeOf(await getVoice(narratorId), 'native').state).toBe('update_available');
   });
 
-  it('keeps the voice’s Playground generations in History, each playable', async () => {
+  it('keeps the voice’s Playground generations in History, each playable and deletable', async () => {
     const text = 'Tickets are at the front desk.';
     const generated = await owner.request('POST', `/voices/${narratorId}/generations`, {
       text,
@@ -348,6 +348,12 @@ describe('dashboard: voices', () => {
       audioUrl,
     );
     expect(played).toMatch(/^audio\//);
+
+    // Delete takes it out of History, and the operator API no longer lists it.
+    await card.getByRole('button', { name: 'Delete' }).click();
+    await card.waitFor({ state: 'detached' });
+    const listed = await owner.request('GET', `/voices/${narratorId}/generations`);
+    expect(listed.body).toEqual({ generations: [] });
   });
 
   it('shows a Member every voice without a single write control', async () => {

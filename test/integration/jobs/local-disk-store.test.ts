@@ -62,6 +62,15 @@ describe('LocalDiskAudioStore', () => {
     expect(await store.head('org_1/2025/01/31/missing.mp3')).toBeNull();
   });
 
+  it('deletes an object once: true when it was there, false after', async () => {
+    const key = 'org_1/generations/voice_1/gen.wav';
+    await store.put(key, Buffer.from('audio'), 'audio/wav');
+    expect(await store.delete(key)).toBe(true);
+    expect(await store.get(key)).toBeNull();
+    expect(await store.delete(key)).toBe(false);
+    expect(await store.delete('org_1/nowhere/at/all.wav')).toBe(false);
+  });
+
   describe('putFile', () => {
     let sourceDir: string;
 

@@ -70,6 +70,10 @@ export class FailingStore implements AudioStore {
   get(objectKey: string) {
     return this.inner.get(objectKey);
   }
+
+  delete(objectKey: string) {
+    return this.inner.delete(objectKey);
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { wavHeader } from '../../../media/wav.ts';
@@ -380,6 +380,56 @@ describe.each(DIALECTS)('operator Playground on %s', (dialect) => {
     ]);
     const history = await client.request('GET', `/voices/${builtIn}/generations`);
     expect(history.body).toEqual({ generations: [] });
+  });
+
+  it('deletes a generation with its audio: its maker, or an Owner; not another member', async () => {
+    const make = async (client: OperatorClient, text: string) => {
+      const { generation } = generated(
+        await generate(client, builtIn, { text, output_format: 'pcm' }),
+      );
+      const row = await handle.db
+        .selectFrom('voice_generations')
+        .select('object_key')
+        .where('id', '=', generation.id)
+        .executeTakeFirstOrThrow();
+      return { generation, file: path.join(database.dataDir, 'audio', row.object_key) };
+    };
+    const mine = await make(member, 'Mine to delete.');
+    const owners = await make(owner, 'The owner keeps this one.');
+    const path_ = (id: string) => `/voices/${builtIn}/generations/${id}`;
+
+    expect(errorCode(await member.request('DELETE', path_(owners.generation.id)), 403)).toBe(
+      'forbidden',
+    );
+    expect(errorCode(await stranger.request('DELETE', path_(mine.generation.id)), 404)).toBe(
+      'not_found',
+    );
+    const deleted = await member.request('DELETE', path_(mine.generation.id));
+    expect(deleted.status).toBe(200);
+    expect((deleted.body as { generation: GenerationView }).generation).toEqual(mine.generation);
+    expect(existsSync(mine.file)).toBe(false);
+    expect(errorCode(await audioOf(member, mine.generation), 404)).toBe('not_found');
+    expect(errorCode(await member.request('DELETE', path_(mine.generation.id)), 404)).toBe(
+      'not_found',
+    );
+    // The ledger row that charged it stays: the charge happened.
+    const ledger = await handle.db
+      .selectFrom('synthesis_requests')
+      .select('status')
+      .where('request_id', '=', mine.generation.request_id)
+      .executeTakeFirstOrThrow();
+    expect(ledger.status).toBe('succeeded');
+
+    // An Owner deletes anyone's; the others stay, with their audio.
+    const members = await make(member, 'The owner clears this one.');
+    expect((await owner.request('DELETE', path_(members.generation.id))).status).toBe(200);
+    expect(existsSync(members.file)).toBe(false);
+    expect(existsSync(owners.file)).toBe(true);
+    const history = await member.request('GET', `/voices/${builtIn}/generations`);
+    const ids = (history.body as { generations: GenerationView[] }).generations.map((g) => g.id);
+    expect(ids).toContain(owners.generation.id);
+    expect(ids).not.toContain(mine.generation.id);
+    expect(ids).not.toContain(members.generation.id);
   });
 
   it('Auto Tag tags plain text, and leaves it alone for a voice that cannot apply tags', async () => {

@@ -1,5 +1,6 @@
 import { call, OperatorApiError } from '../../api.ts';
 import { formatTime, Notice, useLoad } from '../../components.tsx';
+import { useSession } from '../../session.ts';
 import type { CloneAttempt, Voice, VoiceGeneration } from '../../types.ts';
 import { providerLabel } from './route-labels.tsx';
 import { useAction, voicePath } from './use-action.ts';
@@ -81,7 +82,7 @@ export function HistoryTab(props: {
           ) : null}
         </tbody>
       </table>
-      <Generations voiceId={voice.id} />
+      <Generations voiceId={voice.id} canManage={props.canManage} />
     </>
   );
 }
@@ -148,7 +149,8 @@ function readableDetail(detail: string): string {
  * The voice's Playground generations with a player each. A deployment without the
  * generations API (404 other than `voice_not_found`) shows nothing.
  */
-function Generations(props: { voiceId: string }) {
+function Generations(props: { voiceId: string; canManage: boolean }) {
+  const me = useSession();
   const generations = useLoad(
     () =>
       call<{ generations: VoiceGeneration[] }>(
@@ -169,6 +171,7 @@ function Generations(props: { voiceId: string }) {
       ),
     [props.voiceId],
   );
+  const remove = useAction(generations.reload);
   // Nothing while the first answer is pending, nor when the deployment has no such API.
   if (generations.data === null || (generations.data === undefined && !generations.error)) {
     return null;
@@ -177,6 +180,11 @@ function Generations(props: { voiceId: string }) {
     <section className="history-generations">
       <h2>Generations</h2>
       {generations.error ? <Notice kind="error">{generations.error}</Notice> : null}
+      {remove.error ? (
+        <Notice kind="error" onDismiss={remove.clearError}>
+          {remove.error}
+        </Notice>
+      ) : null}
       {generations.data?.length === 0 ? (
         <p className="muted">No Playground generations with this voice yet.</p>
       ) : null}
@@ -195,6 +203,25 @@ function Generations(props: { voiceId: string }) {
           </div>
           {/* biome-ignore lint/a11y/useMediaCaption: generated speech; its text is above */}
           <audio controls preload="none" src={generation.audio_url} />
+          {props.canManage || generation.created_by === me.member.email ? (
+            <div>
+              <button
+                type="button"
+                className="danger"
+                disabled={remove.busy}
+                onClick={() =>
+                  void remove.run(() =>
+                    call(
+                      'DELETE',
+                      voicePath(props.voiceId, `/generations/${encodeURIComponent(generation.id)}`),
+                    ),
+                  )
+                }
+              >
+                Delete
+              </button>
+            </div>
+          ) : null}
         </div>
       ))}
     </section>

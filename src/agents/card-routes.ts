@@ -1,23 +1,14 @@
 import { z } from 'zod';
 import { requireAuth } from '../auth/context.ts';
-import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { HttpResponse } from '../http/types.ts';
 import type { Agents } from './agents.ts';
-import { avatarImage, DEFAULT_AVATAR_ID, findAvatar } from './avatars/catalog.ts';
-import { cardFromJsonFile, cardFromPng, cardToPng } from './card-files.ts';
+import { cardDownload, cardExportQuerySchema, cardFromUpload } from './card-transfer.ts';
 import { characterCardOutputSchema } from './character-card.ts';
 import { MAX_PNG_BYTES } from './png.ts';
 import { agentBody, agentSchema } from './schemas.ts';
 
 const AUTH = { kind: 'workspace_key', capability: 'agents' } as const;
-
-const exportQuerySchema = z.strictObject({
-  format: z
-    .enum(['json', 'png'])
-    .default('json')
-    .describe('`json`: the V3 card; `png`: the avatar picture with `ccv3` and `chara` chunks.'),
-});
 
 /**
  * Character card files: import a card (JSON or PNG card image) as a new draft revision, and
@@ -39,19 +30,7 @@ export function cardRoutes(agents: Agents): AnyRoute[] {
       responses: { 200: { description: 'The Agent with the imported card.', schema: agentSchema } },
       handle: async ({ auth, request }) => {
         const caller = requireAuth(auth);
-        const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-        if (request.body.byteLength === 0) {
-          throw new ApiError('invalid_request', 'Send a card as application/json or image/png.');
-        }
-        let card: ReturnType<typeof cardFromPng>;
-        if (type === 'image/png') card = cardFromPng(request.body);
-        else if (type === 'application/json' || type === '') card = cardFromJsonFile(request.body);
-        else {
-          throw new ApiError(
-            'unsupported_media_type',
-            'Send the card as application/json or image/png.',
-          );
-        }
+        const card = cardFromUpload(request.headers['content-type'], request.body);
         const scope = { workspaceId: caller.workspaceId, environment: caller.environment };
         const updated = await agents.update(scope, request.params.agentId ?? '', {
           character_card: card,
@@ -67,7 +46,7 @@ export function cardRoutes(agents: Agents): AnyRoute[] {
       summary: 'The draft’s character card as V3 JSON, or as a PNG card image.',
       tags: ['agents'],
       auth: AUTH,
-      query: exportQuerySchema,
+      query: cardExportQuerySchema,
       responses: {
         200: {
           description: 'The card file.',
@@ -81,26 +60,7 @@ export function cardRoutes(agents: Agents): AnyRoute[] {
           { workspaceId: caller.workspaceId, environment: caller.environment },
           request.params.agentId ?? '',
         );
-        const card = agent.draft.characterCard;
-        const disposition = (ext: string) => `attachment; filename="${agent.slug}.${ext}"`;
-        if (query.format === 'json') {
-          return {
-            status: 200,
-            headers: { 'content-disposition': disposition('json'), 'cache-control': 'no-store' },
-            body: card,
-          };
-        }
-        const avatar = findAvatar(agent.draft.avatarId) ?? findAvatar(DEFAULT_AVATAR_ID);
-        const picture = avatar ? avatarImage(avatar).png : Buffer.alloc(0);
-        return {
-          status: 200,
-          headers: {
-            'content-type': 'image/png',
-            'content-disposition': disposition('png'),
-            'cache-control': 'no-store',
-          },
-          body: cardToPng(card, picture),
-        };
+        return cardDownload(agent, query.format);
       },
     }),
   ];

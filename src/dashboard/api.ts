@@ -21,13 +21,16 @@ export function whenSignedOut(listener: (() => void) | undefined): void {
 const BASE = '/operator/api';
 
 /**
- * One operator API call. `body` is sent as JSON, or as `multipart/form-data` when it is a
- * FormData. Resolves with the parsed JSON (undefined for 204); rejects with OperatorApiError.
+ * One operator API call. `body` is sent as JSON, as `multipart/form-data` when it is a
+ * FormData, or as it is (with its own type) when it is a Blob or File. Resolves with the parsed JSON (undefined for 204); rejects with OperatorApiError.
  */
 export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const init: RequestInit = { method, credentials: 'same-origin', headers: {} };
   if (body instanceof FormData) {
     init.body = body;
+  } else if (body instanceof Blob) {
+    init.body = body;
+    init.headers = { 'content-type': body.type || 'application/octet-stream' };
   } else if (body !== undefined) {
     init.body = JSON.stringify(body);
     init.headers = { 'content-type': 'application/json' };

@@ -22,6 +22,7 @@ import type { VoiceStore } from '../voices/voice-store.ts';
 import { MemberAdmin } from '../workspaces/member-admin.ts';
 import { OperatorGuard } from './guard.ts';
 import { accountRoutes } from './routes/account-routes.ts';
+import { agentCardRoutes } from './routes/agent-card-routes.ts';
 import { agentRoutes } from './routes/agent-routes.ts';
 import { agentSessionRoutes } from './routes/agent-session-routes.ts';
 import { cloneRoutes } from './routes/clone-routes.ts';
@@ -108,6 +109,7 @@ export function createOperatorApi(options: OperatorApiOptions): {
       }),
       ...cloneRoutes(guard, options.cloning),
       ...agentRoutes(guard, options.agents, options.llm),
+      ...agentCardRoutes(guard, options.agents),
       ...agentSessionRoutes(guard, options.db, options.liveSessions),
       ...generationRoutes(
         guard,

@@ -62,7 +62,7 @@ export class OperatorClient {
   async send(
     method: string,
     path: string,
-    body: FormData | string | undefined,
+    body: FormData | string | Blob | undefined,
     headers: Record<string, string> = {},
   ): Promise<OperatorResponse> {
     const response = await fetch(`${this.baseUrl}/operator/api${path}`, {
@@ -91,10 +91,14 @@ export class OperatorClient {
   }
 }
 
-/** JSON bodies parsed; audio and other binary bodies as a Buffer; text as is. */
+/** JSON bodies parsed; audio, images and other binary bodies as a Buffer; text as is. */
 async function readBody(response: Response): Promise<unknown> {
   const type = response.headers.get('content-type') ?? '';
-  if (type.startsWith('audio/') || type === 'application/octet-stream') {
+  if (
+    type.startsWith('audio/') ||
+    type.startsWith('image/') ||
+    type === 'application/octet-stream'
+  ) {
     return Buffer.from(await response.arrayBuffer());
   }
   const text = await response.text();

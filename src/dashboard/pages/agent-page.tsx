@@ -10,6 +10,7 @@ import {
   type AgentVoice,
   type LlmProviderOption,
 } from './agents/agent-types.ts';
+import { CardFile } from './agents/card-file.tsx';
 import { EditAgentForm } from './agents/edit-agent-form.tsx';
 import { PublicationStatus } from './agents/publication-status.tsx';
 import './agents/agents.css';
@@ -146,6 +147,20 @@ export function AgentPage(props: { agentId: string }) {
           read this Agent.
         </Notice>
       )}
+      <CardFile
+        agent={agent}
+        canEdit={canBuild}
+        dirty={dirty}
+        onError={(text) => {
+          setMessage(undefined);
+          setError(text);
+        }}
+        onImported={(imported) => {
+          setError(undefined);
+          setMessage(`Card imported as draft revision ${imported.draft_revision.version}.`);
+          loaded.reload();
+        }}
+      />
       {voices.data && models.data && avatars.data ? (
         <EditAgentForm
           key={agent.draft_revision.id}

@@ -464,6 +464,47 @@ describe('dashboard: Agents', () => {
     expect(agent.character_card.data.system_prompt).toBe('Answer in two short sentences.');
   });
 
+  it('imports a card file on the Agent page and exports the draft’s card', async () => {
+    await page.goto(`${fixture.dashboardUrl}/agents/${conciergeId}`);
+    await page.getByRole('heading', { name: 'Concierge', level: 1 }).waitFor();
+    const before = await v1Agent(conciergeId);
+    const v2 = {
+      spec: 'chara_card_v2',
+      spec_version: '2.0',
+      data: {
+        name: 'Maya',
+        description: 'A night receptionist.',
+        first_mes: 'Good evening.',
+        system_prompt: 'Speak softly.',
+      },
+    };
+    await page.getByLabel('Import card file').setInputFiles({
+      name: 'maya.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(v2)),
+    });
+    const version = before.draft_revision.version + 1;
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Card imported as draft revision ${version}.` })
+      .waitFor();
+    const after = await v1Agent(conciergeId);
+    expect(after.draft_revision.version).toBe(version);
+    expect(after.character_card.data).toMatchObject(v2.data);
+    // The form starts again from the imported card.
+    const form = page.getByRole('form', { name: 'Edit Agent' });
+    await expect
+      .poll(() => form.getByLabel('System prompt', { exact: true }).inputValue())
+      .toBe('Speak softly.');
+    expect(await form.getByLabel('First message', { exact: true }).inputValue()).toBe(
+      'Good evening.',
+    );
+
+    const href = await page.getByRole('link', { name: 'Export JSON' }).getAttribute('href');
+    const exported = await page.evaluate(async (url) => (await fetch(url ?? '')).json(), href);
+    expect(exported).toEqual(after.character_card);
+  });
+
   it('serves the pages on reload; no page errors', async () => {
     for (const path of ['/agents', `/agents/${conciergeId}`]) {
       const response = await fetch(`${fixture.dashboardUrl}${path}`);

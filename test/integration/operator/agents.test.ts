@@ -13,7 +13,7 @@ import {
   type OperatorResponse,
   signedIn,
 } from '../../helpers/operator.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
@@ -44,12 +44,13 @@ describe.each(DIALECTS)('operator API: one Agent and the language models on %s',
   let member: OperatorClient;
   let stranger: OperatorClient;
   let ownerOnDevelopment: OperatorClient;
+  let ws: SeededWorkspace;
 
   beforeAll(
     async () => {
       database = await createTestDatabase(dialect);
       handle = await openTestDatabase(database);
-      const ws = await seedWorkspace(handle);
+      ws = await seedWorkspace(handle);
       const other = await seedWorkspace(handle);
       await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
       await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
@@ -205,5 +206,78 @@ describe.each(DIALECTS)('operator API: one Agent and the language models on %s',
         expect(response.body).toMatchObject({ code: 'unauthorized', retryable: false });
       }
     }
+  });
+
+  it('imports a card file as a new draft revision and exports what /v1 exports', async () => {
+    const agent = agentOf(
+      await owner.request('POST', '/agents', { slug: 'card-file', voice_id: NATIVE_VOICE }),
+      201,
+    );
+    const path = `/agents/${agent.id}/character-card`;
+    const v2 = {
+      spec: 'chara_card_v2',
+      spec_version: '2.0',
+      data: {
+        name: 'Maya',
+        description: 'A night receptionist.',
+        first_mes: 'Good evening.',
+        system_prompt: 'Speak softly.',
+        tags: ['hotel'],
+      },
+    };
+    const imported = await owner.send('POST', path, JSON.stringify(v2), {
+      'content-type': 'application/json',
+    });
+    const after = agentOf(imported) as ListedAgent & {
+      character_card: { spec: string; data: Record<string, unknown> };
+    };
+    expect(after.draft_revision.version).toBe(agent.draft_revision.version + 1);
+    expect(after.character_card.spec).toBe('chara_card_v3');
+    expect(after.character_card.data).toMatchObject({
+      name: 'Maya',
+      description: 'A night receptionist.',
+      first_mes: 'Good evening.',
+      system_prompt: 'Speak softly.',
+      tags: ['hotel'],
+    });
+
+    // The exports are /v1's, byte for byte, for every role.
+    const v1 = (format: string) =>
+      fetch(`${server.url}/v1/agents/${agent.id}/character-card?format=${format}`, {
+        headers: { authorization: `Bearer ${ws.productionKey}` },
+      });
+    const json = await member.request('GET', `${path}?format=json`);
+    expect(json.status).toBe(200);
+    expect(json.body).toEqual(await (await v1('json')).json());
+    const png = await member.request('GET', `${path}?format=png`);
+    expect(png.status).toBe(200);
+    expect(png.headers.get('content-type')).toBe('image/png');
+    expect(png.headers.get('content-disposition')).toBe('attachment; filename="card-file.png"');
+    expect(
+      Buffer.compare(png.body as Buffer, Buffer.from(await (await v1('png')).arrayBuffer())),
+    ).toBe(0);
+    // The PNG card imports back to the same card.
+    const again = agentOf(
+      await owner.send('POST', path, new Blob([new Uint8Array(png.body as Buffer)]), {
+        'content-type': 'image/png',
+      }),
+    ) as ListedAgent & { character_card: unknown };
+    expect(again.character_card).toEqual(after.character_card);
+
+    const refusals: [OperatorClient, string | undefined, string, number, string][] = [
+      [member, 'application/json', JSON.stringify(v2), 403, 'forbidden'],
+      [owner, 'text/plain', 'hello', 415, 'unsupported_media_type'],
+      [owner, 'application/json', '', 400, 'invalid_request'],
+      [owner, 'application/json', '{"not":"a card"}', 400, 'invalid_request'],
+      [stranger, 'application/json', JSON.stringify(v2), 404, 'not_found'],
+    ];
+    for (const [client, type, body, status, code] of refusals) {
+      const response = await client.send('POST', path, body, type ? { 'content-type': type } : {});
+      expect({ status: response.status, code: (response.body as { code?: string }).code }).toEqual({
+        status,
+        code,
+      });
+    }
+    expect((await owner.request('GET', `${path}?format=gif`)).status).toBe(400);
   });
 });

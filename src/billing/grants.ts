@@ -123,40 +123,8 @@ export class CreditGrants {
       .where('id', '=', workspaceId)
       .executeTakeFirst();
     if (!workspace) throw new ApiError('not_found', `No workspace ${workspaceId}.`);
-    const speech = await this.db
-      .selectFrom('synthesis_requests')
-      .select((eb) => [
-        eb.fn.sum<number | string | null>('cost_millicredits').as('charged'),
-        eb.fn
-          .sum<number | string | null>(
-            eb
-              .case()
-              .when('status', '=', 'started')
-              .then(eb.ref('reserved_millicredits'))
-              .else(0)
-              .end(),
-          )
-          .as('reserved'),
-      ])
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirstOrThrow();
-    const models = await this.db
-      .selectFrom('llm_requests')
-      .select((eb) => [
-        eb.fn.sum<number | string | null>('cost_millicredits').as('charged'),
-        eb.fn
-          .sum<number | string | null>(
-            eb
-              .case()
-              .when('status', '=', 'started')
-              .then(eb.ref('reserved_millicredits'))
-              .else(0)
-              .end(),
-          )
-          .as('reserved'),
-      ])
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirstOrThrow();
+    const speech = await ledgerTotals(this.db, 'synthesis_requests', workspaceId);
+    const models = await ledgerTotals(this.db, 'llm_requests', workspaceId);
     const sessions = await this.db
       .selectFrom('agent_sessions')
       .select((eb) => eb.fn.sum<number | string | null>('charged_millicredits').as('charged'))
@@ -164,9 +132,8 @@ export class CreditGrants {
       .executeTakeFirstOrThrow();
     // Every ledger that takes credit: speech, language-model calls, live sessions' time.
     const used = {
-      charged:
-        Number(speech.charged ?? 0) + Number(models.charged ?? 0) + Number(sessions.charged ?? 0),
-      reserved: Number(speech.reserved ?? 0) + Number(models.reserved ?? 0),
+      charged: speech.charged + models.charged + Number(sessions.charged ?? 0),
+      reserved: speech.reserved + models.reserved,
     };
     const granted = await this.db
       .selectFrom('credit_grants')
@@ -198,4 +165,30 @@ export class CreditGrants {
       })),
     };
   }
+}
+
+/** What one request ledger charged a workspace, and what its open rows still hold. */
+async function ledgerTotals(
+  db: Kysely<Database>,
+  table: 'synthesis_requests' | 'llm_requests',
+  workspaceId: string,
+): Promise<{ charged: number; reserved: number }> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => [
+      eb.fn.sum<number | string | null>('cost_millicredits').as('charged'),
+      eb.fn
+        .sum<number | string | null>(
+          eb
+            .case()
+            .when('status', '=', 'started')
+            .then(eb.ref('reserved_millicredits'))
+            .else(0)
+            .end(),
+        )
+        .as('reserved'),
+    ])
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return { charged: Number(row.charged ?? 0), reserved: Number(row.reserved ?? 0) };
 }

@@ -17,14 +17,40 @@ export interface TimedTurn {
   createdAt: string;
 }
 
-/**
- * The newest sessions of the scope, newest first, with their Agent's slug: of one Agent
- * with `agentId`, the one session `sessionId` with that.
- */
+/** Which sessions {@link recentSessions} reads. */
+export interface SessionFilter {
+  /** Of one Agent. */
+  agentId?: string | undefined;
+  /** Of one end user (the `end_user_id` their session token named). */
+  endUserId?: string | undefined;
+  /** The one session with this id. */
+  sessionId?: string | undefined;
+  /** Older than this session (the last one of the previous page), which must be in scope. */
+  before?: { createdAt: string; id: string } | undefined;
+  limit: number;
+}
+
+/** When the session `id` of the scope was created, for paging past it; null when unknown. */
+export async function sessionCursor(
+  db: Kysely<Database>,
+  scope: SessionScope,
+  id: string,
+): Promise<{ createdAt: string; id: string } | null> {
+  const row = await db
+    .selectFrom('agent_sessions')
+    .select(['id', 'created_at'])
+    .where('id', '=', id)
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
+  return row ? { createdAt: row.created_at, id: row.id } : null;
+}
+
+/** The scope's sessions that match `filter`, newest first, with their Agent's slug. */
 export async function recentSessions(
   db: Kysely<Database>,
   scope: SessionScope,
-  options: { agentId?: string | undefined; sessionId?: string | undefined; limit: number },
+  options: SessionFilter,
 ): Promise<{ id: string; agentId: string; agentSlug: string | null; endUserId: string | null }[]> {
   let query = db
     .selectFrom('agent_sessions as s')
@@ -34,6 +60,16 @@ export async function recentSessions(
     .where('s.environment', '=', scope.environment);
   if (options.agentId !== undefined) query = query.where('s.agent_id', '=', options.agentId);
   if (options.sessionId !== undefined) query = query.where('s.id', '=', options.sessionId);
+  if (options.endUserId !== undefined) query = query.where('s.end_user_id', '=', options.endUserId);
+  const before = options.before;
+  if (before !== undefined) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('s.created_at', '<', before.createdAt),
+        eb.and([eb('s.created_at', '=', before.createdAt), eb('s.id', '<', before.id)]),
+      ]),
+    );
+  }
   const rows = await query
     .orderBy('s.created_at', 'desc')
     .orderBy('s.id', 'desc')

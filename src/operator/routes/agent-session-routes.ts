@@ -4,6 +4,7 @@ import type { LiveSessions } from '../../agents/live-sessions.ts';
 import {
   recentSessions,
   type SessionScope,
+  sessionCursor,
   timedTranscript,
 } from '../../agents/session-history.ts';
 import { sessionReportBody } from '../../agents/session-report-view.ts';
@@ -18,6 +19,9 @@ import type { OperatorPrincipal } from '../sessions.ts';
 
 const listQuery = z.strictObject({
   agent_id: z.string().min(1).max(64).optional(),
+  end_user_id: z.string().min(1).max(200).optional(),
+  /** `next_cursor` of the previous page: the sessions older than its last. */
+  cursor: z.string().min(1).max(64).optional(),
   limit: z.coerce.number().int().min(1).max(100).optional(),
 });
 
@@ -41,15 +45,24 @@ export function agentSessionRoutes(
       path: '/agent-sessions',
       operationId: 'operatorListAgentSessions',
       summary:
-        'The newest live Agent sessions of the environment (of one Agent with `agent_id`), newest first, each as GET /v1/agent-sessions/{id} reports it.',
+        'The live Agent sessions of the environment, newest first (of one Agent with `agent_id`, of one end user with `end_user_id`, older than `cursor`), each as GET /v1/agent-sessions/{id} reports it, and `next_cursor`.',
       roles: AGENT_BUILDER_ROLES,
       query: listQuery,
       errors: ['invalid_request'],
       handle: async ({ member, request, query }) => {
         const scope = scopeOf(member, request);
+        const limit = query.limit ?? 50;
+        let before: { createdAt: string; id: string } | undefined;
+        if (query.cursor !== undefined) {
+          const cursor = await sessionCursor(db, scope, query.cursor);
+          if (!cursor) throw new ApiError('invalid_request', 'cursor names no session here.');
+          before = cursor;
+        }
         const found = await recentSessions(db, scope, {
           agentId: query.agent_id,
-          limit: query.limit ?? 50,
+          endUserId: query.end_user_id,
+          before,
+          limit,
         });
         const views = [];
         for (const entry of found) {
@@ -61,7 +74,13 @@ export function agentSessionRoutes(
             end_user_id: entry.endUserId,
           });
         }
-        return { status: 200, body: { sessions: views } };
+        return {
+          status: 200,
+          body: {
+            sessions: views,
+            next_cursor: found.length === limit ? (found.at(-1)?.id ?? null) : null,
+          },
+        };
       },
     }),
     operatorRoute(guard, {

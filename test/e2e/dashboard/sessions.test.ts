@@ -20,6 +20,7 @@ import { addMember } from '../../helpers/operator.ts';
 const MEMBER_EMAIL = 'viewer@acme.test';
 const MEMBER_PASSWORD = 'member-password-1';
 const SESSION_ID = '0193a1f0-5c1e-7a00-8000-00000000a11c';
+const OLDER_SESSIONS = 50;
 
 describe('dashboard: Agent sessions', () => {
   let fixture: DashboardFixture;
@@ -75,6 +76,23 @@ describe('dashboard: Agent sessions', () => {
           sessionMs: 65_000,
           millicredits: 1_625,
         });
+        // Fifty earlier sessions of another end user, a minute apart: one more than a page.
+        for (let i = 0; i < OLDER_SESSIONS; i++) {
+          const at = Date.parse('2026-01-01T00:00:00Z') + i * 60_000;
+          const earlier = new LiveSessions(db, { heartbeatTimeoutMs: 60_000, now: () => at });
+          const id = `0193a1f0-5c1e-7a00-8000-${String(i).padStart(12, '0')}`;
+          await earlier.create({
+            id,
+            snapshot,
+            apiKeyId: boot.developmentKey.id,
+            endUserId: 'user-99',
+            room: `agent-session-${id}`,
+            overrides: undefined,
+            sessionContext: undefined,
+            expiresAt: new Date(at + 60_000),
+          });
+          await earlier.end(id, 'ended', 'user_left');
+        }
       },
     });
     page = await fixture.newPage();
@@ -136,6 +154,26 @@ describe('dashboard: Agent sessions', () => {
     expect(await turns.nth(2).textContent()).toContain('(interrupted)');
     expect(await turns.nth(0).textContent()).not.toContain('(interrupted)');
     expect(fixture.problems).toEqual([]);
+  });
+
+  it('pages with Load older and filters by end user', async () => {
+    await page.getByRole('link', { name: '← Sessions' }).click();
+    const rows = page.locator('tbody tr[data-session-id]');
+    await expect.poll(() => rows.count()).toBe(50);
+    expect(await rows.first().getAttribute('data-session-id')).toBe(SESSION_ID);
+    await page.getByRole('button', { name: 'Load older' }).click();
+    await expect.poll(() => rows.count()).toBe(OLDER_SESSIONS + 1);
+    expect(await page.getByRole('button', { name: 'Load older' }).count()).toBe(0);
+
+    const endUser = page.getByLabel('End user');
+    await endUser.fill('user-17');
+    await endUser.press('Enter');
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().getAttribute('data-session-id')).toBe(SESSION_ID);
+    await endUser.fill('nobody');
+    await endUser.press('Enter');
+    await page.getByText('No sessions yet.').waitFor();
+    expect(await rows.count()).toBe(0);
   });
 
   it('tells a member the sessions are for Owner, Admin and Builder', async () => {

@@ -3,6 +3,7 @@
 // them, listed newest first with exactly what GET /v1/agent-sessions/{id} reports, one
 // session with its transcript, the Agent filter, the environment's scope and the roles.
 
+import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AgentStore } from '../../../src/agents/agent-store.ts';
 import { LiveSessions } from '../../../src/agents/live-sessions.ts';
@@ -51,7 +52,8 @@ describe.each(DIALECTS)('operator API Agent sessions on %s', (dialect) => {
       agentId,
     );
     if (!snapshot) throw new Error('the Agent is not published');
-    const id = crypto.randomUUID();
+    // UUIDv7: sessions created in the same millisecond still sort in creation order.
+    const id = uuidv7();
     await liveSessions.create({
       id,
       snapshot,
@@ -186,6 +188,38 @@ describe.each(DIALECTS)('operator API Agent sessions on %s', (dialect) => {
     }
   });
 
+  it('pages with next_cursor and finds an end user’s sessions', async () => {
+    // Three more sessions of one end user, after the two above.
+    const more = [];
+    for (let i = 0; i < 3; i++) more.push(await recordSession(agents.concierge, 'user-42'));
+    const ids = (body: unknown) =>
+      (body as { sessions: { session_id: string }[] }).sessions.map((s) => s.session_id);
+    const newestFirst = [...sessionIds].reverse();
+
+    const first = await builder.request('GET', '/agent-sessions?limit=2');
+    expect(ids(first.body)).toEqual(newestFirst.slice(0, 2));
+    const cursor = (first.body as { next_cursor: string }).next_cursor;
+    expect(cursor).toBe(newestFirst[1]);
+    const second = await builder.request('GET', `/agent-sessions?limit=2&cursor=${cursor}`);
+    expect(ids(second.body)).toEqual(newestFirst.slice(2, 4));
+    const third = await builder.request(
+      'GET',
+      `/agent-sessions?limit=2&cursor=${(second.body as { next_cursor: string }).next_cursor}`,
+    );
+    expect(ids(third.body)).toEqual(newestFirst.slice(4));
+    expect((third.body as { next_cursor: string | null }).next_cursor).toBeNull();
+
+    const theirs = await builder.request('GET', '/agent-sessions?end_user_id=user-42');
+    expect(ids(theirs.body)).toEqual([...more].reverse());
+    const one = await builder.request('GET', '/agent-sessions?end_user_id=user-17');
+    expect(ids(one.body)).toEqual([sessionIds[0]]);
+    // A cursor of another environment's (or no) session is refused.
+    const development = await signedIn(server.devUrl, 'builder@example.com', PASSWORD);
+    const foreign = await development.request('GET', `/agent-sessions?cursor=${cursor}`);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toMatchObject({ code: 'invalid_request' });
+  });
+
   it('shows one session with its transcript in order, the interrupted turn marked', async () => {
     const response = await builder.request('GET', `/agent-sessions/${sessionIds[0]}`);
     expect(response.status).toBe(200);
@@ -228,7 +262,7 @@ describe.each(DIALECTS)('operator API Agent sessions on %s', (dialect) => {
     const development = await signedIn(server.devUrl, 'builder@example.com', PASSWORD);
     const listed = await development.request('GET', '/agent-sessions');
     expect(listed.status).toBe(200);
-    expect(listed.body).toEqual({ sessions: [] });
+    expect(listed.body).toEqual({ sessions: [], next_cursor: null });
     const one = await development.request('GET', `/agent-sessions/${sessionIds[0]}`);
     expect(one.status).toBe(404);
     expect(one.body).toMatchObject({ code: 'not_found' });

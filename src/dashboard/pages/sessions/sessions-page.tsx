@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { call } from '../../api.ts';
+import { call, describeError } from '../../api.ts';
 import { formatTime, Notice, Page, RoleRequired, useLoad } from '../../components.tsx';
 import { linkProps } from '../../router.ts';
 import { hasRole, useSession } from '../../session.ts';
@@ -25,24 +25,56 @@ export function SessionsPage() {
   );
 }
 
+/** One page of `GET /operator/api/agent-sessions`. */
+interface SessionPage {
+  sessions: AgentSession[];
+  next_cursor: string | null;
+}
+
 function SessionList(props: { environment: string }) {
   const [agentId, setAgentId] = useState('');
   const agents = useLoad(() =>
     call<{ agents: { id: string; slug: string }[] }>('GET', '/agents').then((r) => r.agents),
   );
+  const [endUser, setEndUser] = useState('');
+  const [endUserInput, setEndUserInput] = useState('');
+  const [older, setOlder] = useState<AgentSession[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [olderError, setOlderError] = useState<string>();
+  const pagePath = (after?: string) => {
+    const params = new URLSearchParams();
+    if (agentId) params.set('agent_id', agentId);
+    if (endUser) params.set('end_user_id', endUser);
+    if (after) params.set('cursor', after);
+    const query = params.toString();
+    return `/agent-sessions${query ? `?${query}` : ''}`;
+  };
   const sessions = useLoad(
     () =>
-      call<{ sessions: AgentSession[] }>(
-        'GET',
-        `/agent-sessions${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`,
-      ).then((r) => r.sessions),
-    [agentId],
+      call<SessionPage>('GET', pagePath()).then((page) => {
+        setOlder([]);
+        setOlderError(undefined);
+        setCursor(page.next_cursor);
+        return page.sessions;
+      }),
+    [agentId, endUser],
   );
+  const loadOlder = async () => {
+    if (!cursor) return;
+    try {
+      const page = await call<SessionPage>('GET', pagePath(cursor));
+      setOlder((shown) => [...shown, ...page.sessions]);
+      setCursor(page.next_cursor);
+    } catch (caught) {
+      setOlderError(describeError(caught));
+    }
+  };
+  const rows = [...(sessions.data ?? []), ...older];
 
   return (
     <>
       <p className="muted">
-        The 50 newest conversations with Agents of the {props.environment} environment. Voice
+        Conversations with Agents of the {props.environment} environment, newest first. Voice
         latency is from the end of the user’s speech to the agent’s first audio (median of the
         session’s answered turns).
       </p>
@@ -57,6 +89,19 @@ function SessionList(props: { environment: string }) {
               </option>
             ))}
           </select>
+        </label>
+        <label>
+          End user
+          <input
+            name="end_user_id"
+            placeholder="Any"
+            value={endUserInput}
+            onChange={(event) => setEndUserInput(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Enter') setEndUser(endUserInput.trim());
+            }}
+            onBlur={() => setEndUser(endUserInput.trim())}
+          />
         </label>
         <button type="button" onClick={sessions.reload}>
           Refresh
@@ -77,7 +122,7 @@ function SessionList(props: { environment: string }) {
           </tr>
         </thead>
         <tbody>
-          {(sessions.data ?? []).map((session) => (
+          {rows.map((session) => (
             <tr key={session.session_id} data-session-id={session.session_id}>
               <td>
                 <a {...linkProps(`/sessions/${session.session_id}`)}>
@@ -99,7 +144,7 @@ function SessionList(props: { environment: string }) {
               <td>{formatCredits(session.usage.charge.credits)}</td>
             </tr>
           ))}
-          {sessions.data && sessions.data.length === 0 ? (
+          {sessions.data && rows.length === 0 ? (
             <tr>
               <td colSpan={8} className="muted">
                 No sessions yet.
@@ -108,6 +153,12 @@ function SessionList(props: { environment: string }) {
           ) : null}
         </tbody>
       </table>
+      {olderError ? <Notice kind="error">{olderError}</Notice> : null}
+      {cursor ? (
+        <button type="button" className="sessions-older" onClick={() => void loadOlder()}>
+          Load older
+        </button>
+      ) : null}
     </>
   );
 }

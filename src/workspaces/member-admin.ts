@@ -26,8 +26,8 @@ export interface MemberActor {
 /** What adding a member or resetting a password hands out once. */
 export interface IssuedPassword {
   member: MemberView;
-  /** The generated password, shown only in this answer; null when none was set. */
-  password: string | null;
+  /** The generated password, shown only in this answer. */
+  password: string;
 }
 
 const RANK: Record<Role, number> = { owner: 3, admin: 2, builder: 1, member: 0 };
@@ -53,9 +53,9 @@ function normalizeEmail(email: string): string {
  * Rules: an Owner may do all of it to anyone; an Admin only to Builders and Members, and
  * may grant only those roles. A workspace always keeps an Owner: the last one cannot be
  * demoted or removed (the workspace row is locked while owners are counted, so two
- * concurrent demotions cannot both pass). A password is global to the user, so one is
- * generated only for a user who has none, and reset only for a user of this workspace
- * alone: resetting a member of other workspaces would hand over their other memberships.
+ * concurrent demotions cannot both pass). A password is global to the user, so passwords
+ * are generated (on adding) and reset only for users of this workspace alone: otherwise one
+ * workspace would hand out, or learn, the key to another's member.
  * A removed member's sessions in the workspace end with the removal.
  */
 export class MemberAdmin {
@@ -80,8 +80,11 @@ export class MemberAdmin {
   }
 
   /**
-   * Adds the user with `email` (created when new) as `role`. A user without a password gets
-   * a generated one, returned once; a user who already signs in elsewhere keeps theirs.
+   * Adds the user with `email` as `role`, with a new generated password returned once. Only
+   * a user who belongs to no other workspace: a password is the user's in every workspace,
+   * so one workspace must neither hand out nor learn the password of another's member (the
+   * operator tool, `awp member add`, joins users across workspaces). A user who exists
+   * without any workspace gets a fresh password, and any old one stops working.
    */
   async add(actor: MemberActor, email: string, role: Role): Promise<IssuedPassword> {
     const normalized = normalizeEmail(email);
@@ -91,52 +94,47 @@ export class MemberAdmin {
     if (!mayActOn(actor, role)) {
       throw new ApiError('forbidden', `Only an Owner may add a member as ${role}.`);
     }
-    const existing = await this.db
-      .selectFrom('users')
-      .select('password_hash')
-      .where('email', '=', normalized)
-      .executeTakeFirst();
     // Hashed before the transaction: scrypt takes a while, and a write lock must not wait on it.
-    const password = existing?.password_hash ? null : generatePassword();
-    const hash = password === null ? null : await hashPassword(password);
+    const password = generatePassword();
+    const hash = await hashPassword(password);
     const outcome = await this.db.transaction().execute(async (trx) => {
       await lockWorkspace(trx, actor.workspaceId);
       const now = new Date().toISOString();
       const user = await ensureUser(trx, normalized, now);
-      const member = await trx
+      const memberships = await trx
         .selectFrom('memberships')
-        .select('role')
-        .where('workspace_id', '=', actor.workspaceId)
+        .select('workspace_id')
         .where('user_id', '=', user.id)
-        .executeTakeFirst();
-      if (member) return { userId: user.id, added: false };
+        .execute();
+      if (memberships.some((m) => m.workspace_id === actor.workspaceId)) {
+        return { userId: user.id, refused: 'member' as const };
+      }
+      if (memberships.length > 0) return { userId: user.id, refused: 'elsewhere' as const };
       await trx
         .insertInto('memberships')
         .values({ workspace_id: actor.workspaceId, user_id: user.id, role, created_at: now })
         .execute();
-      // Set only where none is: a password set meanwhile by another way is kept.
-      const set =
-        hash === null
-          ? []
-          : await trx
-              .updateTable('users')
-              .set({ password_hash: hash })
-              .where('id', '=', user.id)
-              .where('password_hash', 'is', null)
-              .returning('id')
-              .execute();
-      return { userId: user.id, added: true, passwordSet: set.length > 0 };
+      await trx
+        .updateTable('users')
+        .set({ password_hash: hash })
+        .where('id', '=', user.id)
+        .execute();
+      await trx.deleteFrom('operator_sessions').where('user_id', '=', user.id).execute();
+      return { userId: user.id, refused: null };
     });
-    if (!outcome.added) {
+    if (outcome.refused === 'member') {
       throw new ApiError(
         'conflict',
         `${normalized} is already a member; change their role instead.`,
       );
     }
-    return {
-      member: await this.#member(actor.workspaceId, outcome.userId),
-      password: outcome.passwordSet ? password : null,
-    };
+    if (outcome.refused === 'elsewhere') {
+      throw new ApiError(
+        'conflict',
+        `${normalized} belongs to another workspace; a platform operator adds them with the operator tool (awp member add).`,
+      );
+    }
+    return { member: await this.#member(actor.workspaceId, outcome.userId), password };
   }
 
   async changeRole(actor: MemberActor, userId: string, role: Role): Promise<MemberView> {

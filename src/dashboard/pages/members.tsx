@@ -74,21 +74,12 @@ export function MembersPage() {
           busy={busy === 'add'}
           onAdd={(email, role) =>
             act('add', async () => {
-              const answer = await call<{ member: WorkspaceMember; password: string | null }>(
+              const answer = await call<{ member: WorkspaceMember; password: string }>(
                 'POST',
                 '/members',
                 { email, role },
               );
-              setIssued(
-                answer.password
-                  ? { email: answer.member.email, password: answer.password, reset: false }
-                  : undefined,
-              );
-              if (!answer.password) {
-                setMessage(
-                  `${answer.member.email} added as ${ROLE_LABELS[answer.member.role]}; they sign in with the password they already have.`,
-                );
-              }
+              setIssued({ email: answer.member.email, password: answer.password, reset: false });
             })
           }
         />

@@ -50,7 +50,7 @@ export function memberRoutes(guard: OperatorGuard, admin: MemberAdmin): AnyRoute
       path: '/members',
       operationId: 'operatorAddMember',
       summary:
-        'Adds a user by email with a role; a user without a password gets a generated one, in this answer only.',
+        'Adds a user of no other workspace by email with a role, and a generated password, in this answer only.',
       roles: MEMBER_MANAGER_ROLES,
       body: addSchema,
       errors: ['invalid_request', 'forbidden', 'conflict'],

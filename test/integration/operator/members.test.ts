@@ -119,20 +119,50 @@ describe.each(DIALECTS)('operator API members on %s', (dialect) => {
     expect((await listed()).find((m) => m.email === 'new.admin@example.com')?.role).toBe('admin');
   });
 
-  it('adds a user who already signs in elsewhere without touching their password', async () => {
+  it('refuses a member of another workspace, whose password it must neither set nor learn', async () => {
     const response = await clients.owner.request('POST', '/members', {
       email: 'elsewhere@example.com',
       role: 'member',
     });
-    expect(response.status).toBe(201);
-    expect(response.body).toMatchObject({
-      member: { email: 'elsewhere@example.com', role: 'member', can_sign_in: true },
-      password: null,
-    });
-    const client = new OperatorClient(server.url);
-    const signIn = await client.signIn('elsewhere@example.com', PASSWORD, ws.workspaceId);
+    expect(response.status).toBe(409);
+    expect(response.body).toMatchObject({ code: 'conflict' });
+    expect((response.body as { detail: string }).detail).toContain('awp member add');
+    expect((await listed()).map((m) => m.email)).not.toContain('elsewhere@example.com');
+    // Their own password still signs them in to their workspace.
+    const signIn = await new OperatorClient(server.url).signIn('elsewhere@example.com', PASSWORD);
     expect(signIn.status).toBe(200);
-    expect(signIn.body).toMatchObject({ member: { role: 'member', workspace_id: ws.workspaceId } });
+    expect(signIn.body).toMatchObject({ member: { workspace_id: otherWorkspaceId } });
+  });
+
+  it('gives a user of no workspace a fresh password, and the old one stops working', async () => {
+    // Someone once removed from every workspace, with a password set back then.
+    await addMember(handle.db, otherWorkspaceId, 'returning@example.com', 'member', PASSWORD);
+    await handle.db
+      .deleteFrom('memberships')
+      .where('workspace_id', '=', otherWorkspaceId)
+      .where(
+        'user_id',
+        '=',
+        (
+          await handle.db
+            .selectFrom('users')
+            .select('id')
+            .where('email', '=', 'returning@example.com')
+            .executeTakeFirstOrThrow()
+        ).id,
+      )
+      .execute();
+    const response = await clients.owner.request('POST', '/members', {
+      email: 'returning@example.com',
+      role: 'builder',
+    });
+    expect(response.status).toBe(201);
+    const password = (response.body as { password: string }).password;
+    expect(password).toMatch(GENERATED);
+    expect(
+      (await new OperatorClient(server.url).signIn('returning@example.com', PASSWORD)).status,
+    ).toBe(401);
+    await signedIn(server.url, 'returning@example.com', password);
   });
 
   it('lets an Admin manage Builders and Members only, and nobody below Admin manage anyone', async () => {
@@ -232,7 +262,9 @@ describe.each(DIALECTS)('operator API members on %s', (dialect) => {
     expect(sessions).toEqual([]);
     expect((await clients.owner.request('DELETE', `/members/${target.userId}`)).status).toBe(404);
 
-    // A member of two workspaces, removed from one, still signs in to the other.
+    // A member of two workspaces (joined with the operator tool), removed from one, still
+    // signs in to the other.
+    await new Members(handle.db).add(ws.workspaceId, 'elsewhere@example.com', 'member');
     const elsewhereId = await userIdOf('elsewhere@example.com');
     expect((await clients.owner.request('DELETE', `/members/${elsewhereId}`)).status).toBe(200);
     const other = new OperatorClient(server.url);

@@ -43,6 +43,9 @@ export function Layout(props: {
             {props.me.member.email}
             <span className="muted"> · {props.me.member.role}</span>
           </div>
+          <a className="link-button" {...linkProps('/password')}>
+            Password
+          </a>{' '}
           <button type="button" className="link-button" onClick={props.onSignOut}>
             Sign out
           </button>

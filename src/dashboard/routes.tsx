@@ -4,6 +4,7 @@ import { AgentsPage } from './pages/agents.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { CreateVoicePage } from './pages/create-voice.tsx';
 import { MembersPage } from './pages/members.tsx';
+import { PasswordPage } from './pages/password.tsx';
 import { PlaygroundPage } from './pages/playground/playground-page.tsx';
 import { ProviderAccountsPage } from './pages/provider-accounts.tsx';
 import { SessionPage } from './pages/sessions/session-page.tsx';
@@ -37,6 +38,7 @@ export const PAGE_ROUTES: PageRoute[] = [
   { pattern: '/sessions', render: () => <SessionsPage /> },
   { pattern: '/keys', render: () => <ApiKeysPage /> },
   { pattern: '/members', render: () => <MembersPage /> },
+  { pattern: '/password', render: () => <PasswordPage /> },
   { pattern: '/provider-accounts', render: () => <ProviderAccountsPage /> },
   { pattern: '/usage', render: () => <UsagePage /> },
 ];

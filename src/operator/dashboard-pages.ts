@@ -16,6 +16,7 @@ export const DASHBOARD_PAGE_PATHS = [
   '/operator/sign-in',
   '/operator/keys',
   '/operator/members',
+  '/operator/password',
   '/operator/provider-accounts',
   '/operator/voices',
   '/operator/voices/new',

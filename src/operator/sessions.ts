@@ -154,6 +154,48 @@ export class OperatorSessions {
     return row;
   }
 
+  /**
+   * Changes the signed-in member's own password after checking the current one (limited
+   * like sign-in attempts); every other session of the user ends, the one in use stays.
+   */
+  async changeOwnPassword(input: {
+    principal: OperatorPrincipal;
+    sessionId: string;
+    currentPassword: string;
+    newPassword: string;
+  }): Promise<void> {
+    const { principal } = input;
+    await this.#limit(`operator-signin:email:${principal.email}`, this.options.attemptsPerMinute);
+    const chars = [...input.newPassword].length;
+    if (chars < PASSWORD_MIN_CHARS || chars > PASSWORD_MAX_CHARS) {
+      throw new ApiError(
+        'invalid_request',
+        `The new password must be ${PASSWORD_MIN_CHARS} to ${PASSWORD_MAX_CHARS} characters.`,
+      );
+    }
+    const user = await this.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('id', '=', principal.userId)
+      .executeTakeFirst();
+    if (!(await verifyPassword(input.currentPassword, user?.password_hash ?? DUMMY_HASH))) {
+      throw new ApiError('invalid_request', 'The current password is not right.');
+    }
+    const hash = await hashPassword(input.newPassword);
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('users')
+        .set({ password_hash: hash })
+        .where('id', '=', principal.userId)
+        .execute();
+      await trx
+        .deleteFrom('operator_sessions')
+        .where('user_id', '=', principal.userId)
+        .where('id_hash', '!=', hashSessionId(input.sessionId))
+        .execute();
+    });
+  }
+
   /** Ends a session; unknown ids are ignored (sign-out is idempotent). */
   async signOut(sessionId: string): Promise<void> {
     await this.db

@@ -22,6 +22,11 @@ export function memberView(member: OperatorPrincipal) {
   };
 }
 
+const changePasswordSchema = z.strictObject({
+  current_password: z.string().min(1).max(1024),
+  new_password: z.string().min(1).max(1024),
+});
+
 /** Sign-in, sign-out and the signed-in member. */
 export function sessionRoutes(
   guard: OperatorGuard,
@@ -79,6 +84,25 @@ export function sessionRoutes(
         return { status: 204, headers: { 'set-cookie': guard.clearedCookie(request) } };
       },
     },
+    operatorRoute(guard, {
+      method: 'POST',
+      path: '/me/password',
+      operationId: 'operatorChangeOwnPassword',
+      summary:
+        'Changes the signed-in member’s own password (the current one required); their other sessions end.',
+      roles: EVERY_ROLE,
+      body: changePasswordSchema,
+      errors: ['invalid_request', 'rate_limited'],
+      handle: async ({ member, request, body }) => {
+        await sessions.changeOwnPassword({
+          principal: member,
+          sessionId: guard.sessionId(request) ?? '',
+          currentPassword: body.current_password,
+          newPassword: body.new_password,
+        });
+        return { status: 204 };
+      },
+    }),
     operatorRoute(guard, {
       method: 'GET',
       path: '/me',

@@ -14,6 +14,7 @@ import { addMember, OperatorClient, signedIn } from '../../helpers/operator.ts';
 
 const MEMBER_EMAIL = 'viewer@acme.test';
 const MEMBER_PASSWORD = 'member-password-1';
+const NEW_MEMBER_PASSWORD = 'member-password-2';
 const TEAMMATE = 'teammate@acme.test';
 const GENERATED = /^[A-Za-z0-9_-]{24}$/;
 
@@ -117,6 +118,27 @@ describe('dashboard: Members', () => {
     expect(await listed()).toEqual([`${fixture.boot.owner.email} owner`, `${MEMBER_EMAIL} member`]);
   });
 
+  it('lets a member change their own password from the sidebar', async () => {
+    const own = await fixture.newPage();
+    await signInThroughPage(own, fixture.dashboardUrl, '/members', MEMBER_EMAIL, MEMBER_PASSWORD);
+    await own
+      .getByRole('navigation', { name: 'Dashboard' })
+      .getByRole('link', { name: 'Password' })
+      .click();
+    const form = own.getByRole('form', { name: 'Change password' });
+    await form.getByLabel('Current password').fill(MEMBER_PASSWORD);
+    await form.getByLabel('New password', { exact: true }).fill(NEW_MEMBER_PASSWORD);
+    await form.getByLabel('Repeat the new password').fill(NEW_MEMBER_PASSWORD);
+    await form.getByRole('button', { name: 'Change password' }).click();
+    await own.getByText('Your password was changed.').waitFor();
+    await signedIn(fixture.server.devUrl, MEMBER_EMAIL, NEW_MEMBER_PASSWORD);
+    expect(
+      (await new OperatorClient(fixture.server.devUrl).signIn(MEMBER_EMAIL, MEMBER_PASSWORD))
+        .status,
+    ).toBe(401);
+    await own.close();
+  });
+
   it('shows a member the list without any control', async () => {
     const memberPage = await fixture.newPage();
     await signInThroughPage(
@@ -124,7 +146,7 @@ describe('dashboard: Members', () => {
       fixture.dashboardUrl,
       '/members',
       MEMBER_EMAIL,
-      MEMBER_PASSWORD,
+      NEW_MEMBER_PASSWORD,
     );
     await memberPage.getByText('Adding and managing members requires an Owner or Admin.').waitFor();
     await row(memberPage, MEMBER_EMAIL).waitFor();

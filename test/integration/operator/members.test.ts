@@ -306,6 +306,36 @@ describe.each(DIALECTS)('operator API members on %s', (dialect) => {
     expect(still.status).toBe(200);
   });
 
+  it('lets a member change their own password: the session in use stays, the others end', async () => {
+    const target = await addAndSignIn('changer@example.com', 'member');
+    const other = await signedIn(server.url, 'changer@example.com', target.password);
+    const change = (current: string, next: string) =>
+      target.client.request('POST', '/me/password', {
+        current_password: current,
+        new_password: next,
+      });
+    const wrong = await change('not the password', 'a brand new passphrase');
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toMatchObject({ code: 'invalid_request' });
+    const short = await change(target.password, 'too short');
+    expect(short.status).toBe(400);
+    expect((await change(target.password, 'a brand new passphrase')).status).toBe(204);
+    expect((await target.client.request('GET', '/me')).status).toBe(200);
+    expect((await other.request('GET', '/me')).status).toBe(401);
+    expect(
+      (await new OperatorClient(server.url).signIn('changer@example.com', target.password)).status,
+    ).toBe(401);
+    await signedIn(server.url, 'changer@example.com', 'a brand new passphrase');
+    expect(
+      (
+        await new OperatorClient(server.url).request('POST', '/me/password', {
+          current_password: 'a brand new passphrase',
+          new_password: 'another new passphrase',
+        })
+      ).status,
+    ).toBe(401);
+  });
+
   it('refuses every members route without a session', async () => {
     const anonymous = new OperatorClient(server.url);
     for (const [method, path] of [

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { debitBalance } from '../billing/balance.ts';
+import { debitUpTo } from '../billing/balance.ts';
 import type { Environment } from '../config.ts';
 import type { AgentSessionState, Database } from '../db/schema.ts';
 import type { PublishedAgent } from './agent-store.ts';
@@ -278,24 +278,7 @@ export class LiveSessions {
           .select('workspace_id')
           .where('id', '=', id)
           .executeTakeFirstOrThrow();
-        // The balance row's lock first, so the balance read is the one the debit takes from.
-        await trx
-          .updateTable('workspaces')
-          .set((eb) => ({ credit_balance_millicredits: eb.ref('credit_balance_millicredits') }))
-          .where('id', '=', row.workspace_id)
-          .execute();
-        const workspace = await trx
-          .selectFrom('workspaces')
-          .select('credit_balance_millicredits')
-          .where('id', '=', row.workspace_id)
-          .executeTakeFirstOrThrow();
-        const debited = Math.min(
-          charge.millicredits,
-          Math.max(0, Number(workspace.credit_balance_millicredits)),
-        );
-        if (debited > 0 && !(await debitBalance(trx, row.workspace_id, debited))) {
-          throw new Error('the locked balance changed under the session charge');
-        }
+        const debited = await debitUpTo(trx, row.workspace_id, charge.millicredits);
         await trx
           .updateTable('agent_sessions')
           .set({ charged_millicredits: debited })

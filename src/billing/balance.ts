@@ -43,3 +43,39 @@ export async function creditBalance(
     .where('id', '=', workspaceId)
     .execute();
 }
+
+/**
+ * Takes the workspace row's write lock for the rest of the transaction (a row lock on
+ * PostgreSQL, the database's write lock on SQLite) and returns its balance, so what is read
+ * next is what later writes build on. Null when there is no such workspace.
+ */
+export async function lockWorkspaceRow(
+  trx: Kysely<Database>,
+  workspaceId: string,
+): Promise<{ balance: number } | null> {
+  const row = await trx
+    .updateTable('workspaces')
+    .set({ updated_at: new Date().toISOString() })
+    .where('id', '=', workspaceId)
+    .returning('credit_balance_millicredits')
+    .executeTakeFirst();
+  return row ? { balance: Number(row.credit_balance_millicredits) } : null;
+}
+
+/**
+ * Takes up to `millicredits` from a workspace balance, as much as it covers (never below
+ * zero), and returns what it took. Call it inside the transaction that records the charge.
+ */
+export async function debitUpTo(
+  trx: Kysely<Database>,
+  workspaceId: string,
+  millicredits: number,
+): Promise<number> {
+  if (millicredits <= 0) return 0;
+  const locked = await lockWorkspaceRow(trx, workspaceId);
+  const debited = Math.min(millicredits, Math.max(0, locked?.balance ?? 0));
+  if (debited > 0 && !(await debitBalance(trx, workspaceId, debited))) {
+    throw new Error('the locked balance changed under the debit');
+  }
+  return debited;
+}

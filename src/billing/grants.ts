@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { CreditGrantReason, Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import { lockWorkspaceRow } from './balance.ts';
 import { MILLICREDITS_PER_CREDIT } from './cost.ts';
 
 /** One grant as the operator tool shows it. */
@@ -99,16 +100,10 @@ export class CreditGrants {
   async set(workspaceId: string, credits: number, note?: string): Promise<CreditAccount> {
     const target = toMillicredits(credits);
     await this.db.transaction().execute(async (trx) => {
-      // A write first: it locks the row (PostgreSQL) or takes the write lock (SQLite)
-      // before the balance is read.
-      const locked = await trx
-        .updateTable('workspaces')
-        .set({ updated_at: new Date().toISOString() })
-        .where('id', '=', workspaceId)
-        .returning('credit_balance_millicredits')
-        .executeTakeFirst();
+      // The row's lock before the balance is read.
+      const locked = await lockWorkspaceRow(trx, workspaceId);
       if (!locked) throw new ApiError('not_found', `No workspace ${workspaceId}.`);
-      const difference = target - Number(locked.credit_balance_millicredits);
+      const difference = target - locked.balance;
       if (difference === 0) return;
       await recordGrant(trx, { workspaceId, millicredits: difference, reason: 'set', note });
     });

@@ -51,9 +51,7 @@ export async function recentRequests(
     characters: row.chars_requested,
     credits: Number(row.cost_millicredits) / MILLICREDITS_PER_CREDIT,
     status: row.status,
-    caller: row.api_key_id
-      ? `key:${row.display_prefix ?? row.api_key_id}`
-      : (row.operator_email ?? null),
+    caller: keyCaller(row.api_key_id, row.display_prefix) ?? row.operator_email ?? null,
   }));
 }
 
@@ -121,6 +119,11 @@ export async function recentModelCalls(
     outputTokens: Number(row.output_tokens),
     credits: Number(row.cost_millicredits) / MILLICREDITS_PER_CREDIT,
     status: row.status,
-    caller: row.api_key_id ? `key:${row.display_prefix ?? row.api_key_id}` : null,
+    caller: keyCaller(row.api_key_id, row.display_prefix),
   }));
+}
+
+/** `key:<key prefix>` (the key id when the key row is gone); null without a key. */
+function keyCaller(apiKeyId: string | null, prefix: string | null): string | null {
+  return apiKeyId ? `key:${prefix ?? apiKeyId}` : null;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
+import { lockWorkspaceRow } from '../billing/balance.ts';
 import type { Database, Role } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { hashPassword } from '../operator/passwords.ts';
@@ -98,7 +99,7 @@ export class MemberAdmin {
     const password = generatePassword();
     const hash = await hashPassword(password);
     const outcome = await this.db.transaction().execute(async (trx) => {
-      await lockWorkspace(trx, actor.workspaceId);
+      await lockWorkspaceRow(trx, actor.workspaceId);
       const now = new Date().toISOString();
       const user = await ensureUser(trx, normalized, now);
       const memberships = await trx
@@ -203,7 +204,7 @@ export class MemberAdmin {
 
   /** The member's current role, checked against what `actor` may act on. */
   async #target(trx: Transaction<Database>, actor: MemberActor, userId: string): Promise<Role> {
-    await lockWorkspace(trx, actor.workspaceId);
+    await lockWorkspaceRow(trx, actor.workspaceId);
     const row = await trx
       .selectFrom('memberships')
       .select('role')
@@ -222,15 +223,6 @@ export class MemberAdmin {
     if (!found) throw new ApiError('not_found', 'No such member in this workspace.');
     return found;
   }
-}
-
-/** Takes the workspace row's write lock for the rest of the transaction. */
-async function lockWorkspace(trx: Transaction<Database>, workspaceId: string): Promise<void> {
-  await trx
-    .updateTable('workspaces')
-    .set((eb) => ({ id: eb.ref('id') }))
-    .where('id', '=', workspaceId)
-    .execute();
 }
 
 async function requireAnotherOwner(trx: Transaction<Database>, workspaceId: string): Promise<void> {

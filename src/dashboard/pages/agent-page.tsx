@@ -13,6 +13,7 @@ import {
 import { CardFile } from './agents/card-file.tsx';
 import { EditAgentForm } from './agents/edit-agent-form.tsx';
 import { PublicationStatus } from './agents/publication-status.tsx';
+import { TalkInDemoLink } from './agents/talk-in-demo.tsx';
 import './agents/agents.css';
 
 function agentPath(agentId: string, rest = ''): string {
@@ -95,11 +96,7 @@ export function AgentPage(props: { agentId: string }) {
           Publish
         </button>
       ) : null}
-      {me.demo_page && agent.active_publication ? (
-        <a className="button" href={`/demo?agent=${encodeURIComponent(agent.id)}`}>
-          Talk in demo
-        </a>
-      ) : null}
+      {me.demo_page && agent.active_publication ? <TalkInDemoLink agentId={agent.id} /> : null}
     </>
   );
 

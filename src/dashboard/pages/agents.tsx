@@ -6,6 +6,7 @@ import { hasRole, useSession } from '../session.ts';
 import { AGENT_BUILDER_ROLES, type Agent, type AgentVoice } from './agents/agent-types.ts';
 import { CreateAgentForm } from './agents/create-agent-form.tsx';
 import { PublicationStatus } from './agents/publication-status.tsx';
+import { TalkInDemoLink } from './agents/talk-in-demo.tsx';
 import './agents/agents.css';
 
 /**
@@ -127,9 +128,7 @@ export function AgentsPage() {
                     </button>
                   ) : null}
                   {me.demo_page && agent.active_publication ? (
-                    <a className="button" href={`/demo?agent=${encodeURIComponent(agent.id)}`}>
-                      Talk in demo
-                    </a>
+                    <TalkInDemoLink agentId={agent.id} />
                   ) : null}
                 </div>
               </td>

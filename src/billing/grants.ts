@@ -110,56 +110,71 @@ export class CreditGrants {
     return this.account(workspaceId);
   }
 
-  /** Balance, open reservations, charges and grants of one workspace. */
+  /**
+   * Balance, open reservations, charges and grants of one workspace, all read in one
+   * snapshot (a repeatable-read transaction on PostgreSQL; SQLite's one connection runs
+   * the transaction alone), so they add up even while requests reserve and close.
+   */
   async account(workspaceId: string, recentGrants = 20): Promise<CreditAccount> {
-    const workspace = await this.db
-      .selectFrom('workspaces')
-      .select('credit_balance_millicredits')
-      .where('id', '=', workspaceId)
-      .executeTakeFirst();
-    if (!workspace) throw new ApiError('not_found', `No workspace ${workspaceId}.`);
-    const speech = await ledgerTotals(this.db, 'synthesis_requests', workspaceId);
-    const models = await ledgerTotals(this.db, 'llm_requests', workspaceId);
-    const sessions = await this.db
-      .selectFrom('agent_sessions')
-      .select((eb) => eb.fn.sum<number | string | null>('charged_millicredits').as('charged'))
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirstOrThrow();
-    // Every ledger that takes credit: speech, language-model calls, live sessions' time.
-    const used = {
-      charged: speech.charged + models.charged + Number(sessions.charged ?? 0),
-      reserved: speech.reserved + models.reserved,
-    };
-    const granted = await this.db
-      .selectFrom('credit_grants')
-      .select((eb) => eb.fn.sum<number | string | null>('millicredits').as('total'))
-      .where('workspace_id', '=', workspaceId)
-      .executeTakeFirstOrThrow();
-    const grants = await this.db
-      .selectFrom('credit_grants')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(recentGrants)
-      .execute();
-    const credits = (millicredits: unknown) => Number(millicredits ?? 0) / MILLICREDITS_PER_CREDIT;
-    return {
-      workspaceId,
-      balanceCredits: credits(workspace.credit_balance_millicredits),
-      reservedCredits: credits(used.reserved),
-      chargedCredits: credits(used.charged),
-      grantedCredits: credits(granted.total),
-      grants: grants.map((g) => ({
-        id: g.id,
-        credits: credits(g.millicredits),
-        reason: g.reason,
-        note: g.note,
-        balanceAfterCredits: credits(g.balance_after_millicredits),
-        createdAt: g.created_at,
-      })),
-    };
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute((trx) => readAccount(trx, workspaceId, recentGrants));
   }
+}
+
+async function readAccount(
+  db: Kysely<Database>,
+  workspaceId: string,
+  recentGrants: number,
+): Promise<CreditAccount> {
+  const workspace = await db
+    .selectFrom('workspaces')
+    .select('credit_balance_millicredits')
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
+  if (!workspace) throw new ApiError('not_found', `No workspace ${workspaceId}.`);
+  const speech = await ledgerTotals(db, 'synthesis_requests', workspaceId);
+  const models = await ledgerTotals(db, 'llm_requests', workspaceId);
+  const sessions = await db
+    .selectFrom('agent_sessions')
+    .select((eb) => eb.fn.sum<number | string | null>('charged_millicredits').as('charged'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  // Every ledger that takes credit: speech, language-model calls, live sessions' time.
+  const used = {
+    charged: speech.charged + models.charged + Number(sessions.charged ?? 0),
+    reserved: speech.reserved + models.reserved,
+  };
+  const granted = await db
+    .selectFrom('credit_grants')
+    .select((eb) => eb.fn.sum<number | string | null>('millicredits').as('total'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  const grants = await db
+    .selectFrom('credit_grants')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(recentGrants)
+    .execute();
+  const credits = (millicredits: unknown) => Number(millicredits ?? 0) / MILLICREDITS_PER_CREDIT;
+  return {
+    workspaceId,
+    balanceCredits: credits(workspace.credit_balance_millicredits),
+    reservedCredits: credits(used.reserved),
+    chargedCredits: credits(used.charged),
+    grantedCredits: credits(granted.total),
+    grants: grants.map((g) => ({
+      id: g.id,
+      credits: credits(g.millicredits),
+      reason: g.reason,
+      note: g.note,
+      balanceAfterCredits: credits(g.balance_after_millicredits),
+      createdAt: g.created_at,
+    })),
+  };
 }
 
 /** What one request ledger charged a workspace, and what its open rows still hold. */

@@ -11,27 +11,44 @@ export interface CreditAccount {
   openRows: number;
 }
 
-/** Reads balance, charges and open reservations of one workspace. */
+/**
+ * Reads balance, charges and open reservations of one workspace in one statement, so all
+ * four come from one snapshot: two separate reads could straddle a request that reserves
+ * and closes in between (the balance seen before the refund, the row seen after it).
+ */
 export async function creditAccount(
   handle: DatabaseHandle,
   workspaceId: string,
 ): Promise<CreditAccount> {
-  const workspace = await handle.db
+  const row = await handle.db
     .selectFrom('workspaces')
-    .select('credit_balance_millicredits')
-    .where('id', '=', workspaceId)
+    .where('workspaces.id', '=', workspaceId)
+    .select((eb) => [
+      'workspaces.credit_balance_millicredits as balance',
+      eb
+        .selectFrom('synthesis_requests')
+        .where('synthesis_requests.workspace_id', '=', workspaceId)
+        .select((inner) => inner.fn.sum<number | string | null>('cost_millicredits').as('s'))
+        .as('charged'),
+      eb
+        .selectFrom('synthesis_requests')
+        .where('synthesis_requests.workspace_id', '=', workspaceId)
+        .where('synthesis_requests.status', '=', 'started')
+        .select((inner) => inner.fn.sum<number | string | null>('reserved_millicredits').as('s'))
+        .as('open'),
+      eb
+        .selectFrom('synthesis_requests')
+        .where('synthesis_requests.workspace_id', '=', workspaceId)
+        .where('synthesis_requests.status', '=', 'started')
+        .select((inner) => inner.fn.countAll<number | string>().as('n'))
+        .as('openRows'),
+    ])
     .executeTakeFirstOrThrow();
-  const rows = await handle.db
-    .selectFrom('synthesis_requests')
-    .select(['status', 'reserved_millicredits', 'cost_millicredits'])
-    .where('workspace_id', '=', workspaceId)
-    .execute();
-  const open = rows.filter((r) => r.status === 'started');
   return {
-    balance: Number(workspace.credit_balance_millicredits),
-    charged: rows.reduce((sum, r) => sum + Number(r.cost_millicredits), 0),
-    open: open.reduce((sum, r) => sum + Number(r.reserved_millicredits), 0),
-    openRows: open.length,
+    balance: Number(row.balance),
+    charged: Number(row.charged ?? 0),
+    open: Number(row.open ?? 0),
+    openRows: Number(row.openRows ?? 0),
   };
 }
 

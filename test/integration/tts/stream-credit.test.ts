@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CreditGrants } from '../../../src/billing/grants.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
 import { creditAccount, grantedMillicredits, waitUntil } from '../../helpers/credit.ts';
@@ -278,6 +279,24 @@ describe.each(DIALECTS)('stream credit when clients leave at any moment on %s', 
       await client.closed;
     };
 
+    // The account adds up at every moment, not only at the end: read it over and over
+    // while the streams run and close, straight from the tables and as `awp credit show`
+    // and the Usage page read it.
+    const grants = new CreditGrants(handle.db);
+    let running = true;
+    const sums: number[] = [];
+    const shown: number[] = [];
+    const watcher = (async () => {
+      while (running) {
+        const account = await creditAccount(handle, ws.workspaceId);
+        sums.push(account.balance + account.charged + account.open);
+        const view = await grants.account(ws.workspaceId);
+        shown.push(
+          Math.round((view.balanceCredits + view.chargedCredits + view.reservedCredits) * 1000),
+        );
+        await sleep(5);
+      }
+    })();
     // 25 clients at a time, 150 in all.
     let cursor = 0;
     await Promise.all(
@@ -293,6 +312,11 @@ describe.each(DIALECTS)('stream credit when clients leave at any moment on %s', 
       60_000,
       'every ledger row to close',
     );
+    running = false;
+    await watcher;
+    expect(sums.length).toBeGreaterThan(10);
+    expect(sums.filter((sum) => sum !== SEEDED)).toEqual([]);
+    expect(shown.filter((sum) => sum !== SEEDED)).toEqual([]);
     const account = await creditAccount(handle, ws.workspaceId);
     expect(account.charged).toBeGreaterThan(0);
     expect(await grantedMillicredits(handle, ws.workspaceId)).toBe(SEEDED);

@@ -17,6 +17,7 @@ const REALTIME_AUDIO = [
   'test/e2e/live/deepgram-and-crash.test.ts',
   'test/e2e/live/demo-start.test.ts',
   'test/integration/worker/live-session.test.ts',
+  'test/integration/worker/session-recording.test.ts',
 ];
 
 export default defineConfig({

@@ -10,6 +10,7 @@ import { liveSessionRoutes } from './agents/live-session-routes.ts';
 import { LiveSessions } from './agents/live-sessions.ts';
 import { livekitRoomsFromConfig } from './agents/livekit-rooms.ts';
 import { agentRoutes } from './agents/routes.ts';
+import { SessionRecordings } from './agents/session-recordings.ts';
 import { sessionTokenRoutes } from './agents/session-token-routes.ts';
 import { AgentSessionTokens } from './agents/session-tokens.ts';
 import { createAudioPersister, createSpeechProviders, createTranscoders } from './app-synthesis.ts';
@@ -33,7 +34,7 @@ import { routeHandler } from './http/pipeline.ts';
 import type { AnyRoute } from './http/route.ts';
 import { type Listener, UwsHttpServer } from './http/uws/server.ts';
 import { openVoiceCloning } from './jobs/voice-cloning.ts';
-import { audioStorageDir, type JobWorkers, startJobWorkers } from './jobs/workers.ts';
+import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
 import { llmCatalogFromConfig } from './llm/registry.ts';
 import { limiterOutage, synthesisObserver } from './observability/domain-metrics.ts';
 import type { Logger } from './observability/logger.ts';
@@ -43,6 +44,7 @@ import { dashboardPageRoutes } from './operator/dashboard-pages.ts';
 import { createOperatorApi } from './operator/index.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { SecretBox } from './secrets/secret-box.ts';
+import { audioStorageDir } from './storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from './storage/local-disk-store.ts';
 import { systemRoutes } from './system/routes.ts';
 import { OneShotSynthesis } from './tts/oneshot.ts';
@@ -221,6 +223,9 @@ export function createApi(deps: ApiDependencies): Api {
     heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
   });
   const livekitRooms = livekitRoomsFromConfig(config);
+  // Synthesized audio and session recordings: DATA_DIR/audio, shared with the worker.
+  const audioStore = new LocalDiskAudioStore(audioStorageDir(config));
+  const sessionRecordings = new SessionRecordings(db, audioStore);
 
   const listenerPorts: Partial<Record<Environment, number>> = {};
   const websocketUrl = (environment: Environment) =>
@@ -266,6 +271,7 @@ export function createApi(deps: ApiDependencies): Api {
       rooms: livekitRooms,
       maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
       publicBaseUrls,
+      recordings: sessionRecordings,
     }),
     ...applicationSessionRoutes(
       new ApplicationSessions({
@@ -289,7 +295,7 @@ export function createApi(deps: ApiDependencies): Api {
     store: voiceStore,
     synthesis: oneShot,
     catalog,
-    audioStore: new LocalDiskAudioStore(audioStorageDir(config)),
+    audioStore,
     accounts: providerAccounts,
     agents,
     llm: llmCatalog,

@@ -21,6 +21,8 @@ export interface AgentDraft {
    * is told; null: the voice's language, else detection (worker/stt/language.ts).
    */
   language: string | null;
+  /** The Agent's live sessions are recorded (stereo Ogg Opus: the user left, the agent right). */
+  recordingEnabled: boolean;
 }
 
 /** One revision of an Agent's draft: its row id and its version, counted from 1. */

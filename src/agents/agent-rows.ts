@@ -69,6 +69,7 @@ export function toDraft(row: RevisionRow): AgentDraft {
     calendarEnabled: Number(row.calendar_enabled) === 1,
     documentsEnabled: Number(row.documents_enabled) === 1,
     language: row.language ?? null,
+    recordingEnabled: Number(row.recording_enabled) === 1,
   };
 }
 
@@ -95,6 +96,7 @@ export function revisionRow(
     calendar_enabled: bit(draft.calendarEnabled),
     documents_enabled: bit(draft.documentsEnabled),
     language: draft.language,
+    recording_enabled: bit(draft.recordingEnabled),
     created_at: now,
   };
 }

@@ -33,6 +33,7 @@ export type AgentInput = {
   calendar_enabled?: boolean | undefined;
   documents_enabled?: boolean | undefined;
   language?: string | null | undefined;
+  recording_enabled?: boolean | undefined;
 } & Partial<Record<LegacyField, string | undefined>>;
 
 /** Slugs: lower-case letters, digits and inner hyphens, 1 to 64 characters. */
@@ -74,6 +75,7 @@ export class Agents {
       calendarEnabled: false,
       documentsEnabled: false,
       language: null,
+      recordingEnabled: false,
     };
     const draft = await this.applyInput(scope, base, input);
     return this.store.create({ ...scope, slug: input.slug, draft });
@@ -228,6 +230,7 @@ export class Agents {
           : input.language === null
             ? null
             : canonicalLanguage(input.language),
+      recordingEnabled: input.recording_enabled ?? base.recordingEnabled,
     };
   }
 

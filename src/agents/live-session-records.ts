@@ -89,6 +89,8 @@ export interface LiveSessionReport {
   usage: LiveSessionUsage;
   /** Null until the agent answered a spoken turn. */
   latency: TurnLatencySummary | null;
+  /** The session's recording, when its Agent records sessions and the worker stored one. */
+  recording: { durationMs: number } | null;
   /** Charged so far: session time, LLM and STT debited at the end, plus the TTS ledger. */
   chargedMillicredits: number;
 }

@@ -11,6 +11,7 @@ import { DEFAULT_AVATAR_ID, findAvatar } from './avatars/catalog.ts';
 import { applyLegacyFields, characterCardSchema } from './character-card.ts';
 import type { LiveSessions, SessionOverrides } from './live-sessions.ts';
 import { type LivekitRooms, sessionRoom } from './livekit-rooms.ts';
+import type { SessionRecordings } from './session-recordings.ts';
 import { sessionReportBody } from './session-report-view.ts';
 import type { AgentSessionTokens } from './session-tokens.ts';
 
@@ -123,6 +124,16 @@ const sessionReportSchema = z
       .describe(
         'How fast the agent answered spoken turns, measured by the worker; null until it answered one.',
       ),
+    recording: z
+      .object({
+        url: z.string().describe('Path of the recording on this api (`GET`, the same key).'),
+        content_type: z.literal('audio/ogg'),
+        duration_seconds: z.number(),
+      })
+      .nullable()
+      .describe(
+        "The session's recording (stereo Ogg Opus: the user left, the Agent right); null unless the Agent records sessions (`recording_enabled`) and the session has ended with audio.",
+      ),
   })
   .meta({ title: 'AgentSession' });
 
@@ -134,6 +145,7 @@ export interface LiveSessionRouteOptions {
   rooms: LivekitRooms | undefined;
   maxDurationMs: number;
   publicBaseUrls: Partial<Record<Environment, string>>;
+  recordings: SessionRecordings;
 }
 
 /**
@@ -255,6 +267,57 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
         const report = await sessions.report(caller, request.params.sessionId ?? '');
         if (!report) throw new ApiError('not_found', 'No such Agent session.');
         return { status: 200, body: sessionReportBody(report) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/agent-sessions/:sessionId/recording',
+      operationId: 'getAgentSessionRecording',
+      summary:
+        'The recording of a live Agent session: stereo Ogg Opus at 48 kHz, the user on the left channel and the Agent on the right. Only for Agents that record sessions, once the session has ended.',
+      tags: ['agents'],
+      auth: { kind: 'workspace_key', capability: 'agents' },
+      errors: ['not_found'],
+      responses: {
+        200: {
+          description: 'The recording.',
+          contentType: ['audio/ogg'],
+          headers: { 'X-Audio-Duration-Ms': 'Length of the recording.' },
+        },
+      },
+      handle: async ({ request, auth }) => {
+        const caller = requireAuth(auth);
+        const recording = await options.recordings.read(caller, request.params.sessionId ?? '');
+        if (!recording) throw new ApiError('not_found', 'This session has no recording.');
+        return {
+          status: 200,
+          headers: {
+            'content-type': recording.contentType,
+            'x-audio-duration-ms': String(recording.durationMs),
+            // A conversation of an end user: never kept by shared caches.
+            'cache-control': 'private, no-store',
+            'x-content-type-options': 'nosniff',
+          },
+          body: recording.audio,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/v1/agent-sessions/:sessionId/recording',
+      operationId: 'deleteAgentSessionRecording',
+      summary:
+        'Deletes the recording of a live Agent session (for example when its end user asks); the session and its transcript stay.',
+      tags: ['agents'],
+      auth: { kind: 'workspace_key', capability: 'agents' },
+      errors: ['not_found'],
+      responses: { 204: { description: 'Deleted.' } },
+      handle: async ({ request, auth }) => {
+        const caller = requireAuth(auth);
+        if (!(await options.recordings.remove(caller, request.params.sessionId ?? ''))) {
+          throw new ApiError('not_found', 'This session has no recording.');
+        }
+        return { status: 204 };
       },
     }),
   ];

@@ -175,6 +175,7 @@ export class LiveSessions {
       },
       chargedMillicredits: Number(row.charged_millicredits) + Number(tts.cost),
       latency: row.latency ? (JSON.parse(row.latency) as TurnLatencySummary) : null,
+      recording: row.recording_key ? { durationMs: Number(row.recording_duration_ms ?? 0) } : null,
     };
   }
 

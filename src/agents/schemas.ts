@@ -55,6 +55,11 @@ export function agentSchemas(llm: LlmCatalog) {
       .describe(
         "BCP 47 tag of the language the Agent's users speak (`en`, `es-MX`): speech recognition is told it. Null: the voice's language, else detected per utterance.",
       ),
+    recording_enabled: z
+      .boolean()
+      .describe(
+        'Record the live sessions of this Agent: one stereo Ogg Opus file per session (the user left, the Agent right), served by `GET /v1/agent-sessions/{id}/recording`. Off by default; tell your users they are recorded.',
+      ),
   };
   // For the document: legacy character fields and `character_card` never in one write.
   const exclusive = {
@@ -89,6 +94,7 @@ export const agentSchema = z
       .string()
       .nullable()
       .describe("The language the Agent's users speak (BCP 47); null when unset."),
+    recording_enabled: z.boolean().describe("Whether the Agent's live sessions are recorded."),
     draft_revision: revisionSchema,
     active_publication: z
       .object({
@@ -138,6 +144,7 @@ export function agentBody(agent: AgentRecord): z.infer<typeof agentSchema> {
     calendar_enabled: draft.calendarEnabled,
     documents_enabled: draft.documentsEnabled,
     language: draft.language,
+    recording_enabled: draft.recordingEnabled,
     draft_revision: agent.draftRevision,
     active_publication: pub
       ? {

@@ -23,6 +23,11 @@ export function sessionReportBody(report: LiveSessionReport) {
       stt_seconds: usage.sttMs / 1000,
     },
     latency: report.latency && latencyBody(report.latency),
+    recording: report.recording && {
+      url: `/v1/agent-sessions/${record.id}/recording`,
+      content_type: 'audio/ogg' as const,
+      duration_seconds: report.recording.durationMs / 1000,
+    },
   };
 }
 

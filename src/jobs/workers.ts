@@ -4,6 +4,7 @@ import { Ledger } from '../billing/ledger.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../observability/logger.ts';
+import { audioStorageDir } from '../storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from '../storage/local-disk-store.ts';
 import type { AudioPersistenceJobData } from './audio-persistence-job.ts';
 import { createAudioPersistenceWorker } from './audio-persistence-worker.ts';
@@ -13,11 +14,6 @@ import { startVoiceCloningWorker } from './voice-cloning.ts';
 
 export interface JobWorkers {
   close(): Promise<void>;
-}
-
-/** Directory of persisted audio on the local disk. */
-export function audioStorageDir(config: Config): string {
-  return path.resolve(config.DATA_DIR, 'audio');
 }
 
 /** The persistence spool: `AUDIO_SPOOL_DIR`, by default `DATA_DIR/persistence-spool`. */

@@ -23,6 +23,7 @@ import type { SttProvider } from '../stt/provider.ts';
 import { type InputMode, registerControls } from './controls.ts';
 import { PlayoutLedger } from './playout.ts';
 import { renderSessionPrompt } from './prompt.ts';
+import { keepRecording, recordingOption } from './recording.ts';
 import { SpokenContext } from './spoken-context.ts';
 import { TranscriptPublisher } from './transcripts.ts';
 import { TurnLatencies, watchTurnLatencies } from './turn-latency.ts';
@@ -311,7 +312,7 @@ async function runInRoom(
       },
     },
     outputOptions: { transcriptionEnabled: true, syncTranscription: true },
-    record: false,
+    record: recordingOption(snapshot.recordingEnabled),
   });
   // The same turns' voice latency, for the session's report (written in order).
   let latencyWrites = Promise.resolve();
@@ -365,6 +366,9 @@ async function runInRoom(
   );
   const reason = await closed;
   clearTimeout(limit);
+  if (snapshot.recordingEnabled) {
+    await keepRecording(ctx, record, { config, db: deps.db, log });
+  }
   await transcripts.settled();
   await finish('ended', endReason(reason));
   ctx.shutdown('session_ended');

@@ -354,4 +354,35 @@ export class AgentSessions {
     } as const;
     return (await send<AgentSessionReport>(this.http, call, options)).body;
   }
+
+  /**
+   * The session's recording (stereo Ogg Opus, 48 kHz: the user left, the Agent right), for
+   * an Agent with `recording_enabled` once the session has ended; `not_found` otherwise.
+   *
+   * @example
+   * ```ts
+   * const report = await client.agentSessions.get(sessionId);
+   * if (report.recording) await writeFile('call.ogg', await client.agentSessions.recording(sessionId));
+   * ```
+   */
+  async recording(sessionId: string, options?: RequestOptions): Promise<Uint8Array> {
+    const call = {
+      method: 'GET',
+      path: `/v1/agent-sessions/${encodeURIComponent(sessionId)}/recording`,
+      expect: 'bytes',
+      idempotent: true,
+    } as const;
+    return (await send<Uint8Array>(this.http, call, options)).body;
+  }
+
+  /** Deletes the session's recording; the session and its transcript stay. */
+  async deleteRecording(sessionId: string, options?: RequestOptions): Promise<void> {
+    const call = {
+      method: 'DELETE',
+      path: `/v1/agent-sessions/${encodeURIComponent(sessionId)}/recording`,
+      expect: 'none',
+      idempotent: true,
+    } as const;
+    await send<void>(this.http, call, options);
+  }
 }

@@ -66,6 +66,8 @@ export interface Agent {
   documents_enabled: boolean;
   /** BCP 47 tag of the language the Agent's users speak; null when unset. */
   language: string | null;
+  /** Whether the Agent's live sessions are recorded. */
+  recording_enabled: boolean;
   draft_revision: RevisionRef;
   active_publication: AgentPublication | null;
   created_at: string;
@@ -102,6 +104,11 @@ export interface AgentUpdate {
    * recognition is told; null clears it (the voice's language, else detection).
    */
   language?: string | null;
+  /**
+   * Record the Agent's live sessions: one stereo Ogg Opus file per session (the user left,
+   * the Agent right). Off by default; tell your users they are recorded.
+   */
+  recording_enabled?: boolean;
   display_name?: string;
   description?: string;
   persona?: string;

@@ -51,4 +51,9 @@ export interface AgentSessionReport {
     tts_characters: number;
     stt_seconds: number;
   };
+  /**
+   * The session's recording, when its Agent records sessions (`recording_enabled`) and the
+   * session ended with audio; fetch it with `agentSessions.recording(sessionId)`.
+   */
+  recording?: { url: string; content_type: 'audio/ogg'; duration_seconds: number } | null;
 }

@@ -13,6 +13,7 @@ import * as voiceCloning from './0011-voice-cloning.ts';
 import * as agentSessionLatency from './0012-agent-session-latency.ts';
 import * as voiceGenerations from './0013-voice-generations.ts';
 import * as agentLanguage from './0014-agent-language.ts';
+import * as sessionRecordings from './0015-session-recordings.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0012-agent-session-latency': agentSessionLatency,
   '0013-voice-generations': voiceGenerations,
   '0014-agent-language': agentLanguage,
+  '0015-session-recordings': sessionRecordings,
 };

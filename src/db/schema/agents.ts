@@ -37,6 +37,8 @@ export interface AgentRevisionsTable {
   documents_enabled: number;
   /** BCP 47 tag of the language the Agent's users speak; null when unset. */
   language: string | null;
+  /** 1: the Agent's live sessions are recorded. */
+  recording_enabled: number;
   created_at: string;
 }
 
@@ -175,6 +177,9 @@ export interface AgentSessionsTable {
   start_request_id: string | null;
   /** JSON of the worker's `TurnLatencySummary`; null until it measured a spoken turn. */
   latency: string | null;
+  /** The audio store key of the session's recording; null when there is none. */
+  recording_key: Generated<string | null>;
+  recording_duration_ms: Generated<number | null>;
 }
 
 /** One persisted transcript turn of a live session; `id` is minted by the worker. */

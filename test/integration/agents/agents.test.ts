@@ -115,6 +115,7 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
       calendar_enabled: false,
       documents_enabled: false,
       language: null,
+      recording_enabled: false,
       draft_revision: { id: expect.stringMatching(UUID), version: 1 },
       active_publication: null,
       created_at: expect.stringMatching(ISO),

@@ -158,6 +158,7 @@ describe.each(DIALECTS)('credit grants on %s', (dialect) => {
         calendarEnabled: false,
         documentsEnabled: false,
         language: null,
+        recordingEnabled: false,
       },
     });
     await store.publish(ws.workspaceId, 'production', agent.id, () => {});

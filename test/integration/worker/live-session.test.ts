@@ -402,6 +402,9 @@ describe('Live Agent conversations (worker)', () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(body).toMatchObject({ state: 'ended', end_reason: 'user_left' });
+    // The Agent does not record sessions (recording_enabled is off by default).
+    expect(body.recording).toBeNull();
+    expect((await api('GET', `/v1/agent-sessions/${sessionId}/recording`)).status).toBe(404);
     const persisted = await handle.db
       .selectFrom('agent_session_messages')
       .select('id')

@@ -1,0 +1,99 @@
+import { readFile } from 'node:fs/promises';
+import type { Kysely } from 'kysely';
+import { OggOpusDurationCounter } from '../../media/codecs/ogg-opus-duration.ts';
+import type { Environment } from '../config.ts';
+import type { Database } from '../db/schema.ts';
+import type { AudioStore } from '../storage/audio-store.ts';
+
+/** Where a session's recording is: a workspace's sessions, in one environment. */
+export interface RecordingScope {
+  workspaceId: string;
+  environment: Environment;
+}
+
+/** A stored recording: the file and how long it plays. */
+export interface SessionRecording {
+  audio: Buffer;
+  durationMs: number;
+  contentType: typeof RECORDING_CONTENT_TYPE;
+}
+
+/** Recordings are stereo Ogg Opus at 48 kHz: the user on the left, the Agent on the right. */
+export const RECORDING_CONTENT_TYPE = 'audio/ogg';
+
+/** The audio store key of a session's recording: beside the workspace's request audio. */
+export function recordingObjectKey(workspaceId: string, sessionId: string): string {
+  return `${workspaceId}/recordings/${sessionId}.ogg`;
+}
+
+/**
+ * Recordings of live sessions whose Agent records them. The worker stores one when a
+ * session ends ({@link SessionRecordings.save}); the api serves and deletes it for the
+ * session's workspace and environment only. The file lives in the audio store (the api and
+ * the worker share `DATA_DIR/audio`); the session row names it.
+ */
+export class SessionRecordings {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly store: AudioStore,
+  ) {}
+
+  /**
+   * Moves the finished recording at `sourcePath` into the store and names it on the session.
+   * Returns its duration; a file that holds no audio is removed and not kept (0).
+   */
+  async save(
+    session: { id: string; workspaceId: string },
+    sourcePath: string,
+  ): Promise<{ durationMs: number }> {
+    const counter = new OggOpusDurationCounter();
+    counter.push(await readFile(sourcePath));
+    const durationMs = counter.durationMs;
+    if (durationMs <= 0) return { durationMs: 0 };
+    const key = recordingObjectKey(session.workspaceId, session.id);
+    await this.store.putFile(key, sourcePath, RECORDING_CONTENT_TYPE);
+    await this.db
+      .updateTable('agent_sessions')
+      .set({ recording_key: key, recording_duration_ms: durationMs })
+      .where('id', '=', session.id)
+      .execute();
+    return { durationMs };
+  }
+
+  /** The session's recording; undefined when the session or its recording is not there. */
+  async read(scope: RecordingScope, sessionId: string): Promise<SessionRecording | undefined> {
+    const row = await this.#row(scope, sessionId);
+    if (!row?.recording_key) return undefined;
+    const audio = await this.store.get(row.recording_key);
+    if (!audio) return undefined;
+    return {
+      audio,
+      durationMs: Number(row.recording_duration_ms ?? 0),
+      contentType: RECORDING_CONTENT_TYPE,
+    };
+  }
+
+  /** Deletes the session's recording; false when there was none. */
+  async remove(scope: RecordingScope, sessionId: string): Promise<boolean> {
+    const row = await this.#row(scope, sessionId);
+    if (!row?.recording_key) return false;
+    // The row first: a failure after it leaves a file nothing names, never a name without a file.
+    await this.db
+      .updateTable('agent_sessions')
+      .set({ recording_key: null, recording_duration_ms: null })
+      .where('id', '=', sessionId)
+      .execute();
+    await this.store.delete(row.recording_key);
+    return true;
+  }
+
+  async #row(scope: RecordingScope, sessionId: string) {
+    return this.db
+      .selectFrom('agent_sessions')
+      .select(['recording_key', 'recording_duration_ms'])
+      .where('id', '=', sessionId)
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('environment', '=', scope.environment)
+      .executeTakeFirst();
+  }
+}

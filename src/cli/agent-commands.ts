@@ -85,10 +85,8 @@ export function registerAgentCommands(program: Command, db: () => Promise<Databa
       .option('--memory', 'enable conversation memory (tokens then need end_user_id)')
       .option('--calendar', 'enable the calendar (tokens then need end_user_id)')
       .option('--documents', 'enable documents (tokens then need end_user_id)')
-      .option(
-        '--language <tag>',
-        "BCP 47 tag of the language the Agent's users speak (e.g. es-MX)",
-      ),
+      .option('--language <tag>', "BCP 47 tag of the language the Agent's users speak (e.g. es-MX)")
+      .option('--record-sessions', 'record each live session (stereo Ogg Opus)'),
   ).action(async (options) => {
     const input: AgentInput = {
       slug: options.slug,
@@ -105,6 +103,7 @@ export function registerAgentCommands(program: Command, db: () => Promise<Databa
       calendar_enabled: options.calendar ? true : undefined,
       documents_enabled: options.documents ? true : undefined,
       language: options.language,
+      recording_enabled: options.recordSessions ? true : undefined,
       ...(options.card ? { character_card: readCard(options.card) } : {}),
     };
     const created = agentBody(await (await agents()).create(scopeOf(options), input));

@@ -16,6 +16,7 @@ interface AgentJson {
   llm_model: string;
   thinking_level: string;
   memory_enabled: boolean;
+  recording_enabled: boolean;
   display_name: string;
   instructions: string;
   character_card: { data: Record<string, unknown> };
@@ -95,6 +96,7 @@ describe.each(DIALECTS)('operator agent commands on %s', (dialect) => {
         '--thinking-level',
         'low',
         '--memory',
+        '--record-sessions',
       ]);
       expect(created.status).toBe(0);
       expect(created.body.agent).toMatchObject({
@@ -107,6 +109,7 @@ describe.each(DIALECTS)('operator agent commands on %s', (dialect) => {
         llm_model: 'claude-haiku-4-5',
         thinking_level: 'low',
         memory_enabled: true,
+        recording_enabled: true,
         active_publication: null,
       });
 
@@ -120,6 +123,7 @@ describe.each(DIALECTS)('operator agent commands on %s', (dialect) => {
       // The operator list shows every Agent, voiceless ones too.
       const voiceless = awpJson(['agent', 'create', ...scope(), '--slug', 'draft-only']);
       expect(voiceless.body.agent.voice_id).toBeNull();
+      expect(voiceless.body.agent.recording_enabled).toBe(false);
       const listed = awpJson(['agent', 'list', ...scope()]);
       expect(listed.body.agents.map((a) => a.slug)).toEqual(['concierge', 'draft-only']);
 

@@ -300,6 +300,7 @@ export function createApi(deps: ApiDependencies): Api {
     agents,
     llm: llmCatalog,
     liveSessions,
+    recordings: sessionRecordings,
     vendorBaseUrls: {
       elevenlabs: config.ELEVENLABS_API_BASE,
       fishaudio: config.FISHAUDIO_API_BASE,

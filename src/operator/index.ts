@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Agents } from '../agents/agents.ts';
 import type { LiveSessions } from '../agents/live-sessions.ts';
+import type { SessionRecordings } from '../agents/session-recordings.ts';
 import { ApiKeys } from '../auth/api-keys.ts';
 import type { ApiKeyStore } from '../auth/key-store.ts';
 import type { Database } from '../db/schema.ts';
@@ -56,6 +57,8 @@ export interface OperatorApiOptions {
   llm: LlmCatalog;
   /** Live Agent sessions of the Agents › Sessions page. */
   liveSessions: LiveSessions;
+  /** Recordings of live sessions (a session's page plays and deletes them). */
+  recordings: SessionRecordings;
   vendorBaseUrls: { readonly [K in UpstreamProviderKind]: string };
   upstreamTimeouts?: Partial<UpstreamTimeouts>;
   sessionTtlMs: number;
@@ -110,7 +113,7 @@ export function createOperatorApi(options: OperatorApiOptions): {
       ...cloneRoutes(guard, options.cloning),
       ...agentRoutes(guard, options.agents, options.llm),
       ...agentCardRoutes(guard, options.agents),
-      ...agentSessionRoutes(guard, options.db, options.liveSessions),
+      ...agentSessionRoutes(guard, options.db, options.liveSessions, options.recordings),
       ...generationRoutes(
         guard,
         new Playground({ ...options, voices: options.store, audio: options.audioStore }),

@@ -16,3 +16,5 @@ export const VOICE_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 export const MEMBER_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 /** Roles that may create, edit and publish Agents in the dashboard. */
 export const AGENT_BUILDER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
+/** Roles that may delete a live session's recording (an end user's voice). */
+export const RECORDING_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];

@@ -38,7 +38,12 @@ export interface DashboardFixture {
 export async function startDashboard(
   env: Record<string, string> = {},
   options: {
-    beforeStart?: (db: Kysely<Database>, boot: BootstrapResult) => Promise<void>;
+    /** Seeds the database; `database.dataDir` is the api's DATA_DIR. */
+    beforeStart?: (
+      db: Kysely<Database>,
+      boot: BootstrapResult,
+      database: TestDatabase,
+    ) => Promise<void>;
     /** A WAV file the fake microphone plays (default: a tone). */
     microphone?: Buffer;
   } = {},
@@ -47,7 +52,7 @@ export async function startDashboard(
   const handle = await openTestDatabase(database);
   const boot = await bootstrapWorkspace(handle.db);
   if (!boot) throw new Error('bootstrap did not create a workspace');
-  await options.beforeStart?.(handle.db, boot);
+  await options.beforeStart?.(handle.db, boot, database);
   await handle.close();
   const server = await startServer({ database, env });
   const browser = await launchBrowser({ microphone: options.microphone });

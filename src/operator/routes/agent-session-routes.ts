@@ -7,12 +7,13 @@ import {
   sessionCursor,
   timedTranscript,
 } from '../../agents/session-history.ts';
+import type { SessionRecordings } from '../../agents/session-recordings.ts';
 import { sessionReportBody } from '../../agents/session-report-view.ts';
 import type { Database } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
-import { AGENT_BUILDER_ROLES } from '../../workspaces/members.ts';
+import { AGENT_BUILDER_ROLES, RECORDING_MANAGER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { operatorRoute } from '../route.ts';
 import type { OperatorPrincipal } from '../sessions.ts';
@@ -32,12 +33,14 @@ function scopeOf(member: OperatorPrincipal, request: HttpRequest): SessionScope 
 /**
  * Agent sessions (the dashboard's Agents › Sessions page): the environment's newest live
  * sessions with what `GET /v1/agent-sessions/{id}` reports of each, and one session with
- * its transcript. For Owner, Admin and Builder: transcripts are the end users' words.
+ * its transcript and its recording. For Owner, Admin and Builder: transcripts and recordings
+ * are the end users' words; only an Owner or Admin deletes a recording.
  */
 export function agentSessionRoutes(
   guard: OperatorGuard,
   db: Kysely<Database>,
   sessions: LiveSessions,
+  recordings: SessionRecordings,
 ): AnyRoute[] {
   return [
     operatorRoute(guard, {
@@ -114,6 +117,48 @@ export function agentSessionRoutes(
             })),
           },
         };
+      },
+    }),
+    operatorRoute(guard, {
+      method: 'GET',
+      path: '/agent-sessions/:sessionId/recording',
+      operationId: 'operatorGetAgentSessionRecording',
+      summary:
+        'The recording of a live Agent session as GET /v1/agent-sessions/{id}/recording serves it: stereo Ogg Opus, the user left, the Agent right.',
+      roles: AGENT_BUILDER_ROLES,
+      errors: ['not_found'],
+      handle: async ({ member, request }) => {
+        const recording = await recordings.read(
+          scopeOf(member, request),
+          request.params.sessionId ?? '',
+        );
+        if (!recording) throw new ApiError('not_found', 'This session has no recording.');
+        return {
+          status: 200,
+          headers: {
+            'content-type': recording.contentType,
+            'x-audio-duration-ms': String(recording.durationMs),
+            // A conversation of an end user: never kept by shared caches, never sniffed.
+            'cache-control': 'private, no-store',
+            'x-content-type-options': 'nosniff',
+          },
+          body: recording.audio,
+        };
+      },
+    }),
+    operatorRoute(guard, {
+      method: 'DELETE',
+      path: '/agent-sessions/:sessionId/recording',
+      operationId: 'operatorDeleteAgentSessionRecording',
+      summary:
+        'Deletes the recording of a live Agent session (Owner and Admin); the session and its transcript stay.',
+      roles: RECORDING_MANAGER_ROLES,
+      errors: ['not_found'],
+      handle: async ({ member, request }) => {
+        if (!(await recordings.remove(scopeOf(member, request), request.params.sessionId ?? ''))) {
+          throw new ApiError('not_found', 'This session has no recording.');
+        }
+        return { status: 200, body: { deleted: true } };
       },
     }),
   ];

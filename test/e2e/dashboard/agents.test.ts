@@ -55,6 +55,7 @@ interface V1Agent {
   memory_enabled: boolean;
   calendar_enabled: boolean;
   documents_enabled: boolean;
+  recording_enabled: boolean;
   draft_revision: { id: string; version: number };
   active_publication: { version: number; revision: { id: string; version: number } } | null;
   instructions: string;
@@ -264,6 +265,12 @@ describe('dashboard: Agents', () => {
     expect(await field('Tags').inputValue()).toBe('hotel, front desk');
     expect(await field('Alternate greetings').isDisabled()).toBe(true);
     expect(await field('Web search').isChecked()).toBe(false);
+    expect(await field('Record sessions').isChecked()).toBe(false);
+    await form
+      .getByText(
+        'Record sessions keeps a stereo recording of each live session; tell your users they are recorded.',
+      )
+      .waitFor();
     expect(await form.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
   });
 
@@ -314,6 +321,7 @@ describe('dashboard: Agents', () => {
     expect(await optionValues(page, 'Thinking level')).toEqual(['off', 'low', 'medium', 'high']);
     await field('Thinking level').selectOption('high');
     await field('Web search').check();
+    await field('Record sessions').check();
 
     const patches: { url: string; body: Record<string, unknown> }[] = [];
     page.on('request', (request) => {
@@ -334,9 +342,11 @@ describe('dashboard: Agents', () => {
       'language',
       'llm_model',
       'llm_provider',
+      'recording_enabled',
       'thinking_level',
       'web_search_enabled',
     ]);
+    expect(patches[0]?.body).toMatchObject({ web_search_enabled: true, recording_enabled: true });
 
     const after = await v1Agent(conciergeId);
     expect(after.draft_revision.version).toBe(before.draft_revision.version + 1);
@@ -359,6 +369,7 @@ describe('dashboard: Agents', () => {
       memory_enabled: false,
       calendar_enabled: false,
       documents_enabled: false,
+      recording_enabled: true,
       // Stored in its canonical case.
       language: 'es-MX',
       avatar_id: 'avatar_kofi',
@@ -371,6 +382,7 @@ describe('dashboard: Agents', () => {
     expect(await field('Tags').inputValue()).toBe('lobby, front desk');
     expect(await field('Users’ language').inputValue()).toBe('es-MX');
     expect(await field('Thinking level').inputValue()).toBe('high');
+    expect(await field('Record sessions').isChecked()).toBe(true);
     expect(await form.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
   });
 
@@ -441,8 +453,8 @@ describe('dashboard: Agents', () => {
     const disabled = await controls.evaluateAll((elements) =>
       elements.map((element) => (element as HTMLInputElement).matches(':disabled')),
     );
-    // 4 selects, 4 switches and 11 card fields.
-    expect(disabled).toEqual(Array(21).fill(true));
+    // The selects, the language, 5 switches (Record sessions among them) and the card fields.
+    expect(disabled).toEqual(Array(22).fill(true));
     expect(await form.getByLabel('System prompt', { exact: true }).inputValue()).toBe(
       'Answer in two short sentences.',
     );

@@ -1,8 +1,8 @@
 // The dashboard's Agents › Sessions page (/operator/sessions) and a session's page in
 // Chromium against the real api: a conversation of the starter Agent recorded as the
 // worker records it (transcript, usage, latency, its end), listed with its length, turns,
-// voice latency and charge, opened with its transcript; and a member told the page is not
-// theirs.
+// voice latency and charge, opened with its transcript and its recording (played by a
+// Builder, deleted by an Owner); and a member told the page is not theirs.
 
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,21 +15,26 @@ import {
   signInThroughPage,
   startDashboard,
 } from '../../helpers/dashboard.ts';
-import { addMember } from '../../helpers/operator.ts';
+import { addMember, signedIn } from '../../helpers/operator.ts';
+import { storeSessionRecording } from '../../helpers/session-recordings.ts';
 
 const MEMBER_EMAIL = 'viewer@acme.test';
 const MEMBER_PASSWORD = 'member-password-1';
+const BUILDER_EMAIL = 'builder@acme.test';
+const BUILDER_PASSWORD = 'builder-password-1';
 const SESSION_ID = '0193a1f0-5c1e-7a00-8000-00000000a11c';
 const OLDER_SESSIONS = 50;
 
 describe('dashboard: Agent sessions', () => {
   let fixture: DashboardFixture;
   let page: Page;
+  let recording: { audio: Buffer; durationMs: number };
 
   beforeAll(async () => {
     fixture = await startDashboard(LLM_ENV, {
-      beforeStart: async (db, boot) => {
+      beforeStart: async (db, boot, database) => {
         await addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD);
+        await addMember(db, boot.workspaceId, BUILDER_EMAIL, 'builder', BUILDER_PASSWORD);
         const agentId = await seedStarterAgent(db, boot.workspaceId, LLM_ENV);
         const snapshot = await new AgentStore(db).activePublication(
           boot.workspaceId,
@@ -76,6 +81,13 @@ describe('dashboard: Agent sessions', () => {
           sessionMs: 65_000,
           millicredits: 1_625,
         });
+        // Its recording, stored as the worker stores it (a real stereo Ogg Opus file).
+        recording = await storeSessionRecording(
+          db,
+          database.dataDir,
+          { id: SESSION_ID, workspaceId: boot.workspaceId },
+          2,
+        );
         // Fifty earlier sessions of another end user, a minute apart: one more than a page.
         for (let i = 0; i < OLDER_SESSIONS; i++) {
           const at = Date.parse('2026-01-01T00:00:00Z') + i * 60_000;
@@ -191,5 +203,100 @@ describe('dashboard: Agent sessions', () => {
       )
       .waitFor();
     expect(await memberPage.locator('table').count()).toBe(0);
+  });
+
+  const recordingUrl = `/operator/api/agent-sessions/${SESSION_ID}/recording`;
+
+  it('plays and offers the recording to a Builder, who cannot delete it', async () => {
+    const builderPage = await fixture.newPage();
+    await signInThroughPage(
+      builderPage,
+      fixture.dashboardUrl,
+      `/sessions/${SESSION_ID}`,
+      BUILDER_EMAIL,
+      BUILDER_PASSWORD,
+    );
+    const section = builderPage.locator('.session-recording');
+    await section.getByRole('heading', { name: 'Recording', level: 2 }).waitFor();
+    const audio = section.locator('audio');
+    expect(await audio.getAttribute('src')).toBe(recordingUrl);
+    expect(await audio.getAttribute('preload')).toBe('none');
+    expect(await audio.getAttribute('controls')).not.toBeNull();
+    // What the player loads: the stored file, with the page's session cookie.
+    const fetched = await builderPage.evaluate(async (src) => {
+      const response = await fetch(src);
+      return {
+        status: response.status,
+        type: response.headers.get('content-type'),
+        bytes: Array.from(new Uint8Array(await response.arrayBuffer())),
+      };
+    }, recordingUrl);
+    expect(fetched.status).toBe(200);
+    expect(fetched.type).toBe('audio/ogg');
+    expect(Buffer.compare(Buffer.from(fetched.bytes), recording.audio)).toBe(0);
+    expect(recording.durationMs).toBe(2_000);
+    expect(await section.locator('[data-recording="length"]').textContent()).toBe('2.0 s');
+    await section.getByText('Stereo: the user on the left, the Agent on the right').waitFor();
+    const download = section.getByRole('link', { name: 'Download' });
+    expect(await download.getAttribute('href')).toBe(recordingUrl);
+    expect(await download.getAttribute('download')).toBe(`session-${SESSION_ID}.ogg`);
+    expect(await section.getByRole('button', { name: 'Delete recording' }).count()).toBe(0);
+
+    const builder = await signedIn(fixture.server.devUrl, BUILDER_EMAIL, BUILDER_PASSWORD);
+    const refused = await builder.request('DELETE', `/agent-sessions/${SESSION_ID}/recording`);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'forbidden' });
+    expect((await builder.request('GET', `/agent-sessions/${SESSION_ID}/recording`)).status).toBe(
+      200,
+    );
+  });
+
+  it('says "Not recorded" of an ended session without a recording', async () => {
+    await page.goto(`${fixture.dashboardUrl}/sessions/0193a1f0-5c1e-7a00-8000-000000000000`);
+    const section = page.locator('.session-recording');
+    await section.getByText('Not recorded').waitFor();
+    expect(await section.locator('audio').count()).toBe(0);
+  });
+
+  it('lets an Owner delete the recording after confirming', async () => {
+    await page.goto(`${fixture.dashboardUrl}/sessions/${SESSION_ID}`);
+    const section = page.locator('.session-recording');
+    await section.locator('audio').waitFor();
+    const dialogs: string[] = [];
+    const deletes: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'DELETE') deletes.push(new URL(request.url()).pathname);
+    });
+    // Cancelled: nothing is deleted.
+    page.once('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    const remove = section.getByRole('button', { name: 'Delete recording' });
+    await remove.click();
+    await expect.poll(() => dialogs.length).toBe(1);
+    expect(deletes).toEqual([]);
+    expect(await section.locator('audio').count()).toBe(1);
+    // Confirmed.
+    page.once('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.accept();
+    });
+    await remove.click();
+    await section.getByText('Not recorded').waitFor();
+    expect(dialogs).toEqual([
+      'Delete the recording of this session? It cannot be recovered.',
+      'Delete the recording of this session? It cannot be recovered.',
+    ]);
+    expect(deletes).toEqual([recordingUrl]);
+    expect(await section.locator('audio').count()).toBe(0);
+    expect(await section.getByRole('link', { name: 'Download' }).count()).toBe(0);
+
+    const { owner } = fixture.boot;
+    const client = await signedIn(fixture.server.devUrl, owner.email, owner.password);
+    const gone = await client.request('GET', `/agent-sessions/${SESSION_ID}/recording`);
+    expect(gone.status).toBe(404);
+    expect(gone.body).toMatchObject({ code: 'not_found' });
+    expect(fixture.problems).toEqual([]);
   });
 });

@@ -1,18 +1,24 @@
 // The operator API's Agent sessions (the dashboard's Agents › Sessions page) against a real
 // api on both databases: sessions recorded through `LiveSessions` as the worker records
 // them, listed newest first with exactly what GET /v1/agent-sessions/{id} reports, one
-// session with its transcript, the Agent filter, the environment's scope and the roles.
+// session with its transcript, the Agent filter, the environment's scope and the roles;
+// a session's recording served byte for byte and deleted by an Owner or Admin only.
 
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AgentStore } from '../../../src/agents/agent-store.ts';
 import { LiveSessions } from '../../../src/agents/live-sessions.ts';
+import { recordingObjectKey } from '../../../src/agents/session-recordings.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { audioStorageDir } from '../../../src/storage/audio-storage-dir.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { storeSessionRecording } from '../../helpers/session-recordings.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({}) });
@@ -75,6 +81,10 @@ describe.each(DIALECTS)('operator API Agent sessions on %s', (dialect) => {
       ws = await seedWorkspace(handle);
       await addMember(handle.db, ws.workspaceId, 'builder@example.com', 'builder', PASSWORD);
       await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
+      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
+      await addMember(handle.db, ws.workspaceId, 'admin@example.com', 'admin', PASSWORD);
+      const other = await seedWorkspace(handle);
+      await addMember(handle.db, other.workspaceId, 'elsewhere@example.com', 'owner', PASSWORD);
       server = await startServer({ database, env: LLM_ENV });
       api = apiClient(server.url, ws.productionKey);
       builder = await signedIn(server.url, 'builder@example.com', PASSWORD);
@@ -275,6 +285,105 @@ describe.each(DIALECTS)('operator API Agent sessions on %s', (dialect) => {
       const refused = await member.request('GET', path);
       expect(refused.status, path).toBe(403);
       expect(refused.body).toMatchObject({ code: 'forbidden' });
+    }
+  });
+
+  it('serves a session’s recording as /v1 does, to its workspace and environment only', async () => {
+    const id = await recordSession(agents.tutor, 'user-17');
+    await liveSessions.end(id, 'ended', 'user_left', { sessionMs: 2_000, millicredits: 50 });
+    const stored = await storeSessionRecording(
+      handle.db,
+      database.dataDir,
+      { id, workspaceId: ws.workspaceId },
+      2,
+    );
+    const path = `/agent-sessions/${id}/recording`;
+
+    const served = await builder.request('GET', path);
+    expect(served.status).toBe(200);
+    expect(Buffer.compare(served.body as Buffer, stored.audio)).toBe(0);
+    expect(served.headers.get('content-type')).toBe('audio/ogg');
+    expect(served.headers.get('x-audio-duration-ms')).toBe(String(stored.durationMs));
+    expect(served.headers.get('cache-control')).toBe('private, no-store');
+    expect(served.headers.get('x-content-type-options')).toBe('nosniff');
+    const v1 = await fetch(`${server.url}/v1${path}`, {
+      headers: { authorization: `Bearer ${ws.productionKey}` },
+    });
+    expect(v1.status).toBe(200);
+    expect(Buffer.compare(Buffer.from(await v1.arrayBuffer()), stored.audio)).toBe(0);
+
+    const session = await builder.request('GET', `/agent-sessions/${id}`);
+    expect((session.body as { session: { recording: unknown } }).session.recording).toEqual({
+      url: `/v1/agent-sessions/${id}/recording`,
+      content_type: 'audio/ogg',
+      duration_seconds: stored.durationMs / 1000,
+    });
+    // A session without a recording, an unknown one, another environment, another workspace.
+    const others = [
+      [builder, `/agent-sessions/${sessionIds[0]}/recording`],
+      [builder, `/agent-sessions/${crypto.randomUUID()}/recording`],
+      [await signedIn(server.devUrl, 'builder@example.com', PASSWORD), path],
+      [await signedIn(server.url, 'elsewhere@example.com', PASSWORD), path],
+    ] as const;
+    for (const [client, otherPath] of others) {
+      const missing = await client.request('GET', otherPath);
+      expect(missing.status, otherPath).toBe(404);
+      expect(missing.body).toMatchObject({ code: 'not_found' });
+    }
+    const elsewhere = others[3][0];
+    expect((await elsewhere.request('DELETE', path)).status).toBe(404);
+    const member = await signedIn(server.url, 'member@example.com', PASSWORD);
+    const refused = await member.request('GET', path);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'forbidden' });
+    // Still there for its workspace.
+    expect((await builder.request('GET', path)).status).toBe(200);
+  });
+
+  it('deletes a recording for an Owner or Admin only; the session stays', async () => {
+    const recorded = [];
+    for (let i = 0; i < 2; i++) {
+      const id = await recordSession(agents.tutor, 'user-17');
+      await liveSessions.end(id, 'ended', 'user_left', { sessionMs: 1_000, millicredits: 25 });
+      await storeSessionRecording(handle.db, database.dataDir, { id, workspaceId: ws.workspaceId });
+      recorded.push(id);
+    }
+    const member = await signedIn(server.url, 'member@example.com', PASSWORD);
+    for (const client of [builder, member]) {
+      const refused = await client.request('DELETE', `/agent-sessions/${recorded[0]}/recording`);
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ code: 'forbidden' });
+    }
+    expect((await builder.request('GET', `/agent-sessions/${recorded[0]}/recording`)).status).toBe(
+      200,
+    );
+
+    const managers = [
+      await signedIn(server.url, 'owner@example.com', PASSWORD),
+      await signedIn(server.url, 'admin@example.com', PASSWORD),
+    ];
+    for (const [index, manager] of managers.entries()) {
+      const path = `/agent-sessions/${recorded[index]}/recording`;
+      const deleted = await manager.request('DELETE', path);
+      expect(deleted.status).toBe(200);
+      expect(deleted.body).toEqual({ deleted: true });
+      const gone = await builder.request('GET', path);
+      expect(gone.status).toBe(404);
+      expect(gone.body).toMatchObject({ code: 'not_found' });
+      const again = await manager.request('DELETE', path);
+      expect(again.status).toBe(404);
+      expect(again.body).toMatchObject({ code: 'not_found' });
+      const session = await builder.request('GET', `/agent-sessions/${recorded[index]}`);
+      expect(session.status).toBe(200);
+      expect((session.body as { session: { recording: unknown } }).session.recording).toBeNull();
+    }
+    // Nothing is left in the audio store either.
+    for (const id of recorded) {
+      const file = join(
+        audioStorageDir({ DATA_DIR: database.dataDir }),
+        recordingObjectKey(ws.workspaceId, id),
+      );
+      expect(existsSync(file), file).toBe(false);
     }
   });
 });

@@ -43,6 +43,7 @@ export interface AgentFormValues {
   memoryEnabled: boolean;
   calendarEnabled: boolean;
   documentsEnabled: boolean;
+  recordingEnabled: boolean;
   card: Record<CardTextField | CardListField, string>;
 }
 
@@ -58,6 +59,7 @@ export interface AgentPatch {
   memory_enabled?: boolean;
   calendar_enabled?: boolean;
   documents_enabled?: boolean;
+  recording_enabled?: boolean;
   character_card?: CharacterCard;
 }
 
@@ -112,6 +114,7 @@ export function formValuesOf(agent: Agent): AgentFormValues {
     memoryEnabled: agent.memory_enabled,
     calendarEnabled: agent.calendar_enabled,
     documentsEnabled: agent.documents_enabled,
+    recordingEnabled: agent.recording_enabled,
     card,
   };
 }
@@ -169,6 +172,7 @@ export function patchOf(
     ['memoryEnabled', 'memory_enabled'],
     ['calendarEnabled', 'calendar_enabled'],
     ['documentsEnabled', 'documents_enabled'],
+    ['recordingEnabled', 'recording_enabled'],
   ] as const;
   for (const [field, wire] of switches) {
     if (values[field] !== initial[field]) patch[wire] = values[field];

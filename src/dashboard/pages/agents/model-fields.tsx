@@ -173,9 +173,13 @@ const SWITCHES = [
   ['memoryEnabled', 'Memory'],
   ['calendarEnabled', 'Calendar'],
   ['documentsEnabled', 'Documents'],
+  ['recordingEnabled', 'Record sessions'],
 ] as const;
 
-/** The feature switches; memory, calendar and documents ask session tokens for an end user. */
+/**
+ * The feature switches; memory, calendar and documents ask session tokens for an end user,
+ * and recorded sessions should be disclosed to the users.
+ */
 function FeatureSwitches(props: {
   values: AgentFormValues;
   onChange: (values: AgentFormValues) => void;
@@ -200,6 +204,10 @@ function FeatureSwitches(props: {
       <p className="muted agent-hint">
         With memory, calendar or documents published, every session token names its end user (
         <code>end_user_id</code>).
+      </p>
+      <p className="muted agent-hint">
+        Record sessions keeps a stereo recording of each live session; tell your users they are
+        recorded.
       </p>
     </fieldset>
   );

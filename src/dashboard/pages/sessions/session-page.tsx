@@ -5,6 +5,7 @@ import { linkProps } from '../../router.ts';
 import { hasRole, useSession } from '../../session.ts';
 import { AGENT_BUILDER_ROLES } from '../../types.ts';
 import { formatCredits } from '../usage.tsx';
+import { SessionRecording } from './session-recording.tsx';
 import {
   type AgentSession,
   formatDuration,
@@ -17,7 +18,8 @@ import './sessions.css';
 
 /**
  * One live Agent session: who and when, what it cost and used, how fast the agent
- * answered (each stage's median, 95th percentile and slowest turn), and the transcript.
+ * answered (each stage's median, 95th percentile and slowest turn), its recording and the
+ * transcript.
  */
 export function SessionPage(props: { sessionId: string }) {
   const me = useSession();
@@ -46,6 +48,7 @@ function SessionDetail(props: { sessionId: string }) {
       {session && loaded.data ? (
         <>
           <SessionFacts session={session} />
+          <SessionRecording session={session} onDeleted={loaded.reload} />
           <h2>Voice latency</h2>
           <LatencyTable session={session} />
           <h2>Transcript</h2>

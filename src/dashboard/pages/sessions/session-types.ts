@@ -33,6 +33,12 @@ export interface AgentSession {
     llm_first_token_ms: LatencyStats | null;
     tts_first_audio_ms: LatencyStats | null;
   } | null;
+  /** Stereo Ogg Opus (the user left, the Agent right); null when the session was not recorded. */
+  recording: {
+    url: string;
+    content_type: 'audio/ogg';
+    duration_seconds: number;
+  } | null;
 }
 
 /** One turn of a session's transcript. */

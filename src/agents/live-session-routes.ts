@@ -11,7 +11,7 @@ import { DEFAULT_AVATAR_ID, findAvatar } from './avatars/catalog.ts';
 import { applyLegacyFields, characterCardSchema } from './character-card.ts';
 import type { LiveSessions, SessionOverrides } from './live-sessions.ts';
 import { type LivekitRooms, sessionRoom } from './livekit-rooms.ts';
-import type { SessionRecordings } from './session-recordings.ts';
+import { recordingResponse, type SessionRecordings } from './session-recordings.ts';
 import { sessionReportBody } from './session-report-view.ts';
 import type { AgentSessionTokens } from './session-tokens.ts';
 
@@ -289,17 +289,7 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
         const caller = requireAuth(auth);
         const recording = await options.recordings.read(caller, request.params.sessionId ?? '');
         if (!recording) throw new ApiError('not_found', 'This session has no recording.');
-        return {
-          status: 200,
-          headers: {
-            'content-type': recording.contentType,
-            'x-audio-duration-ms': String(recording.durationMs),
-            // A conversation of an end user: never kept by shared caches.
-            'cache-control': 'private, no-store',
-            'x-content-type-options': 'nosniff',
-          },
-          body: recording.audio,
-        };
+        return recordingResponse(recording);
       },
     }),
     defineRoute({

@@ -18,6 +18,21 @@ export interface SessionRecording {
   contentType: typeof RECORDING_CONTENT_TYPE;
 }
 
+/** The answer that serves a recording, the same from `/v1` and the operator API. */
+export function recordingResponse(recording: SessionRecording) {
+  return {
+    status: 200,
+    headers: {
+      'content-type': recording.contentType,
+      'x-audio-duration-ms': String(recording.durationMs),
+      // A conversation of an end user: never kept by shared caches, never sniffed.
+      'cache-control': 'private, no-store',
+      'x-content-type-options': 'nosniff',
+    },
+    body: recording.audio,
+  };
+}
+
 /** Recordings are stereo Ogg Opus at 48 kHz: the user on the left, the Agent on the right. */
 export const RECORDING_CONTENT_TYPE = 'audio/ogg';
 

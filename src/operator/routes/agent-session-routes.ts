@@ -7,7 +7,7 @@ import {
   sessionCursor,
   timedTranscript,
 } from '../../agents/session-history.ts';
-import type { SessionRecordings } from '../../agents/session-recordings.ts';
+import { recordingResponse, type SessionRecordings } from '../../agents/session-recordings.ts';
 import { sessionReportBody } from '../../agents/session-report-view.ts';
 import type { Database } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
@@ -133,17 +133,7 @@ export function agentSessionRoutes(
           request.params.sessionId ?? '',
         );
         if (!recording) throw new ApiError('not_found', 'This session has no recording.');
-        return {
-          status: 200,
-          headers: {
-            'content-type': recording.contentType,
-            'x-audio-duration-ms': String(recording.durationMs),
-            // A conversation of an end user: never kept by shared caches, never sniffed.
-            'cache-control': 'private, no-store',
-            'x-content-type-options': 'nosniff',
-          },
-          body: recording.audio,
-        };
+        return recordingResponse(recording);
       },
     }),
     operatorRoute(guard, {

@@ -217,6 +217,11 @@ export const configSchema = z.object({
   SECRETS_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   /** Store synthesized audio after each request (best effort, through a job). */
   AUDIO_PERSISTENCE: bool.default(true),
+  /**
+   * Days a live session's recording is kept after the session ended; the jobs process
+   * deletes older ones hourly. 0 keeps recordings until they are deleted.
+   */
+  RECORDING_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
   /** Audio larger than this is not stored. */
   AUDIO_PERSISTENCE_MAX_BYTES: z.coerce
     .number()

@@ -102,6 +102,37 @@ export class SessionRecordings {
     return true;
   }
 
+  /**
+   * Deletes the recordings of sessions that ended before `cutoff`, up to `limit` of them
+   * (oldest first); returns how many this call deleted. A recording another process
+   * deleted first is not counted, and its file is not touched twice.
+   */
+  async expireEndedBefore(cutoff: Date, limit = 100): Promise<number> {
+    const rows = await this.db
+      .selectFrom('agent_sessions')
+      .select(['id', 'recording_key'])
+      .where('recording_key', 'is not', null)
+      .where('ended_at', '<', cutoff.toISOString())
+      .orderBy('ended_at')
+      .limit(limit)
+      .execute();
+    let deleted = 0;
+    for (const row of rows) {
+      if (!row.recording_key) continue;
+      // Conditional on the key: of two sweepers, one wins the row and removes the file.
+      const result = await this.db
+        .updateTable('agent_sessions')
+        .set({ recording_key: null, recording_duration_ms: null })
+        .where('id', '=', row.id)
+        .where('recording_key', '=', row.recording_key)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) continue;
+      await this.store.delete(row.recording_key);
+      deleted++;
+    }
+    return deleted;
+  }
+
   async #row(scope: RecordingScope, sessionId: string) {
     return this.db
       .selectFrom('agent_sessions')

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Kysely } from 'kysely';
+import { SessionRecordings } from '../agents/session-recordings.ts';
 import { Ledger } from '../billing/ledger.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
@@ -10,6 +11,7 @@ import type { AudioPersistenceJobData } from './audio-persistence-job.ts';
 import { createAudioPersistenceWorker } from './audio-persistence-worker.ts';
 import { PersistenceSweeper } from './persistence-sweeper.ts';
 import { createQueue, QUEUE_NAMES } from './queues.ts';
+import { RecordingRetention } from './recording-retention.ts';
 import { startVoiceCloningWorker } from './voice-cloning.ts';
 
 export interface JobWorkers {
@@ -33,9 +35,18 @@ export function startJobWorkers(deps: {
     ? startAudioPersistence(config, db, logger, deps.instanceId)
     : undefined;
   const cloning = startVoiceCloningWorker({ config, db, logger });
+  const retention =
+    config.RECORDING_RETENTION_DAYS > 0
+      ? new RecordingRetention({
+          recordings: new SessionRecordings(db, new LocalDiskAudioStore(audioStorageDir(config))),
+          retentionDays: config.RECORDING_RETENTION_DAYS,
+          logger,
+        })
+      : undefined;
+  retention?.start();
   return {
     close: async () => {
-      await Promise.all([audio?.close(), cloning.close()]);
+      await Promise.all([audio?.close(), cloning.close(), retention?.close()]);
     },
   };
 }

@@ -134,7 +134,14 @@ describe('Session recordings (worker)', () => {
       );
       // The greeting has played out before the user speaks.
       await client.waitUntil(() => client.loudFramesSince(0) > 20, 20_000, 'greeting audio');
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await client.waitUntil(
+        () => {
+          const lastLoud = client.agentAudio.findLast((f) => f.rms > SPEECH_RMS)?.atMs ?? 0;
+          return performance.now() - lastLoud > 800;
+        },
+        20_000,
+        'the greeting to end',
+      );
       await client.say(question);
       await client.waitUntil(
         () => client.transcripts().find((t) => t.text === DEFAULT_TEXT.join('')),

@@ -100,6 +100,12 @@ export const applicationStartSchema = z
       'Idempotency key: the same chatSessionId and requestId return the same session.',
     ),
     application: applicationSchema,
+    recording: z
+      .boolean()
+      .optional()
+      .describe(
+        "Record this session (stereo Ogg Opus, `GET /v1/agent-sessions/{id}/recording`) or not; omitted: the Agent's `recording_enabled`. For a backend that asks each end user's consent.",
+      ),
   })
   .meta({ title: 'ApplicationSessionStart' });
 

@@ -48,7 +48,10 @@ export class ApplicationSessions {
     try {
       await sessions.create({
         id: sessionId,
-        snapshot: withoutManagedCapabilities(published),
+        snapshot: {
+          ...withoutManagedCapabilities(published),
+          recordingEnabled: body.recording ?? published.recordingEnabled,
+        },
         apiKeyId: caller.keyId,
         endUserId: undefined,
         room: sessionRoom(sessionId),

@@ -52,6 +52,11 @@ export interface StartApplicationSessionInput {
   /** Idempotency key of the start (UUID): reuse it to rejoin after a restart. */
   requestId: string;
   application: ApplicationDefinition;
+  /**
+   * Record this session (stereo Ogg Opus: the user left, the Agent right) or not; omitted,
+   * the Agent's `recording_enabled` decides. For backends that ask each user's consent.
+   */
+  recording?: boolean;
 }
 
 /** The backend's credential: join the data-only connection within five minutes. */

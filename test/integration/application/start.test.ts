@@ -236,6 +236,33 @@ describe.each(DIALECTS)('Application session starts on %s', (dialect) => {
     ]);
   }, 60_000);
 
+  it("records a session when the backend asks, else as the Agent's recording_enabled says", async () => {
+    const recordingOf = async (agentId: string, recording?: boolean) => {
+      const body = { ...startBody(agentId), ...(recording === undefined ? {} : { recording }) };
+      const reply = await start(agentId, body);
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+      const row = await handle.db
+        .selectFrom('agent_sessions')
+        .select('snapshot')
+        .where('id', '=', reply.body.session.session_id)
+        .executeTakeFirstOrThrow();
+      return (JSON.parse(row.snapshot) as { recordingEnabled: boolean }).recordingEnabled;
+    };
+    const agentId = await publishedAgent();
+    expect(await recordingOf(agentId)).toBe(false);
+    expect(await recordingOf(agentId, true)).toBe(true);
+    expect((await api('PATCH', `/v1/agents/${agentId}`, { recording_enabled: true })).status).toBe(
+      200,
+    );
+    expect((await api('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
+    expect(await recordingOf(agentId)).toBe(true);
+    expect(await recordingOf(agentId, false)).toBe(false);
+    // Only a boolean.
+    const refused = await start(agentId, { ...startBody(agentId), recording: 'yes' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('invalid_request');
+  }, 60_000);
+
   it('the control token joins, sends and receives text streams, and publishes no audio', async () => {
     const agentId = await publishedAgent();
     const reply = await start(agentId, startBody(agentId));

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Environment } from '../config.ts';
-import type { Database, SynthesisStatus } from '../db/schema.ts';
+import type { Database, SynthesisRequestsTable, SynthesisStatus } from '../db/schema.ts';
 import { MILLICREDITS_PER_CREDIT } from './cost.ts';
 
 /** One synthesis request as the dashboard's Usage page lists it. */
@@ -17,12 +17,44 @@ export interface RecentRequest {
   caller: string | null;
 }
 
-/** The newest synthesis requests of a workspace in one environment, newest first. */
+/** Where a Usage list pages from: the row its previous page ended with. */
+export interface UsageCursor {
+  createdAt: string;
+  requestId: string;
+}
+
+/**
+ * When the row `requestId` of `table` (synthesis requests or language-model calls) was
+ * created, for paging past it; null when the workspace has no such row in `environment`.
+ */
+export async function usageCursor(
+  db: Kysely<Database>,
+  table: 'synthesis_requests' | 'llm_requests',
+  workspaceId: string,
+  environment: Environment,
+  requestId: string,
+): Promise<UsageCursor | null> {
+  const row = await db
+    .selectFrom(table)
+    .select(['request_id', 'created_at'])
+    .where('request_id', '=', requestId)
+    .where('workspace_id', '=', workspaceId)
+    .where('environment', '=', environment)
+    .executeTakeFirst();
+  return row ? { createdAt: row.created_at, requestId: row.request_id } : null;
+}
+
+/**
+ * The newest synthesis requests of a workspace in one environment, newest first; with
+ * `before` (from {@link usageCursor}), those strictly older than it in
+ * (created_at, request_id) order.
+ */
 export async function recentRequests(
   db: Kysely<Database>,
   workspaceId: string,
   environment: Environment,
   limit = 50,
+  before?: UsageCursor,
 ): Promise<RecentRequest[]> {
   const rows = await db
     .selectFrom('synthesis_requests as r')
@@ -40,6 +72,7 @@ export async function recentRequests(
     ])
     .where('r.workspace_id', '=', workspaceId)
     .where('r.environment', '=', environment)
+    .$if(before !== undefined, (query) => query.where((eb) => olderThan(eb, before as UsageCursor)))
     .orderBy('r.created_at', 'desc')
     .orderBy('r.request_id', 'desc')
     .limit(limit)
@@ -75,12 +108,16 @@ export interface RecentModelCall {
   caller: string | null;
 }
 
-/** The newest language-model calls of a workspace in one environment, newest first. */
+/**
+ * The newest language-model calls of a workspace in one environment, newest first; with
+ * `before` (from {@link usageCursor}), those strictly older than it.
+ */
 export async function recentModelCalls(
   db: Kysely<Database>,
   workspaceId: string,
   environment: Environment,
   limit = 50,
+  before?: UsageCursor,
 ): Promise<RecentModelCall[]> {
   const rows = await db
     .selectFrom('llm_requests as r')
@@ -103,6 +140,7 @@ export async function recentModelCalls(
     ])
     .where('r.workspace_id', '=', workspaceId)
     .where('r.environment', '=', environment)
+    .$if(before !== undefined, (query) => query.where((eb) => olderThan(eb, before as UsageCursor)))
     .orderBy('r.created_at', 'desc')
     .orderBy('r.request_id', 'desc')
     .limit(limit)
@@ -126,4 +164,15 @@ export async function recentModelCalls(
 /** `key:<key prefix>` (the key id when the key row is gone); null without a key. */
 function keyCaller(apiKeyId: string | null, prefix: string | null): string | null {
   return apiKeyId ? `key:${prefix ?? apiKeyId}` : null;
+}
+
+/** Rows strictly older than `before` in (created_at, request_id) order. */
+function olderThan(
+  eb: ExpressionBuilder<{ r: Pick<SynthesisRequestsTable, 'created_at' | 'request_id'> }, 'r'>,
+  before: UsageCursor,
+) {
+  return eb.or([
+    eb('r.created_at', '<', before.createdAt),
+    eb.and([eb('r.created_at', '=', before.createdAt), eb('r.request_id', '<', before.requestId)]),
+  ]);
 }

@@ -160,28 +160,38 @@ export interface CreatedVoice {
 export interface Usage {
   credits: { balance: number; reserved: number; charged: number; granted: number };
   grants: { created_at: string; credits: number; reason: string; note: string | null }[];
-  requests: {
-    request_id: string;
-    created_at: string;
-    voice_id: string;
-    characters: number;
-    credits: number;
-    status: string;
-    caller: string | null;
-  }[];
+  requests: UsageRequest[];
+  /** The cursor of `GET /usage/requests` for the requests older than these; null when none. */
+  requests_next_cursor: string | null;
   /** Language-model calls of text conversations, newest first. */
-  model_calls: {
-    request_id: string;
-    created_at: string;
-    agent_id: string;
-    agent_slug: string | null;
-    source: string;
-    llm_provider: string;
-    llm_model: string;
-    input_tokens: number;
-    output_tokens: number;
-    credits: number;
-    status: string;
-    caller: string | null;
-  }[];
+  model_calls: UsageModelCall[];
+  /** The cursor of `GET /usage/model-calls` for the calls older than these; null when none. */
+  model_calls_next_cursor: string | null;
+}
+
+/** One synthesis request of `GET /usage` and `GET /usage/requests`. */
+export interface UsageRequest {
+  request_id: string;
+  created_at: string;
+  voice_id: string;
+  characters: number;
+  credits: number;
+  status: string;
+  caller: string | null;
+}
+
+/** One language-model call of `GET /usage` and `GET /usage/model-calls`. */
+export interface UsageModelCall {
+  request_id: string;
+  created_at: string;
+  agent_id: string;
+  agent_slug: string | null;
+  source: string;
+  llm_provider: string;
+  llm_model: string;
+  input_tokens: number;
+  output_tokens: number;
+  credits: number;
+  status: string;
+  caller: string | null;
 }

@@ -1,7 +1,8 @@
-import { call } from '../api.ts';
+import { useState } from 'react';
+import { call, describeError } from '../api.ts';
 import { formatTime, Notice, Page, RoleRequired, useLoad } from '../components.tsx';
 import { hasRole, useSession } from '../session.ts';
-import { KEY_MANAGER_ROLES, type Usage } from '../types.ts';
+import { KEY_MANAGER_ROLES, type Usage, type UsageModelCall, type UsageRequest } from '../types.ts';
 
 /** Credits as `awp credit show` counts them (1,000 credits = 1 USD), with digit grouping. */
 export function formatCredits(credits: number): string {
@@ -11,7 +12,8 @@ export function formatCredits(credits: number): string {
 /**
  * Usage (Config › Usage): the workspace's credit balance, what running requests hold, what
  * finished requests were charged and what was granted; the recent grants; and the newest
- * synthesis requests and language-model calls of this environment with who made them.
+ * synthesis requests and language-model calls of this environment with who made them, each
+ * list with "Load older" for the rows before.
  */
 export function UsagePage() {
   const me = useSession();
@@ -86,9 +88,96 @@ function UsageReport(props: { environment: string }) {
           ) : null}
         </tbody>
       </table>
+      <Requests
+        first={data.requests}
+        cursor={data.requests_next_cursor}
+        environment={props.environment}
+      />
+      <ModelCalls
+        first={data.model_calls}
+        cursor={data.model_calls_next_cursor}
+        environment={props.environment}
+      />
+    </>
+  );
+}
+
+/** One page of `GET /usage/requests` or `GET /usage/model-calls`, as {@link useOlder} reads it. */
+interface OlderPage<T> {
+  rows: T[];
+  next: string | null;
+}
+
+/** The rows after the first page of a list, fetched a page at a time. */
+interface Older<T> {
+  rows: T[];
+  cursor: string | null;
+  loading: boolean;
+  error: string | undefined;
+  loadOlder: () => Promise<void>;
+}
+
+/** Pages a list past its first page: `first` is the cursor the first page ended with. */
+function useOlder<T>(
+  first: string | null,
+  fetchPage: (cursor: string) => Promise<OlderPage<T>>,
+): Older<T> {
+  const [rows, setRows] = useState<T[]>([]);
+  const [cursor, setCursor] = useState(first);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<string>();
+  const loadOlder = async () => {
+    if (!cursor || loading) return;
+    setLoading(true);
+    setError(undefined);
+    try {
+      const page = await fetchPage(cursor);
+      setRows((shown) => [...shown, ...page.rows]);
+      setCursor(page.next);
+    } catch (caught) {
+      setError(describeError(caught));
+    } finally {
+      setLoading(false);
+    }
+  };
+  return { rows, cursor, loading, error, loadOlder };
+}
+
+/** Under a table: why the last page failed, and "Load older" while there are older rows. */
+function LoadOlder<T>(props: { older: Older<T>; list: string }) {
+  const { older } = props;
+  return (
+    <>
+      {older.error ? <Notice kind="error">{older.error}</Notice> : null}
+      {older.cursor ? (
+        <button
+          type="button"
+          className="usage-older"
+          data-testid={`${props.list}-older`}
+          disabled={older.loading}
+          onClick={() => void older.loadOlder()}
+        >
+          Load older
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+/** The synthesis requests of this environment, newest first. */
+function Requests(props: { first: UsageRequest[]; cursor: string | null; environment: string }) {
+  const older = useOlder(props.cursor, (cursor) =>
+    call<{ requests: UsageRequest[]; next_cursor: string | null }>(
+      'GET',
+      `/usage/requests?cursor=${encodeURIComponent(cursor)}`,
+    ).then((page) => ({ rows: page.requests, next: page.next_cursor })),
+  );
+  const rows = [...props.first, ...older.rows];
+  return (
+    <>
       <h2>Recent requests</h2>
       <p className="muted">
-        The newest 50 synthesis requests of the {props.environment} environment.
+        The synthesis requests of the {props.environment} environment, newest first.
       </p>
       <table aria-label="Recent requests">
         <thead>
@@ -103,7 +192,7 @@ function UsageReport(props: { environment: string }) {
           </tr>
         </thead>
         <tbody>
-          {data.requests.map((request) => (
+          {rows.map((request) => (
             <tr key={request.request_id} data-request-id={request.request_id}>
               <td>{formatTime(request.created_at)}</td>
               <td>
@@ -118,7 +207,7 @@ function UsageReport(props: { environment: string }) {
               <td>{request.caller ?? '—'}</td>
             </tr>
           ))}
-          {data.requests.length === 0 ? (
+          {rows.length === 0 ? (
             <tr>
               <td colSpan={7} className="muted">
                 No requests yet.
@@ -127,19 +216,30 @@ function UsageReport(props: { environment: string }) {
           ) : null}
         </tbody>
       </table>
-      <ModelCalls calls={data.model_calls} environment={props.environment} />
+      <LoadOlder older={older} list="requests" />
     </>
   );
 }
 
-/** The newest language-model calls of text conversations (live sessions are on Sessions). */
-function ModelCalls(props: { calls: Usage['model_calls']; environment: string }) {
+/** The language-model calls of text conversations, newest first (live sessions are on Sessions). */
+function ModelCalls(props: {
+  first: UsageModelCall[];
+  cursor: string | null;
+  environment: string;
+}) {
+  const older = useOlder(props.cursor, (cursor) =>
+    call<{ model_calls: UsageModelCall[]; next_cursor: string | null }>(
+      'GET',
+      `/usage/model-calls?cursor=${encodeURIComponent(cursor)}`,
+    ).then((page) => ({ rows: page.model_calls, next: page.next_cursor })),
+  );
+  const calls = [...props.first, ...older.rows];
   return (
     <>
       <h2>Recent language-model calls</h2>
       <p className="muted">
-        The newest 50 calls of text conversations with Agents of the {props.environment}{' '}
-        environment. What live sessions use is on Agents › Sessions.
+        The calls of text conversations with Agents of the {props.environment} environment, newest
+        first. What live sessions use is on Agents › Sessions.
       </p>
       <table aria-label="Recent language-model calls">
         <thead>
@@ -155,7 +255,7 @@ function ModelCalls(props: { calls: Usage['model_calls']; environment: string })
           </tr>
         </thead>
         <tbody>
-          {props.calls.map((entry) => (
+          {calls.map((entry) => (
             <tr key={entry.request_id} data-model-call-id={entry.request_id}>
               <td>{formatTime(entry.created_at)}</td>
               <td>{entry.agent_slug ?? entry.agent_id}</td>
@@ -169,7 +269,7 @@ function ModelCalls(props: { calls: Usage['model_calls']; environment: string })
               <td>{entry.caller ?? '—'}</td>
             </tr>
           ))}
-          {props.calls.length === 0 ? (
+          {calls.length === 0 ? (
             <tr>
               <td colSpan={8} className="muted">
                 No calls yet.
@@ -178,6 +278,7 @@ function ModelCalls(props: { calls: Usage['model_calls']; environment: string })
           ) : null}
         </tbody>
       </table>
+      <LoadOlder older={older} list="model-calls" />
     </>
   );
 }

@@ -1,6 +1,7 @@
 // The dashboard's Usage page (Config › Usage, /operator/usage) in Chromium against the real
 // api: the bootstrap balance, the balance and the requests table after one /v1/tts request
-// (compared with what the ledger recorded), and the notice and 403 other roles get.
+// (compared with what the ledger recorded), "Load older" under a table of more than 50
+// requests, and the notice and 403 other roles get.
 
 import type { Locator, Page } from 'playwright-core';
 import { v7 as uuidv7 } from 'uuid';
@@ -195,6 +196,86 @@ describe('dashboard: Usage', () => {
       'succeeded',
     ]);
     expect(cells[7]).toBe(`key:${fixture.boot.developmentKey.prefix}`);
+  });
+
+  it('shows 50 requests, then the older ones with "Load older", which then disappears', async () => {
+    // 55 older requests, one second apart, below the /v1/tts request above.
+    const seeded: string[] = [];
+    const handle = await openTestDatabase(fixture.database);
+    try {
+      for (let i = 0; i < 55; i++) {
+        const requestId = uuidv7();
+        const at = new Date(Date.UTC(2024, 0, 1) + i * 1_000).toISOString();
+        await handle.db
+          .insertInto('synthesis_requests')
+          .values({
+            request_id: requestId,
+            audit_id: `aud_${requestId}`,
+            workspace_id: fixture.boot.workspaceId,
+            environment: 'development',
+            api_key_id: fixture.boot.developmentKey.id,
+            transport: 'http',
+            voice_id: VOICE,
+            route: 'test',
+            output_format: 'mp3_44100_128',
+            chars_requested: 10,
+            price_millicredits_per_1k_chars: 0,
+            reserved_millicredits: 0,
+            pass_through: 0,
+            status: 'succeeded',
+            instance_id: 'usage-test',
+            created_at: at,
+            finished_at: at,
+          })
+          .execute();
+        seeded.unshift(requestId);
+      }
+    } finally {
+      await handle.close();
+    }
+    await page.reload();
+    const rows = page.locator('tr[data-request-id]');
+    const older = page.getByTestId('requests-older');
+    await older.waitFor();
+    expect(await older.textContent()).toBe('Load older');
+    expect(await rows.count()).toBe(50);
+    // One language-model call: that table has no "Load older".
+    expect(await page.getByTestId('model-calls-older').count()).toBe(0);
+
+    // A failed page shows the page's error notice and keeps the button.
+    await page.route('**/operator/api/usage/requests?*', (route) =>
+      route.fulfill({
+        status: 400,
+        contentType: 'application/json',
+        body: JSON.stringify({ code: 'invalid_request', detail: 'cursor names no request here.' }),
+      }),
+    );
+    await older.click();
+    await page.getByRole('alert').filter({ hasText: 'cursor names no request here.' }).waitFor();
+    expect(await rows.count()).toBe(50);
+    await page.unrouteAll();
+
+    // The next page: the button is disabled while it loads, then the rest is appended.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/operator/api/usage/requests?*', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await older.click();
+    await expect.poll(() => older.isDisabled()).toBe(true);
+    release();
+    await older.waitFor({ state: 'detached' });
+    await page.unrouteAll();
+    expect(await rows.count()).toBe(56);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    const ids = await rows.evaluateAll((found) =>
+      found.map((row) => row.getAttribute('data-request-id')),
+    );
+    // The /v1/tts request first, then the seeded ones newest first, each once.
+    expect(ids.slice(1)).toEqual(seeded);
   });
 
   it('tells a member who may see usage; the operator API answers 403', async () => {

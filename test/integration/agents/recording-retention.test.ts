@@ -5,8 +5,6 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentStore } from '../../../src/agents/agent-store.ts';
-import { emptyCard } from '../../../src/agents/character-card.ts';
 import { LiveSessions } from '../../../src/agents/live-sessions.ts';
 import { SessionRecordings } from '../../../src/agents/session-recordings.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
@@ -15,6 +13,7 @@ import { createLogger } from '../../../src/observability/logger.ts';
 import { audioStorageDir } from '../../../src/storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from '../../../src/storage/local-disk-store.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { publishedAgentSnapshot } from '../../helpers/published-agent.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { storeSessionRecording } from '../../helpers/session-recordings.ts';
 
@@ -35,29 +34,9 @@ describe.each(DIALECTS)('session recording retention on %s', (dialect) => {
 
   it('deletes the recordings of sessions ended longer ago than the period, and only those', async () => {
     const ws = await seedWorkspace(handle);
-    const store = new AgentStore(handle.db);
-    const agent = await store.create({
-      workspaceId: ws.workspaceId,
-      environment: 'production',
-      slug: 'recorded',
-      draft: {
-        characterCard: emptyCard('Recorded'),
-        voiceId: 'voice_test',
-        avatarId: 'avatar_ada',
-        llmProvider: 'openai',
-        llmModel: 'gpt-4.1-mini',
-        thinkingLevel: 'off',
-        webSearchEnabled: false,
-        memoryEnabled: false,
-        calendarEnabled: false,
-        documentsEnabled: false,
-        language: null,
-        recordingEnabled: true,
-      },
+    const snapshot = await publishedAgentSnapshot(handle.db, ws.workspaceId, 'recorded', {
+      recordingEnabled: true,
     });
-    await store.publish(ws.workspaceId, 'production', agent.id, () => {});
-    const snapshot = await store.activePublication(ws.workspaceId, 'production', agent.id);
-    if (!snapshot) throw new Error('not published');
     const now = new Date('2026-11-26T12:00:00.000Z');
     // A session that ended `daysAgo` days before `now`, with a stored recording.
     const recorded = async (daysAgo: number) => {

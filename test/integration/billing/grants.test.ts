@@ -1,7 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentStore } from '../../../src/agents/agent-store.ts';
-import { emptyCard } from '../../../src/agents/character-card.ts';
 import { LiveSessions } from '../../../src/agents/live-sessions.ts';
 import { CreditGrants } from '../../../src/billing/grants.ts';
 import { Ledger } from '../../../src/billing/ledger.ts';
@@ -11,6 +9,7 @@ import { ApiError } from '../../../src/errors.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
 import { creditAccount, grantedMillicredits } from '../../helpers/credit.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { publishedAgentSnapshot } from '../../helpers/published-agent.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 
 /** 10 credits per 1,000 characters: 100 characters reserve 1,000 millicredits. */
@@ -141,29 +140,7 @@ describe.each(DIALECTS)('credit grants on %s', (dialect) => {
   it('counts language-model calls and live sessions in the account, which still adds up', async () => {
     // 10 credits granted; every ledger that takes credit runs against them.
     const ws = await seedWorkspace(handle, { credits: 10 });
-    const store = new AgentStore(handle.db);
-    const agent = await store.create({
-      workspaceId: ws.workspaceId,
-      environment: 'production',
-      slug: 'billing-agent',
-      draft: {
-        characterCard: emptyCard('Billing'),
-        voiceId: 'voice_test',
-        avatarId: 'avatar_ada',
-        llmProvider: 'openai',
-        llmModel: 'gpt-4.1-mini',
-        thinkingLevel: 'off',
-        webSearchEnabled: false,
-        memoryEnabled: false,
-        calendarEnabled: false,
-        documentsEnabled: false,
-        language: null,
-        recordingEnabled: false,
-      },
-    });
-    await store.publish(ws.workspaceId, 'production', agent.id, () => {});
-    const snapshot = await store.activePublication(ws.workspaceId, 'production', agent.id);
-    if (!snapshot) throw new Error('not published');
+    const snapshot = await publishedAgentSnapshot(handle.db, ws.workspaceId, 'billing-agent');
 
     // Speech: 100 characters charged 1,000 millicredits.
     const speech = new Ledger(handle.db, 'grants-all');
@@ -179,7 +156,7 @@ describe.each(DIALECTS)('credit grants on %s', (dialect) => {
       environment: 'production' as const,
       apiKeyId: null,
       source: 'messages',
-      agentId: agent.id,
+      agentId: snapshot.agentId,
       publicationId: snapshot.publication.id,
       conversationId: null,
       conversationIsNew: false,

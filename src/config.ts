@@ -222,6 +222,25 @@ export const configSchema = z.object({
    * deletes older ones hourly. 0 keeps recordings until they are deleted.
    */
   RECORDING_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
+  /**
+   * Waits between a webhook delivery's attempts, in milliseconds, comma-separated: a
+   * delivery is tried once and then once after each wait (by default 8 attempts over about
+   * 27 hours), then marked failed.
+   */
+  WEBHOOK_RETRY_DELAYS_MS: z
+    .string()
+    .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, 'must be comma-separated milliseconds')
+    .default('5000,300000,1800000,7200000,18000000,36000000,36000000')
+    .transform((value) => value.split(',').map((part) => Number(part.trim()))),
+  /** A webhook attempt's longest wait for the receiver's response, connection included. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** How often the jobs process looks for webhook deliveries that are due. */
+  WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  /**
+   * Deliver webhooks to loopback, private, link-local and other non-public addresses. Off by
+   * default, so a workspace cannot make the service call into its own network.
+   */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   /** Audio larger than this is not stored. */
   AUDIO_PERSISTENCE_MAX_BYTES: z.coerce
     .number()

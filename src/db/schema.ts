@@ -30,11 +30,13 @@ import type {
   VoiceSamplesTable,
   VoicesTable,
 } from './schema/voices.ts';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './schema/webhooks.ts';
 
 export type * from './schema/accounts.ts';
 export type * from './schema/agents.ts';
 export type * from './schema/billing.ts';
 export type * from './schema/voices.ts';
+export type * from './schema/webhooks.ts';
 
 /**
  * Table types shared by both dialects. Timestamps are ISO 8601 UTC strings and booleans
@@ -66,4 +68,6 @@ export interface Database {
 
   credit_grants: CreditGrantsTable;
   operator_sessions: OperatorSessionsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -14,6 +14,7 @@ import * as agentSessionLatency from './0012-agent-session-latency.ts';
 import * as voiceGenerations from './0013-voice-generations.ts';
 import * as agentLanguage from './0014-agent-language.ts';
 import * as sessionRecordings from './0015-session-recordings.ts';
+import * as webhooks from './0016-webhooks.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013-voice-generations': voiceGenerations,
   '0014-agent-language': agentLanguage,
   '0015-session-recordings': sessionRecordings,
+  '0016-webhooks': webhooks,
 };

@@ -1,0 +1,101 @@
+import type { AgentSessionReport } from './sessions.ts';
+
+/** Event types a webhook endpoint may subscribe to. */
+export type WebhookEventType = 'agent_session.ended' | 'agent_session.recording_ready';
+
+/** A webhook endpoint (`/v1/webhooks`); its secret is shown only when made or rotated. */
+export interface WebhookEndpoint {
+  /** `wh_...` */
+  id: string;
+  url: string;
+  description: string;
+  events: WebhookEventType[];
+  enabled: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Body of `POST /v1/webhooks`. */
+export interface WebhookEndpointCreate {
+  /** Absolute http(s) URL, without a user name or password. */
+  url: string;
+  events: WebhookEventType[];
+  description?: string;
+  /** Default true. */
+  enabled?: boolean;
+}
+
+/** Body of `PATCH /v1/webhooks/{id}`: the fields to change. */
+export type WebhookEndpointUpdate = Partial<WebhookEndpointCreate>;
+
+/** Answer of `POST /v1/webhooks`: the endpoint and its signing secret (`whsec_...`). */
+export interface WebhookEndpointCreated extends WebhookEndpoint {
+  secret: string;
+}
+
+export type WebhookDeliveryState = 'pending' | 'delivered' | 'failed';
+
+/** One event sent (or being sent) to one endpoint. */
+export interface WebhookDelivery {
+  /** `whd_...` */
+  id: string;
+  webhook_id: string;
+  /** The event's id, also the `webhook-id` header. */
+  event_id: string;
+  event_type: WebhookEventType | 'webhook.test';
+  state: WebhookDeliveryState;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  /** HTTP status of the last attempt; null when no response came. */
+  last_status: number | null;
+  last_error: string | null;
+  last_duration_ms: number | null;
+  delivered_at: string | null;
+  created_at: string;
+  /** The exact body sent. */
+  payload: WebhookEvent;
+}
+
+/** One transcript turn of a live session. */
+export interface AgentSessionTranscriptTurn {
+  role: 'user' | 'agent';
+  text: string;
+  interrupted: boolean;
+  created_at: string;
+}
+
+/** `data` of `agent_session.ended`: the session's report, who it served and its transcript. */
+export interface AgentSessionEndedData extends AgentSessionReport {
+  kind: 'managed' | 'application';
+  end_user_id: string | null;
+  /** The backend's conversation id of an application session; null otherwise. */
+  chat_session_id: string | null;
+  transcript: AgentSessionTranscriptTurn[];
+}
+
+/** `data` of `agent_session.recording_ready`. */
+export interface AgentSessionRecordingReadyData {
+  session_id: string;
+  agent_id: string;
+  kind: 'managed' | 'application';
+  end_user_id: string | null;
+  chat_session_id: string | null;
+  recording: { url: string; content_type: 'audio/ogg'; duration_seconds: number };
+}
+
+/** Every body the service sends (Standard Webhooks: signed, with `webhook-id` = `id`). */
+export type WebhookEvent =
+  | { id: string; type: 'agent_session.ended'; timestamp: string; data: AgentSessionEndedData }
+  | {
+      id: string;
+      type: 'agent_session.recording_ready';
+      timestamp: string;
+      data: AgentSessionRecordingReadyData;
+    }
+  | {
+      id: string;
+      type: 'webhook.test';
+      timestamp: string;
+      data: { webhook_id: string; environment: 'production' | 'development' };
+    };

@@ -1,0 +1,136 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, WebhookDeliveriesTable, WebhookDeliveryState } from '../db/schema.ts';
+import { ApiError } from '../errors.ts';
+import type { WebhookScope } from './outbox.ts';
+
+/** A delivery as callers see it: the event, its state and its last attempt. */
+export interface WebhookDelivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  state: WebhookDeliveryState;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  lastDurationMs: number | null;
+  deliveredAt: string | null;
+  createdAt: string;
+  /** The exact body sent (parsed). */
+  payload: unknown;
+}
+
+export interface DeliveryPage {
+  deliveries: WebhookDelivery[];
+  /** The last delivery's id when older ones remain; pass it as `cursor`. */
+  nextCursor: string | null;
+}
+
+/** Deliveries of one endpoint, newest first, and manual redelivery. */
+export class WebhookDeliveries {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async list(
+    scope: WebhookScope,
+    endpointId: string,
+    options: { limit: number; cursor?: string | undefined; state?: WebhookDeliveryState },
+  ): Promise<DeliveryPage> {
+    await requireEndpoint(this.db, scope, endpointId);
+    let query = this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('endpoint_id', '=', endpointId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(options.limit + 1);
+    if (options.state) query = query.where('state', '=', options.state);
+    if (options.cursor !== undefined) {
+      const after = await this.db
+        .selectFrom('webhook_deliveries')
+        .select(['created_at', 'id'])
+        .where('id', '=', options.cursor)
+        .where('endpoint_id', '=', endpointId)
+        .executeTakeFirst();
+      if (!after)
+        throw new ApiError('invalid_request', 'cursor does not name a delivery of this endpoint.');
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', '<', after.created_at),
+          eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)]),
+        ]),
+      );
+    }
+    const rows = await query.execute();
+    const page = rows.slice(0, options.limit).map(toDelivery);
+    return {
+      deliveries: page,
+      nextCursor: rows.length > options.limit ? (page.at(-1)?.id ?? null) : null,
+    };
+  }
+
+  async get(scope: WebhookScope, endpointId: string, id: string): Promise<WebhookDelivery> {
+    await requireEndpoint(this.db, scope, endpointId);
+    const row = await this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', id)
+      .where('endpoint_id', '=', endpointId)
+      .executeTakeFirst();
+    if (!row) throw new ApiError('not_found', `No delivery ${id} of this webhook endpoint.`);
+    return toDelivery(row);
+  }
+
+  /**
+   * Sends a delivered or failed event again, now, with a fresh retry schedule; a pending
+   * one is made due now. The body and `webhook-id` stay, so receivers see the same event.
+   */
+  async redeliver(scope: WebhookScope, endpointId: string, id: string): Promise<WebhookDelivery> {
+    await this.get(scope, endpointId, id);
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({ state: 'pending', attempts: 0, next_attempt_at: this.now().toISOString() })
+      .where('id', '=', id)
+      .execute();
+    return this.get(scope, endpointId, id);
+  }
+}
+
+async function requireEndpoint(
+  db: Kysely<Database>,
+  scope: WebhookScope,
+  endpointId: string,
+): Promise<void> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('id', '=', endpointId)
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
+  if (!row)
+    throw new ApiError('not_found', `No webhook endpoint ${endpointId} in this environment.`);
+}
+
+function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    state: row.state,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    lastAttemptAt: row.last_attempt_at,
+    lastStatus: row.last_status,
+    lastError: row.last_error,
+    lastDurationMs: row.last_duration_ms,
+    deliveredAt: row.delivered_at,
+    createdAt: row.created_at,
+    payload: JSON.parse(row.payload),
+  };
+}

@@ -1,0 +1,220 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import { randomBase62 } from '../auth/key-format.ts';
+import type { Database, WebhookEndpointsTable } from '../db/schema.ts';
+import { ApiError } from '../errors.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import { isWebhookEventType, type WebhookEventType } from './event-types.ts';
+import type { WebhookScope } from './outbox.ts';
+
+/** An endpoint as callers see it: never its secret, which is shown once when made. */
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  description: string;
+  events: WebhookEventType[];
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookEndpointInput {
+  url: string;
+  events: string[];
+  description?: string | undefined;
+  enabled?: boolean | undefined;
+}
+
+/** Endpoints one workspace may have in one environment. */
+export const MAX_ENDPOINTS_PER_SCOPE = 20;
+const MAX_URL_LENGTH = 2048;
+
+/**
+ * A workspace's webhook endpoints. Secrets are Standard Webhooks secrets (`whsec_` and the
+ * base64 of 32 random bytes), sealed with the deployment's {@link SecretBox} under the
+ * endpoint's id and opened only to sign a delivery.
+ */
+export class WebhookEndpoints {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly box: SecretBox,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async create(
+    scope: WebhookScope,
+    input: WebhookEndpointInput,
+  ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+    const url = checkedUrl(input.url);
+    const events = checkedEvents(input.events);
+    const existing = await this.db
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('environment', '=', scope.environment)
+      .executeTakeFirstOrThrow();
+    if (Number(existing.count) >= MAX_ENDPOINTS_PER_SCOPE) {
+      throw new ApiError(
+        'invalid_request',
+        `A workspace may have at most ${MAX_ENDPOINTS_PER_SCOPE} webhook endpoints per environment.`,
+      );
+    }
+    const id = `wh_${randomBase62(20)}`;
+    const secret = newSecret();
+    const now = this.now().toISOString();
+    await this.db
+      .insertInto('webhook_endpoints')
+      .values({
+        id,
+        workspace_id: scope.workspaceId,
+        environment: scope.environment,
+        url,
+        description: checkedDescription(input.description),
+        events: JSON.stringify(events),
+        enabled: input.enabled === false ? 0 : 1,
+        secret_ciphertext: this.box.seal(secret, id),
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    return { endpoint: await this.get(scope, id), secret };
+  }
+
+  /** The scope's endpoints, oldest first (at most {@link MAX_ENDPOINTS_PER_SCOPE}). */
+  async list(scope: WebhookScope): Promise<WebhookEndpoint[]> {
+    const rows = await this.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('environment', '=', scope.environment)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toEndpoint);
+  }
+
+  async get(scope: WebhookScope, id: string): Promise<WebhookEndpoint> {
+    return toEndpoint(await this.#row(scope, id));
+  }
+
+  /** Changes the fields given; the secret stays. */
+  async update(
+    scope: WebhookScope,
+    id: string,
+    patch: Partial<WebhookEndpointInput>,
+  ): Promise<WebhookEndpoint> {
+    await this.#row(scope, id);
+    await this.db
+      .updateTable('webhook_endpoints')
+      .set({
+        ...(patch.url !== undefined ? { url: checkedUrl(patch.url) } : {}),
+        ...(patch.events !== undefined
+          ? { events: JSON.stringify(checkedEvents(patch.events)) }
+          : {}),
+        ...(patch.description !== undefined
+          ? { description: checkedDescription(patch.description) }
+          : {}),
+        ...(patch.enabled !== undefined ? { enabled: patch.enabled ? 1 : 0 } : {}),
+        updated_at: this.now().toISOString(),
+      })
+      .where('id', '=', id)
+      .execute();
+    return this.get(scope, id);
+  }
+
+  /** Deletes the endpoint and its deliveries, sent or not. */
+  async remove(scope: WebhookScope, id: string): Promise<void> {
+    await this.#row(scope, id);
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
+      await trx.deleteFrom('webhook_endpoints').where('id', '=', id).execute();
+    });
+  }
+
+  /**
+   * Replaces the signing secret and returns the new one; deliveries sent from now on,
+   * retries included, are signed with it.
+   */
+  async rotateSecret(scope: WebhookScope, id: string): Promise<string> {
+    await this.#row(scope, id);
+    const secret = newSecret();
+    await this.db
+      .updateTable('webhook_endpoints')
+      .set({ secret_ciphertext: this.box.seal(secret, id), updated_at: this.now().toISOString() })
+      .where('id', '=', id)
+      .execute();
+    return secret;
+  }
+
+  /** Where and how to sign a delivery of the endpoint; null once it is deleted. */
+  async target(id: string): Promise<{ url: string; secret: string } | null> {
+    const row = await this.db
+      .selectFrom('webhook_endpoints')
+      .select(['url', 'secret_ciphertext'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? { url: row.url, secret: this.box.open(row.secret_ciphertext, id) } : null;
+  }
+
+  async #row(scope: WebhookScope, id: string): Promise<Selectable<WebhookEndpointsTable>> {
+    const row = await this.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', id)
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('environment', '=', scope.environment)
+      .executeTakeFirst();
+    if (!row) throw new ApiError('not_found', `No webhook endpoint ${id} in this environment.`);
+    return row;
+  }
+}
+
+function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** An absolute http(s) URL without credentials, at most 2,048 characters. */
+export function checkedUrl(value: string): string {
+  const text = value.trim();
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ApiError('invalid_request', 'url must be an absolute http or https URL.');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new ApiError('invalid_request', 'url must be an absolute http or https URL.');
+  if (url.username !== '' || url.password !== '')
+    throw new ApiError('invalid_request', 'url must not carry a user name or password.');
+  if (text.length > MAX_URL_LENGTH)
+    throw new ApiError('invalid_request', `url must be at most ${MAX_URL_LENGTH} characters.`);
+  return url.toString();
+}
+
+function checkedEvents(values: string[]): WebhookEventType[] {
+  const unknown = values.filter((value) => !isWebhookEventType(value));
+  if (unknown.length > 0)
+    throw new ApiError('invalid_request', `Unknown event type: ${unknown.join(', ')}.`);
+  if (values.length === 0)
+    throw new ApiError('invalid_request', 'events must name at least one event type.');
+  return [...new Set(values)] as WebhookEventType[];
+}
+
+function checkedDescription(value: string | undefined): string {
+  const text = (value ?? '').trim();
+  if (text.length > 200)
+    throw new ApiError('invalid_request', 'description must be at most 200 characters.');
+  return text;
+}
+
+function toEndpoint(row: Selectable<WebhookEndpointsTable>): WebhookEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    events: JSON.parse(row.events) as WebhookEventType[],
+    enabled: row.enabled === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

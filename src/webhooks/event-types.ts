@@ -1,0 +1,28 @@
+/**
+ * Event types an endpoint may subscribe to. `agent_session.ended` carries the session's
+ * report and transcript once it ends; `agent_session.recording_ready` follows when its
+ * recording is stored. `webhook.test` is sent only when asked for, to one endpoint.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  'agent_session.ended',
+  'agent_session.recording_ready',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The test event `POST /v1/webhooks/{id}/test` sends; no endpoint subscribes to it. */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
+/** Every body the service sends: Standard Webhooks' shape (`type`, `timestamp`, `data`). */
+export interface WebhookEventBody<Data = unknown> {
+  /** `evt_...`; also the `webhook-id` header, the same on every retry. */
+  id: string;
+  type: WebhookEventType | typeof WEBHOOK_TEST_EVENT;
+  /** When the event happened (ISO 8601 UTC). */
+  timestamp: string;
+  data: Data;
+}
+
+export function isWebhookEventType(value: string): value is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
+}

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { debitUpTo } from '../billing/balance.ts';
 import type { Environment } from '../config.ts';
 import type { AgentSessionState, Database } from '../db/schema.ts';
@@ -14,7 +14,9 @@ import {
   type TurnLatencySummary,
   toRecord,
 } from './live-session-records.ts';
+import { emitSessionEnded, emitSessionStarted } from './session-events.ts';
 import { timedTranscript } from './session-history.ts';
+import { readSessionReport } from './session-report.ts';
 
 export type {
   ApplicationSession,
@@ -26,6 +28,7 @@ export type {
   TranscriptTurn,
   TurnLatencySummary,
 } from './live-session-records.ts';
+export { agentSessionLedgerId } from './session-report.ts';
 
 const LIVE_STATES: AgentSessionState[] = ['connecting', 'active'];
 
@@ -143,52 +146,26 @@ export class LiveSessions {
         await this.end(id, 'failed', 'worker_lost');
       }
     }
-    const row = await this.db
-      .selectFrom('agent_sessions')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    const count = await this.db
-      .selectFrom('agent_session_messages')
-      .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .where('session_id', '=', id)
-      .executeTakeFirstOrThrow();
-    const tts = await this.db
-      .selectFrom('synthesis_requests')
-      .select((eb) => [
-        eb.fn.coalesce(eb.fn.sum<string | number>('cost_millicredits'), sql`0`).as('cost'),
-        eb.fn.coalesce(eb.fn.sum<string | number>('chars_synthesized'), sql`0`).as('chars'),
-      ])
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('partner_session_id', '=', agentSessionLedgerId(id))
-      .executeTakeFirstOrThrow();
-    return {
-      record: toRecord(row),
-      transcriptCount: Number(count.n),
-      usage: {
-        sessionMs: Number(row.session_ms),
-        llmInputTokens: Number(row.llm_input_tokens),
-        llmOutputTokens: Number(row.llm_output_tokens),
-        llmMillicredits: Number(row.llm_millicredits),
-        ttsChars: Math.max(Number(row.tts_chars), Number(tts.chars)),
-        sttMs: Number(row.stt_ms),
-      },
-      chargedMillicredits: Number(row.charged_millicredits) + Number(tts.cost),
-      latency: row.latency ? (JSON.parse(row.latency) as TurnLatencySummary) : null,
-      recording: row.recording_key ? { durationMs: Number(row.recording_duration_ms ?? 0) } : null,
-    };
+    return readSessionReport(this.db, scope.workspaceId, id);
   }
 
-  /** The worker took the session: `active`, and its first heartbeat. False once it ended. */
+  /**
+   * The worker took the session: `active`, its first heartbeat and, in the same
+   * transaction, its `agent_session.started` webhook event. False once it ended.
+   */
   async markActive(id: string): Promise<boolean> {
     const now = this.#now().toISOString();
-    const result = await this.db
-      .updateTable('agent_sessions')
-      .set({ state: 'active', started_at: now, heartbeat_at: now })
-      .where('id', '=', id)
-      .where('state', '=', 'connecting')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('agent_sessions')
+        .set({ state: 'active', started_at: now, heartbeat_at: now })
+        .where('id', '=', id)
+        .where('state', '=', 'connecting')
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await emitSessionStarted(trx, id);
+      return true;
+    });
   }
 
   /** The worker is alive and running the session. */
@@ -252,7 +229,8 @@ export class LiveSessions {
    * `charge`, records the session time and debits what the session cost beyond the TTS
    * ledger, as much as the balance covers (never below zero); `charged_millicredits` is
    * what was debited, so balance, charges and open reservations still add up to the
-   * grants. Returns false when it had already ended.
+   * grants. The `agent_session.ended` webhook event commits with it. Returns false when it
+   * had already ended.
    */
   async end(
     id: string,
@@ -286,12 +264,8 @@ export class LiveSessions {
           .where('id', '=', id)
           .execute();
       }
+      await emitSessionEnded(trx, id);
       return true;
     });
   }
-}
-
-/** The ledger's `partner_session_id` of a live session's agent speech. */
-export function agentSessionLedgerId(sessionId: string): string {
-  return `agent-session:${sessionId}`;
 }

@@ -1,12 +1,10 @@
 /**
- * Event types an endpoint may subscribe to. `agent_session.ended` carries the session's
- * report and transcript once it ends; `agent_session.recording_ready` follows when its
- * recording is stored. `webhook.test` is sent only when asked for, to one endpoint.
+ * Event types an endpoint may subscribe to. `agent_session.started` is sent when a worker
+ * takes a live session; `agent_session.ended` when it ends, with the session's report (its
+ * recording included, which is stored before the session ends) and transcript.
+ * `webhook.test` is sent only when asked for, to one endpoint.
  */
-export const WEBHOOK_EVENT_TYPES = [
-  'agent_session.ended',
-  'agent_session.recording_ready',
-] as const;
+export const WEBHOOK_EVENT_TYPES = ['agent_session.started', 'agent_session.ended'] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

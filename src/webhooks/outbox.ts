@@ -25,7 +25,12 @@ export function newDeliveryId(): string {
 export async function emitWebhookEvent(
   db: Kysely<Database>,
   scope: WebhookScope,
-  event: { type: WebhookEventType; data: unknown; timestamp: string },
+  event: {
+    type: WebhookEventType;
+    timestamp: string;
+    /** The event's `data`, built only when some endpoint subscribes. */
+    data: () => Promise<unknown> | unknown;
+  },
 ): Promise<number> {
   const endpoints = await db
     .selectFrom('webhook_endpoints')
@@ -38,7 +43,12 @@ export async function emitWebhookEvent(
     (JSON.parse(row.events) as string[]).includes(event.type),
   );
   if (subscribed.length === 0) return 0;
-  const body: WebhookEventBody = { id: newEventId(), ...event };
+  const body: WebhookEventBody = {
+    id: newEventId(),
+    type: event.type,
+    timestamp: event.timestamp,
+    data: await event.data(),
+  };
   await insertDeliveries(
     db,
     scope.workspaceId,

@@ -1,7 +1,7 @@
 import type { AgentSessionReport } from './sessions.ts';
 
 /** Event types a webhook endpoint may subscribe to. */
-export type WebhookEventType = 'agent_session.ended' | 'agent_session.recording_ready';
+export type WebhookEventType = 'agent_session.started' | 'agent_session.ended';
 
 /** A webhook endpoint (`/v1/webhooks`); its secret is shown only when made or rotated. */
 export interface WebhookEndpoint {
@@ -74,25 +74,22 @@ export interface AgentSessionEndedData extends AgentSessionReport {
   transcript: AgentSessionTranscriptTurn[];
 }
 
-/** `data` of `agent_session.recording_ready`. */
-export interface AgentSessionRecordingReadyData {
+/** `data` of `agent_session.started`: the session a worker took, and who it serves. */
+export interface AgentSessionStartedData {
   session_id: string;
   agent_id: string;
   kind: 'managed' | 'application';
   end_user_id: string | null;
+  /** The backend's conversation id of an application session; null otherwise. */
   chat_session_id: string | null;
-  recording: { url: string; content_type: 'audio/ogg'; duration_seconds: number };
+  created_at: string;
+  started_at: string;
 }
 
 /** Every body the service sends (Standard Webhooks: signed, with `webhook-id` = `id`). */
 export type WebhookEvent =
   | { id: string; type: 'agent_session.ended'; timestamp: string; data: AgentSessionEndedData }
-  | {
-      id: string;
-      type: 'agent_session.recording_ready';
-      timestamp: string;
-      data: AgentSessionRecordingReadyData;
-    }
+  | { id: string; type: 'agent_session.started'; timestamp: string; data: AgentSessionStartedData }
   | {
       id: string;
       type: 'webhook.test';

@@ -5,8 +5,11 @@ import { Ledger } from '../billing/ledger.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../observability/logger.ts';
+import { SecretBox } from '../secrets/secret-box.ts';
 import { audioStorageDir } from '../storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from '../storage/local-disk-store.ts';
+import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
+import { WebhookEndpoints } from '../webhooks/endpoints.ts';
 import type { AudioPersistenceJobData } from './audio-persistence-job.ts';
 import { createAudioPersistenceWorker } from './audio-persistence-worker.ts';
 import { PersistenceSweeper } from './persistence-sweeper.ts';
@@ -44,9 +47,22 @@ export function startJobWorkers(deps: {
         })
       : undefined;
   retention?.start();
+  const webhooks = new WebhookDispatcher({
+    db,
+    endpoints: new WebhookEndpoints(
+      db,
+      SecretBox.fromConfig({ secretsKey: config.SECRETS_KEY, dataDir: config.DATA_DIR }),
+    ),
+    logger,
+    retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+    allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+  });
+  webhooks.start();
   return {
     close: async () => {
-      await Promise.all([audio?.close(), cloning.close(), retention?.close()]);
+      await Promise.all([audio?.close(), cloning.close(), retention?.close(), webhooks.close()]);
     },
   };
 }

@@ -60,6 +60,7 @@ import { ProviderAccounts } from './voices/provider-accounts.ts';
 import { PublicVoices } from './voices/public-voices.ts';
 import { voiceRoutes } from './voices/routes.ts';
 import { VoiceStore } from './voices/voice-store.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 
 export const API_VERSION = '1.6.0';
 
@@ -108,10 +109,11 @@ export function createApi(deps: ApiDependencies): Api {
     passThrough: true,
   });
   const voiceStore = new VoiceStore(db);
-  const providerAccounts = new ProviderAccounts(
-    db,
-    SecretBox.fromConfig({ secretsKey: config.SECRETS_KEY, dataDir: config.DATA_DIR }),
-  );
+  const secretBox = SecretBox.fromConfig({
+    secretsKey: config.SECRETS_KEY,
+    dataDir: config.DATA_DIR,
+  });
+  const providerAccounts = new ProviderAccounts(db, secretBox);
   const catalog = new VoiceCatalog({
     nativeProvider,
     nativePricing: {
@@ -282,6 +284,7 @@ export function createApi(deps: ApiDependencies): Api {
         maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
       }),
     ),
+    ...webhookRoutes(db, secretBox),
   ];
 
   // Clone attempts are queued here and run by the jobs process (or this one, single node).
@@ -297,6 +300,7 @@ export function createApi(deps: ApiDependencies): Api {
     catalog,
     audioStore,
     accounts: providerAccounts,
+    secretBox,
     agents,
     llm: llmCatalog,
     liveSessions,

@@ -4,6 +4,7 @@ import { AgentSessions, Agents } from './resources/agents.ts';
 import { Tokens } from './resources/tokens.ts';
 import { Tts } from './resources/tts.ts';
 import { Avatars, Voices } from './resources/voices.ts';
+import { Webhooks } from './resources/webhooks.ts';
 import { DEFAULT_RETRY_POLICY } from './retry.ts';
 import { VERSION } from './version.ts';
 
@@ -38,6 +39,8 @@ export class AwpClient {
   readonly agentSessions: AgentSessions;
   /** Short-lived credentials for browsers and apps. @example `await client.tokens.createTtsStreamToken()` */
   readonly tokens: Tokens;
+  /** Webhook endpoints and their deliveries. @example `await client.webhooks.list()` */
+  readonly webhooks: Webhooks;
   readonly #http: HttpContext;
 
   constructor(options: ClientOptions) {
@@ -64,6 +67,7 @@ export class AwpClient {
     this.agents = new Agents(this.#http);
     this.agentSessions = new AgentSessions(this.#http);
     this.tokens = new Tokens(this.#http);
+    this.webhooks = new Webhooks(this.#http);
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * Server SDK for customer backends: the typed REST client of the whole `/v1` API, TTS
- * streaming with `for await`, one-shot synthesis with its audit headers, token minting, and
- * application sessions (start, the data-only connection, callbacks and commands).
+ * streaming with `for await`, one-shot synthesis with its audit headers, token minting,
+ * application sessions (start, the data-only connection, callbacks and commands), and
+ * webhook endpoints with the verification of what they receive.
  *
  * @packageDocumentation
  */
@@ -14,6 +15,13 @@ export type { MessageStreamEvent } from './resources/message-stream.ts';
 export { Tokens } from './resources/tokens.ts';
 export { Tts } from './resources/tts.ts';
 export { Avatars, Voices } from './resources/voices.ts';
+export {
+  type WebhookDeliveryList,
+  type WebhookDeliveryListQuery,
+  type WebhookEndpointList,
+  type WebhookSecret,
+  Webhooks,
+} from './resources/webhooks.ts';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.ts';
 export { TtsStream, type TtsStreamOptions } from './tts/stream.ts';
 export type * from './types/agents.ts';
@@ -21,4 +29,12 @@ export type * from './types/messages.ts';
 export type * from './types/sessions.ts';
 export type * from './types/tts.ts';
 export type * from './types/voices.ts';
+export type * from './types/webhooks.ts';
 export { VERSION } from './version.ts';
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookHeaders,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+} from './webhooks-verify.ts';

@@ -13,6 +13,7 @@ import { FishAudioCatalog } from '../providers/fishaudio/catalog.ts';
 import type { UpstreamTimeouts } from '../providers/upstream/timeouts.ts';
 import type { UpstreamProviderKind } from '../providers/upstream-registry.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 import type { AudioStore } from '../storage/audio-store.ts';
 import type { OneShotSynthesis } from '../tts/oneshot.ts';
 import type { VoiceCatalog } from '../voices/catalog.ts';
@@ -20,6 +21,8 @@ import type { VoiceCloning } from '../voices/cloning/service.ts';
 import { VoiceImports } from '../voices/imports.ts';
 import type { ProviderAccounts } from '../voices/provider-accounts.ts';
 import type { VoiceStore } from '../voices/voice-store.ts';
+import { WebhookDeliveries } from '../webhooks/deliveries.ts';
+import { WebhookEndpoints } from '../webhooks/endpoints.ts';
 import { MemberAdmin } from '../workspaces/member-admin.ts';
 import { OperatorGuard } from './guard.ts';
 import { accountRoutes } from './routes/account-routes.ts';
@@ -33,6 +36,7 @@ import { memberRoutes } from './routes/member-routes.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
 import { usageRoutes } from './routes/usage-routes.ts';
 import { voiceRoutes } from './routes/voice-routes.ts';
+import { webhookRoutes } from './routes/webhook-routes.ts';
 import { OperatorSessions } from './sessions.ts';
 
 export { OperatorGuard } from './guard.ts';
@@ -51,6 +55,8 @@ export interface OperatorApiOptions {
   /** Where Playground generations keep their audio. */
   audioStore: AudioStore;
   accounts: ProviderAccounts;
+  /** The deployment's secrets key, which seals provider keys and webhook signing secrets. */
+  secretBox: SecretBox;
   /** Managed Agents of the dashboard's Agents page. */
   agents: Agents;
   /** The language models this deployment offers (the Agent write schemas list them). */
@@ -105,6 +111,12 @@ export function createOperatorApi(options: OperatorApiOptions): {
       ...memberRoutes(guard, new MemberAdmin(options.db)),
       ...accountRoutes(guard, options.accounts),
       ...usageRoutes(guard, options.db),
+      ...webhookRoutes(
+        guard,
+        options.db,
+        new WebhookEndpoints(options.db, options.secretBox),
+        new WebhookDeliveries(options.db),
+      ),
       ...voiceRoutes(guard, {
         store: options.store,
         routes: routeSettings,

@@ -18,3 +18,8 @@ export const MEMBER_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 export const AGENT_BUILDER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
 /** Roles that may delete a live session's recording (an end user's voice). */
 export const RECORDING_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
+/**
+ * Roles that may see and manage webhook endpoints: an endpoint receives every session's
+ * transcript, so only those who manage the workspace choose where it goes.
+ */
+export const WEBHOOK_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];

@@ -12,6 +12,7 @@ import { SessionsPage } from './pages/sessions/sessions-page.tsx';
 import { UsagePage } from './pages/usage.tsx';
 import { VoicePage } from './pages/voice-page.tsx';
 import { VoicesPage } from './pages/voices.tsx';
+import { WebhooksPage } from './pages/webhooks.tsx';
 
 /** A dashboard page: a path pattern (`:name` segments) and what it renders. */
 export interface PageRoute {
@@ -37,6 +38,7 @@ export const PAGE_ROUTES: PageRoute[] = [
   },
   { pattern: '/sessions', render: () => <SessionsPage /> },
   { pattern: '/keys', render: () => <ApiKeysPage /> },
+  { pattern: '/webhooks', render: () => <WebhooksPage /> },
   { pattern: '/members', render: () => <MembersPage /> },
   { pattern: '/password', render: () => <PasswordPage /> },
   { pattern: '/provider-accounts', render: () => <ProviderAccountsPage /> },
@@ -64,6 +66,7 @@ export const SIDEBAR: { group: string; links: { path: string; label: string }[] 
     group: 'Config',
     links: [
       { path: '/keys', label: 'Integrations' },
+      { path: '/webhooks', label: 'Webhooks' },
       { path: '/members', label: 'Members' },
       { path: '/provider-accounts', label: 'Provider accounts' },
       { path: '/usage', label: 'Usage' },

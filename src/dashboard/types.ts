@@ -9,6 +9,7 @@ export {
   RECORDING_MANAGER_ROLES,
   ROLES,
   VOICE_MANAGER_ROLES,
+  WEBHOOK_MANAGER_ROLES,
 } from '../workspaces/roles.ts';
 export type { Role };
 

@@ -15,6 +15,7 @@ export const DASHBOARD_PAGE_PATHS = [
   '/operator/',
   '/operator/sign-in',
   '/operator/keys',
+  '/operator/webhooks',
   '/operator/members',
   '/operator/password',
   '/operator/provider-accounts',

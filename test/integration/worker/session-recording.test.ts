@@ -1,11 +1,12 @@
 // Session recordings end to end: a real livekit-server, the api and the agent worker record
 // a conversation with an Agent that records sessions; the api serves the stereo Ogg Opus
-// file to the workspace's key only, and deletes it on request.
+// file to the workspace's key only, and deletes it on request. The workspace's webhook
+// receiver hears the session start and end, signed, with the report and transcript.
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AwpClient } from '../../../backend-sdk/src/index.ts';
+import { AwpClient, verifyWebhook } from '../../../backend-sdk/src/index.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
 import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
@@ -16,6 +17,7 @@ import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
 import { RoomClient, SPEECH_RMS, speech } from '../../helpers/room-client.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
 import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
 
 const WINDOW_MS = 20;
@@ -58,8 +60,10 @@ describe('Session recordings (worker)', () => {
   let worker: WorkerProcess;
   let ws: SeededWorkspace;
   let api: ApiClient;
+  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
+    receiver = await startWebhookReceiver();
     database = await createTestDatabase('sqlite');
     handle = await openTestDatabase(database);
     ws = await seedWorkspace(handle);
@@ -74,6 +78,8 @@ describe('Session recordings (worker)', () => {
       OPENAI_BASE_URL: llm.baseUrl,
       OPENAI_API_KEY: llm.apiKey ?? '',
       LOCAL_LLM: 'false',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_POLL_INTERVAL_MS: '100',
     };
     server = await startServer({ database, env: shared });
     worker = await startWorker(
@@ -97,6 +103,7 @@ describe('Session recordings (worker)', () => {
     await server?.stop();
     await llm?.close();
     await livekit?.stop();
+    await receiver?.close();
     await handle?.close();
     await database?.drop();
   }, 60_000);
@@ -118,6 +125,11 @@ describe('Session recordings (worker)', () => {
     expect(created.body.recording_enabled).toBe(true);
     const agentId = created.body.id as string;
     expect((await api('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
+    const sdk = new AwpClient({ apiKey: ws.productionKey, baseUrl: server.url });
+    const hook = await sdk.webhooks.create({
+      url: receiver.url('/events'),
+      events: ['agent_session.started', 'agent_session.ended'],
+    });
     const token = (await api('POST', `/v1/agents/${agentId}/session-tokens`, {})).body
       .token as string;
     const started = await apiClient(server.url, token)('POST', `/v1/agents/${agentId}/sessions`);
@@ -184,7 +196,6 @@ describe('Session recordings (worker)', () => {
     );
     const served = Buffer.from(await response.arrayBuffer());
     // The server library fetches the same bytes.
-    const sdk = new AwpClient({ apiKey: ws.productionKey, baseUrl: server.url });
     expect(Buffer.from(await sdk.agentSessions.recording(sessionId)).equals(served)).toBe(true);
     const decoded = await decodeWithFfmpeg(served);
     expect(decoded.stderr).toBe('');
@@ -216,6 +227,36 @@ describe('Session recordings (worker)', () => {
     expect(agent.filter((run) => run.startMs >= said.endMs).length).toBeGreaterThanOrEqual(1);
     // Nothing of the Agent while the user spoke, nothing of the user in the Agent's channel.
     expect(agent.some((run) => run.startMs < said.endMs && run.endMs > said.startMs)).toBe(false);
+
+    // The receiver heard the session start and end, the end with the report, recording and
+    // transcript, each signed with the endpoint's secret.
+    for (let i = 0; i < 100 && receiver.hits.length < 2; i++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const events = receiver.hits.map((hit) => verifyWebhook(hit.body, hit.headers, hook.secret));
+    expect(events.map((event) => event.type).sort()).toEqual([
+      'agent_session.ended',
+      'agent_session.started',
+    ]);
+    const startedEvent = events.find((event) => event.type === 'agent_session.started');
+    const endedEvent = events.find((event) => event.type === 'agent_session.ended');
+    expect(startedEvent?.data).toMatchObject({ session_id: sessionId, agent_id: agentId });
+    const turns = await handle.db
+      .selectFrom('agent_session_messages')
+      .select(['role', 'text', 'interrupted', 'created_at'])
+      .where('session_id', '=', sessionId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    expect(turns.length).toBe(report.transcript_count);
+    expect(endedEvent?.data).toEqual({
+      ...report,
+      end_user_id: null,
+      chat_session_id: null,
+      transcript: turns.map((turn) => ({ ...turn, interrupted: turn.interrupted === 1 })),
+    });
+    expect(receiver.hits.map((hit) => hit.headers['webhook-id']).sort()).toEqual(
+      events.map((event) => event.id).sort(),
+    );
 
     // Another workspace's key never reaches it.
     const other = await seedWorkspace(handle);

@@ -232,6 +232,11 @@ export const configSchema = z.object({
     .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, 'must be comma-separated milliseconds')
     .default('5000,300000,1800000,7200000,18000000,36000000,36000000')
     .transform((value) => value.split(',').map((part) => Number(part.trim()))),
+  /**
+   * Days a webhook delivery that ended (delivered or failed) is kept, with the body it sent
+   * (which may hold a transcript); the jobs process deletes older ones hourly.
+   */
+  WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
   /** A webhook attempt's longest wait for the receiver's response, connection included. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** How often the jobs process looks for webhook deliveries that are due. */

@@ -8,6 +8,7 @@ import type { Logger } from '../observability/logger.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
 import { audioStorageDir } from '../storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from '../storage/local-disk-store.ts';
+import { expireDeliveriesBefore } from '../webhooks/deliveries.ts';
 import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { WebhookEndpoints } from '../webhooks/endpoints.ts';
 import type { AudioPersistenceJobData } from './audio-persistence-job.ts';
@@ -15,6 +16,7 @@ import { createAudioPersistenceWorker } from './audio-persistence-worker.ts';
 import { PersistenceSweeper } from './persistence-sweeper.ts';
 import { createQueue, QUEUE_NAMES } from './queues.ts';
 import { RecordingRetention } from './recording-retention.ts';
+import { RetentionSweep } from './retention-sweep.ts';
 import { startVoiceCloningWorker } from './voice-cloning.ts';
 
 export interface JobWorkers {
@@ -60,9 +62,23 @@ export function startJobWorkers(deps: {
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
   });
   webhooks.start();
+  const deliveryRetention = new RetentionSweep({
+    expireBefore: (cutoff, limit) => expireDeliveriesBefore(db, cutoff, limit),
+    retentionDays: config.WEBHOOK_DELIVERY_RETENTION_DAYS,
+    what: 'webhook deliveries',
+    logger,
+    batch: 500,
+  });
+  deliveryRetention.start();
   return {
     close: async () => {
-      await Promise.all([audio?.close(), cloning.close(), retention?.close(), webhooks.close()]);
+      await Promise.all([
+        audio?.close(),
+        cloning.close(),
+        retention?.close(),
+        webhooks.close(),
+        deliveryRetention.close(),
+      ]);
     },
   };
 }

@@ -100,6 +100,37 @@ export class WebhookDeliveries {
   }
 }
 
+/**
+ * Deletes up to `limit` deliveries that ended (delivered or failed) and were made before
+ * `cutoff`, oldest first; pending ones stay until they end. Returns how many it deleted.
+ * Each row is deleted once however many processes sweep at the same time.
+ */
+export async function expireDeliveriesBefore(
+  db: Kysely<Database>,
+  cutoff: Date,
+  limit: number,
+): Promise<number> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('created_at', '<', cutoff.toISOString())
+    .where('state', 'in', ['delivered', 'failed'])
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+  if (rows.length === 0) return 0;
+  const result = await db
+    .deleteFrom('webhook_deliveries')
+    .where(
+      'id',
+      'in',
+      rows.map((row) => row.id),
+    )
+    .where('state', 'in', ['delivered', 'failed'])
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 async function requireEndpoint(
   db: Kysely<Database>,
   scope: WebhookScope,

@@ -6,7 +6,8 @@ import { type Kysely, sql } from 'kysely';
  * Every event an endpoint subscribes to becomes one row of `webhook_deliveries`, written in
  * the same transaction as the change it reports (a transactional outbox), with the exact
  * body that is signed and sent. The jobs process delivers pending rows and retries failed
- * attempts on a schedule; a partial index on due pending rows serves its poll.
+ * attempts on a schedule; a partial index on due pending rows serves its poll, and one on
+ * creation the sweep of ended deliveries past `WEBHOOK_DELIVERY_RETENTION_DAYS`.
  */
 // biome-ignore lint/suspicious/noExplicitAny: migrations run against the schema as it was.
 export async function up(db: Kysely<any>): Promise<void> {
@@ -62,6 +63,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createIndex('webhook_deliveries_endpoint_idx')
     .on('webhook_deliveries')
     .columns(['endpoint_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_created_idx')
+    .on('webhook_deliveries')
+    .column('created_at')
     .execute();
   await db.schema
     .createIndex('webhook_deliveries_due_idx')

@@ -10,6 +10,7 @@ import { liveSessionRoutes } from './agents/live-session-routes.ts';
 import { LiveSessions } from './agents/live-sessions.ts';
 import { livekitRoomsFromConfig } from './agents/livekit-rooms.ts';
 import { agentRoutes } from './agents/routes.ts';
+import { sessionReadRoutes } from './agents/session-read-routes.ts';
 import { SessionRecordings } from './agents/session-recordings.ts';
 import { sessionTokenRoutes } from './agents/session-token-routes.ts';
 import { AgentSessionTokens } from './agents/session-tokens.ts';
@@ -275,6 +276,7 @@ export function createApi(deps: ApiDependencies): Api {
       publicBaseUrls,
       recordings: sessionRecordings,
     }),
+    ...sessionReadRoutes(db, liveSessions),
     ...applicationSessionRoutes(
       new ApplicationSessions({
         db,

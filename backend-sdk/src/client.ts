@@ -1,6 +1,7 @@
 import { type HttpContext, send } from './internal/http.ts';
 import type { ClientOptions, RequestOptions } from './options.ts';
-import { AgentSessions, Agents } from './resources/agents.ts';
+import { AgentSessions } from './resources/agent-sessions.ts';
+import { Agents } from './resources/agents.ts';
 import { Tokens } from './resources/tokens.ts';
 import { Tts } from './resources/tts.ts';
 import { Avatars, Voices } from './resources/voices.ts';

@@ -13,6 +13,7 @@ import type { LiveSessions, SessionOverrides } from './live-sessions.ts';
 import { type LivekitRooms, sessionRoom } from './livekit-rooms.ts';
 import { recordingResponse, type SessionRecordings } from './session-recordings.ts';
 import { sessionReportBody } from './session-report-view.ts';
+import { sessionReportSchema } from './session-schemas.ts';
 import type { AgentSessionTokens } from './session-tokens.ts';
 
 const MAX_OVERRIDE_CHARS = 100_000;
@@ -70,72 +71,6 @@ const sessionStartedSchema = z
     expires_at: z.string(),
   })
   .meta({ title: 'AgentSessionStarted' });
-
-const latencyStatsSchema = z
-  .object({ p50: z.number().int(), p95: z.number().int(), max: z.number().int() })
-  .describe('Milliseconds: 50th and 95th percentile (nearest rank) and largest.')
-  .meta({ title: 'LatencyStats' });
-
-const latencySchema = z
-  .object({
-    turns: z.number().int().describe('Spoken user turns the agent answered with audio.'),
-    end_of_speech_to_first_audio_ms: latencyStatsSchema.describe(
-      "From the end of the user's speech (voice activity detection) to the agent's first audio frame.",
-    ),
-    transcription_delay_ms: latencyStatsSchema
-      .nullable()
-      .describe("From the end of the user's speech to the final transcript."),
-    llm_first_token_ms: latencyStatsSchema
-      .nullable()
-      .describe("The language model's first token, from its request."),
-    tts_first_audio_ms: latencyStatsSchema
-      .nullable()
-      .describe("Speech synthesis's first audio, from its first text."),
-  })
-  .meta({ title: 'AgentSessionLatency' });
-
-const sessionReportSchema = z
-  .object({
-    session_id: z.string(),
-    agent_id: z.string(),
-    kind: z
-      .enum(['managed', 'application'])
-      .describe('`application`: a backend owns instructions, history and tools (protocol v2).'),
-    state: z.enum(['connecting', 'active', 'ended', 'failed']),
-    created_at: z.string(),
-    started_at: z.string().nullable(),
-    ended_at: z.string().nullable(),
-    end_reason: z.string().nullable(),
-    transcript_count: z.number().int(),
-    usage: z.object({
-      charge: z.object({
-        credits: z.number().describe('The measure.'),
-        amount: z.number().describe('Deprecated projection: credits / 1000.'),
-        currency: z.literal('USD').describe('Deprecated.'),
-      }),
-      session_seconds: z.number(),
-      llm_input_tokens: z.number().int(),
-      llm_output_tokens: z.number().int(),
-      tts_characters: z.number().int(),
-      stt_seconds: z.number(),
-    }),
-    latency: latencySchema
-      .nullable()
-      .describe(
-        'How fast the agent answered spoken turns, measured by the worker; null until it answered one.',
-      ),
-    recording: z
-      .object({
-        url: z.string().describe('Path of the recording on this api (`GET`, the same key).'),
-        content_type: z.literal('audio/ogg'),
-        duration_seconds: z.number(),
-      })
-      .nullable()
-      .describe(
-        "The session's recording (stereo Ogg Opus: the user left, the Agent right); null unless the Agent records sessions (`recording_enabled`) and the session has ended with audio.",
-      ),
-  })
-  .meta({ title: 'AgentSession' });
 
 export interface LiveSessionRouteOptions {
   agents: Agents;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
-import { timedTranscript } from './session-history.ts';
+import { transcriptBody } from './session-listing.ts';
 import { readSessionReport } from './session-report.ts';
 import { sessionReportBody } from './session-report-view.ts';
 
@@ -36,12 +36,7 @@ export async function emitSessionEnded(db: Kysely<Database>, id: string): Promis
       ...sessionReportBody(await readSessionReport(db, row.scope.workspaceId, id)),
       end_user_id: row.end_user_id,
       chat_session_id: row.chat_session_id,
-      transcript: (await timedTranscript(db, id)).map((turn) => ({
-        role: turn.role,
-        text: turn.text,
-        interrupted: turn.interrupted,
-        created_at: turn.createdAt,
-      })),
+      transcript: await transcriptBody(db, id),
     }),
   });
 }

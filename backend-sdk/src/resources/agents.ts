@@ -15,11 +15,7 @@ import type {
   SendMessageRequest,
   SendMessageResponse,
 } from '../types/messages.ts';
-import type {
-  AgentSessionReport,
-  AgentSessionStart,
-  AgentSessionStarted,
-} from '../types/sessions.ts';
+import type { AgentSessionStart, AgentSessionStarted } from '../types/sessions.ts';
 import { type MessageStreamEvent, streamMessage } from './message-stream.ts';
 
 const path = (agentId: string, rest = '') => `/v1/agents/${encodeURIComponent(agentId)}${rest}`;
@@ -328,61 +324,5 @@ export class Agents {
       bearer: sessionToken,
     } as const;
     return (await send<AgentSessionStarted>(this.http, call, options)).body;
-  }
-}
-
-/** `GET /v1/agent-sessions/{sessionId}`: reports of live Agent sessions. */
-export class AgentSessions {
-  /** @internal */
-  constructor(private readonly http: HttpContext) {}
-
-  /**
-   * State, timing, transcript count and usage of a live session.
-   *
-   * @example
-   * ```ts
-   * const report = await client.agentSessions.get(sessionId);
-   * console.log(report.state, report.usage.charge.credits);
-   * ```
-   */
-  async get(sessionId: string, options?: RequestOptions): Promise<AgentSessionReport> {
-    const call = {
-      method: 'GET',
-      path: `/v1/agent-sessions/${encodeURIComponent(sessionId)}`,
-      expect: 'json',
-      idempotent: true,
-    } as const;
-    return (await send<AgentSessionReport>(this.http, call, options)).body;
-  }
-
-  /**
-   * The session's recording (stereo Ogg Opus, 48 kHz: the user left, the Agent right), for
-   * an Agent with `recording_enabled` once the session has ended; `not_found` otherwise.
-   *
-   * @example
-   * ```ts
-   * const report = await client.agentSessions.get(sessionId);
-   * if (report.recording) await writeFile('call.ogg', await client.agentSessions.recording(sessionId));
-   * ```
-   */
-  async recording(sessionId: string, options?: RequestOptions): Promise<Uint8Array> {
-    const call = {
-      method: 'GET',
-      path: `/v1/agent-sessions/${encodeURIComponent(sessionId)}/recording`,
-      expect: 'bytes',
-      idempotent: true,
-    } as const;
-    return (await send<Uint8Array>(this.http, call, options)).body;
-  }
-
-  /** Deletes the session's recording; the session and its transcript stay. */
-  async deleteRecording(sessionId: string, options?: RequestOptions): Promise<void> {
-    const call = {
-      method: 'DELETE',
-      path: `/v1/agent-sessions/${encodeURIComponent(sessionId)}/recording`,
-      expect: 'none',
-      idempotent: true,
-    } as const;
-    await send<void>(this.http, call, options);
   }
 }

@@ -37,6 +37,8 @@ export interface AgentSessionStarted {
 export interface AgentSessionReport {
   session_id: string;
   agent_id: string;
+  /** `application`: a backend owns instructions, history and tools (protocol v2). */
+  kind: 'managed' | 'application';
   state: 'connecting' | 'active' | 'ended' | 'failed';
   created_at: string;
   started_at: string | null;
@@ -56,4 +58,44 @@ export interface AgentSessionReport {
    * session ended with audio; fetch it with `agentSessions.recording(sessionId)`.
    */
   recording?: { url: string; content_type: 'audio/ogg'; duration_seconds: number } | null;
+}
+
+/** A session in `GET /v1/agent-sessions`: its report, its end user, its conversation id. */
+export interface AgentSessionSummary extends AgentSessionReport {
+  end_user_id: string | null;
+  /** The backend's conversation id of an application session; null otherwise. */
+  chat_session_id: string | null;
+}
+
+/** Query of `GET /v1/agent-sessions`. */
+export interface AgentSessionListQuery {
+  agent_id?: string;
+  end_user_id?: string;
+  /** The previous page's `next_cursor`. */
+  cursor?: string;
+  /** 1 to 100; default 20. */
+  limit?: number;
+}
+
+/** Answer of `GET /v1/agent-sessions`: newest first. */
+export interface AgentSessionList {
+  sessions: AgentSessionSummary[];
+  next_cursor: string | null;
+}
+
+/** One transcript turn of a live session. */
+export interface AgentSessionTranscriptTurn {
+  /** Durable id of the turn. */
+  id: string;
+  role: 'user' | 'agent';
+  /** What was said; for an interrupted agent turn, what was heard. */
+  text: string;
+  interrupted: boolean;
+  created_at: string;
+}
+
+/** Answer of `GET /v1/agent-sessions/{sessionId}/transcript`: oldest turn first. */
+export interface AgentSessionTranscript {
+  session_id: string;
+  transcript: AgentSessionTranscriptTurn[];
 }

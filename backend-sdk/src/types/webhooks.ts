@@ -1,4 +1,4 @@
-import type { AgentSessionReport } from './sessions.ts';
+import type { AgentSessionReport, AgentSessionTranscriptTurn } from './sessions.ts';
 
 /** Event types a webhook endpoint may subscribe to. */
 export type WebhookEventType = 'agent_session.started' | 'agent_session.ended';
@@ -57,17 +57,8 @@ export interface WebhookDelivery {
   payload: WebhookEvent;
 }
 
-/** One transcript turn of a live session. */
-export interface AgentSessionTranscriptTurn {
-  role: 'user' | 'agent';
-  text: string;
-  interrupted: boolean;
-  created_at: string;
-}
-
 /** `data` of `agent_session.ended`: the session's report, who it served and its transcript. */
 export interface AgentSessionEndedData extends AgentSessionReport {
-  kind: 'managed' | 'application';
   end_user_id: string | null;
   /** The backend's conversation id of an application session; null otherwise. */
   chat_session_id: string | null;

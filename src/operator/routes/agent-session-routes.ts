@@ -1,12 +1,8 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { LiveSessions } from '../../agents/live-sessions.ts';
-import {
-  recentSessions,
-  type SessionScope,
-  sessionCursor,
-  timedTranscript,
-} from '../../agents/session-history.ts';
+import { recentSessions, type SessionScope } from '../../agents/session-history.ts';
+import { listSessionReports, transcriptBody } from '../../agents/session-listing.ts';
 import { recordingResponse, type SessionRecordings } from '../../agents/session-recordings.ts';
 import { sessionReportBody } from '../../agents/session-report-view.ts';
 import type { Database } from '../../db/schema.ts';
@@ -53,35 +49,21 @@ export function agentSessionRoutes(
       query: listQuery,
       errors: ['invalid_request'],
       handle: async ({ member, request, query }) => {
-        const scope = scopeOf(member, request);
-        const limit = query.limit ?? 50;
-        let before: { createdAt: string; id: string } | undefined;
-        if (query.cursor !== undefined) {
-          const cursor = await sessionCursor(db, scope, query.cursor);
-          if (!cursor) throw new ApiError('invalid_request', 'cursor names no session here.');
-          before = cursor;
-        }
-        const found = await recentSessions(db, scope, {
+        const page = await listSessionReports(db, sessions, scopeOf(member, request), {
           agentId: query.agent_id,
           endUserId: query.end_user_id,
-          before,
-          limit,
+          cursor: query.cursor,
+          limit: query.limit ?? 50,
         });
-        const views = [];
-        for (const entry of found) {
-          const report = await sessions.report(scope, entry.id);
-          if (!report) continue;
-          views.push({
-            ...sessionReportBody(report),
-            agent_slug: entry.agentSlug,
-            end_user_id: entry.endUserId,
-          });
-        }
         return {
           status: 200,
           body: {
-            sessions: views,
-            next_cursor: found.length === limit ? (found.at(-1)?.id ?? null) : null,
+            sessions: page.sessions.map((entry) => ({
+              ...sessionReportBody(entry.report),
+              agent_slug: entry.agentSlug,
+              end_user_id: entry.endUserId,
+            })),
+            next_cursor: page.nextCursor,
           },
         };
       },
@@ -108,13 +90,7 @@ export function agentSessionRoutes(
               agent_slug: entry?.agentSlug ?? null,
               end_user_id: report.record.endUserId,
             },
-            transcript: (await timedTranscript(db, id)).map((turn) => ({
-              id: turn.id,
-              role: turn.role,
-              text: turn.text,
-              interrupted: turn.interrupted,
-              created_at: turn.createdAt,
-            })),
+            transcript: await transcriptBody(db, id),
           },
         };
       },

@@ -167,7 +167,7 @@ describe.each(DIALECTS)('live session webhook events on %s', (dialect) => {
     const body = JSON.parse(ended!.payload);
     const turns = await handle.db
       .selectFrom('agent_session_messages')
-      .select(['created_at'])
+      .select(['id', 'created_at'])
       .where('session_id', '=', id)
       .orderBy('created_at')
       .orderBy('id')
@@ -203,12 +203,14 @@ describe.each(DIALECTS)('live session webhook events on %s', (dialect) => {
         chat_session_id: null,
         transcript: [
           {
+            id: turns[0]!.id,
             role: 'user',
             text: 'Hello there.',
             interrupted: false,
             created_at: turns[0]!.created_at,
           },
           {
+            id: turns[1]!.id,
             role: 'agent',
             text: 'Hi! How can I',
             interrupted: true,

@@ -242,7 +242,7 @@ describe('Session recordings (worker)', () => {
     expect(startedEvent?.data).toMatchObject({ session_id: sessionId, agent_id: agentId });
     const turns = await handle.db
       .selectFrom('agent_session_messages')
-      .select(['role', 'text', 'interrupted', 'created_at'])
+      .select(['id', 'role', 'text', 'interrupted', 'created_at'])
       .where('session_id', '=', sessionId)
       .orderBy('created_at')
       .orderBy('id')

@@ -26,12 +26,13 @@ export class DispatchStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   /**
-   * Pending deliveries due at `now` and not claimed, oldest due first. Those of a disabled
-   * endpoint wait, except `webhook.test` events, which are sent to it all the same.
+   * Pending deliveries due at `now` and not claimed, oldest due first, of endpoints other
+   * than `skipEndpoints`. Those of a disabled endpoint wait, except `webhook.test` events,
+   * which are sent to it all the same.
    */
-  async due(now: Date, limit: number): Promise<DueDelivery[]> {
+  async due(now: Date, limit: number, skipEndpoints: string[] = []): Promise<DueDelivery[]> {
     const at = now.toISOString();
-    const rows = await this.db
+    let query = this.db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
       .select(['d.id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.payload', 'd.attempts'])
@@ -41,8 +42,9 @@ export class DispatchStore {
       .where((eb) => eb.or([eb('e.enabled', '=', 1), eb('d.event_type', '=', WEBHOOK_TEST_EVENT)]))
       .orderBy('d.next_attempt_at')
       .orderBy('d.id')
-      .limit(limit)
-      .execute();
+      .limit(limit);
+    if (skipEndpoints.length > 0) query = query.where('d.endpoint_id', 'not in', skipEndpoints);
+    const rows = await query.execute();
     return rows.map((row) => ({
       id: row.id,
       endpointId: row.endpoint_id,

@@ -9,7 +9,8 @@ import { signedHeaders } from './signing.ts';
 
 /** How much longer than an attempt's timeout a claim lasts, for the writes around it. */
 const CLAIM_MARGIN_MS = 30_000;
-const DEFAULT_MAX_IN_FLIGHT = 8;
+const DEFAULT_MAX_IN_FLIGHT = 32;
+const DEFAULT_MAX_PER_ENDPOINT = 4;
 
 export interface WebhookDispatcherOptions {
   db: Kysely<Database>;
@@ -24,8 +25,13 @@ export interface WebhookDispatcherOptions {
   pollIntervalMs: number;
   /** `WEBHOOK_ALLOW_PRIVATE_NETWORKS`. */
   allowPrivateNetworks: boolean;
-  /** Attempts in flight at once in this process. Default 8. */
+  /** Attempts in flight at once in this process. Default 32. */
   maxInFlight?: number;
+  /**
+   * Attempts in flight at once to one endpoint in this process. Default 4: a receiver that
+   * hangs holds at most this many slots, and the other endpoints' deliveries go on.
+   */
+  maxPerEndpoint?: number;
   now?: () => Date;
 }
 
@@ -34,6 +40,8 @@ export interface WebhookDispatcherOptions {
  * deliveries (a conditional update, so among several processes on one database each
  * attempt is made once) and POSTs each signed body; a 2xx delivers it, anything else is
  * retried after the next configured delay until the delays are used up, then it fails.
+ * Each endpoint gets at most `maxPerEndpoint` of the process's slots, so one slow or
+ * hanging receiver does not hold up the others.
  *
  * @example
  * const dispatcher = new WebhookDispatcher({ db, endpoints, logger, retryDelaysMs: [5000],
@@ -45,17 +53,23 @@ export class WebhookDispatcher {
   readonly #store: DispatchStore;
   readonly #now: () => Date;
   readonly #maxInFlight: number;
+  readonly #maxPerEndpoint: number;
   readonly #inFlight = new Set<Promise<void>>();
+  /** Attempts in flight per endpoint id. */
+  readonly #perEndpoint = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #polling: Promise<void> | undefined;
   /** The last poll filled every free slot, so more may be due as soon as one frees. */
   #backlog = false;
+  /** The last poll passed over a busy endpoint's deliveries: others may be due behind them. */
+  #pollAgain = false;
   #closed = false;
 
   constructor(private readonly options: WebhookDispatcherOptions) {
     this.#store = new DispatchStore(options.db);
     this.#now = options.now ?? (() => new Date());
     this.#maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    this.#maxPerEndpoint = options.maxPerEndpoint ?? DEFAULT_MAX_PER_ENDPOINT;
   }
 
   start(): void {
@@ -80,30 +94,43 @@ export class WebhookDispatcher {
         )
         .finally(() => {
           this.#polling = undefined;
-          this.#schedule(this.options.pollIntervalMs);
+          this.#schedule(this.#pollAgain ? 0 : this.options.pollIntervalMs);
         });
     }, delayMs);
     this.#timer.unref();
   }
 
   async #poll(): Promise<void> {
+    this.#pollAgain = false;
     const free = this.#maxInFlight - this.#inFlight.size;
     if (free <= 0) return;
     const now = this.#now();
-    const due = await this.#store.due(now, free);
+    const busy = [...this.#perEndpoint]
+      .filter(([, count]) => count >= this.#maxPerEndpoint)
+      .map(([id]) => id);
+    const due = await this.#store.due(now, free, busy);
     this.#backlog = due.length === free;
     const lockedUntil = new Date(now.getTime() + this.options.timeoutMs + CLAIM_MARGIN_MS);
     for (const delivery of due) {
       if (this.#closed) return;
+      // More of a busy endpoint's deliveries than it has slots left wait for the next poll.
+      if ((this.#perEndpoint.get(delivery.endpointId) ?? 0) >= this.#maxPerEndpoint) {
+        this.#pollAgain = true;
+        continue;
+      }
       const claimed = await this.#store.claim(delivery, now, lockedUntil);
-      if (claimed) this.#track(this.#attempt(claimed));
+      if (claimed) this.#track(claimed.endpointId, this.#attempt(claimed));
     }
   }
 
-  #track(attempt: Promise<void>): void {
+  #track(endpointId: string, attempt: Promise<void>): void {
     this.#inFlight.add(attempt);
+    this.#perEndpoint.set(endpointId, (this.#perEndpoint.get(endpointId) ?? 0) + 1);
     void attempt.finally(() => {
       this.#inFlight.delete(attempt);
+      const left = (this.#perEndpoint.get(endpointId) ?? 1) - 1;
+      if (left > 0) this.#perEndpoint.set(endpointId, left);
+      else this.#perEndpoint.delete(endpointId);
       if (this.#backlog) this.#schedule(0);
     });
   }

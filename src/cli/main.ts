@@ -12,6 +12,7 @@ import { json, outputOf, workspaceOption } from './options.ts';
 import { printResult } from './output.ts';
 import { registerProviderAccountCommands } from './provider-account-commands.ts';
 import { registerVoiceCommands } from './voice-commands.ts';
+import { registerWebhookCommands } from './webhook-commands.ts';
 import { registerWorkspaceCommands } from './workspace-commands.ts';
 
 /**
@@ -66,6 +67,7 @@ registerMemberPasswordCommand(member, db);
 
 registerKeyCommands(program, db);
 registerProviderAccountCommands(program, db);
+registerWebhookCommands(program, db);
 registerVoiceCommands(program, db);
 registerCreditCommands(program, db);
 registerAgentCommands(program, db);

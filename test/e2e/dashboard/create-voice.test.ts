@@ -143,6 +143,7 @@ describe('dashboard: Create voice and Provider accounts', () => {
     const config = page.locator('.sidebar-group', { hasText: 'Config' });
     expect(await config.locator('a').allInnerTexts()).toEqual([
       'Integrations',
+      'Webhooks',
       'Members',
       'Provider accounts',
       'Usage',

@@ -87,7 +87,9 @@ function sameSignature(a: string, b: string): boolean {
  * import express from 'express';
  * import { verifyWebhook, WebhookVerificationError } from '@awp/backend-sdk';
  *
- * app.post('/awp/webhooks', express.raw({ type: 'application/json' }), (req, res) => {
+ * // The whole transcript of a long session can pass express's default 100 KB limit.
+ * const raw = express.raw({ type: 'application/json', limit: '2mb' });
+ * app.post('/awp/webhooks', raw, (req, res) => {
  *   let event;
  *   try {
  *     event = verifyWebhook(req.body, req.headers, process.env.AWP_WEBHOOK_SECRET!);

@@ -170,7 +170,7 @@ export class WebhookDispatcher {
   }
 
   async #send(delivery: ClaimedDelivery, at: Date): Promise<WebhookResponse | undefined> {
-    let target: { url: string; secret: string } | null;
+    let target: { url: string; secrets: string[] } | null;
     try {
       target = await this.options.endpoints.target(delivery.endpointId);
     } catch (error) {
@@ -188,7 +188,7 @@ export class WebhookDispatcher {
       headers: signedHeaders({
         eventId: delivery.eventId,
         payload: delivery.payload,
-        secret: target.secret,
+        secrets: target.secrets,
         at,
       }),
       body: delivery.payload,

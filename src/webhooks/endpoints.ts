@@ -25,6 +25,9 @@ export interface WebhookEndpointInput {
   enabled?: boolean | undefined;
 }
 
+/** How long the secret before a rotation still signs deliveries beside the new one. */
+export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60_000;
+
 /** Endpoints one workspace may have in one environment. */
 export const MAX_ENDPOINTS_PER_SCOPE = 20;
 const MAX_URL_LENGTH = 2048;
@@ -132,28 +135,55 @@ export class WebhookEndpoints {
   }
 
   /**
-   * Replaces the signing secret and returns the new one; deliveries sent from now on,
-   * retries included, are signed with it.
+   * Replaces the signing secret and returns the new one. For the next
+   * {@link PREVIOUS_SECRET_GRACE_MS} every delivery, retries included, is signed with both
+   * (Standard Webhooks' several signatures), so a receiver can switch without refusing any;
+   * rotating again at once drops the old one (a leaked secret).
    */
   async rotateSecret(scope: WebhookScope, id: string): Promise<string> {
-    await this.#row(scope, id);
+    const row = await this.#row(scope, id);
     const secret = newSecret();
+    const now = this.now();
     await this.db
       .updateTable('webhook_endpoints')
-      .set({ secret_ciphertext: this.box.seal(secret, id), updated_at: this.now().toISOString() })
+      .set({
+        secret_ciphertext: this.box.seal(secret, id),
+        previous_secret_ciphertext: row.secret_ciphertext,
+        previous_secret_expires_at: new Date(
+          now.getTime() + PREVIOUS_SECRET_GRACE_MS,
+        ).toISOString(),
+        updated_at: now.toISOString(),
+      })
       .where('id', '=', id)
       .execute();
     return secret;
   }
 
-  /** Where and how to sign a delivery of the endpoint; null once it is deleted. */
-  async target(id: string): Promise<{ url: string; secret: string } | null> {
+  /**
+   * Where to send a delivery of the endpoint and the secrets to sign it with (the current
+   * one first, then the previous one while it is still valid); null once it is deleted.
+   */
+  async target(id: string): Promise<{ url: string; secrets: string[] } | null> {
     const row = await this.db
       .selectFrom('webhook_endpoints')
-      .select(['url', 'secret_ciphertext'])
+      .select([
+        'url',
+        'secret_ciphertext',
+        'previous_secret_ciphertext',
+        'previous_secret_expires_at',
+      ])
       .where('id', '=', id)
       .executeTakeFirst();
-    return row ? { url: row.url, secret: this.box.open(row.secret_ciphertext, id) } : null;
+    if (!row) return null;
+    const secrets = [this.box.open(row.secret_ciphertext, id)];
+    if (
+      row.previous_secret_ciphertext !== null &&
+      row.previous_secret_expires_at !== null &&
+      row.previous_secret_expires_at > this.now().toISOString()
+    ) {
+      secrets.push(this.box.open(row.previous_secret_ciphertext, id));
+    }
+    return { url: row.url, secrets };
   }
 
   async #row(scope: WebhookScope, id: string): Promise<Selectable<WebhookEndpointsTable>> {

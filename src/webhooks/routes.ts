@@ -144,7 +144,7 @@ export function webhookRoutes(db: Kysely<Database>, box: SecretBox): AnyRoute[] 
       operationId: 'rotateWebhookSecret',
       errors: ['not_found'],
       summary:
-        'Replace the signing secret; deliveries sent from now on, retries included, are signed with the new one, shown only this once. Body empty or `{}`.',
+        'Replace the signing secret (shown only this once). For 24 hours deliveries, retries included, carry signatures by the new and the previous secret, so receivers can switch without refusing any; rotating again at once drops the previous one. Body empty or `{}`.',
       tags: TAGS,
       auth: AUTH,
       requestContent: { 'application/json': emptyBodySchema },

@@ -152,9 +152,11 @@ export class Webhooks {
   }
 
   /**
-   * Replaces the signing secret and returns the new one, shown only this once. Deliveries
-   * sent from now on, retries included, are signed with it. Not retried after a network
-   * failure: the secret of a lost answer is lost, rotate again.
+   * Replaces the signing secret and returns the new one, shown only this once. For 24 hours
+   * deliveries, retries included, carry a signature by the new and one by the previous
+   * secret, so a receiver verifies with either while it switches; rotating again at once
+   * drops the previous one (a leaked secret). Not retried after a network failure: the
+   * secret of a lost answer is lost, rotate again.
    *
    * @example
    * ```ts

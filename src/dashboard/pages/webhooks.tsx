@@ -87,7 +87,7 @@ function WebhookManager(props: { environment: string }) {
       setMessage(`A test event was queued for ${endpoint.url}.`);
     });
   const rotate = (endpoint: WebhookEndpoint) => {
-    const question = `Rotate the signing secret of ${endpoint.url}? Deliveries sent from now on, retries included, are signed with the new secret only.`;
+    const question = `Rotate the signing secret of ${endpoint.url}? For 24 hours deliveries are signed with both the new and the current secret; rotate again to stop the current one at once.`;
     if (!window.confirm(question)) return;
     void act(endpoint.id, async () => {
       const answer = await call<{ webhook: WebhookEndpointCreated }>(

@@ -2,7 +2,8 @@ import { type Kysely, sql } from 'kysely';
 
 /**
  * Webhooks. A workspace registers endpoints per environment (`webhook_endpoints`: the URL,
- * the event types it wants, its signing secret sealed with the deployment's secrets key).
+ * the event types it wants, its signing secret sealed with the deployment's secrets key, and
+ * after a rotation the previous secret, which signs beside the new one for a day).
  * Every event an endpoint subscribes to becomes one row of `webhook_deliveries`, written in
  * the same transaction as the change it reports (a transactional outbox), with the exact
  * body that is signed and sent. The jobs process delivers pending rows and retries failed
@@ -23,6 +24,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('events', 'text', (c) => c.notNull())
     .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(1))
     .addColumn('secret_ciphertext', 'text', (c) => c.notNull())
+    .addColumn('previous_secret_ciphertext', 'text')
+    .addColumn('previous_secret_expires_at', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();

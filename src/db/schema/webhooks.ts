@@ -13,6 +13,9 @@ export interface WebhookEndpointsTable {
   enabled: Generated<number>;
   /** The signing secret (`whsec_...`) sealed with the deployment's secrets key. */
   secret_ciphertext: string;
+  /** The secret before the last rotation, sealed; it signs beside the new one until expiry. */
+  previous_secret_ciphertext: Generated<string | null>;
+  previous_secret_expires_at: Generated<string | null>;
   created_at: string;
   updated_at: string;
 }

@@ -120,7 +120,7 @@ export function webhookRoutes(
       path: '/webhooks/:webhookId/rotate-secret',
       operationId: 'operatorRotateWebhookSecret',
       summary:
-        'Replaces the signing secret; the new one is in this answer only and signs every delivery sent from now on.',
+        'Replaces the signing secret; the new one is in this answer only. For 24 hours the previous one signs beside it; rotating again at once drops the previous one.',
       roles: WEBHOOK_MANAGER_ROLES,
       errors: ['not_found'],
       handle: async ({ member, request }) => {

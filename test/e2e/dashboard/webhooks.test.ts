@@ -61,7 +61,7 @@ describe('dashboard: Webhooks', () => {
       handle.db,
       SecretBox.fromConfig({ dataDir: fixture.database.dataDir }),
     );
-    signingSecret = async (id) => (await kept.target(id))?.secret;
+    signingSecret = async (id) => (await kept.target(id))?.secrets[0];
     const { owner } = fixture.boot;
     api = await signedIn(fixture.server.devUrl, owner.email, owner.password);
     page = await fixture.newPage();

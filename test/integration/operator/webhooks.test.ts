@@ -70,7 +70,7 @@ describe.each(DIALECTS)('operator API webhooks on %s', (dialect) => {
         handle.db,
         SecretBox.fromConfig({ dataDir: database.dataDir }),
       );
-      signingSecret = async (id) => (await kept.target(id))?.secret;
+      signingSecret = async (id) => (await kept.target(id))?.secrets[0];
     },
     budget({ servers: 1 }),
   );

@@ -75,7 +75,7 @@ describe.each(DIALECTS)('webhook routes on %s', (dialect) => {
   /** The secret deliveries of the endpoint are signed with. */
   const signingSecret = async (id: string) => {
     const box = SecretBox.fromConfig({ dataDir: database.dataDir });
-    return (await new WebhookEndpoints(handle.db, box).target(id))?.secret;
+    return (await new WebhookEndpoints(handle.db, box).target(id))?.secrets[0];
   };
 
   beforeAll(

@@ -35,7 +35,8 @@ const LIVE_STATES: AgentSessionState[] = ['connecting', 'active'];
 /**
  * Live Agent sessions in the shared database: the api creates and reports them, the
  * worker runs them (state, heartbeat, transcript, usage). A session whose worker stops
- * reporting is failed (`worker_lost`) the next time anyone reads it.
+ * reporting is failed (`worker_lost`) the next time anyone reads it, or by the jobs
+ * process's sweep ({@link LiveSessions.failSilent}), whichever comes first.
  */
 export class LiveSessions {
   constructor(
@@ -147,6 +148,39 @@ export class LiveSessions {
       }
     }
     return readSessionReport(this.db, scope.workspaceId, id);
+  }
+
+  /**
+   * Fails (`worker_lost`) up to `limit` running sessions whose worker went silent, oldest
+   * first, by the rule `report()` applies on read; each gets its `agent_session.ended` event
+   * without anyone reading it. Returns how many it failed.
+   */
+  async failSilent(limit = 100): Promise<number> {
+    const now = this.#now().getTime();
+    const timeoutMs = this.options.heartbeatTimeoutMs;
+    const rows = await this.db
+      .selectFrom('agent_sessions')
+      .select('id')
+      .where('state', 'in', LIVE_STATES)
+      .where((eb) =>
+        eb.or([
+          eb.and([
+            eb('heartbeat_at', 'is not', null),
+            eb('heartbeat_at', '<', new Date(now - timeoutMs).toISOString()),
+          ]),
+          // A worker gets twice as long to take a new job (process start, model load).
+          eb.and([
+            eb('heartbeat_at', 'is', null),
+            eb('created_at', '<', new Date(now - 2 * timeoutMs).toISOString()),
+          ]),
+        ]),
+      )
+      .orderBy('created_at')
+      .limit(limit)
+      .execute();
+    let failed = 0;
+    for (const row of rows) if (await this.end(row.id, 'failed', 'worker_lost')) failed++;
+    return failed;
   }
 
   /**

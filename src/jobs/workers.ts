@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Kysely } from 'kysely';
+import { LiveSessions } from '../agents/live-sessions.ts';
 import { SessionRecordings } from '../agents/session-recordings.ts';
 import { Ledger } from '../billing/ledger.ts';
 import type { Config } from '../config.ts';
@@ -13,6 +14,7 @@ import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { WebhookEndpoints } from '../webhooks/endpoints.ts';
 import type { AudioPersistenceJobData } from './audio-persistence-job.ts';
 import { createAudioPersistenceWorker } from './audio-persistence-worker.ts';
+import { LostSessionSweep } from './lost-sessions.ts';
 import { PersistenceSweeper } from './persistence-sweeper.ts';
 import { createQueue, QUEUE_NAMES } from './queues.ts';
 import { RecordingRetention } from './recording-retention.ts';
@@ -70,6 +72,14 @@ export function startJobWorkers(deps: {
     batch: 500,
   });
   deliveryRetention.start();
+  const lostSessions = new LostSessionSweep({
+    sessions: new LiveSessions(db, {
+      heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
+    }),
+    intervalMs: Math.max(1_000, Math.floor(config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS / 2)),
+    logger,
+  });
+  lostSessions.start();
   return {
     close: async () => {
       await Promise.all([
@@ -78,6 +88,7 @@ export function startJobWorkers(deps: {
         retention?.close(),
         webhooks.close(),
         deliveryRetention.close(),
+        lostSessions.close(),
       ]);
     },
   };

@@ -15,6 +15,7 @@ import * as voiceGenerations from './0013-voice-generations.ts';
 import * as agentLanguage from './0014-agent-language.ts';
 import * as sessionRecordings from './0015-session-recordings.ts';
 import * as webhooks from './0016-webhooks.ts';
+import * as liveSessionSweep from './0017-live-session-sweep.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0014-agent-language': agentLanguage,
   '0015-session-recordings': sessionRecordings,
   '0016-webhooks': webhooks,
+  '0017-live-session-sweep': liveSessionSweep,
 };

@@ -61,6 +61,7 @@ import { ProviderAccounts } from './voices/provider-accounts.ts';
 import { PublicVoices } from './voices/public-voices.ts';
 import { voiceRoutes } from './voices/routes.ts';
 import { VoiceStore } from './voices/voice-store.ts';
+import { WEBHOOK_EVENT_SCHEMAS } from './webhooks/event-schemas.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
 export const API_VERSION = '1.6.0';
@@ -248,10 +249,11 @@ export function createApi(deps: ApiDependencies): Api {
       db,
       redis,
       openApiDocument: () => {
-        openApi ??= buildOpenApiDocument(routes, {
-          title: 'AWP speech and agents API',
-          version: API_VERSION,
-        });
+        openApi ??= buildOpenApiDocument(
+          routes,
+          { title: 'AWP speech and agents API', version: API_VERSION },
+          WEBHOOK_EVENT_SCHEMAS,
+        );
         return openApi;
       },
       shuttingDown: () => shuttingDown,

@@ -48,6 +48,8 @@ function openApiPath(pattern: string): string {
 export function buildOpenApiDocument(
   routes: readonly AnyRoute[],
   info: { title: string; version: string },
+  /** The requests the service sends to its customers' endpoints, by event name. */
+  webhooks: Record<string, { summary: string; schema: z.ZodType }> = {},
 ): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -168,6 +170,7 @@ export function buildOpenApiDocument(
     servers: [{ url: '/' }],
     security: [{ workspaceKey: [] }],
     paths,
+    ...(Object.keys(webhooks).length > 0 ? { webhooks: webhookItems(webhooks) } : {}),
     components: {
       securitySchemes: {
         workspaceKey: {
@@ -186,4 +189,43 @@ export function buildOpenApiDocument(
       schemas: { Error: jsonSchema(errorSchema, 'output') },
     },
   };
+}
+
+const WEBHOOK_HEADERS = {
+  'webhook-id': 'The event id, the same on every attempt: deduplicate by it.',
+  'webhook-timestamp': 'Unix seconds of this attempt; refuse ones far from now.',
+  'webhook-signature':
+    'Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of the endpoint secret after `whsec_` (two for a day after a rotation; one must match).',
+};
+
+/** OpenAPI 3.1 `webhooks`: one signed POST per event name, its body and the answers. */
+function webhookItems(
+  webhooks: Record<string, { summary: string; schema: z.ZodType }>,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(webhooks).map(([name, { summary, schema }]) => [
+      name,
+      {
+        post: {
+          operationId: `webhook:${name}`,
+          summary,
+          security: [],
+          parameters: Object.entries(WEBHOOK_HEADERS).map(([header, description]) => ({
+            name: header,
+            in: 'header',
+            required: true,
+            description,
+            schema: { type: 'string' },
+          })),
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: jsonSchema(schema, 'output') } },
+          },
+          responses: {
+            '2XX': { description: 'Received. Any other answer, or none in time, is retried.' },
+          },
+        },
+      },
+    ]),
+  );
 }

@@ -203,4 +203,53 @@ describe('the OpenAPI document', () => {
       { required: ['params'], properties: { params: { required: ['voice_tags'] } } },
     ]);
   });
+
+  it('describes the webhooks the service sends: each event’s body and its signature headers', () => {
+    const webhooks = (
+      document as unknown as {
+        webhooks: Record<
+          string,
+          {
+            post: Operation & {
+              parameters: { name: string; in: string; required: boolean }[];
+            };
+          }
+        >;
+      }
+    ).webhooks;
+    expect(Object.keys(webhooks)).toEqual([
+      'agent_session.started',
+      'agent_session.ended',
+      'webhook.test',
+    ]);
+    for (const [name, { post }] of Object.entries(webhooks)) {
+      expect(post.parameters.map((p) => [p.name, p.in, p.required])).toEqual([
+        ['webhook-id', 'header', true],
+        ['webhook-timestamp', 'header', true],
+        ['webhook-signature', 'header', true],
+      ]);
+      const body = post.requestBody?.content['application/json']?.schema as {
+        required: string[];
+        additionalProperties: boolean;
+        properties: { type: { const: string }; data: { required: string[] } };
+      };
+      expect(body.required, name).toEqual(['id', 'type', 'timestamp', 'data']);
+      expect(body.additionalProperties, name).toBe(false);
+      expect(body.properties.type.const, name).toBe(name);
+      expect(Object.keys(post.responses)).toEqual(['2XX']);
+    }
+    const ended = webhooks['agent_session.ended']?.post.requestBody?.content['application/json']
+      ?.schema as { properties: { data: { required: string[] } } };
+    expect(ended.properties.data.required).toEqual(
+      expect.arrayContaining([
+        'session_id',
+        'state',
+        'usage',
+        'recording',
+        'end_user_id',
+        'chat_session_id',
+        'transcript',
+      ]),
+    );
+  });
 });

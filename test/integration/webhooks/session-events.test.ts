@@ -11,6 +11,8 @@ import { sessionReportBody } from '../../../src/agents/session-report-view.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
+import { WEBHOOK_EVENT_SCHEMAS } from '../../../src/webhooks/event-schemas.ts';
+import { emitTestEvent } from '../../../src/webhooks/outbox.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { publishedAgentSnapshot } from '../../helpers/published-agent.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
@@ -219,6 +221,11 @@ describe.each(DIALECTS)('live session webhook events on %s', (dialect) => {
         ],
       },
     });
+    // Both bodies are exactly what the OpenAPI document's `webhooks` describe.
+    expect(
+      WEBHOOK_EVENT_SCHEMAS['agent_session.started'].schema.parse(JSON.parse(started!.payload)),
+    ).toEqual(JSON.parse(started!.payload));
+    expect(WEBHOOK_EVENT_SCHEMAS['agent_session.ended'].schema.parse(body)).toEqual(body);
     // The report in the event is the one `GET /v1/agent-sessions/{id}` answers.
     const report = await t.sessions.report(t.production, id);
     const { end_user_id: _u, chat_session_id: _c, transcript: _t, ...reported } = body.data;
@@ -237,6 +244,7 @@ describe.each(DIALECTS)('live session webhook events on %s', (dialect) => {
     const rows = await deliveries(t.all.id);
     expect(rows.map((r) => r.event_type)).toEqual(['agent_session.ended']);
     const body = JSON.parse(rows[0]!.payload);
+    expect(WEBHOOK_EVENT_SCHEMAS['agent_session.ended'].schema.parse(body)).toEqual(body);
     expect(body.data).toMatchObject({
       session_id: id,
       state: 'failed',
@@ -269,5 +277,22 @@ describe.each(DIALECTS)('live session webhook events on %s', (dialect) => {
       .where('workspace_id', '=', t.ws.workspaceId)
       .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(0);
+  });
+
+  it('sends test events in the shape the document describes', async () => {
+    const t = await setUp();
+    const id = await emitTestEvent(handle.db, t.production, t.disabled.id, new Date());
+    const row = await handle.db
+      .selectFrom('webhook_deliveries')
+      .select('payload')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    const body = JSON.parse(row.payload);
+    expect(WEBHOOK_EVENT_SCHEMAS['webhook.test'].schema.parse(body)).toEqual(body);
+    expect(body.data).toEqual({ webhook_id: t.disabled.id, environment: 'production' });
+    // A strict schema: an extra field is refused, so the check above can fail.
+    expect(() =>
+      WEBHOOK_EVENT_SCHEMAS['webhook.test'].schema.parse({ ...body, extra: true }),
+    ).toThrow();
   });
 });

@@ -2,21 +2,10 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
-import { AgentStore } from './agents/agent-store.ts';
-import { Agents } from './agents/agents.ts';
-import { avatarRoutes } from './agents/avatar-routes.ts';
-import { cardRoutes } from './agents/card-routes.ts';
-import { liveSessionRoutes } from './agents/live-session-routes.ts';
-import { LiveSessions } from './agents/live-sessions.ts';
-import { livekitRoomsFromConfig } from './agents/livekit-rooms.ts';
-import { agentRoutes } from './agents/routes.ts';
-import { sessionReadRoutes } from './agents/session-read-routes.ts';
+import type { Agents } from './agents/agents.ts';
 import { SessionRecordings } from './agents/session-recordings.ts';
-import { sessionTokenRoutes } from './agents/session-token-routes.ts';
-import { AgentSessionTokens } from './agents/session-tokens.ts';
+import { createAgentSide } from './app-agents.ts';
 import { createAudioPersister, createSpeechProviders, createTranscoders } from './app-synthesis.ts';
-import { applicationSessionRoutes } from './application/routes.ts';
-import { ApplicationSessions } from './application/service.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import { ApiKeyStore } from './auth/key-store.ts';
 import { StreamTokens } from './auth/stream-tokens.ts';
@@ -25,9 +14,6 @@ import { InstanceHeartbeat } from './billing/instance-heartbeat.ts';
 import { Ledger } from './billing/ledger.ts';
 import { LlmLedger } from './billing/llm-ledger.ts';
 import { type Config, type Environment, tokenSigningSecret } from './config.ts';
-import { ConversationStore } from './conversations/conversation-store.ts';
-import { Conversations } from './conversations/conversations.ts';
-import { messageRoutes } from './conversations/routes.ts';
 import type { Database } from './db/schema.ts';
 import { demoRoutes } from './demo/routes.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
@@ -36,7 +22,6 @@ import type { AnyRoute } from './http/route.ts';
 import { type Listener, UwsHttpServer } from './http/uws/server.ts';
 import { openVoiceCloning } from './jobs/voice-cloning.ts';
 import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
-import { llmCatalogFromConfig } from './llm/registry.ts';
 import { limiterOutage, synthesisObserver } from './observability/domain-metrics.ts';
 import type { Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
@@ -58,7 +43,6 @@ import { StreamSlots } from './tts/stream/stream-slots.ts';
 import { configuredWebsocketUrl, streamTokenRoutes } from './tts/stream/token-routes.ts';
 import { VoiceCatalog } from './voices/catalog.ts';
 import { ProviderAccounts } from './voices/provider-accounts.ts';
-import { PublicVoices } from './voices/public-voices.ts';
 import { voiceRoutes } from './voices/routes.ts';
 import { VoiceStore } from './voices/voice-store.ts';
 import { WEBHOOK_EVENT_SCHEMAS } from './webhooks/event-schemas.ts';
@@ -205,31 +189,24 @@ export function createApi(deps: ApiDependencies): Api {
     persistMaxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
   });
 
-  const llmCatalog = llmCatalogFromConfig(config, logger);
-  const agents = new Agents(new AgentStore(db), new PublicVoices(new VoiceStore(db)), llmCatalog);
-  const agentSessionTokens = new AgentSessionTokens(db, {
-    secret: signingSecret,
-    keys: keyStore,
-  });
-  const conversations = new Conversations({
-    agents,
-    llm: llmCatalog,
-    store: new ConversationStore(db),
-    ledger: llmLedger,
-    maxOutputTokens: config.MESSAGES_MAX_OUTPUT_TOKENS,
-  });
   const publicBaseUrls = {
     ...(config.PUBLIC_BASE_URL ? { production: config.PUBLIC_BASE_URL } : {}),
     ...(config.PUBLIC_DEV_BASE_URL ? { development: config.PUBLIC_DEV_BASE_URL } : {}),
   };
-
-  const liveSessions = new LiveSessions(db, {
-    heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
-  });
-  const livekitRooms = livekitRoomsFromConfig(config);
   // Synthesized audio and session recordings: DATA_DIR/audio, shared with the worker.
   const audioStore = new LocalDiskAudioStore(audioStorageDir(config));
   const sessionRecordings = new SessionRecordings(db, audioStore);
+  const agentSide = createAgentSide({
+    config,
+    db,
+    logger,
+    signingSecret,
+    keyStore,
+    llmLedger,
+    recordings: sessionRecordings,
+    publicBaseUrls,
+  });
+  const { llmCatalog, agents, agentSessionTokens, liveSessions } = agentSide;
 
   const listenerPorts: Partial<Record<Environment, number>> = {};
   const websocketUrl = (environment: Environment) =>
@@ -264,30 +241,7 @@ export function createApi(deps: ApiDependencies): Api {
       tokens: streamTokens,
       websocketUrl,
     }),
-    ...agentRoutes(agents, llmCatalog),
-    ...cardRoutes(agents),
-    ...sessionTokenRoutes(agents, agentSessionTokens),
-    ...messageRoutes(conversations),
-    ...avatarRoutes(publicBaseUrls),
-    ...liveSessionRoutes({
-      agents,
-      tokens: agentSessionTokens,
-      sessions: liveSessions,
-      rooms: livekitRooms,
-      maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
-      publicBaseUrls,
-      recordings: sessionRecordings,
-    }),
-    ...sessionReadRoutes(db, liveSessions),
-    ...applicationSessionRoutes(
-      new ApplicationSessions({
-        db,
-        agents,
-        sessions: liveSessions,
-        rooms: livekitRooms,
-        maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
-      }),
-    ),
+    ...agentSide.routes,
     ...webhookRoutes(db, secretBox),
   ];
 

@@ -52,6 +52,20 @@ export class LiveSessions {
     return new Date(this.options.now?.() ?? Date.now());
   }
 
+  /**
+   * A running session is lost when its last heartbeat is older than `heartbeat`, or, before
+   * its first one, when it was created before `created`: a worker gets twice as long to
+   * take a new job (process start, model load).
+   */
+  #silentBefore(): { heartbeat: string; created: string } {
+    const now = this.#now().getTime();
+    const timeoutMs = this.options.heartbeatTimeoutMs;
+    return {
+      heartbeat: new Date(now - timeoutMs).toISOString(),
+      created: new Date(now - 2 * timeoutMs).toISOString(),
+    };
+  }
+
   async create(input: {
     id: string;
     snapshot: PublishedAgent;
@@ -140,10 +154,12 @@ export class LiveSessions {
       .executeTakeFirst();
     if (!found) return undefined;
     if (LIVE_STATES.includes(found.state)) {
-      const lastSign = Date.parse(found.heartbeat_at ?? found.created_at);
-      // A worker gets twice as long to take a new job (process start, model load).
-      const allowance = this.options.heartbeatTimeoutMs * (found.heartbeat_at ? 1 : 2);
-      if (this.#now().getTime() - lastSign > allowance) {
+      const silent = this.#silentBefore();
+      if (
+        found.heartbeat_at !== null
+          ? found.heartbeat_at < silent.heartbeat
+          : found.created_at < silent.created
+      ) {
         await this.end(id, 'failed', 'worker_lost');
       }
     }
@@ -152,27 +168,19 @@ export class LiveSessions {
 
   /**
    * Fails (`worker_lost`) up to `limit` running sessions whose worker went silent, oldest
-   * first, by the rule `report()` applies on read; each gets its `agent_session.ended` event
-   * without anyone reading it. Returns how many it failed.
+   * first, by the rule `report()` applies on read; each gets its `agent_session.ended`
+   * event without anyone reading it. Returns how many it failed.
    */
   async failSilent(limit = 100): Promise<number> {
-    const now = this.#now().getTime();
-    const timeoutMs = this.options.heartbeatTimeoutMs;
+    const silent = this.#silentBefore();
     const rows = await this.db
       .selectFrom('agent_sessions')
       .select('id')
       .where('state', 'in', LIVE_STATES)
       .where((eb) =>
         eb.or([
-          eb.and([
-            eb('heartbeat_at', 'is not', null),
-            eb('heartbeat_at', '<', new Date(now - timeoutMs).toISOString()),
-          ]),
-          // A worker gets twice as long to take a new job (process start, model load).
-          eb.and([
-            eb('heartbeat_at', 'is', null),
-            eb('created_at', '<', new Date(now - 2 * timeoutMs).toISOString()),
-          ]),
+          eb.and([eb('heartbeat_at', 'is not', null), eb('heartbeat_at', '<', silent.heartbeat)]),
+          eb.and([eb('heartbeat_at', 'is', null), eb('created_at', '<', silent.created)]),
         ]),
       )
       .orderBy('created_at')

@@ -1,4 +1,5 @@
 import type { Logger } from '../observability/logger.ts';
+import { BatchSweep } from './batch-sweep.ts';
 
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -22,48 +23,18 @@ export interface RetentionSweepOptions {
  * process. Several jobs processes may run one at once when `expireBefore` deletes each
  * record once (a conditional delete).
  */
-export class RetentionSweep {
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> = Promise.resolve();
-
-  constructor(private readonly sweepOptions: RetentionSweepOptions) {}
-
-  /** One sweep: every record past the period; returns how many were deleted. */
-  async sweep(): Promise<number> {
-    const { retentionDays, batch = 100, logger } = this.sweepOptions;
-    const now = this.sweepOptions.now?.() ?? new Date();
-    const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
-    let total = 0;
-    for (;;) {
-      const deleted = await this.sweepOptions.expireBefore(cutoff, batch);
-      total += deleted;
-      if (deleted < batch) break;
-    }
-    if (total > 0) {
-      logger.info(
-        { deleted: total, retention_days: retentionDays },
-        `${this.sweepOptions.what} past their retention deleted`,
-      );
-    }
-    return total;
-  }
-
-  start(): void {
-    const run = () => {
-      this.#running = this.sweep().catch((error: unknown) =>
-        this.sweepOptions.logger.warn(
-          { err: error },
-          `${this.sweepOptions.what} retention sweep failed`,
-        ),
-      );
-    };
-    run();
-    this.#timer = setInterval(run, this.sweepOptions.intervalMs ?? 60 * 60_000);
-    this.#timer.unref();
-  }
-
-  async close(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#running;
+export class RetentionSweep extends BatchSweep {
+  constructor(options: RetentionSweepOptions) {
+    const cutoff = () =>
+      new Date((options.now?.() ?? new Date()).getTime() - options.retentionDays * DAY_MS);
+    super({
+      step: (limit) => options.expireBefore(cutoff(), limit),
+      done: `${options.what} past their retention deleted`,
+      what: `${options.what} retention`,
+      logger: options.logger,
+      ...(options.batch !== undefined ? { batch: options.batch } : {}),
+      intervalMs: options.intervalMs ?? 60 * 60_000,
+      atStart: true,
+    });
   }
 }

@@ -1,0 +1,89 @@
+import type { Kysely } from 'kysely';
+import { AgentStore } from './agents/agent-store.ts';
+import { Agents } from './agents/agents.ts';
+import { avatarRoutes } from './agents/avatar-routes.ts';
+import { cardRoutes } from './agents/card-routes.ts';
+import { liveSessionRoutes } from './agents/live-session-routes.ts';
+import { LiveSessions } from './agents/live-sessions.ts';
+import { livekitRoomsFromConfig } from './agents/livekit-rooms.ts';
+import { agentRoutes } from './agents/routes.ts';
+import { sessionReadRoutes } from './agents/session-read-routes.ts';
+import type { SessionRecordings } from './agents/session-recordings.ts';
+import { sessionTokenRoutes } from './agents/session-token-routes.ts';
+import { AgentSessionTokens } from './agents/session-tokens.ts';
+import { applicationSessionRoutes } from './application/routes.ts';
+import { ApplicationSessions } from './application/service.ts';
+import type { ApiKeyStore } from './auth/key-store.ts';
+import type { LlmLedger } from './billing/llm-ledger.ts';
+import type { Config, Environment } from './config.ts';
+import { ConversationStore } from './conversations/conversation-store.ts';
+import { Conversations } from './conversations/conversations.ts';
+import { messageRoutes } from './conversations/routes.ts';
+import type { Database } from './db/schema.ts';
+import type { AnyRoute } from './http/route.ts';
+import { llmCatalogFromConfig } from './llm/registry.ts';
+import type { Logger } from './observability/logger.ts';
+import { PublicVoices } from './voices/public-voices.ts';
+import { VoiceStore } from './voices/voice-store.ts';
+
+/**
+ * The api's agent side: Agents, their text conversations, session tokens, live and
+ * application sessions, and their `/v1` routes. The language-model catalog it opens is
+ * closed by the api on shutdown.
+ */
+export function createAgentSide(deps: {
+  config: Config;
+  db: Kysely<Database>;
+  logger: Logger;
+  signingSecret: string;
+  keyStore: ApiKeyStore;
+  llmLedger: LlmLedger;
+  recordings: SessionRecordings;
+  publicBaseUrls: Partial<Record<Environment, string>>;
+}) {
+  const { config, db, publicBaseUrls } = deps;
+  const llmCatalog = llmCatalogFromConfig(config, deps.logger);
+  const agents = new Agents(new AgentStore(db), new PublicVoices(new VoiceStore(db)), llmCatalog);
+  const agentSessionTokens = new AgentSessionTokens(db, {
+    secret: deps.signingSecret,
+    keys: deps.keyStore,
+  });
+  const conversations = new Conversations({
+    agents,
+    llm: llmCatalog,
+    store: new ConversationStore(db),
+    ledger: deps.llmLedger,
+    maxOutputTokens: config.MESSAGES_MAX_OUTPUT_TOKENS,
+  });
+  const liveSessions = new LiveSessions(db, {
+    heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
+  });
+  const livekitRooms = livekitRoomsFromConfig(config);
+  const routes: AnyRoute[] = [
+    ...agentRoutes(agents, llmCatalog),
+    ...cardRoutes(agents),
+    ...sessionTokenRoutes(agents, agentSessionTokens),
+    ...messageRoutes(conversations),
+    ...avatarRoutes(publicBaseUrls),
+    ...liveSessionRoutes({
+      agents,
+      tokens: agentSessionTokens,
+      sessions: liveSessions,
+      rooms: livekitRooms,
+      maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
+      publicBaseUrls,
+      recordings: deps.recordings,
+    }),
+    ...sessionReadRoutes(db, liveSessions),
+    ...applicationSessionRoutes(
+      new ApplicationSessions({
+        db,
+        agents,
+        sessions: liveSessions,
+        rooms: livekitRooms,
+        maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
+      }),
+    ),
+  ];
+  return { llmCatalog, agents, agentSessionTokens, liveSessions, routes };
+}

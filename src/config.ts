@@ -1,47 +1,9 @@
 import { z } from 'zod';
+import { agentConfigShape } from './config/agents.ts';
+import { bool, hostMap, port } from './config/fields.ts';
 import { derivedSecret } from './secrets/secret-box.ts';
 
-const port = z.coerce.number().int().min(0).max(65535);
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
-
-/** `host=environment` pairs, comma separated: `api.example.com=production,dev.example.com=development`. */
-const hostMap = z
-  .string()
-  .transform((value, ctx) => {
-    const map = new Map<string, Environment>();
-    for (const pair of value.split(',').map((p) => p.trim())) {
-      if (pair === '') continue;
-      const [host, environment] = pair.split('=').map((p) => p.trim().toLowerCase());
-      if (!host || (environment !== 'production' && environment !== 'development')) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `expected host=production|development pairs, got "${pair}"`,
-        });
-        return z.NEVER;
-      }
-      map.set(host, environment);
-    }
-    return map;
-  })
-  .default(new Map());
-
-/** A comma-separated list of model names. */
-function modelList(fallback: string) {
-  return z
-    .string()
-    .default(fallback)
-    .transform((value) =>
-      value
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter((entry) => entry !== ''),
-    );
-}
-
-export const ENVIRONMENTS = ['production', 'development'] as const;
-export type Environment = (typeof ENVIRONMENTS)[number];
+export { ENVIRONMENTS, type Environment } from './config/environments.ts';
 
 /** Every environment variable the api and jobs processes read, in one schema. */
 export const configSchema = z.object({
@@ -292,68 +254,7 @@ export const configSchema = z.object({
   STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
   /** Concurrent streaming requests per workspace (0 = unlimited), across api processes. */
   STREAM_MAX_CONCURRENT_PER_WORKSPACE: z.coerce.number().int().nonnegative().default(500),
-  /** OpenAI-compatible Chat Completions origin (OpenAI, vLLM, llama.cpp server, Ollama). */
-  OPENAI_BASE_URL: z.url().optional(),
-  /** Key of the OpenAI-compatible server; never logged. */
-  OPENAI_API_KEY: z.string().optional(),
-  /** `llm_model` values offered on the OpenAI-compatible provider, comma separated. */
-  OPENAI_MODELS: modelList('gpt-4.1-mini,gpt-4.1,o4-mini'),
-  /** Anthropic Messages API origin. */
-  ANTHROPIC_BASE_URL: z.url().optional(),
-  /** Anthropic key; never logged. */
-  ANTHROPIC_API_KEY: z.string().optional(),
-  /** `llm_model` values offered on the Anthropic provider, comma separated. */
-  ANTHROPIC_MODELS: modelList('claude-sonnet-4-6,claude-haiku-4-5'),
-  /** Offer the embedded local model (`llm_provider` `local`) when its weights are installed. */
-  LOCAL_LLM: bool.default(true),
-  /** GGUF file of the embedded model (installed by the setup script). */
-  LOCAL_LLM_MODEL_PATH: z.string().min(1).optional(),
-  /** Language-model call: longest wait from sending the request to the first streamed token. */
-  LLM_FIRST_TOKEN_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
-  /** Language-model call: longest silence between streamed events after the first token. */
-  LLM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
-  /** CPU threads of the embedded model; more than one spins and starves a busy machine. */
-  LOCAL_LLM_THREADS: z.coerce.number().int().positive().default(1),
-  /** Language-model prices, credits per 1,000,000 tokens (input/output), per provider. */
-  PRICE_OPENAI_CREDITS_PER_1M_INPUT_TOKENS: z.coerce.number().nonnegative().default(1000),
-  PRICE_OPENAI_CREDITS_PER_1M_OUTPUT_TOKENS: z.coerce.number().nonnegative().default(4000),
-  PRICE_ANTHROPIC_CREDITS_PER_1M_INPUT_TOKENS: z.coerce.number().nonnegative().default(3000),
-  PRICE_ANTHROPIC_CREDITS_PER_1M_OUTPUT_TOKENS: z.coerce.number().nonnegative().default(15000),
-  PRICE_LOCAL_CREDITS_PER_1M_INPUT_TOKENS: z.coerce.number().nonnegative().default(100),
-  PRICE_LOCAL_CREDITS_PER_1M_OUTPUT_TOKENS: z.coerce.number().nonnegative().default(100),
-  /** Longest answer of a text conversation turn, in tokens (also bounds its credit reservation). */
-  MESSAGES_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(16).max(32_000).default(1024),
-
-  /** LiveKit server of live Agent sessions (`ws://` or `wss://`); unset: session starts answer 503. */
-  LIVEKIT_URL: z
-    .string()
-    .regex(/^(wss?|https?):\/\//, 'must be a ws://, wss://, http:// or https:// URL')
-    .optional(),
-  LIVEKIT_API_KEY: z.string().min(1).optional(),
-  /** Never logged. */
-  LIVEKIT_API_SECRET: z.string().min(1).optional(),
-  /** The LiveKit URL browsers get in session starts. Default LIVEKIT_URL. */
-  LIVEKIT_PUBLIC_URL: z
-    .string()
-    .regex(/^wss?:\/\//, 'must be a ws:// or wss:// URL')
-    .optional(),
-  /** Name the agent worker registers under; sessions dispatch it explicitly. */
-  AGENT_NAME: z.string().min(1).max(100).default('awp-agent'),
-  /** Longest live Agent session; the worker ends it then. */
-  AGENT_SESSION_MAX_DURATION_MS: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(30 * 60_000),
-  /**
-   * A session whose worker has not reported for this long is reported `failed`
-   * (`worker_lost`); the worker reports every few seconds.
-   */
-  AGENT_SESSION_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
-  /** Price of live session time, in credits per minute (LLM, TTS and STT are priced apart). */
-  PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(5),
-  /** Price of speech to text in live sessions, in credits per minute of user speech. */
-  PRICE_STT_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(6),
+  ...agentConfigShape,
   /** Create a development workspace with two keys on first start and print them. */
   BOOTSTRAP_WORKSPACE: bool.default(false),
   /** Serve the demo page and its dev-only token endpoint under /demo (development, loopback only). */

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { bool, modelList } from './fields.ts';
+
+/**
+ * The agent side's environment variables: language models, live sessions over LiveKit,
+ * and the capabilities of managed Agents. Part of `configSchema` (src/config.ts).
+ */
+export const agentConfigShape = {
+  /** OpenAI-compatible Chat Completions origin (OpenAI, vLLM, llama.cpp server, Ollama). */
+  OPENAI_BASE_URL: z.url().optional(),
+  /** Key of the OpenAI-compatible server; never logged. */
+  OPENAI_API_KEY: z.string().optional(),
+  /** `llm_model` values offered on the OpenAI-compatible provider, comma separated. */
+  OPENAI_MODELS: modelList('gpt-4.1-mini,gpt-4.1,o4-mini'),
+  /** Anthropic Messages API origin. */
+  ANTHROPIC_BASE_URL: z.url().optional(),
+  /** Anthropic key; never logged. */
+  ANTHROPIC_API_KEY: z.string().optional(),
+  /** `llm_model` values offered on the Anthropic provider, comma separated. */
+  ANTHROPIC_MODELS: modelList('claude-sonnet-4-6,claude-haiku-4-5'),
+  /** Offer the embedded local model (`llm_provider` `local`) when its weights are installed. */
+  LOCAL_LLM: bool.default(true),
+  /** GGUF file of the embedded model (installed by the setup script). */
+  LOCAL_LLM_MODEL_PATH: z.string().min(1).optional(),
+  /** Language-model call: longest wait from sending the request to the first streamed token. */
+  LLM_FIRST_TOKEN_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Language-model call: longest silence between streamed events after the first token. */
+  LLM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** CPU threads of the embedded model; more than one spins and starves a busy machine. */
+  LOCAL_LLM_THREADS: z.coerce.number().int().positive().default(1),
+  /** Language-model prices, credits per 1,000,000 tokens (input/output), per provider. */
+  PRICE_OPENAI_CREDITS_PER_1M_INPUT_TOKENS: z.coerce.number().nonnegative().default(1000),
+  PRICE_OPENAI_CREDITS_PER_1M_OUTPUT_TOKENS: z.coerce.number().nonnegative().default(4000),
+  PRICE_ANTHROPIC_CREDITS_PER_1M_INPUT_TOKENS: z.coerce.number().nonnegative().default(3000),
+  PRICE_ANTHROPIC_CREDITS_PER_1M_OUTPUT_TOKENS: z.coerce.number().nonnegative().default(15000),
+  PRICE_LOCAL_CREDITS_PER_1M_INPUT_TOKENS: z.coerce.number().nonnegative().default(100),
+  PRICE_LOCAL_CREDITS_PER_1M_OUTPUT_TOKENS: z.coerce.number().nonnegative().default(100),
+  /** Longest answer of a text conversation turn, in tokens (also bounds its credit reservation). */
+  MESSAGES_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(16).max(32_000).default(1024),
+
+  /** LiveKit server of live Agent sessions (`ws://` or `wss://`); unset: session starts answer 503. */
+  LIVEKIT_URL: z
+    .string()
+    .regex(/^(wss?|https?):\/\//, 'must be a ws://, wss://, http:// or https:// URL')
+    .optional(),
+  LIVEKIT_API_KEY: z.string().min(1).optional(),
+  /** Never logged. */
+  LIVEKIT_API_SECRET: z.string().min(1).optional(),
+  /** The LiveKit URL browsers get in session starts. Default LIVEKIT_URL. */
+  LIVEKIT_PUBLIC_URL: z
+    .string()
+    .regex(/^wss?:\/\//, 'must be a ws:// or wss:// URL')
+    .optional(),
+  /** Name the agent worker registers under; sessions dispatch it explicitly. */
+  AGENT_NAME: z.string().min(1).max(100).default('awp-agent'),
+  /** Longest live Agent session; the worker ends it then. */
+  AGENT_SESSION_MAX_DURATION_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(30 * 60_000),
+  /**
+   * A session whose worker has not reported for this long is reported `failed`
+   * (`worker_lost`); the worker reports every few seconds.
+   */
+  AGENT_SESSION_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** Price of live session time, in credits per minute (LLM, TTS and STT are priced apart). */
+  PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(5),
+  /** Price of speech to text in live sessions, in credits per minute of user speech. */
+  PRICE_STT_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(6),
+
+  /**
+   * Search engine of the `web_search_enabled` capability: `brave` (Brave Search API),
+   * `searxng` (a self-hosted SearXNG with its JSON format on) or `none`. Default: `brave`
+   * when BRAVE_SEARCH_API_KEY is set, else `searxng` when SEARXNG_URL is set, else `none`.
+   */
+  WEB_SEARCH_PROVIDER: z.enum(['brave', 'searxng', 'none']).optional(),
+  /** Brave Search API key (`X-Subscription-Token`); never logged. */
+  BRAVE_SEARCH_API_KEY: z.string().min(1).optional(),
+  BRAVE_SEARCH_API_BASE: z.url().default('https://api.search.brave.com'),
+  /** Base URL of a SearXNG instance (`/search?format=json` must be enabled). */
+  SEARXNG_URL: z.url().optional(),
+  /** Results one web search gives the model. */
+  WEB_SEARCH_MAX_RESULTS: z.coerce.number().int().min(1).max(20).default(5),
+  /** Longest wait for the search engine's answer. */
+  WEB_SEARCH_TIMEOUT_MS: z.coerce.number().int().positive().default(8000),
+};

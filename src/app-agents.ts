@@ -11,6 +11,7 @@ import { sessionReadRoutes } from './agents/session-read-routes.ts';
 import type { SessionRecordings } from './agents/session-recordings.ts';
 import { sessionTokenRoutes } from './agents/session-token-routes.ts';
 import { AgentSessionTokens } from './agents/session-tokens.ts';
+import { createAgentToolbox } from './agents/tools/capabilities.ts';
 import { applicationSessionRoutes } from './application/routes.ts';
 import { ApplicationSessions } from './application/service.ts';
 import type { ApiKeyStore } from './auth/key-store.ts';
@@ -22,7 +23,10 @@ import { messageRoutes } from './conversations/routes.ts';
 import type { Database } from './db/schema.ts';
 import type { AnyRoute } from './http/route.ts';
 import { llmCatalogFromConfig } from './llm/registry.ts';
+import { MemoryStore } from './memory/memory-store.ts';
+import { memoryRoutes } from './memory/routes.ts';
 import type { Logger } from './observability/logger.ts';
+import type { SecretBox } from './secrets/secret-box.ts';
 import { PublicVoices } from './voices/public-voices.ts';
 import { VoiceStore } from './voices/voice-store.ts';
 
@@ -40,6 +44,7 @@ export function createAgentSide(deps: {
   llmLedger: LlmLedger;
   recordings: SessionRecordings;
   publicBaseUrls: Partial<Record<Environment, string>>;
+  secretBox: SecretBox;
 }) {
   const { config, db, publicBaseUrls } = deps;
   const llmCatalog = llmCatalogFromConfig(config, deps.logger);
@@ -53,6 +58,12 @@ export function createAgentSide(deps: {
     llm: llmCatalog,
     store: new ConversationStore(db),
     ledger: deps.llmLedger,
+    toolbox: createAgentToolbox({
+      config,
+      db,
+      secretBox: deps.secretBox,
+      logger: deps.logger,
+    }),
     maxOutputTokens: config.MESSAGES_MAX_OUTPUT_TOKENS,
   });
   const liveSessions = new LiveSessions(db, {
@@ -65,6 +76,7 @@ export function createAgentSide(deps: {
     ...sessionTokenRoutes(agents, agentSessionTokens),
     ...messageRoutes(conversations),
     ...avatarRoutes(publicBaseUrls),
+    ...memoryRoutes(agents, new MemoryStore(db)),
     ...liveSessionRoutes({
       agents,
       tokens: agentSessionTokens,

@@ -205,6 +205,7 @@ export function createApi(deps: ApiDependencies): Api {
     llmLedger,
     recordings: sessionRecordings,
     publicBaseUrls,
+    secretBox,
   });
   const { llmCatalog, agents, agentSessionTokens, liveSessions } = agentSide;
 

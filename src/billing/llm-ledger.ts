@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Environment } from '../config.ts';
 import type { Database, LlmRequestStatus } from '../db/schema.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
@@ -36,6 +36,9 @@ export interface LlmCharge {
   costMillicredits: number;
 }
 
+/** Ends `reserveMore`'s transaction when nothing may be held. */
+class NotHeld extends Error {}
+
 /** Thrown by `start` when the conversation already has a turn running. */
 export class TurnInProgressError extends ApiError {
   constructor() {
@@ -46,8 +49,10 @@ export class TurnInProgressError extends ApiError {
 }
 
 /**
- * The language-model ledger: one `llm_requests` row per billed model call. The row is
- * written with its credit reserved in one transaction before the call (together with
+ * The language-model ledger: one `llm_requests` row per billed turn: one model call, or
+ * the calls of a turn whose model called tools, each holding more credit before it
+ * (`reserveMore`) and settled together with their summed usage. The row is
+ * written with its credit reserved in one transaction before the first call (together with
  * whatever the caller writes, such as the user's message); the end settles the exact cost
  * of the usage and returns the rest. Debits are conditional updates, so the balance never
  * goes negative; every end is a conditional status change, so a row is settled once even
@@ -125,6 +130,37 @@ export class LlmLedger {
         'insufficient_credit',
         'The workspace credit cannot cover this message at the model price.',
       );
+    }
+  }
+
+  /**
+   * Holds `millicredits` more on a started row: the next model call of a turn whose model
+   * called tools. The debit is conditional, so the balance never goes negative. False (and
+   * nothing held) when the balance cannot cover it or the row is no longer started. A row
+   * is held, settled and closed by the one turn that opened it, one step after another.
+   */
+  async reserveMore(
+    requestId: string,
+    workspaceId: string,
+    millicredits: number,
+  ): Promise<boolean> {
+    if (millicredits <= 0) return true;
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        if (!(await debitBalance(trx, workspaceId, millicredits))) throw new NotHeld();
+        const result = await trx
+          .updateTable('llm_requests')
+          .set({ reserved_millicredits: sql`reserved_millicredits + ${millicredits}` })
+          .where('request_id', '=', requestId)
+          .where('status', '=', 'started')
+          .executeTakeFirst();
+        // Rolls the debit back with the transaction.
+        if (Number(result.numUpdatedRows) !== 1) throw new NotHeld();
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof NotHeld) return false;
+      throw error;
     }
   }
 

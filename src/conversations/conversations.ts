@@ -1,19 +1,20 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import type { AgentScope, Agents } from '../agents/agents.ts';
+import type { AgentToolbox } from '../agents/tools/toolbox.ts';
 import type { LlmLedger } from '../billing/llm-ledger.ts';
 import { TurnInProgressError, violatesUnique } from '../billing/llm-ledger.ts';
 import { ApiError } from '../errors.ts';
 import { usageBound } from '../llm/bounds.ts';
-import { LlmError } from '../llm/errors.ts';
 import { llmCostMillicredits } from '../llm/pricing.ts';
 import type { LlmModelInfo, LlmProvider } from '../llm/provider.ts';
 import type { LlmCatalog } from '../llm/registry.ts';
 import type { ConversationRecord, ConversationStore, MessageRecord } from './conversation-store.ts';
 import { promptNames, renderCardPrompt, renderOpeningMessage } from './prompt.ts';
 import { replayTurn } from './replay.ts';
-import type { PublicMessage, SendInput, Turn, TurnEvent } from './turn.ts';
-import { checkIdentity, toTurnError } from './turn-errors.ts';
+import type { PublicMessage, SendInput, Turn } from './turn.ts';
+import { checkIdentity } from './turn-errors.ts';
+import { runTurn } from './turn-runner.ts';
 
 export type { PublicMessage, SendInput, Turn, TurnEvent, TurnUsage } from './turn.ts';
 export { publicMessage } from './turn.ts';
@@ -23,9 +24,10 @@ export const HISTORY_MESSAGES = 200;
 
 /**
  * Text conversations with published Agents: each turn renders the active publication's
- * card with the conversation so far, reserves credit for the worst case, streams the
- * model's answer and settles the exact cost. A turn that fails or is cancelled leaves no
- * message behind and costs nothing.
+ * card with the conversation so far and the instructions of its capabilities, reserves
+ * credit for the worst case, streams the model's answer (running the capabilities' tools
+ * it calls, `turn-runner.ts`) and settles the exact cost. A turn that fails or is
+ * cancelled leaves no message behind and costs nothing.
  */
 export class Conversations {
   constructor(
@@ -34,6 +36,8 @@ export class Conversations {
       llm: LlmCatalog;
       store: ConversationStore;
       ledger: LlmLedger;
+      /** The Agent capabilities' tools and instructions (memory, documents, ...). */
+      toolbox: AgentToolbox;
       maxOutputTokens: number;
     },
   ) {}
@@ -83,9 +87,22 @@ export class Conversations {
     };
     history.push({ role: 'user', text: input.text });
 
+    const tools = await this.deps.toolbox.prepare(published, {
+      workspaceId: input.scope.workspaceId,
+      environment: input.scope.environment,
+      agentId: input.agentId,
+      endUserId: input.endUserId ?? null,
+      timeZone: null,
+      origin: { kind: 'conversation', conversationId },
+    });
     const request = {
       model: info.name,
-      messages: renderCardPrompt(card, { userName, history }),
+      messages: renderCardPrompt(card, {
+        userName,
+        history,
+        capabilityInstructions: tools.instructions,
+      }),
+      ...(tools.definitions.length > 0 ? { tools: [...tools.definitions] } : {}),
       thinkingLevel: published.thinkingLevel,
       maxOutputTokens: this.deps.maxOutputTokens,
     };
@@ -151,9 +168,16 @@ export class Conversations {
       firstMessage,
       userMessage,
       replayed: false,
-      events: this.run(input, published, provider, request, {
-        conversationId,
-        userMessageId: userMessage.id,
+      events: runTurn({
+        input,
+        published,
+        provider,
+        info,
+        request,
+        tools,
+        ledger: this.deps.ledger,
+        store,
+        ids: { conversationId, userMessageId: userMessage.id },
       }),
     };
   }
@@ -190,72 +214,6 @@ export class Conversations {
       messages,
       nextCursor: rows.length > input.limit ? (messages.at(-1)?.id ?? null) : null,
     };
-  }
-
-  /** The model call of a started turn, settled in the ledger however it ends. */
-  private async *run(
-    input: SendInput,
-    published: PublishedAgent,
-    provider: LlmProvider,
-    request: Parameters<LlmProvider['chat']>[0],
-    ids: { conversationId: string; userMessageId: string },
-  ): AsyncGenerator<TurnEvent> {
-    const { ledger, store } = this.deps;
-    const removeUserMessage = async (trx: Parameters<ConversationStore['deleteMessage']>[0]) =>
-      store.deleteMessage(trx, ids.userMessageId);
-    let settled = false;
-    let text = '';
-    try {
-      for await (const event of provider.chat(request, input.signal)) {
-        if (event.type === 'text') {
-          text += event.delta;
-          yield { type: 'delta', text: event.delta };
-        } else if (event.type === 'done') {
-          const id = uuidv7();
-          const createdAt = new Date().toISOString();
-          const charge = await ledger.succeed(input.requestId, event.usage, async (trx, c) => {
-            await store.append(trx, {
-              id,
-              conversationId: ids.conversationId,
-              workspaceId: input.scope.workspaceId,
-              role: 'assistant',
-              text,
-              requestId: input.requestId,
-              publicationId: published.publication.id,
-              llmProvider: provider.name,
-              llmModel: request.model,
-              usage: { ...event.usage, costMillicredits: c.chargedMillicredits },
-              createdAt,
-            });
-            return { assistantMessageId: id };
-          });
-          settled = true;
-          if (!charge) throw new ApiError('internal_error', 'The turn was closed before it ended.');
-          yield {
-            type: 'message',
-            message: { id, role: 'assistant', text, created_at: createdAt },
-            usage: { usage: event.usage, charge },
-          };
-          return;
-        }
-      }
-      throw new LlmError('unavailable', 'the model stream ended without an answer');
-    } catch (error) {
-      if (settled) throw error;
-      settled = true;
-      const cancelled = input.signal.aborted;
-      const apiError = toTurnError(error);
-      await ledger.fail(
-        input.requestId,
-        cancelled ? 'cancelled' : 'failed',
-        cancelled ? null : apiError.code,
-        removeUserMessage,
-      );
-      throw apiError;
-    } finally {
-      // The consumer stopped reading (the client went away): close the turn as cancelled.
-      if (!settled) await ledger.fail(input.requestId, 'cancelled', null, removeUserMessage);
-    }
   }
 
   private async published(scope: AgentScope, agentId: string): Promise<PublishedAgent> {

@@ -140,17 +140,25 @@ export function renderOpeningMessage(card: CardData, names: PromptNames): string
 }
 
 /**
- * The messages a model receives for one turn: the system prompt, the example exchanges
- * (a second system message), the conversation so far (which starts with the opening
+ * The messages a model receives for one turn: the system prompt, the capabilities'
+ * instructions (when any), the example exchanges (a system message), the conversation so far (which starts with the opening
  * message when the card has one), and `post_history_instructions` as a last system
  * message. Conversation text is passed through unchanged.
  */
 export function renderCardPrompt(
   card: CardData,
-  options: { userName?: string | null | undefined; history: readonly PromptTurn[] },
+  options: {
+    userName?: string | null | undefined;
+    history: readonly PromptTurn[];
+    /** What the Agent's capabilities add (memories, documents, ...): one system message. */
+    capabilityInstructions?: readonly string[];
+  },
 ): LlmMessage[] {
   const names = promptNames(card, options.userName);
   const messages: LlmMessage[] = [{ role: 'system', content: renderSystemPrompt(card, names) }];
+  if (options.capabilityInstructions?.length) {
+    messages.push({ role: 'system', content: options.capabilityInstructions.join('\n\n') });
+  }
   const examples = renderExamples(card, names);
   if (examples !== undefined) messages.push({ role: 'system', content: examples });
   for (const turn of options.history) messages.push({ role: turn.role, content: turn.text });

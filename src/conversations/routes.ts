@@ -28,8 +28,9 @@ function sseFrame(event: string, data: unknown): string {
 }
 
 /**
- * The events of a streamed answer as server-sent events: `conversation`, `delta`s,
- * `message`, `usage`, `done`, or an `error` (the spec's error object) that ends it.
+ * The events of a streamed answer as server-sent events: `conversation`, `delta`s (and
+ * `tool_call` / `tool_result` for each capability tool the model uses), `message`,
+ * `usage`, `done`, or an `error` (the spec's error object) that ends it.
  */
 async function* sseBody(
   turn: Turn,
@@ -48,6 +49,10 @@ async function* sseBody(
       const event = next.value;
       if (event.type === 'delta') {
         yield sseFrame('delta', { text: event.text });
+      } else if (event.type === 'tool_call') {
+        yield sseFrame('tool_call', { id: event.id, name: event.name });
+      } else if (event.type === 'tool_result') {
+        yield sseFrame('tool_result', { id: event.id, name: event.name, ok: event.ok });
       } else {
         yield sseFrame('message', messageBody(event.message));
         yield sseFrame('usage', usageBody(event.usage.usage, event.usage.charge));
@@ -78,7 +83,7 @@ export function messageRoutes(conversations: Conversations): AnyRoute[] {
       responses: {
         200: {
           description:
-            'The answer (JSON), or with `Accept: text/event-stream` the events `conversation`, `delta`..., `message`, `usage`, `done`, or a final `error` event with the error object. A failure before the first answer token is an ordinary HTTP error.',
+            "The answer (JSON), or with `Accept: text/event-stream` the events `conversation`, `delta`... (with `tool_call` and `tool_result` around each tool of the Agent's capabilities the model uses), `message`, `usage`, `done`, or a final `error` event with the error object. A failure before the first answer token is an ordinary HTTP error.",
           schema: sendMessageResponseSchema,
           events: messageEventsSchema,
           headers: {

@@ -109,6 +109,18 @@ export const messageEventsSchema = z
       }),
     }),
     z.object({ event: z.literal('delta'), data: z.object({ text: z.string() }) }),
+    z.object({
+      event: z.literal('tool_call'),
+      data: z
+        .object({ id: z.string(), name: z.string() })
+        .describe('The model called a tool of the Agent’s capabilities (memory, documents, ...).'),
+    }),
+    z.object({
+      event: z.literal('tool_result'),
+      data: z
+        .object({ id: z.string(), name: z.string(), ok: z.boolean() })
+        .describe('The tool call ended; `ok` false when it failed (the model is told why).'),
+    }),
     z.object({ event: z.literal('message'), data: messageSchema }),
     z.object({ event: z.literal('usage'), data: usageSchema }),
     z.object({ event: z.literal('done'), data: z.object({ conversation_id: z.string() }) }),

@@ -33,9 +33,14 @@ export interface TurnUsage {
   charge: LlmCharge;
 }
 
-/** Events of a running turn, in order: text deltas, then the answer. */
+/**
+ * Events of a running turn, in order: text deltas and the tools the model called (each
+ * call, then whether it succeeded), then the answer.
+ */
 export type TurnEvent =
   | { type: 'delta'; text: string }
+  | { type: 'tool_call'; id: string; name: string }
+  | { type: 'tool_result'; id: string; name: string; ok: boolean }
   | { type: 'message'; message: PublicMessage; usage: TurnUsage };
 
 /** A turn whose credit is reserved and whose model call has started. */

@@ -1,8 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/schema.ts';
+import { memoryCapability } from '../../memory/memory-capability.ts';
+import { MemoryStore } from '../../memory/memory-store.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
+import {
+  webSearchCapability,
+  webSearchProviderFromConfig,
+} from '../../websearch/web-search-capability.ts';
 import type { AgentCapability } from './agent-tool.ts';
 import { AgentToolbox } from './toolbox.ts';
 
@@ -21,8 +27,11 @@ export interface CapabilityDependencies {
  * search provider) is left out, so the switch then adds nothing.
  */
 export function agentCapabilities(deps: CapabilityDependencies): AgentCapability[] {
-  const capabilities: (AgentCapability | undefined)[] = [];
-  void deps;
+  const search = webSearchProviderFromConfig(deps.config);
+  const capabilities: (AgentCapability | undefined)[] = [
+    memoryCapability(new MemoryStore(deps.db)),
+    search && webSearchCapability(search, deps.config.WEB_SEARCH_MAX_RESULTS),
+  ];
   return capabilities.filter((c): c is AgentCapability => c !== undefined);
 }
 

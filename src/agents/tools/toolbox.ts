@@ -90,7 +90,7 @@ export class AgentToolbox {
             return failure(`The arguments do not fit the tool's parameters: ${zodSummary(error)}`);
           }
           if (timeout.aborted && !signal.aborted) {
-            return failure(`The tool did not answer within ${Math.round(timeoutMs / 1000)} s.`);
+            return failure(`The tool did not answer within ${Math.ceil(timeoutMs / 1000)} s.`);
           }
           if (signal.aborted) return failure('The call was cancelled.');
           log.warn({ err: error, tool: call.name, agent_id: context.agentId }, 'agent tool failed');

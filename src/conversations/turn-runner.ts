@@ -1,0 +1,165 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { PublishedAgent } from '../agents/agent-store.ts';
+import type { PreparedTools } from '../agents/tools/toolbox.ts';
+import type { LlmLedger } from '../billing/llm-ledger.ts';
+import { ApiError } from '../errors.ts';
+import { usageBound } from '../llm/bounds.ts';
+import { LlmError } from '../llm/errors.ts';
+import { llmCostMillicredits } from '../llm/pricing.ts';
+import type {
+  LlmChatRequest,
+  LlmMessage,
+  LlmModelInfo,
+  LlmProvider,
+  LlmReasoningBlock,
+  LlmToolCall,
+  LlmUsage,
+} from '../llm/provider.ts';
+import type { ConversationStore } from './conversation-store.ts';
+import type { SendInput, TurnEvent } from './turn.ts';
+import { toTurnError } from './turn-errors.ts';
+
+/**
+ * Model calls one turn may make: after this many rounds of tool calls the last call must
+ * answer in text.
+ */
+export const MAX_MODEL_CALLS_PER_TURN = 4;
+
+type ChatRequest = LlmChatRequest & { maxOutputTokens: number };
+
+/** What one model call of a turn produced. */
+interface CallResult {
+  text: string;
+  toolCalls: LlmToolCall[];
+  usage: LlmUsage;
+  reasoning: readonly LlmReasoningBlock[] | undefined;
+}
+
+/**
+ * Runs the model calls of a started turn and settles its ledger row however it ends.
+ * When the Agent's capabilities offer tools, a call that asks for tools has them run and
+ * their results sent back in a further call (holding more credit first), until the model
+ * answers in text or {@link MAX_MODEL_CALLS_PER_TURN} calls were made. The answer's text
+ * is everything the model said across the calls; its usage is their sum. A turn that
+ * fails or is cancelled leaves no message behind and costs nothing.
+ */
+export async function* runTurn(params: {
+  input: SendInput;
+  published: PublishedAgent;
+  provider: LlmProvider;
+  info: LlmModelInfo;
+  request: ChatRequest;
+  tools: PreparedTools;
+  ledger: LlmLedger;
+  store: ConversationStore;
+  ids: { conversationId: string; userMessageId: string };
+}): AsyncGenerator<TurnEvent> {
+  const { input, published, provider, info, tools, ledger, store, ids } = params;
+  const removeUserMessage = async (trx: Parameters<ConversationStore['deleteMessage']>[0]) =>
+    store.deleteMessage(trx, ids.userMessageId);
+  const offered = tools.definitions.length > 0 ? { tools: [...tools.definitions] } : {};
+  const messages: LlmMessage[] = [...params.request.messages];
+  const total: LlmUsage = { inputTokens: 0, outputTokens: 0 };
+  let text = '';
+  let settled = false;
+  try {
+    for (let call = 1; ; call++) {
+      const last = call === MAX_MODEL_CALLS_PER_TURN;
+      const request: ChatRequest = {
+        ...params.request,
+        messages,
+        ...offered,
+        ...(last && offered.tools ? { toolChoice: 'none' as const } : {}),
+      };
+      if (call > 1) {
+        const more = llmCostMillicredits(usageBound(provider.name, request), info);
+        if (!(await ledger.reserveMore(input.requestId, input.scope.workspaceId, more))) {
+          throw new ApiError(
+            'insufficient_credit',
+            'The workspace credit cannot cover the rest of this answer at the model price.',
+          );
+        }
+      }
+      const result: CallResult = {
+        text: '',
+        toolCalls: [],
+        usage: { inputTokens: 0, outputTokens: 0 },
+        reasoning: undefined,
+      };
+      let answered = false;
+      for await (const event of provider.chat(request, input.signal)) {
+        if (event.type === 'text') {
+          result.text += event.delta;
+          yield { type: 'delta', text: event.delta };
+        } else if (event.type === 'tool_call') {
+          if (!last && tools.has(event.call.name)) result.toolCalls.push(event.call);
+        } else if (event.type === 'done') {
+          result.usage = event.usage;
+          result.reasoning = event.reasoning;
+          answered = true;
+          break;
+        }
+      }
+      if (!answered) {
+        throw new LlmError('unavailable', 'the model stream ended without an answer');
+      }
+      total.inputTokens += result.usage.inputTokens;
+      total.outputTokens += result.usage.outputTokens;
+      text += result.text;
+      if (result.toolCalls.length === 0) break;
+      messages.push({
+        role: 'assistant',
+        content: result.text,
+        toolCalls: result.toolCalls,
+        ...(result.reasoning ? { reasoning: result.reasoning } : {}),
+      });
+      for (const toolCall of result.toolCalls) {
+        yield { type: 'tool_call', id: toolCall.id, name: toolCall.name };
+        const outcome = await tools.call(toolCall, input.signal);
+        if (input.signal.aborted) throw new LlmError('cancelled', 'the turn was cancelled');
+        yield { type: 'tool_result', id: toolCall.id, name: toolCall.name, ok: outcome.ok };
+        messages.push({ role: 'tool', toolCallId: toolCall.id, content: outcome.output });
+      }
+    }
+    const id = uuidv7();
+    const createdAt = new Date().toISOString();
+    const charge = await ledger.succeed(input.requestId, total, async (trx, c) => {
+      await store.append(trx, {
+        id,
+        conversationId: ids.conversationId,
+        workspaceId: input.scope.workspaceId,
+        role: 'assistant',
+        text,
+        requestId: input.requestId,
+        publicationId: published.publication.id,
+        llmProvider: provider.name,
+        llmModel: params.request.model,
+        usage: { ...total, costMillicredits: c.chargedMillicredits },
+        createdAt,
+      });
+      return { assistantMessageId: id };
+    });
+    settled = true;
+    if (!charge) throw new ApiError('internal_error', 'The turn was closed before it ended.');
+    yield {
+      type: 'message',
+      message: { id, role: 'assistant', text, created_at: createdAt },
+      usage: { usage: total, charge },
+    };
+  } catch (error) {
+    if (settled) throw error;
+    settled = true;
+    const cancelled = input.signal.aborted;
+    const apiError = toTurnError(error);
+    await ledger.fail(
+      input.requestId,
+      cancelled ? 'cancelled' : 'failed',
+      cancelled ? null : apiError.code,
+      removeUserMessage,
+    );
+    throw apiError;
+  } finally {
+    // The consumer stopped reading (the client went away): close the turn as cancelled.
+    if (!settled) await ledger.fail(input.requestId, 'cancelled', null, removeUserMessage);
+  }
+}

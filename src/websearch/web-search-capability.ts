@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import {
+  type AgentCapability,
+  AgentToolError,
+  defineAgentTool,
+} from '../agents/tools/agent-tool.ts';
+import type { Config } from '../config.ts';
+import { BraveSearch } from './brave.ts';
+import { WebSearchError, type WebSearchProvider } from './provider.ts';
+import { SearxngSearch } from './searxng.ts';
+
+/** The configured search engine, or undefined when none is (`WEB_SEARCH_PROVIDER`). */
+export function webSearchProviderFromConfig(config: Config): WebSearchProvider | undefined {
+  const choice =
+    config.WEB_SEARCH_PROVIDER ??
+    (config.BRAVE_SEARCH_API_KEY ? 'brave' : config.SEARXNG_URL ? 'searxng' : 'none');
+  const timeoutMs = config.WEB_SEARCH_TIMEOUT_MS;
+  if (choice === 'brave') {
+    if (!config.BRAVE_SEARCH_API_KEY) return undefined;
+    return new BraveSearch({
+      apiKey: config.BRAVE_SEARCH_API_KEY,
+      baseUrl: config.BRAVE_SEARCH_API_BASE,
+      timeoutMs,
+    });
+  }
+  if (choice === 'searxng') {
+    if (!config.SEARXNG_URL) return undefined;
+    return new SearxngSearch({ baseUrl: config.SEARXNG_URL, timeoutMs });
+  }
+  return undefined;
+}
+
+/**
+ * Web search (`web_search_enabled`): a `web_search` tool over the deployment's search
+ * engine, for questions about current events or facts the model may not know.
+ */
+export function webSearchCapability(
+  provider: WebSearchProvider,
+  maxResults: number,
+): AgentCapability {
+  const webSearch = defineAgentTool({
+    name: 'web_search',
+    description:
+      'Search the web for current information (news, prices, schedules, facts you are unsure of). Returns the best results with their titles, addresses and snippets.',
+    parameters: z.object({
+      query: z.string().trim().min(1).max(400).describe('What to search for, as keywords.'),
+    }),
+    run: async ({ query }, _context, signal) => {
+      try {
+        const results = await provider.search(query, maxResults, signal);
+        return { query, results };
+      } catch (error) {
+        if (!(error instanceof WebSearchError)) throw error;
+        throw new AgentToolError(
+          error.failure === 'rate_limited'
+            ? 'Web search is busy right now; answer without it or try again in a moment.'
+            : 'Web search is unavailable right now; answer without it.',
+        );
+      }
+    },
+  });
+  return {
+    name: 'web_search',
+    enabled: (agent) => agent.webSearchEnabled,
+    instructions: async () =>
+      'You can search the web with the web_search tool when the user asks about current events or facts you are not sure of; say where an answer comes from when it matters.',
+    tools: () => [webSearch],
+  };
+}

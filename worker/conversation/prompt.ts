@@ -11,8 +11,9 @@ export interface RenderedPrompt {
 
 /**
  * Renders a character card for a live session: `{{char}}` and `{{user}}` macros, the
- * card's system prompt, description, personality, scenario, example dialogue and
- * post-history instructions, then the session context (name, local time).
+ * card's system prompt, description, personality, scenario, example dialogue, what the
+ * Agent's capabilities add (memories, documents, ...), the session context (name, local
+ * time) and post-history instructions.
  *
  * Kept behind this one function so the text messages route's renderer
  * (`src/agents/prompt.ts`) can replace it without touching the session code.
@@ -20,6 +21,7 @@ export interface RenderedPrompt {
 export function renderSessionPrompt(
   card: CharacterCard,
   context: SessionContext | null,
+  capabilityInstructions: readonly string[] = [],
   now: Date = new Date(),
 ): RenderedPrompt {
   const charName = card.data.name || 'Assistant';
@@ -40,6 +42,7 @@ export function renderSessionPrompt(
   if (card.data.mes_example) {
     parts.push(`Example dialogue:\n${expand(card.data.mes_example.replace(/<START>/gi, ''))}`);
   }
+  parts.push(...capabilityInstructions);
   if (context?.userName) parts.push(`You are talking with ${context.userName}.`);
   if (context?.timeZone) {
     const local = now.toLocaleString('en-GB', {

@@ -20,7 +20,9 @@ import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
 import { vadWatchingPauses } from '../models/vad-pauses.ts';
 import { userSpeechLanguage } from '../stt/language.ts';
 import type { SttProvider } from '../stt/provider.ts';
+import { capabilityFrameworkTools, prepareSessionCapabilities } from './capabilities.ts';
 import { type InputMode, registerControls } from './controls.ts';
+import { endReason } from './end-reason.ts';
 import { PlayoutLedger } from './playout.ts';
 import { renderSessionPrompt } from './prompt.ts';
 import { keepRecording, recordingOption } from './recording.ts';
@@ -138,9 +140,16 @@ async function runInRoom(
           log,
         })
       : undefined;
+  const capabilities = app
+    ? undefined
+    : await prepareSessionCapabilities(record, { config, db: deps.db, log });
   const prompt = app
     ? { instructions: record.application?.spec.instructions ?? '', greeting: '' }
-    : renderSessionPrompt(snapshot.characterCard, record.sessionContext);
+    : renderSessionPrompt(
+        snapshot.characterCard,
+        record.sessionContext,
+        capabilities?.instructions,
+      );
 
   await ctx.connect();
   const transcripts = new TranscriptPublisher(ctx.room, sessions, record.id, log, (turn) =>
@@ -217,6 +226,9 @@ async function runInRoom(
       },
       onDeclined: (reason) => transcripts.declined(reason),
       ...(app ? { tools: app.toolDefinitions } : {}),
+      ...(capabilities?.definitions.length
+        ? { tools: () => [...capabilities.definitions], stayQuiet: true }
+        : {}),
     }),
     tts: speech,
     // VAD turns and VAD barge-in: nothing here calls LiveKit Cloud inference.
@@ -283,7 +295,14 @@ async function runInRoom(
     session.once(voice.AgentSessionEventTypes.Close, () => app.close());
   }
   await session.start({
-    agent: app ? app.agent() : new voice.Agent({ instructions: prompt.instructions }),
+    agent: app
+      ? app.agent()
+      : new voice.Agent({
+          instructions: prompt.instructions,
+          ...(capabilities?.definitions.length
+            ? { tools: capabilityFrameworkTools(capabilities) }
+            : {}),
+        }),
     room: ctx.room,
     inputOptions: {
       participantIdentity: userIdentity(record.id),
@@ -372,12 +391,4 @@ async function runInRoom(
   await transcripts.settled();
   await finish('ended', endReason(reason));
   ctx.shutdown('session_ended');
-}
-
-/** The api's `end_reason` of a LiveKit close reason. */
-function endReason(reason: string): string {
-  if (/participant_disconnected/i.test(reason)) return 'user_left';
-  if (/max_duration/i.test(reason)) return 'max_duration';
-  if (/error/i.test(reason)) return 'agent_error';
-  return reason.toLowerCase() || 'ended';
 }

@@ -29,16 +29,23 @@ export interface AwpLlmOptions {
   /** The model chose to stay quiet this turn. */
   onDeclined?: (reason: string) => void;
   /**
-   * Application sessions: the model's tools instead of `stay_quiet`. Their calls go to the
-   * framework (which runs them) and the context's calls and outputs go back to the model.
+   * Tools the framework runs (an application's declared tools, a managed Agent's
+   * capability tools): their calls go to the framework and the context's calls and outputs
+   * go back to the model.
    */
   tools?: () => LlmToolDefinition[];
+  /**
+   * Offer `stay_quiet`, which is handled here and never reaches the framework. Default:
+   * true without `tools` (application sessions leave it out).
+   */
+  stayQuiet?: boolean;
 }
 
 /**
  * The LiveKit `llm.LLM` over the control plane's `LlmProvider` seam: the session's chat
- * context becomes our messages, text deltas become chunks. The `stay_quiet` tool is ours
- * and never reaches the framework: the reply is then empty and `onDeclined` says why.
+ * context becomes our messages, text deltas become chunks, calls of the framework's tools
+ * become its function calls. The `stay_quiet` tool is ours and never reaches the
+ * framework: the reply is then empty and `onDeclined` says why.
  */
 export class AwpLlm extends llm.LLM {
   constructor(readonly options: AwpLlmOptions) {
@@ -101,6 +108,9 @@ class AwpLlmStream extends llm.LLMStream {
 
   protected async run(): Promise<void> {
     const { provider, model, thinkingLevel, onUsage, onDeclined, tools } = this.#owner.options;
+    const offerQuiet = this.#owner.options.stayQuiet ?? !tools;
+    const frameworkTools = tools?.() ?? [];
+    const offered = offerQuiet ? [...frameworkTools, STAY_QUIET_TOOL] : frameworkTools;
     const messages = tools ? toMessagesWithTools(this.chatCtx) : toMessages(this.chatCtx);
     const id = randomUUID();
     try {
@@ -108,7 +118,7 @@ class AwpLlmStream extends llm.LLMStream {
         {
           model,
           messages,
-          tools: tools ? tools() : [STAY_QUIET_TOOL],
+          tools: offered,
           ...(this.#textOnly ? { toolChoice: 'none' as const } : {}),
           thinkingLevel,
         },
@@ -118,14 +128,19 @@ class AwpLlmStream extends llm.LLMStream {
         if (event.type === 'tool_call' && this.#textOnly) continue;
         if (event.type === 'text') {
           this.queue.put({ id, delta: { role: 'assistant', content: event.delta } });
-        } else if (event.type === 'tool_call' && tools) {
+        } else if (
+          event.type === 'tool_call' &&
+          !(offerQuiet && event.call.name === STAY_QUIET_TOOL.name)
+        ) {
+          // Without framework tools a call has nowhere to go (a model that calls anyway).
+          if (!tools) continue;
           const call = llm.FunctionCall.create({
             callId: event.call.id,
             name: event.call.name,
             args: event.call.arguments || '{}',
           });
           this.queue.put({ id, delta: { role: 'assistant', toolCalls: [call] } });
-        } else if (event.type === 'tool_call' && event.call.name === STAY_QUIET_TOOL.name) {
+        } else if (event.type === 'tool_call') {
           let reason = 'no reason given';
           try {
             const parsed = JSON.parse(event.call.arguments) as { reason?: unknown };

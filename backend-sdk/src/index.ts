@@ -12,6 +12,7 @@ export * from './errors.ts';
 export type { ClientOptions, RequestOptions } from './options.ts';
 export { AgentSessions } from './resources/agent-sessions.ts';
 export { Agents } from './resources/agents.ts';
+export { AgentMemories } from './resources/memories.ts';
 export type { MessageStreamEvent } from './resources/message-stream.ts';
 export { Tokens } from './resources/tokens.ts';
 export { Tts } from './resources/tts.ts';
@@ -26,6 +27,7 @@ export {
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.ts';
 export { TtsStream, type TtsStreamOptions } from './tts/stream.ts';
 export type * from './types/agents.ts';
+export type * from './types/memories.ts';
 export type * from './types/messages.ts';
 export type * from './types/sessions.ts';
 export type * from './types/tts.ts';

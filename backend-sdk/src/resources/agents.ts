@@ -16,14 +16,20 @@ import type {
   SendMessageResponse,
 } from '../types/messages.ts';
 import type { AgentSessionStart, AgentSessionStarted } from '../types/sessions.ts';
+import { AgentMemories } from './memories.ts';
 import { type MessageStreamEvent, streamMessage } from './message-stream.ts';
 
 const path = (agentId: string, rest = '') => `/v1/agents/${encodeURIComponent(agentId)}${rest}`;
 
 /** `/v1/agents`: create, read, edit, delete and publish Agents; cards, messages, sessions. */
 export class Agents {
+  /** What the Agents remember about your end users (`memory_enabled`). */
+  readonly memories: AgentMemories;
+
   /** @internal */
-  constructor(private readonly http: HttpContext) {}
+  constructor(private readonly http: HttpContext) {
+    this.memories = new AgentMemories(http);
+  }
 
   /**
    * Creates an Agent (draft revision 1). Not retried after a network failure: a retry

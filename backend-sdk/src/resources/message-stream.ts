@@ -20,11 +20,23 @@ export type MessageStreamEvent =
       data: { conversation_id: string; first_message: Message | null; user_message: Message };
     }
   | { event: 'delta'; data: { text: string } }
+  /** The model called a tool of the Agent's capabilities (memory, documents, ...). */
+  | { event: 'tool_call'; data: { id: string; name: string } }
+  /** That call ended; `ok` false when it failed (the model was told why). */
+  | { event: 'tool_result'; data: { id: string; name: string; ok: boolean } }
   | { event: 'message'; data: Message }
   | { event: 'usage'; data: MessageUsage }
   | { event: 'done'; data: { conversation_id: string } };
 
-const EVENTS = new Set(['conversation', 'delta', 'message', 'usage', 'done']);
+const EVENTS = new Set([
+  'conversation',
+  'delta',
+  'tool_call',
+  'tool_result',
+  'message',
+  'usage',
+  'done',
+]);
 
 /**
  * `POST /v1/agents/{agentId}/messages` with `Accept: text/event-stream`: the answer's

@@ -172,6 +172,8 @@ describe('the OpenAPI document', () => {
     expect(events.oneOf.map((e) => e.properties.event.const)).toEqual([
       'conversation',
       'delta',
+      'tool_call',
+      'tool_result',
       'message',
       'usage',
       'done',

@@ -32,6 +32,7 @@ import { RateLimiter } from './ratelimit/limiter.ts';
 import { SecretBox } from './secrets/secret-box.ts';
 import { audioStorageDir } from './storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from './storage/local-disk-store.ts';
+import { streamingSessionRoutes } from './streaming-sessions/routes.ts';
 import { systemRoutes } from './system/routes.ts';
 import { OneShotSynthesis } from './tts/oneshot.ts';
 import { KeyRateLimitGuard } from './tts/rate-limit.ts';
@@ -244,6 +245,7 @@ export function createApi(deps: ApiDependencies): Api {
     }),
     ...agentSide.routes,
     ...webhookRoutes(db, secretBox),
+    ...streamingSessionRoutes(db),
   ];
 
   // Clone attempts are queued here and run by the jobs process (or this one, single node).

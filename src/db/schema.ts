@@ -23,6 +23,7 @@ import type {
   SynthesisRequestsTable,
 } from './schema/billing.ts';
 import type { AgentMemoriesTable } from './schema/memory.ts';
+import type { StreamingSessionEventsTable, StreamingSessionsTable } from './schema/streaming.ts';
 import type {
   ProviderAccountsTable,
   VoiceCloneAttemptsTable,
@@ -37,6 +38,7 @@ export type * from './schema/accounts.ts';
 export type * from './schema/agents.ts';
 export type * from './schema/billing.ts';
 export type * from './schema/memory.ts';
+export type * from './schema/streaming.ts';
 export type * from './schema/voices.ts';
 export type * from './schema/webhooks.ts';
 
@@ -73,4 +75,6 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   agent_memories: AgentMemoriesTable;
+  streaming_sessions: StreamingSessionsTable;
+  streaming_session_events: StreamingSessionEventsTable;
 }

@@ -354,6 +354,31 @@ export const configSchema = z.object({
   PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(5),
   /** Price of speech to text in live sessions, in credits per minute of user speech. */
   PRICE_STT_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(6),
+  /**
+   * Google OAuth 2.0 client (a "Web application" client of a Google Cloud project) through
+   * which end users connect their Google Calendar. Unset: the calendar routes answer 503
+   * `provider_auth_missing` and Agents' calendar tools say the calendar is unavailable.
+   */
+  GOOGLE_OAUTH_CLIENT_ID: z.string().min(1).optional(),
+  /** Secret of that client; never logged. */
+  GOOGLE_OAUTH_CLIENT_SECRET: z.string().min(1).optional(),
+  /**
+   * Redirect URI registered with the client for the production and development
+   * environments. Default: the environment's public base URL (PUBLIC_BASE_URL,
+   * PUBLIC_DEV_BASE_URL, else the request's Host) + `/v1/google-calendar/oauth/callback`.
+   */
+  GOOGLE_OAUTH_REDIRECT_URI: z.url().optional(),
+  GOOGLE_OAUTH_DEV_REDIRECT_URI: z.url().optional(),
+  /** Google's authorization endpoint (the consent page end users are sent to). */
+  GOOGLE_OAUTH_AUTHORIZATION_URL: z.url().default('https://accounts.google.com/o/oauth2/v2/auth'),
+  /** Google's token endpoint (code exchange and refresh). */
+  GOOGLE_OAUTH_TOKEN_URL: z.url().default('https://oauth2.googleapis.com/token'),
+  /** Google's token revocation endpoint. */
+  GOOGLE_OAUTH_REVOKE_URL: z.url().default('https://oauth2.googleapis.com/revoke'),
+  /** Root of Google's APIs; the Calendar API lives under `calendar/v3/` there. */
+  GOOGLE_CALENDAR_API_URL: z.url().default('https://www.googleapis.com/'),
+  /** Longest wait for one answer of Google (token endpoint, revocation, Calendar API). */
+  GOOGLE_API_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** Create a development workspace with two keys on first start and print them. */
   BOOTSTRAP_WORKSPACE: bool.default(false),
   /** Serve the demo page and its dev-only token endpoint under /demo (development, loopback only). */

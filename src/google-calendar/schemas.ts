@@ -3,16 +3,20 @@ import { OAUTH_REQUEST_TTL_MS } from './oauth-requests.ts';
 
 const MAX_RETURN_URL_LENGTH = 2048;
 
+/** No `user:password@`; a value that is no URL at all is left to the URL check. */
+function withoutCredentials(value: string): boolean {
+  if (!URL.canParse(value)) return true;
+  const url = new URL(value);
+  return url.username === '' && url.password === '';
+}
+
 export const oauthRequestCreateSchema = z
   .strictObject({
     end_user_id: z.uuid().describe('Your end user (UUID) whose calendar is to be connected.'),
     return_url: z
       .url({ protocol: /^https?$/, hostname: z.regexes.hostname })
       .max(MAX_RETURN_URL_LENGTH)
-      .refine((value) => {
-        const url = new URL(value);
-        return url.username === '' && url.password === '';
-      }, 'must not carry a user name or password')
+      .refine(withoutCredentials, { message: 'must not carry a user name or password' })
       .optional()
       .describe(
         'Absolute http(s) URL the end user’s browser is sent to (303) after Google, with `google_calendar=connected` or `google_calendar=error&google_calendar_error=CODE`, and `google_calendar_state`. Omitted: the callback answers a small page.',

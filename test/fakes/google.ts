@@ -142,6 +142,20 @@ export class FakeGoogle {
     this.#consents.push(plan);
   }
 
+  /**
+   * A grant as if `account` had consented to `scopes` and the code had been exchanged:
+   * its refresh token and a first access token.
+   */
+  issueGrant(
+    account: FakeGoogleAccount,
+    scopes = ['https://www.googleapis.com/auth/calendar.events', 'openid', 'email'],
+  ): { refreshToken: string; accessToken: string } {
+    const grant: Grant = { account, scopes: scopes.map(expandScope), revoked: false };
+    const refreshToken = `1//0g${randomBytes(30).toString('base64url')}`;
+    this.#refreshTokens.set(refreshToken, grant);
+    return { refreshToken, accessToken: this.#accessToken(grant).access_token };
+  }
+
   /** Makes the next request to `endpoint` fail with `status` and `body`. */
   failNext(endpoint: Failure['endpoint'], status: number, body: unknown): void {
     this.#failures.push({ endpoint, status, body });

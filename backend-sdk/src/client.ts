@@ -2,6 +2,7 @@ import { type HttpContext, send } from './internal/http.ts';
 import type { ClientOptions, RequestOptions } from './options.ts';
 import { AgentSessions } from './resources/agent-sessions.ts';
 import { Agents } from './resources/agents.ts';
+import { GoogleCalendar } from './resources/google-calendar.ts';
 import { Tokens } from './resources/tokens.ts';
 import { Tts } from './resources/tts.ts';
 import { Avatars, Voices } from './resources/voices.ts';
@@ -42,6 +43,8 @@ export class AwpClient {
   readonly tokens: Tokens;
   /** Webhook endpoints and their deliveries. @example `await client.webhooks.list()` */
   readonly webhooks: Webhooks;
+  /** End users' Google Calendar connections. @example `await client.googleCalendar.getConnection(userId)` */
+  readonly googleCalendar: GoogleCalendar;
   readonly #http: HttpContext;
 
   constructor(options: ClientOptions) {
@@ -69,6 +72,7 @@ export class AwpClient {
     this.agentSessions = new AgentSessions(this.#http);
     this.tokens = new Tokens(this.#http);
     this.webhooks = new Webhooks(this.#http);
+    this.googleCalendar = new GoogleCalendar(this.#http);
   }
 
   /**

@@ -3,7 +3,6 @@ import type { Environment } from '../config.ts';
 import { publicHttpBase } from '../http/public-url.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { HttpRequest } from '../http/types.ts';
-import { validate } from '../http/validate.ts';
 import { CALLBACK_HEADERS, callbackPage, returnLocation } from './callback-page.ts';
 import type { CalendarConnection } from './connections.ts';
 import type { CalendarScope } from './oauth-requests.ts';
@@ -16,7 +15,7 @@ import {
   oauthRequestCreateSchema,
   oauthRequestSchema,
 } from './schemas.ts';
-import type { GoogleCalendar } from './service.ts';
+import { type GoogleCalendar, notConnected } from './service.ts';
 import { CALLBACK_PATH } from './settings.ts';
 
 const AUTH = { kind: 'workspace_key', capability: 'agents' } as const;
@@ -27,8 +26,16 @@ function scopeOf(auth: Parameters<typeof requireAuth>[0]): CalendarScope {
   return { workspaceId: caller.workspaceId, environment: caller.environment };
 }
 
+/**
+ * The path's end user id; one that is no UUID has no connection (creating one needs a
+ * UUID), so it is `not_found` like any other unknown id.
+ */
 function endUserIdOf(request: HttpRequest): string {
-  return validate(endUserIdSchema, request.params.endUserId ?? '', 'endUserId').toLowerCase();
+  const endUserId = request.params.endUserId ?? '';
+  if (!endUserIdSchema.safeParse(endUserId).success) {
+    throw notConnected();
+  }
+  return endUserId.toLowerCase();
 }
 
 function connectionBody(connection: CalendarConnection) {
@@ -137,7 +144,7 @@ export function googleCalendarRoutes(
       summary: "An end user's Google Calendar connection in the key's environment.",
       tags: TAGS,
       auth: AUTH,
-      errors: ['invalid_request', 'not_found'],
+      errors: ['not_found'],
       responses: { 200: { description: 'The connection.', schema: connectionSchema } },
       handle: async ({ auth, request }) => ({
         status: 200,
@@ -152,7 +159,7 @@ export function googleCalendarRoutes(
         "Disconnect an end user's Google Calendar: the grant is revoked at Google (best effort: when Google cannot be reached the connection is deleted all the same) and deleted.",
       tags: TAGS,
       auth: AUTH,
-      errors: ['invalid_request', 'not_found'],
+      errors: ['not_found'],
       responses: { 204: { description: 'Deleted.' } },
       handle: async ({ auth, request }) => {
         await calendar.deleteConnection(scopeOf(auth), endUserIdOf(request));

@@ -14,7 +14,7 @@ export const oauthRequestCreateSchema = z
   .strictObject({
     end_user_id: z.uuid().describe('Your end user (UUID) whose calendar is to be connected.'),
     return_url: z
-      .url({ protocol: /^https?$/, hostname: z.regexes.hostname })
+      .url({ protocol: /^https?$/ })
       .max(MAX_RETURN_URL_LENGTH)
       .refine(withoutCredentials, { message: 'must not carry a user name or password' })
       .optional()

@@ -160,7 +160,7 @@ export class GoogleCalendar {
   /** Reads the stored connection (also on a deployment whose Google client was removed). */
   async getConnection(scope: CalendarScope, endUserId: string): Promise<CalendarConnection> {
     const connection = await this.#connections.get(scope, endUserId);
-    if (!connection) throw notConnected(endUserId);
+    if (!connection) throw notConnected();
     return connection;
   }
 
@@ -171,7 +171,7 @@ export class GoogleCalendar {
    */
   async deleteConnection(scope: CalendarScope, endUserId: string): Promise<void> {
     const removed = await this.#connections.remove(scope, endUserId);
-    if (!removed) throw notConnected(endUserId);
+    if (!removed) throw notConnected();
     const log = { workspace_id: scope.workspaceId, environment: scope.environment };
     if (!this.#oauth || !removed.refreshToken) {
       this.logger.warn(log, 'google calendar connection deleted without revoking its grant');
@@ -198,8 +198,12 @@ export class GoogleCalendar {
   }
 }
 
-function notConnected(endUserId: string): ApiError {
-  return new ApiError('not_found', `End user ${endUserId} has no Google Calendar connection.`);
+/** A missing connection: the detail names no id (the caller has it). */
+export function notConnected(): ApiError {
+  return new ApiError(
+    'not_found',
+    'The end user has no Google Calendar connection in this environment.',
+  );
 }
 
 /** The deployment's Google Calendar service, from its configuration. */

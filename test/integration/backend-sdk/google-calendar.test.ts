@@ -85,7 +85,7 @@ describe.each(DIALECTS)('server SDK Google Calendar on %s', (dialect) => {
     );
   });
 
-  it('rejects bad input with InvalidRequestError', async () => {
+  it('rejects bad input with InvalidRequestError, an unknown end user with NotFoundError', async () => {
     const bad = await rejection(
       client.googleCalendar.createOAuthRequest({
         end_user_id: randomUUID(),
@@ -94,7 +94,7 @@ describe.each(DIALECTS)('server SDK Google Calendar on %s', (dialect) => {
     );
     expect(bad).toBeInstanceOf(InvalidRequestError);
     expect(await rejection(client.googleCalendar.getConnection('user-1'))).toBeInstanceOf(
-      InvalidRequestError,
+      NotFoundError,
     );
   });
 });

@@ -158,8 +158,9 @@ describe.each(DIALECTS)('Google Calendar connections on %s', (dialect) => {
       expectError(await create({ end_user_id: randomUUID(), return_url }), 400, 'invalid_request');
     }
     expectError(await create({ end_user_id: randomUUID(), extra: 1 }), 400, 'invalid_request');
-    expectError(await api('GET', connectionPath('not-a-uuid')), 400, 'invalid_request');
-    expectError(await api('DELETE', connectionPath('not-a-uuid')), 400, 'invalid_request');
+    // Connections are made for UUIDs only: another id has none.
+    expectError(await api('GET', connectionPath('not-a-uuid')), 404, 'not_found');
+    expectError(await api('DELETE', connectionPath('not-a-uuid')), 404, 'not_found');
     expectError(
       await apiClient(server.url, undefined)('GET', connectionPath(randomUUID())),
       401,

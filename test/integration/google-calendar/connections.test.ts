@@ -8,7 +8,7 @@ import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeGoogle } from '../../fakes/google.ts';
 import { type ApiClient, type ApiReply, apiClient } from '../../helpers/agents.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { CALLBACK_PATH, connectCalendar } from '../../helpers/google-calendar.ts';
+import { CALLBACK_PATH, calendarTools, connectCalendar } from '../../helpers/google-calendar.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
@@ -111,6 +111,30 @@ describe.each(DIALECTS)('Google Calendar connections on %s', (dialect) => {
       .where('end_user_id', '=', endUserId)
       .execute();
     expect(rows).toEqual([{ google_email: 'grace@example.com' }]);
+  });
+
+  it('shows a connection whose grant Google ended as reauthorization_required', async () => {
+    const endUserId = randomUUID();
+    const ada = fake.account('ada@example.com');
+    await connectCalendar(api, fake, endUserId, ada);
+    // The user removes the app's access at Google; the next calendar call (refused with
+    // 401, then a refresh refused with invalid_grant) finds out.
+    fake.revokeEverything(ada);
+    fake.expireAccessTokens();
+    const tools = await calendarTools(handle, database, ws.workspaceId, fake.env(), fake);
+    const prepared = await tools.prepare(endUserId);
+    expect((await tools.call(prepared, 'list_calendar_events', {})).ok).toBe(false);
+    const reply = await api('GET', connectionPath(endUserId));
+    expect(reply.body).toMatchObject({
+      google_email: 'ada@example.com',
+      status: 'reauthorization_required',
+    });
+
+    await connectCalendar(api, fake, endUserId, ada);
+    expect((await api('GET', connectionPath(endUserId))).body.status).toBe('connected');
+    expect((await tools.call(await tools.prepare(endUserId), 'list_calendar_events', {})).ok).toBe(
+      true,
+    );
   });
 
   it('deletes a connection and revokes its grant at Google', async () => {

@@ -16,6 +16,8 @@ import { LlmLedger } from './billing/llm-ledger.ts';
 import { type Config, type Environment, tokenSigningSecret } from './config.ts';
 import type { Database } from './db/schema.ts';
 import { demoRoutes } from './demo/routes.ts';
+import { googleCalendarRoutes } from './google-calendar/routes.ts';
+import { googleCalendarFromConfig } from './google-calendar/service.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { routeHandler } from './http/pipeline.ts';
 import type { AnyRoute } from './http/route.ts';
@@ -246,6 +248,10 @@ export function createApi(deps: ApiDependencies): Api {
     ...agentSide.routes,
     ...webhookRoutes(db, secretBox),
     ...streamingSessionRoutes(db),
+    ...googleCalendarRoutes(
+      googleCalendarFromConfig({ config, db, secretBox, logger }),
+      publicBaseUrls,
+    ),
   ];
 
   // Clone attempts are queued here and run by the jobs process (or this one, single node).

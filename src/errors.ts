@@ -105,7 +105,8 @@ export const ERROR_CODES = {
   provider_auth_missing: {
     status: 503,
     retryable: false,
-    meaning: 'The provider credential for the voice is missing.',
+    meaning:
+      'A provider credential is missing: the voice’s, or the deployment’s Google OAuth client for calendar connections.',
   },
   provider_unavailable: {
     status: 503,

@@ -2,6 +2,7 @@ import { type HttpContext, send } from './internal/http.ts';
 import type { ClientOptions, RequestOptions } from './options.ts';
 import { AgentSessions } from './resources/agent-sessions.ts';
 import { Agents } from './resources/agents.ts';
+import { GoogleCalendar } from './resources/google-calendar.ts';
 import { StreamingSessions } from './resources/streaming-sessions.ts';
 import { Tokens } from './resources/tokens.ts';
 import { Tts } from './resources/tts.ts';
@@ -45,6 +46,8 @@ export class AwpClient {
   readonly webhooks: Webhooks;
   /** Playback sessions, their events and usage. @example `await client.streamingSessions.create()` */
   readonly streamingSessions: StreamingSessions;
+  /** End users' Google Calendar connections. @example `await client.googleCalendar.getConnection(userId)` */
+  readonly googleCalendar: GoogleCalendar;
   readonly #http: HttpContext;
 
   constructor(options: ClientOptions) {
@@ -73,6 +76,7 @@ export class AwpClient {
     this.tokens = new Tokens(this.#http);
     this.webhooks = new Webhooks(this.#http);
     this.streamingSessions = new StreamingSessions(this.#http);
+    this.googleCalendar = new GoogleCalendar(this.#http);
   }
 
   /**

@@ -148,7 +148,7 @@ export class RateLimitedError extends AwpError {}
 export class InternalServerError extends AwpError {}
 /** 502 `provider_error`: the speech or language-model provider failed; `retryable` decides. @example `if (e instanceof ProviderError && e.retryable) retry()` */
 export class ProviderError extends AwpError {}
-/** 503 `provider_auth_missing`: the provider credential for the voice is missing. @example `e instanceof ProviderAuthMissingError` */
+/** 503 `provider_auth_missing`: a provider credential is missing (the voice's, or the service's Google OAuth client for calendar connections). @example `e instanceof ProviderAuthMissingError` */
 export class ProviderAuthMissingError extends AwpError {}
 /** 503 `provider_unavailable`: the voice is temporarily unavailable; retried automatically. @example `e instanceof ProviderUnavailableError` */
 export class ProviderUnavailableError extends AwpError {}

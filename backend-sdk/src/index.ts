@@ -1,8 +1,9 @@
 /**
  * Server SDK for customer backends: the typed REST client of the whole `/v1` API, TTS
  * streaming with `for await`, one-shot synthesis with its audit headers, token minting,
- * application sessions (start, the data-only connection, callbacks and commands), and
- * webhook endpoints with the verification of what they receive.
+ * application sessions (start, the data-only connection, callbacks and commands), webhook
+ * endpoints with the verification of what they receive, and end users' Google Calendar
+ * connections.
  *
  * @packageDocumentation
  */
@@ -12,6 +13,7 @@ export * from './errors.ts';
 export type { ClientOptions, RequestOptions } from './options.ts';
 export { AgentSessions } from './resources/agent-sessions.ts';
 export { Agents } from './resources/agents.ts';
+export { GoogleCalendar } from './resources/google-calendar.ts';
 export { AgentMemories } from './resources/memories.ts';
 export type { MessageStreamEvent } from './resources/message-stream.ts';
 export { StreamingSessions } from './resources/streaming-sessions.ts';
@@ -28,6 +30,7 @@ export {
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.ts';
 export { TtsStream, type TtsStreamOptions } from './tts/stream.ts';
 export type * from './types/agents.ts';
+export type * from './types/google-calendar.ts';
 export type * from './types/memories.ts';
 export type * from './types/messages.ts';
 export type * from './types/sessions.ts';

@@ -84,4 +84,29 @@ export const agentConfigShape = {
   WEB_SEARCH_MAX_RESULTS: z.coerce.number().int().min(1).max(20).default(5),
   /** Longest wait for the search engine's answer. */
   WEB_SEARCH_TIMEOUT_MS: z.coerce.number().int().positive().default(8000),
+  /**
+   * Google OAuth 2.0 client (a "Web application" client of a Google Cloud project) through
+   * which end users connect their Google Calendar. Unset: the calendar routes answer 503
+   * `provider_auth_missing` and Agents' calendar tools say the calendar is unavailable.
+   */
+  GOOGLE_OAUTH_CLIENT_ID: z.string().min(1).optional(),
+  /** Secret of that client; never logged. */
+  GOOGLE_OAUTH_CLIENT_SECRET: z.string().min(1).optional(),
+  /**
+   * Redirect URI registered with the client for the production and development
+   * environments. Default: the environment's public base URL (PUBLIC_BASE_URL,
+   * PUBLIC_DEV_BASE_URL, else the request's Host) + `/v1/google-calendar/oauth/callback`.
+   */
+  GOOGLE_OAUTH_REDIRECT_URI: z.url().optional(),
+  GOOGLE_OAUTH_DEV_REDIRECT_URI: z.url().optional(),
+  /** Google's authorization endpoint (the consent page end users are sent to). */
+  GOOGLE_OAUTH_AUTHORIZATION_URL: z.url().default('https://accounts.google.com/o/oauth2/v2/auth'),
+  /** Google's token endpoint (code exchange and refresh). */
+  GOOGLE_OAUTH_TOKEN_URL: z.url().default('https://oauth2.googleapis.com/token'),
+  /** Google's token revocation endpoint. */
+  GOOGLE_OAUTH_REVOKE_URL: z.url().default('https://oauth2.googleapis.com/revoke'),
+  /** Root of Google's APIs; the Calendar API lives under `calendar/v3/` there. */
+  GOOGLE_CALENDAR_API_URL: z.url().default('https://www.googleapis.com/'),
+  /** Longest wait for one answer of Google (token endpoint, revocation, Calendar API). */
+  GOOGLE_API_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 };

@@ -22,6 +22,10 @@ import type {
   ServiceInstancesTable,
   SynthesisRequestsTable,
 } from './schema/billing.ts';
+import type {
+  GoogleCalendarConnectionsTable,
+  GoogleCalendarOAuthRequestsTable,
+} from './schema/google-calendar.ts';
 import type { AgentMemoriesTable } from './schema/memory.ts';
 import type { StreamingSessionEventsTable, StreamingSessionsTable } from './schema/streaming.ts';
 import type {
@@ -37,6 +41,7 @@ import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './schema/web
 export type * from './schema/accounts.ts';
 export type * from './schema/agents.ts';
 export type * from './schema/billing.ts';
+export type * from './schema/google-calendar.ts';
 export type * from './schema/memory.ts';
 export type * from './schema/streaming.ts';
 export type * from './schema/voices.ts';
@@ -77,4 +82,6 @@ export interface Database {
   agent_memories: AgentMemoriesTable;
   streaming_sessions: StreamingSessionsTable;
   streaming_session_events: StreamingSessionEventsTable;
+  google_calendar_oauth_requests: GoogleCalendarOAuthRequestsTable;
+  google_calendar_connections: GoogleCalendarConnectionsTable;
 }

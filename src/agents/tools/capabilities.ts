@@ -10,6 +10,7 @@ import {
   webSearchProviderFromConfig,
 } from '../../websearch/web-search-capability.ts';
 import type { AgentCapability } from './agent-tool.ts';
+import { calendarCapabilityFromConfig } from './calendar/capability.ts';
 import { AgentToolbox } from './toolbox.ts';
 
 /** What capabilities are built from; the api and the agent worker both have all of it. */
@@ -23,13 +24,15 @@ export interface CapabilityDependencies {
 
 /**
  * The deployment's managed-Agent capabilities, in the order their instructions appear in
- * the system prompt. A capability the deployment cannot offer (web search without a
- * search provider) is left out, so the switch then adds nothing.
+ * the system prompt. Web search without a search engine is left out, so its switch then
+ * adds nothing; the calendar stays without a Google client, so the model can tell the user
+ * it is unavailable.
  */
 export function agentCapabilities(deps: CapabilityDependencies): AgentCapability[] {
   const search = webSearchProviderFromConfig(deps.config);
   const capabilities: (AgentCapability | undefined)[] = [
     memoryCapability(new MemoryStore(deps.db)),
+    calendarCapabilityFromConfig(deps),
     search && webSearchCapability(search, deps.config.WEB_SEARCH_MAX_RESULTS),
   ];
   return capabilities.filter((c): c is AgentCapability => c !== undefined);

@@ -17,6 +17,7 @@ import * as sessionRecordings from './0015-session-recordings.ts';
 import * as webhooks from './0016-webhooks.ts';
 import * as liveSessionSweep from './0017-live-session-sweep.ts';
 import * as agentMemories from './0019-agent-memories.ts';
+import * as googleCalendar from './0020-google-calendar.ts';
 import * as streamingSessions from './0022-streaming-sessions.ts';
 
 /** Every migration, in order. Names are permanent once released. */
@@ -39,5 +40,6 @@ export const migrations: Record<string, Migration> = {
   '0016-webhooks': webhooks,
   '0017-live-session-sweep': liveSessionSweep,
   '0019-agent-memories': agentMemories,
+  '0020-google-calendar': googleCalendar,
   '0022-streaming-sessions': streamingSessions,
 };

@@ -1,0 +1,170 @@
+import { requireAuth } from '../auth/context.ts';
+import type { Environment } from '../config.ts';
+import { publicHttpBase } from '../http/public-url.ts';
+import { type AnyRoute, defineRoute } from '../http/route.ts';
+import type { HttpRequest } from '../http/types.ts';
+import { CALLBACK_HEADERS, callbackPage, returnLocation } from './callback-page.ts';
+import type { CalendarConnection } from './connections.ts';
+import type { CalendarScope } from './oauth-requests.ts';
+import {
+  type CallbackQuery,
+  callbackQuerySchema,
+  connectionSchema,
+  endUserIdSchema,
+  type OAuthRequestCreateBody,
+  oauthRequestCreateSchema,
+  oauthRequestSchema,
+} from './schemas.ts';
+import { type GoogleCalendar, notConnected } from './service.ts';
+import { CALLBACK_PATH } from './settings.ts';
+
+const AUTH = { kind: 'workspace_key', capability: 'agents' } as const;
+const TAGS = ['google-calendar'];
+
+function scopeOf(auth: Parameters<typeof requireAuth>[0]): CalendarScope {
+  const caller = requireAuth(auth);
+  return { workspaceId: caller.workspaceId, environment: caller.environment };
+}
+
+/**
+ * The path's end user id; one that is no UUID has no connection (creating one needs a
+ * UUID), so it is `not_found` like any other unknown id.
+ */
+function endUserIdOf(request: HttpRequest): string {
+  const endUserId = request.params.endUserId ?? '';
+  if (!endUserIdSchema.safeParse(endUserId).success) {
+    throw notConnected();
+  }
+  return endUserId.toLowerCase();
+}
+
+function connectionBody(connection: CalendarConnection) {
+  return {
+    end_user_id: connection.endUserId,
+    google_email: connection.googleEmail,
+    scopes: connection.scopes,
+    status: connection.status,
+    connected_at: connection.connectedAt,
+  };
+}
+
+/**
+ * `/v1/google-calendar`: a backend starts a consent flow for one of its end users, Google
+ * sends the end user's browser back to the public callback, and the backend reads or
+ * deletes the connection. `publicBaseUrls` derive the callback's URL when no redirect URI
+ * is configured (else the request's Host).
+ */
+export function googleCalendarRoutes(
+  calendar: GoogleCalendar,
+  publicBaseUrls: Partial<Record<Environment, string>>,
+): AnyRoute[] {
+  return [
+    defineRoute<OAuthRequestCreateBody>({
+      method: 'POST',
+      path: '/v1/google-calendar/oauth-requests',
+      operationId: 'createGoogleCalendarOAuthRequest',
+      summary:
+        "Start connecting an end user's Google Calendar: send the browser to `authorization_url` (valid 10 minutes, once). A new connection replaces the end user's earlier one.",
+      tags: TAGS,
+      auth: AUTH,
+      body: oauthRequestCreateSchema,
+      errors: ['provider_auth_missing'],
+      responses: {
+        201: {
+          description: 'The consent flow.',
+          schema: oauthRequestSchema,
+          headers: { 'Cache-Control': 'no-store' },
+        },
+      },
+      handle: async ({ auth, body, request }) => {
+        const scope = scopeOf(auth);
+        const redirectUri =
+          calendar.configuredRedirectUri(scope.environment) ??
+          `${publicHttpBase(request, publicBaseUrls[scope.environment])}${CALLBACK_PATH}`;
+        const flow = await calendar.createOAuthRequest(scope, {
+          endUserId: body.end_user_id.toLowerCase(),
+          returnUrl: body.return_url ?? null,
+          redirectUri,
+        });
+        return {
+          status: 201,
+          headers: { 'cache-control': 'no-store' },
+          body: {
+            authorization_url: flow.authorizationUrl,
+            state: flow.state,
+            expires_at: flow.expiresAt,
+          },
+        };
+      },
+    }),
+    defineRoute<undefined, CallbackQuery>({
+      method: 'GET',
+      path: CALLBACK_PATH,
+      operationId: 'completeGoogleCalendarOAuth',
+      summary:
+        "Google's redirect back after consent (public; the browser arrives here, never your backend). Stores the connection, then sends the browser to the flow's `return_url` (303) or answers a small page. A state is good once and for 10 minutes.",
+      tags: TAGS,
+      auth: { kind: 'none' },
+      query: callbackQuerySchema,
+      responses: {
+        200: {
+          description: 'Connected; the flow named no `return_url`.',
+          contentType: 'text/html',
+        },
+        303: {
+          description:
+            'To the flow’s `return_url`, with `google_calendar=connected` or `google_calendar=error&google_calendar_error=CODE` (`access_denied`, `scope_denied`, `state_used`, `state_expired`, `exchange_failed`, `authorization_failed`, `unavailable`) and `google_calendar_state`.',
+          headers: { Location: 'The return URL with the outcome.' },
+        },
+        400: {
+          description:
+            'Not connected, and no `return_url` to go to (also every unknown or forged state): a small page naming why.',
+          contentType: 'text/html',
+        },
+      },
+      handle: async ({ query }) => {
+        const outcome = await calendar.completeCallback(query);
+        if (outcome.returnUrl) {
+          return {
+            status: 303,
+            headers: { ...CALLBACK_HEADERS, location: returnLocation(outcome.returnUrl, outcome) },
+          };
+        }
+        return {
+          status: outcome.result === 'connected' ? 200 : 400,
+          headers: { ...CALLBACK_HEADERS, 'content-type': 'text/html; charset=utf-8' },
+          body: callbackPage(outcome),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/google-calendar/connections/:endUserId',
+      operationId: 'getGoogleCalendarConnection',
+      summary: "An end user's Google Calendar connection in the key's environment.",
+      tags: TAGS,
+      auth: AUTH,
+      errors: ['not_found'],
+      responses: { 200: { description: 'The connection.', schema: connectionSchema } },
+      handle: async ({ auth, request }) => ({
+        status: 200,
+        body: connectionBody(await calendar.getConnection(scopeOf(auth), endUserIdOf(request))),
+      }),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/v1/google-calendar/connections/:endUserId',
+      operationId: 'deleteGoogleCalendarConnection',
+      summary:
+        "Disconnect an end user's Google Calendar: the grant is revoked at Google (best effort: when Google cannot be reached the connection is deleted all the same) and deleted.",
+      tags: TAGS,
+      auth: AUTH,
+      errors: ['not_found'],
+      responses: { 204: { description: 'Deleted.' } },
+      handle: async ({ auth, request }) => {
+        await calendar.deleteConnection(scopeOf(auth), endUserIdOf(request));
+        return { status: 204 };
+      },
+    }),
+  ];
+}

@@ -15,17 +15,9 @@ import { recordingResponse, type SessionRecordings } from './session-recordings.
 import { sessionReportBody } from './session-report-view.ts';
 import { sessionReportSchema } from './session-schemas.ts';
 import type { AgentSessionTokens } from './session-tokens.ts';
+import { isTimeZone } from './tools/calendar/zoned-time.ts';
 
 const MAX_OVERRIDE_CHARS = 100_000;
-
-function isTimeZone(value: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: value });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export const sessionStartSchema = z
   .strictObject({

@@ -92,7 +92,7 @@ export class Conversations {
       environment: input.scope.environment,
       agentId: input.agentId,
       endUserId: input.endUserId ?? null,
-      timeZone: null,
+      timeZone: input.timeZone ?? null,
       origin: { kind: 'conversation', conversationId },
     });
     const request = {

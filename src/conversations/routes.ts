@@ -114,6 +114,7 @@ export function messageRoutes(conversations: Conversations): AnyRoute[] {
           conversationId: body.conversation_id?.toLowerCase(),
           endUserId: body.end_user_id?.toLowerCase(),
           userName: body.user_name,
+          timeZone: body.time_zone,
           text: body.text,
           clientMessageId: body.message_id?.toLowerCase(),
           signal: request.signal,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isTimeZone } from '../agents/tools/calendar/zoned-time.ts';
 import { MILLICREDITS_PER_CREDIT } from '../billing/cost.ts';
 import type { LlmCharge } from '../billing/llm-ledger.ts';
 import type { LlmUsage } from '../llm/provider.ts';
@@ -28,6 +29,14 @@ export const sendMessageBodySchema = z
       .optional()
       .describe(
         'What `{{user}}` stands for in the card; kept for the conversation. Default `User`.',
+      ),
+    time_zone: z
+      .string()
+      .max(64)
+      .refine(isTimeZone, 'an IANA time zone such as Europe/Paris')
+      .optional()
+      .describe(
+        'The end user’s IANA time zone (`Europe/Paris`): the calendar capability reads and books times in it.',
       ),
     text: z.string().min(1).max(MAX_MESSAGE_CHARS).describe('What the end user says.'),
     message_id: z

@@ -13,6 +13,8 @@ export interface SendInput {
   conversationId?: string | undefined;
   endUserId?: string | undefined;
   userName?: string | undefined;
+  /** The end user's IANA time zone, for the capabilities' tools (calendar). */
+  timeZone?: string | undefined;
   text: string;
   clientMessageId?: string | undefined;
   /** Aborted when the client goes away: the model call stops. */

@@ -33,6 +33,8 @@ export interface SendMessageRequest {
   end_user_id?: string;
   /** What `{{user}}` stands for in the card. */
   user_name?: string;
+  /** The end user's IANA time zone (`Europe/Paris`), for the calendar capability. */
+  time_zone?: string;
   /**
    * Your id of this message (UUID). The SDK fills in a random one when omitted, so its own
    * retries never answer or charge twice.

@@ -22,6 +22,7 @@ import type {
   ServiceInstancesTable,
   SynthesisRequestsTable,
 } from './schema/billing.ts';
+import type { AgentDocumentChunksTable, AgentDocumentsTable } from './schema/documents.ts';
 import type {
   ProviderAccountsTable,
   VoiceCloneAttemptsTable,
@@ -35,6 +36,7 @@ import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './schema/web
 export type * from './schema/accounts.ts';
 export type * from './schema/agents.ts';
 export type * from './schema/billing.ts';
+export type * from './schema/documents.ts';
 export type * from './schema/voices.ts';
 export type * from './schema/webhooks.ts';
 
@@ -70,4 +72,6 @@ export interface Database {
   operator_sessions: OperatorSessionsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  agent_documents: AgentDocumentsTable;
+  agent_document_chunks: AgentDocumentChunksTable;
 }

@@ -4,6 +4,7 @@ import type { Database } from '../../db/schema.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 import type { AgentCapability } from './agent-tool.ts';
+import { documentsCapability } from './documents.ts';
 import { AgentToolbox } from './toolbox.ts';
 
 /** What capabilities are built from; the api and the agent worker both have all of it. */
@@ -21,8 +22,7 @@ export interface CapabilityDependencies {
  * search provider) is left out, so the switch then adds nothing.
  */
 export function agentCapabilities(deps: CapabilityDependencies): AgentCapability[] {
-  const capabilities: (AgentCapability | undefined)[] = [];
-  void deps;
+  const capabilities: (AgentCapability | undefined)[] = [documentsCapability(deps.db)];
   return capabilities.filter((c): c is AgentCapability => c !== undefined);
 }
 

@@ -1,4 +1,5 @@
 import { codePointLength } from './document-records.ts';
+import { textWindows } from './text-windows.ts';
 
 /** Longest chunk, in code points (about 250 English words). */
 export const MAX_CHUNK_CHARS = 1500;
@@ -6,9 +7,10 @@ export const MAX_CHUNK_CHARS = 1500;
 const PARAGRAPH_BREAK_CHARS = 900;
 /** The last sentence of a chunk is repeated at the start of the next when at most this long. */
 const MAX_OVERLAP_CHARS = 300;
+/** The longest text a segmenter is given at once (see text-windows.ts). */
+const SEGMENTER_WINDOW = 1000;
 
 const SENTENCES = new Intl.Segmenter('und', { granularity: 'sentence' });
-const WORDS = new Intl.Segmenter('und', { granularity: 'word' });
 
 /** One sentence (or a piece of an overlong one) and whether a paragraph begins with it. */
 interface Unit {
@@ -21,7 +23,7 @@ interface Unit {
 /**
  * Splits a document into the pieces search returns: at most {@link MAX_CHUNK_CHARS} code
  * points each, cut between paragraphs where possible, else between sentences, else (a
- * sentence longer than a chunk) between words, else (text without spaces) anywhere. A
+ * sentence of more than 1,000 characters) after a space, else (text without spaces) anywhere. A
  * chunk that has reached {@link PARAGRAPH_BREAK_CHARS} ends at the next paragraph break, so
  * a short section stays whole. A chunk cut inside a paragraph opens the next one with its
  * last sentence (when short), so a fact that spans the cut is found with its context.
@@ -74,34 +76,13 @@ function toUnits(text: string): Unit[] {
     .filter((paragraph) => paragraph !== '');
   for (const paragraph of paragraphs) {
     let first = true;
-    for (const { segment } of SENTENCES.segment(paragraph)) {
-      for (const piece of splitSentence(segment)) {
-        units.push({ text: piece, chars: codePointLength(piece), paragraphStart: first });
+    // A sentence longer than a window is cut at the window's end.
+    for (const window of textWindows(paragraph, SEGMENTER_WINDOW)) {
+      for (const { segment } of SENTENCES.segment(window)) {
+        units.push({ text: segment, chars: codePointLength(segment), paragraphStart: first });
         first = false;
       }
     }
   }
   return units;
-}
-
-/** A sentence cut into pieces of at most a chunk: between words, else anywhere. */
-function splitSentence(sentence: string): string[] {
-  if (codePointLength(sentence) <= MAX_CHUNK_CHARS) return [sentence];
-  const pieces: string[] = [];
-  let piece = '';
-  for (const { segment } of WORDS.segment(sentence)) {
-    if (codePointLength(piece) + codePointLength(segment) <= MAX_CHUNK_CHARS) {
-      piece += segment;
-      continue;
-    }
-    if (piece !== '') pieces.push(piece);
-    piece = '';
-    const chars = [...segment];
-    for (let i = 0; i < chars.length; i += MAX_CHUNK_CHARS) {
-      piece = chars.slice(i, i + MAX_CHUNK_CHARS).join('');
-      if (i + MAX_CHUNK_CHARS < chars.length) pieces.push(piece);
-    }
-  }
-  if (piece !== '') pieces.push(piece);
-  return pieces;
 }

@@ -1,4 +1,5 @@
 import { codePointLength } from './document-records.ts';
+import { textWindows } from './text-windows.ts';
 
 /**
  * The terms a document is indexed by and a query is matched with, computed here rather
@@ -25,10 +26,12 @@ export function searchTerms(text: string): string[] {
       pushPairs(part, terms);
       continue;
     }
-    for (const segment of WORDS.segment(part)) {
-      if (!segment.isWordLike) continue;
-      for (const run of segment.segment.replace(INNER_APOSTROPHE, '').split(NOT_WORD)) {
-        if (run !== '' && codePointLength(run) <= MAX_TERM_CHARS) terms.push(stem(run));
+    for (const window of textWindows(part, SEGMENTER_WINDOW)) {
+      for (const segment of WORDS.segment(window)) {
+        if (!segment.isWordLike) continue;
+        for (const run of segment.segment.replace(INNER_APOSTROPHE, '').split(NOT_WORD)) {
+          if (run !== '' && codePointLength(run) <= MAX_TERM_CHARS) terms.push(stem(run));
+        }
       }
     }
   }
@@ -39,6 +42,8 @@ export function searchTerms(text: string): string[] {
 export const MAX_TERM_CHARS = 40;
 
 const WORDS = new Intl.Segmenter('und', { granularity: 'word' });
+/** The longest text the word segmenter is given at once (see text-windows.ts). */
+const SEGMENTER_WINDOW = 1000;
 const SPACELESS =
   '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc';
 const SPACELESS_RUN = new RegExp(`([${SPACELESS}]+)`, 'u');

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { chunkText, MAX_CHUNK_CHARS } from '../../../../src/agents/documents/chunking.ts';
-import { codePointLength } from '../../../../src/agents/documents/document-records.ts';
+import {
+  codePointLength,
+  MAX_DOCUMENT_CHARS,
+} from '../../../../src/agents/documents/document-records.ts';
+import { searchTerms } from '../../../../src/agents/documents/search-terms.ts';
 
 /** `count` numbered sentences of about 40 characters, tagged with `word`. */
 const sentences = (word: string, count: number, from = 0) =>
@@ -50,7 +54,7 @@ describe('chunkText', () => {
     ]);
   });
 
-  it('cuts a sentence longer than a chunk between words, and text without spaces anywhere', () => {
+  it('cuts an overlong sentence after a space, and text without spaces anywhere', () => {
     const words = Array.from({ length: 600 }, (_, i) => `word${i}`).join(' ');
     const chunks = chunkText(words);
     expect(chunks.length).toBeGreaterThan(1);
@@ -58,12 +62,30 @@ describe('chunkText', () => {
       expect(codePointLength(chunk)).toBeLessThanOrEqual(MAX_CHUNK_CHARS);
       expect(chunk).toMatch(/^word\d+( word\d+)*$/);
     }
+    expect(chunks.join(' ')).toBe(words);
     const unbroken = '知'.repeat(MAX_CHUNK_CHARS * 2 + 10);
-    expect(chunkText(unbroken).map(codePointLength)).toEqual([
-      MAX_CHUNK_CHARS,
-      MAX_CHUNK_CHARS,
-      10,
-    ]);
+    const pieces = chunkText(unbroken);
+    expect(pieces.join('')).toBe(unbroken);
+    for (const piece of pieces) expect(codePointLength(piece)).toBeLessThanOrEqual(MAX_CHUNK_CHARS);
+  });
+
+  it('chunks the longest document quickly, whatever its characters', () => {
+    // Intl.Segmenter is quadratic on long strings: the chunker and searchTerms feed it pieces.
+    for (const unit of ['\u{1D11E}', 'y', 'The cat sat. ', '知识', '\n\n']) {
+      const text = unit
+        .repeat(Math.ceil(MAX_DOCUMENT_CHARS / unit.length))
+        .slice(0, MAX_DOCUMENT_CHARS);
+      const chunks = chunkText(text);
+      for (const chunk of chunks) {
+        expect(codePointLength(chunk)).toBeLessThanOrEqual(MAX_CHUNK_CHARS);
+        expect(searchTerms(chunk).length).toBeLessThanOrEqual(chunk.length);
+      }
+      // All of the text is in the chunks (repeated sentences aside), in order.
+      const stripped = (value: string) => value.replace(/\s/g, '');
+      expect(stripped(chunks.join('')).length).toBeGreaterThanOrEqual(stripped(text).length);
+      expect(stripped(text).startsWith(stripped(chunks[0] ?? ''))).toBe(true);
+      expect(stripped(text).endsWith(stripped(chunks.at(-1) ?? ''))).toBe(true);
+    }
   });
 
   it('counts characters as code points', () => {

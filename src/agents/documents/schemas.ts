@@ -10,33 +10,39 @@ import {
 } from './document-records.ts';
 
 /**
- * A string of at most `max` code points (what JSON Schema's `maxLength` counts) that is not
- * blank and never holds NUL, which PostgreSQL cannot store. The pattern runs in linear time
- * on the longest text.
+ * A string of at most `max` code points (what JSON Schema's `maxLength` counts), not blank,
+ * without the characters `forbidden` (a regular-expression class body) lists. The pattern
+ * runs in linear time on the longest text.
  */
-function textField(max: number, forbidden: string, description: string) {
+function textField(options: {
+  max: number;
+  forbidden: string;
+  forbiddenName: string;
+  description: string;
+}) {
   return z
     .string()
     .regex(
-      new RegExp(`^(?![\\t\\n\\r ]*$)[^${forbidden}]*$`),
-      forbidden === '\\u0000'
-        ? 'must not be blank nor contain NUL'
-        : 'must not be blank nor contain control characters',
+      new RegExp(`^(?![\\t\\n\\r ]*$)[^${options.forbidden}]*$`),
+      `must not be blank nor contain ${options.forbiddenName}`,
     )
-    .refine((value) => codePointLength(value) <= max, `at most ${max} characters`)
-    .meta({ minLength: 1, maxLength: max, description });
+    .refine((value) => codePointLength(value) <= options.max, `at most ${options.max} characters`)
+    .meta({ minLength: 1, maxLength: options.max, description: options.description });
 }
 
-const titleSchema = textField(
-  MAX_TITLE_CHARS,
-  '\\u0000-\\u001f\\u007f',
-  `One line naming the document (at most ${MAX_TITLE_CHARS} characters); the Agent is told the titles it can search.`,
-);
-const textSchema = textField(
-  MAX_DOCUMENT_CHARS,
-  '\\u0000',
-  `The document (at most ${MAX_DOCUMENT_CHARS.toLocaleString('en')} characters). Paragraphs are separated by a blank line.`,
-);
+const titleSchema = textField({
+  max: MAX_TITLE_CHARS,
+  forbidden: '\\u0000-\\u001f\\u007f',
+  forbiddenName: 'control characters (it is one line)',
+  description: `One line naming the document (at most ${MAX_TITLE_CHARS} characters); the Agent is told the titles it can search.`,
+});
+// PostgreSQL cannot store NUL in text.
+const textSchema = textField({
+  max: MAX_DOCUMENT_CHARS,
+  forbidden: '\\u0000',
+  forbiddenName: 'NUL',
+  description: `The document (at most ${MAX_DOCUMENT_CHARS.toLocaleString('en')} characters). Paragraphs are separated by a blank line.`,
+});
 const contentTypeSchema = z
   .enum(DOCUMENT_CONTENT_TYPES)
   .describe('How `text` is written. Default `text/plain`.');
@@ -55,7 +61,7 @@ export const documentCreateSchema = z
   })
   .meta({
     title: 'AgentDocumentCreate',
-    description: `An Agent has at most ${MAX_SHARED_DOCUMENTS_PER_AGENT} shared documents and ${MAX_DOCUMENTS_PER_END_USER} of each end user.`,
+    description: `An Agent has at most ${MAX_SHARED_DOCUMENTS_PER_AGENT.toLocaleString('en')} shared documents and ${MAX_DOCUMENTS_PER_END_USER} of each end user.`,
   });
 
 export const documentReplaceSchema = z

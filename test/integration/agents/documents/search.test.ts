@@ -3,6 +3,7 @@
 // and that SQLite and PostgreSQL give the same results for the same knowledge base.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentStore } from '../../../../src/agents/agent-store.ts';
 import {
   CANDIDATE_LIMIT,
   DocumentSearch,
@@ -144,8 +145,13 @@ describe.each(DIALECTS)('document search on %s', (dialect) => {
     expect(await search.search(doomed, 'refund', 5)).not.toEqual([]);
     const chunksBefore = await countChunks(handle, snapshot.agentId);
     expect(chunksBefore).toBeGreaterThan(5);
-    // The Agent routes delete an Agent this way (AgentStore.delete).
-    await handle.db.deleteFrom('agents').where('id', '=', snapshot.agentId).execute();
+    // As DELETE /v1/agents/{id} does.
+    const deleted = await new AgentStore(handle.db).delete(
+      snapshot.workspaceId,
+      snapshot.environment,
+      snapshot.agentId,
+    );
+    expect(deleted).toBe(true);
     expect(await countChunks(handle, snapshot.agentId)).toBe(0);
     expect(await search.search(doomed, 'refund', 5)).toEqual([]);
     if (dialect === 'sqlite') {

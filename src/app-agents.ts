@@ -3,6 +3,9 @@ import { AgentStore } from './agents/agent-store.ts';
 import { Agents } from './agents/agents.ts';
 import { avatarRoutes } from './agents/avatar-routes.ts';
 import { cardRoutes } from './agents/card-routes.ts';
+import { DocumentStore } from './agents/documents/document-store.ts';
+import { AgentDocuments } from './agents/documents/documents.ts';
+import { documentRoutes } from './agents/documents/routes.ts';
 import { liveSessionRoutes } from './agents/live-session-routes.ts';
 import { LiveSessions } from './agents/live-sessions.ts';
 import { livekitRoomsFromConfig } from './agents/livekit-rooms.ts';
@@ -73,6 +76,7 @@ export function createAgentSide(deps: {
   const routes: AnyRoute[] = [
     ...agentRoutes(agents, llmCatalog),
     ...cardRoutes(agents),
+    ...documentRoutes(new AgentDocuments(new DocumentStore(db))),
     ...sessionTokenRoutes(agents, agentSessionTokens),
     ...messageRoutes(conversations),
     ...avatarRoutes(publicBaseUrls),

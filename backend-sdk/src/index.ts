@@ -11,6 +11,7 @@ export * from './application/index.ts';
 export { AwpClient } from './client.ts';
 export * from './errors.ts';
 export type { ClientOptions, RequestOptions } from './options.ts';
+export { AgentDocuments } from './resources/agent-documents.ts';
 export { AgentSessions } from './resources/agent-sessions.ts';
 export { Agents } from './resources/agents.ts';
 export { GoogleCalendar } from './resources/google-calendar.ts';
@@ -30,6 +31,7 @@ export {
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.ts';
 export { TtsStream, type TtsStreamOptions } from './tts/stream.ts';
 export type * from './types/agents.ts';
+export type * from './types/documents.ts';
 export type * from './types/google-calendar.ts';
 export type * from './types/memories.ts';
 export type * from './types/messages.ts';

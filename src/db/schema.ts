@@ -22,6 +22,7 @@ import type {
   ServiceInstancesTable,
   SynthesisRequestsTable,
 } from './schema/billing.ts';
+import type { AgentDocumentChunksTable, AgentDocumentsTable } from './schema/documents.ts';
 import type {
   GoogleCalendarConnectionsTable,
   GoogleCalendarOAuthRequestsTable,
@@ -41,6 +42,7 @@ import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './schema/web
 export type * from './schema/accounts.ts';
 export type * from './schema/agents.ts';
 export type * from './schema/billing.ts';
+export type * from './schema/documents.ts';
 export type * from './schema/google-calendar.ts';
 export type * from './schema/memory.ts';
 export type * from './schema/streaming.ts';
@@ -84,4 +86,6 @@ export interface Database {
   streaming_session_events: StreamingSessionEventsTable;
   google_calendar_oauth_requests: GoogleCalendarOAuthRequestsTable;
   google_calendar_connections: GoogleCalendarConnectionsTable;
+  agent_documents: AgentDocumentsTable;
+  agent_document_chunks: AgentDocumentChunksTable;
 }

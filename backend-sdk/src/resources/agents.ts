@@ -16,19 +16,28 @@ import type {
   SendMessageResponse,
 } from '../types/messages.ts';
 import type { AgentSessionStart, AgentSessionStarted } from '../types/sessions.ts';
+import { AgentDocuments } from './agent-documents.ts';
 import { AgentMemories } from './memories.ts';
 import { type MessageStreamEvent, streamMessage } from './message-stream.ts';
 
 const path = (agentId: string, rest = '') => `/v1/agents/${encodeURIComponent(agentId)}${rest}`;
 
-/** `/v1/agents`: create, read, edit, delete and publish Agents; cards, messages, sessions. */
+/**
+ * `/v1/agents`: create, read, edit, delete and publish Agents; cards, documents, messages,
+ * sessions.
+ */
 export class Agents {
   /** What the Agents remember about your end users (`memory_enabled`). */
   readonly memories: AgentMemories;
+  /**
+   * The Agents' knowledge bases. @example `await client.agents.documents.list(agentId)`
+   */
+  readonly documents: AgentDocuments;
 
   /** @internal */
   constructor(private readonly http: HttpContext) {
     this.memories = new AgentMemories(http);
+    this.documents = new AgentDocuments(http);
   }
 
   /**

@@ -11,6 +11,7 @@ import {
 } from '../../websearch/web-search-capability.ts';
 import type { AgentCapability } from './agent-tool.ts';
 import { calendarCapabilityFromConfig } from './calendar/capability.ts';
+import { documentsCapability } from './documents.ts';
 import { AgentToolbox } from './toolbox.ts';
 
 /** What capabilities are built from; the api and the agent worker both have all of it. */
@@ -32,6 +33,7 @@ export function agentCapabilities(deps: CapabilityDependencies): AgentCapability
   const search = webSearchProviderFromConfig(deps.config);
   const capabilities: (AgentCapability | undefined)[] = [
     memoryCapability(new MemoryStore(deps.db)),
+    documentsCapability(deps.db),
     calendarCapabilityFromConfig(deps),
     search && webSearchCapability(search, deps.config.WEB_SEARCH_MAX_RESULTS),
   ];

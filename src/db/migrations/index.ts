@@ -16,6 +16,7 @@ import * as agentLanguage from './0014-agent-language.ts';
 import * as sessionRecordings from './0015-session-recordings.ts';
 import * as webhooks from './0016-webhooks.ts';
 import * as liveSessionSweep from './0017-live-session-sweep.ts';
+import * as agentDocuments from './0018-agent-documents.ts';
 import * as agentMemories from './0019-agent-memories.ts';
 import * as googleCalendar from './0020-google-calendar.ts';
 import * as streamingSessions from './0022-streaming-sessions.ts';
@@ -39,6 +40,7 @@ export const migrations: Record<string, Migration> = {
   '0015-session-recordings': sessionRecordings,
   '0016-webhooks': webhooks,
   '0017-live-session-sweep': liveSessionSweep,
+  '0018-agent-documents': agentDocuments,
   '0019-agent-memories': agentMemories,
   '0020-google-calendar': googleCalendar,
   '0022-streaming-sessions': streamingSessions,

@@ -2,10 +2,12 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import { loadSttConfig, type SttConfig } from '../worker/stt/config.ts';
 import type { Agents } from './agents/agents.ts';
 import { SessionRecordings } from './agents/session-recordings.ts';
 import { createAgentSide } from './app-agents.ts';
 import { createAudioPersister, createSpeechProviders, createTranscoders } from './app-synthesis.ts';
+import { createTranscriptionSide } from './app-transcription.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import { ApiKeyStore } from './auth/key-store.ts';
 import { StreamTokens } from './auth/stream-tokens.ts';
@@ -33,6 +35,7 @@ import { SecretBox } from './secrets/secret-box.ts';
 import { audioStorageDir } from './storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from './storage/local-disk-store.ts';
 import { systemRoutes } from './system/routes.ts';
+import { TranscriptionSessionStore } from './transcription/session-store.ts';
 import { OneShotSynthesis } from './tts/oneshot.ts';
 import { KeyRateLimitGuard } from './tts/rate-limit.ts';
 import { ttsRoutes } from './tts/routes.ts';
@@ -52,6 +55,8 @@ export const API_VERSION = '1.6.0';
 
 export interface ApiDependencies {
   config: Config;
+  /** The speech-to-text variables (`STT_*`); read from the environment when omitted. */
+  sttConfig?: SttConfig;
   db: Kysely<Database>;
   redis: Redis;
   logger: Logger;
@@ -131,10 +136,18 @@ export function createApi(deps: ApiDependencies): Api {
   });
   const ledger = new Ledger(db, instanceId);
   const llmLedger = new LlmLedger(db, instanceId);
-  const heartbeat = new InstanceHeartbeat(db, ledger, instanceId, logger, [llmLedger], (rows) => {
-    metrics.ledgerSweeps.inc();
-    metrics.ledgerSweptRows.inc(rows);
-  });
+  const transcriptionStore = new TranscriptionSessionStore(db, instanceId);
+  const heartbeat = new InstanceHeartbeat(
+    db,
+    ledger,
+    instanceId,
+    logger,
+    [llmLedger, transcriptionStore],
+    (rows) => {
+      metrics.ledgerSweeps.inc();
+      metrics.ledgerSweptRows.inc(rows);
+    },
+  );
   const rateOutage = limiterOutage(metrics, logger, 'rate_limit');
   const rateLimiter = new RateLimiter(redis, {
     prefix: config.REDIS_PREFIX,
@@ -215,6 +228,17 @@ export function createApi(deps: ApiDependencies): Api {
       publicBaseUrls[environment],
       listenerPorts[environment] ?? (environment === 'production' ? config.PORT : config.DEV_PORT),
     );
+  const transcription = createTranscriptionSide({
+    config,
+    sttConfig: deps.sttConfig ?? loadSttConfig(),
+    db,
+    logger,
+    store: transcriptionStore,
+    authenticator,
+    origins,
+    tokens: streamTokens,
+    ttsWebsocketUrl: websocketUrl,
+  });
   let metricsListener: MetricsListener | undefined;
 
   let shuttingDown = false;
@@ -242,6 +266,7 @@ export function createApi(deps: ApiDependencies): Api {
       websocketUrl,
     }),
     ...agentSide.routes,
+    ...transcription.routes,
     ...webhookRoutes(db, secretBox),
   ];
 
@@ -293,7 +318,7 @@ export function createApi(deps: ApiDependencies): Api {
       ...dashboardPageRoutes(),
     ],
     allowsOrigin: (origin) => origins.allows(origin),
-    webSockets: [streamRoute],
+    webSockets: [streamRoute, transcription.route],
     hostEnvironments: config.ENVIRONMENT_HOSTS,
     logger,
     metrics,
@@ -353,6 +378,7 @@ export function createApi(deps: ApiDependencies): Api {
       await step('upstream', () => upstream.close());
       await step('transcode pool', () => transcodePool?.close());
       await step('language models', () => llmCatalog.close());
+      await step('realtime transcription', () => transcription.close());
     },
   };
 }

@@ -352,8 +352,19 @@ export const configSchema = z.object({
   AGENT_SESSION_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /** Price of live session time, in credits per minute (LLM, TTS and STT are priced apart). */
   PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(5),
-  /** Price of speech to text in live sessions, in credits per minute of user speech. */
+  /**
+   * Price of speech to text, in credits per minute: of user speech in live sessions, of
+   * audio received in realtime transcription sessions.
+   */
   PRICE_STT_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(6),
+  /** Realtime transcription: longest wait for a client frame (audio or event) before `stop`. */
+  TRANSCRIPTION_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
+  /** Realtime transcription: longest session, from `start`. */
+  TRANSCRIPTION_MAX_SESSION_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60 * 60_000),
   /** Create a development workspace with two keys on first start and print them. */
   BOOTSTRAP_WORKSPACE: bool.default(false),
   /** Serve the demo page and its dev-only token endpoint under /demo (development, loopback only). */

@@ -23,6 +23,10 @@ import type {
   SynthesisRequestsTable,
 } from './schema/billing.ts';
 import type {
+  TranscriptionSegmentsTable,
+  TranscriptionSessionsTable,
+} from './schema/transcription.ts';
+import type {
   ProviderAccountsTable,
   VoiceCloneAttemptsTable,
   VoiceGenerationsTable,
@@ -35,6 +39,7 @@ import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './schema/web
 export type * from './schema/accounts.ts';
 export type * from './schema/agents.ts';
 export type * from './schema/billing.ts';
+export type * from './schema/transcription.ts';
 export type * from './schema/voices.ts';
 export type * from './schema/webhooks.ts';
 
@@ -70,4 +75,6 @@ export interface Database {
   operator_sessions: OperatorSessionsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  transcription_sessions: TranscriptionSessionsTable;
+  transcription_segments: TranscriptionSegmentsTable;
 }

@@ -16,6 +16,7 @@ import * as agentLanguage from './0014-agent-language.ts';
 import * as sessionRecordings from './0015-session-recordings.ts';
 import * as webhooks from './0016-webhooks.ts';
 import * as liveSessionSweep from './0017-live-session-sweep.ts';
+import * as realtimeTranscription from './0021-realtime-transcription.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0015-session-recordings': sessionRecordings,
   '0016-webhooks': webhooks,
   '0017-live-session-sweep': liveSessionSweep,
+  '0021-realtime-transcription': realtimeTranscription,
 };

@@ -46,7 +46,10 @@ export class PcmInput {
     return toSamples(this.resampler.push(bytes));
   }
 
-  /** The resampler's held-back tail, at the end of the audio. */
+  /**
+   * The resampler's held-back tail (a few milliseconds), at a flush or the end: so the
+   * engine has every sample received so far. The resampler starts afresh after it.
+   */
   finish(): Int16Array {
     return toSamples(this.resampler.flush());
   }

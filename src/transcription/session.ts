@@ -152,6 +152,8 @@ export class TranscriptionSession {
       case 'audio':
         return this.#audio(event.data);
       case 'flush':
+        // Every sample received before the flush belongs to the utterance it ends.
+        this.#router?.push((this.#input as PcmInput).finish());
         return this.#router?.flush();
       case 'stop':
         this.#requestEnd({ kind: 'stop' });

@@ -3,6 +3,7 @@ import type { ClientOptions, RequestOptions } from './options.ts';
 import { AgentSessions } from './resources/agent-sessions.ts';
 import { Agents } from './resources/agents.ts';
 import { Tokens } from './resources/tokens.ts';
+import { Transcription } from './resources/transcription.ts';
 import { Tts } from './resources/tts.ts';
 import { Avatars, Voices } from './resources/voices.ts';
 import { Webhooks } from './resources/webhooks.ts';
@@ -42,6 +43,8 @@ export class AwpClient {
   readonly tokens: Tokens;
   /** Webhook endpoints and their deliveries. @example `await client.webhooks.list()` */
   readonly webhooks: Webhooks;
+  /** Realtime speech to text and its sessions. @example `client.transcription.stream({ ... })` */
+  readonly transcription: Transcription;
   readonly #http: HttpContext;
 
   constructor(options: ClientOptions) {
@@ -69,6 +72,7 @@ export class AwpClient {
     this.agentSessions = new AgentSessions(this.#http);
     this.tokens = new Tokens(this.#http);
     this.webhooks = new Webhooks(this.#http);
+    this.transcription = new Transcription(this.#http);
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
  * Server SDK for customer backends: the typed REST client of the whole `/v1` API, TTS
- * streaming with `for await`, one-shot synthesis with its audit headers, token minting,
- * application sessions (start, the data-only connection, callbacks and commands), and
- * webhook endpoints with the verification of what they receive.
+ * streaming and realtime transcription with `for await`, one-shot synthesis with its audit
+ * headers, token minting, application sessions (start, the data-only connection, callbacks
+ * and commands), and webhook endpoints with the verification of what they receive.
  *
  * @packageDocumentation
  */
@@ -14,6 +14,7 @@ export { AgentSessions } from './resources/agent-sessions.ts';
 export { Agents } from './resources/agents.ts';
 export type { MessageStreamEvent } from './resources/message-stream.ts';
 export { Tokens } from './resources/tokens.ts';
+export { Transcription, TranscriptionSessions } from './resources/transcription.ts';
 export { Tts } from './resources/tts.ts';
 export { Avatars, Voices } from './resources/voices.ts';
 export {
@@ -24,10 +25,15 @@ export {
   Webhooks,
 } from './resources/webhooks.ts';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.ts';
+export {
+  TranscriptionStream,
+  type TranscriptionStreamOptions,
+} from './transcription/stream.ts';
 export { TtsStream, type TtsStreamOptions } from './tts/stream.ts';
 export type * from './types/agents.ts';
 export type * from './types/messages.ts';
 export type * from './types/sessions.ts';
+export type * from './types/transcription.ts';
 export type * from './types/tts.ts';
 export type * from './types/voices.ts';
 export type * from './types/webhooks.ts';

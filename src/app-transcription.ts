@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { SttConfig } from '../worker/stt/config.ts';
 import type { Authenticator } from './auth/authenticate.ts';
@@ -15,6 +16,7 @@ import { TranscriptionSessionReads } from './transcription/session-reads.ts';
 import type { TranscriptionSessionStore } from './transcription/session-store.ts';
 import { VoiceActivity } from './transcription/vad/voice-activity.ts';
 import type { OriginAllowlist } from './tts/stream/origins.ts';
+import { StreamSlots } from './tts/stream/stream-slots.ts';
 
 /**
  * The api's realtime transcription: the WebSocket, its token and session routes, the
@@ -25,7 +27,10 @@ export function createTranscriptionSide(deps: {
   config: Config;
   sttConfig: SttConfig;
   db: Kysely<Database>;
+  redis: Redis;
   logger: Logger;
+  /** Told when the concurrency limiter cannot reach Redis, and when it can again. */
+  slotOutage: { failed(error: unknown): void; succeeded(): void };
   store: TranscriptionSessionStore;
   authenticator: Authenticator;
   origins: OriginAllowlist;
@@ -41,6 +46,12 @@ export function createTranscriptionSide(deps: {
     store: deps.store,
     engine,
     voiceActivity,
+    slots: new StreamSlots(deps.redis, {
+      prefix: `${config.REDIS_PREFIX}:transcription`,
+      maxPerWorkspace: config.TRANSCRIPTION_MAX_CONCURRENT_PER_WORKSPACE,
+      onError: (error) => deps.slotOutage.failed(error),
+      onRecovered: () => deps.slotOutage.succeeded(),
+    }),
     logger,
     priceMillicreditsPerMinute: Math.round(
       config.PRICE_STT_CREDITS_PER_MINUTE * MILLICREDITS_PER_CREDIT,

@@ -365,6 +365,8 @@ export const configSchema = z.object({
     .int()
     .positive()
     .default(60 * 60_000),
+  /** Realtime transcription: concurrent sessions per workspace (0 = unlimited), across api processes. */
+  TRANSCRIPTION_MAX_CONCURRENT_PER_WORKSPACE: z.coerce.number().int().nonnegative().default(100),
   /** Create a development workspace with two keys on first start and print them. */
   BOOTSTRAP_WORKSPACE: bool.default(false),
   /** Serve the demo page and its dev-only token endpoint under /demo (development, loopback only). */

@@ -1,16 +1,18 @@
 import { v7 as uuidv7 } from 'uuid';
 import { SttError } from '../../worker/stt/errors.ts';
-import type { SttEvent, SttStream } from '../../worker/stt/provider.ts';
+import type { SttStream } from '../../worker/stt/provider.ts';
 import { canonicalLanguage } from '../agents/agents.ts';
 import type { AuthContext } from '../auth/context.ts';
 import { ApiError, type ErrorCode, errorBody } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { EventChannel } from '../tts/stream/channel.ts';
+import type { StreamSlot, StreamSlots } from '../tts/stream/stream-slots.ts';
 import { PcmInput } from './audio-input.ts';
 import type { TranscriptionEngine } from './engine.ts';
 import { audioCostMillicredits, RESERVE_AHEAD_MS, transcriptionCost } from './pricing.ts';
 import { AUDIO_FORMATS, type ClientEvent, parseClientEvent, type StartEvent } from './protocol.ts';
 import type { TranscriptionSessionStore } from './session-store.ts';
+import { TranscriptDelivery } from './transcripts.ts';
 import { UtteranceRouter } from './utterances.ts';
 import type { VoiceActivity } from './vad/voice-activity.ts';
 
@@ -19,6 +21,8 @@ export interface TranscriptionDependencies {
   store: TranscriptionSessionStore;
   engine: TranscriptionEngine;
   voiceActivity: VoiceActivity;
+  /** Concurrent sessions per workspace, across api processes. */
+  slots: StreamSlots;
   logger: Logger;
   priceMillicreditsPerMinute: number;
   /** Longest wait for a client frame before `stop`. */
@@ -64,12 +68,12 @@ export class TranscriptionSession {
   #limitTimer: NodeJS.Timeout | undefined;
   #input: PcmInput | undefined;
   #router: UtteranceRouter | undefined;
+  #slot: StreamSlot | undefined;
   #consumer: Promise<void> | undefined;
   #rowOpen = false;
   #clientGone = false;
   #coveredMs = 0;
-  #writes: Promise<void> = Promise.resolve();
-  #nextSegment = 1;
+  #transcripts: TranscriptDelivery | undefined;
   #interims = true;
 
   constructor(
@@ -167,6 +171,12 @@ export class TranscriptionSession {
     const language = event.language === undefined ? undefined : canonicalLanguage(event.language);
     const provider = deps.engine.provider();
     this.#interims = event.interim_results ?? true;
+    const slot = await deps.slots.acquire(this.auth.workspaceId, this.id);
+    if (this.#state !== 'starting') {
+      slot.release();
+      return;
+    }
+    this.#slot = slot;
     this.#input = await PcmInput.create(AUDIO_FORMATS[event.audio_format]);
     const opened = await deps.store.open({
       id: this.id,
@@ -219,6 +229,14 @@ export class TranscriptionSession {
       interim_results: this.#interims,
       endpointing: serverFindsEnds ? 'vad' : provider.capabilities.streaming ? 'engine' : 'manual',
     });
+    this.#transcripts = new TranscriptDelivery(
+      this.id,
+      this.channel,
+      this.#router,
+      deps.store,
+      deps.logger,
+      this.#interims,
+    );
     this.#consumer = this.#consume(stream);
     if (this.#clientGone) this.#requestEnd({ kind: 'lost' });
   }
@@ -247,43 +265,12 @@ export class TranscriptionSession {
   /** The recognition stream's events, as server events; its failure fails the session. */
   async #consume(stream: SttStream): Promise<void> {
     try {
-      for await (const event of stream) this.#deliver(event);
+      for await (const event of stream) {
+        if (this.#state !== 'ended') this.#transcripts?.deliver(event);
+      }
     } catch (error) {
       if (!this.#abort.signal.aborted) this.#fail(error);
     }
-  }
-
-  #deliver(event: SttEvent): void {
-    if (this.#state === 'ended') return;
-    const router = this.#router as UtteranceRouter;
-    if (event.type === 'flushed') {
-      if (router.flushes.shift() === 'client') {
-        this.channel.send({ event: 'flushed', session_id: this.id });
-      }
-      return;
-    }
-    if (event.type === 'interim' && !this.#interims) return;
-    const final = event.type === 'final';
-    const segmentId = final ? this.#nextSegment++ : this.#nextSegment;
-    const startMs = router.sessionMs(event.startMs);
-    const endMs = startMs + Math.max(0, Math.round(event.endMs - event.startMs));
-    this.channel.send({
-      event: 'transcript',
-      session_id: this.id,
-      segment_id: segmentId,
-      text: event.text,
-      final,
-      start_ms: startMs,
-      end_ms: endMs,
-      ...(event.language ? { language: event.language } : {}),
-    });
-    if (!final) return;
-    const segment = { segmentId, text: event.text, startMs, endMs, language: event.language };
-    this.#writes = this.#writes
-      .then(() => this.deps.store.addSegment(this.id, segment))
-      .catch((error: unknown) => {
-        this.deps.logger.error({ err: error, session_id: this.id }, 'storing a segment failed');
-      });
   }
 
   /** Ends the session in order after the frames already received; ignores later frames. */
@@ -298,7 +285,7 @@ export class TranscriptionSession {
     const input = this.#input as PcmInput;
     await this.#router?.end(input.finish());
     await this.#consumer;
-    await this.#writes;
+    await this.#transcripts?.stored();
     if (this.#state !== 'ending') return;
     const error = ending.kind === 'limit' ? ending.error : undefined;
     const charged = await this.deps.store.close(this.id, {
@@ -345,7 +332,7 @@ export class TranscriptionSession {
     this.channel.close(1000, 'error');
     // After the frame being handled: a start may be opening the row, a frame reserving.
     void this.#chain
-      .then(() => this.#writes)
+      .then(() => this.#transcripts?.stored())
       .then(() => {
         if (!this.#rowOpen) return;
         return this.deps.store.close(this.id, {
@@ -365,6 +352,7 @@ export class TranscriptionSession {
 
   #release(): void {
     this.#clearTimers();
+    this.#slot?.release();
     this.#router?.close();
     this.#input?.destroy();
     this.#input = undefined;

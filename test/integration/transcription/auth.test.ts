@@ -64,6 +64,7 @@ describe.each(DIALECTS)('realtime transcription credentials on %s', (dialect) =>
           STT_OPENAI_BASE_URL: fake.url,
           STT_OPENAI_API_KEY: 'sk-test',
           STREAM_ALLOWED_ORIGINS: 'https://app.example.com,http://localhost',
+          TRANSCRIPTION_MAX_CONCURRENT_PER_WORKSPACE: '2',
         },
       });
     },
@@ -225,6 +226,39 @@ describe.each(DIALECTS)('realtime transcription credentials on %s', (dialect) =>
       }),
     );
     expect(refused).toMatchObject({ status: 403, body: { code: 'organization_suspended' } });
+  });
+
+  it('refuses a workspace a session beyond its concurrent sessions, retryable', async () => {
+    const busy = await seedWorkspace(handle, { capabilities: ['transcription'] });
+    const authorization = `Bearer ${busy.productionKey}`;
+    const open: StreamClient[] = [];
+    for (let i = 0; i < 2; i++) {
+      const client = await openStream(transcriptionUrl(server.url), { authorization });
+      client.send({ event: 'start', audio_format: 'pcm_16000' });
+      await client.waitFor((e) => e.event === 'started');
+      open.push(client);
+    }
+    const third = await openStream(transcriptionUrl(server.url), { authorization });
+    third.send({ event: 'start', audio_format: 'pcm_16000' });
+    await third.closed;
+    expect(third.events).toEqual([
+      expect.objectContaining({ event: 'error', code: 'rate_limited', retryable: true }),
+    ]);
+    for (const client of open) client.socket.close();
+    // Each session that ended gave its slot back.
+    await vi.waitFor(
+      async () => {
+        const active = await handle.db
+          .selectFrom('transcription_sessions')
+          .select('id')
+          .where('workspace_id', '=', busy.workspaceId)
+          .where('status', '=', 'active')
+          .execute();
+        expect(active).toEqual([]);
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+    await starts(await openStream(transcriptionUrl(server.url), { authorization }));
   });
 
   it('never logs a key or a token', async () => {

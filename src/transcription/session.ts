@@ -214,10 +214,12 @@ export class TranscriptionSession {
     }
     this.#state = 'open';
     this.#limitTimer = setTimeout(() => {
-      const minutes = Math.round(deps.maxSessionMs / 60_000);
+      const ms = deps.maxSessionMs;
+      const length =
+        ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${Math.round(ms / 1000)} seconds`;
       this.#requestEnd({
         kind: 'limit',
-        error: new ApiError('invalid_request', `The session reached its ${minutes}-minute limit.`),
+        error: new ApiError('invalid_request', `The session reached its limit of ${length}.`),
       });
     }, deps.maxSessionMs);
     this.#limitTimer.unref();

@@ -28,6 +28,8 @@ const SECOND = 'Turn off the lights in the kitchen.';
 const PRICE = 6;
 const RATE = 24_000;
 const IDLE_MS = 3000;
+/** Longer than any other test's session here. */
+const MAX_SESSION_MS = 8000;
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
 
@@ -52,6 +54,7 @@ describe.each(DIALECTS)('realtime transcription (OpenAI-compatible engine) on %s
           STT_OPENAI_API_KEY: 'sk-test',
           PRICE_STT_CREDITS_PER_MINUTE: String(PRICE),
           TRANSCRIPTION_IDLE_TIMEOUT_MS: String(IDLE_MS),
+          TRANSCRIPTION_MAX_SESSION_MS: String(MAX_SESSION_MS),
         },
       });
     },
@@ -332,6 +335,24 @@ describe.each(DIALECTS)('realtime transcription (OpenAI-compatible engine) on %s
       event: 'error',
       code: 'invalid_request',
       detail: `No client frame for ${IDLE_MS / 1000} seconds.`,
+    });
+  });
+
+  it('ends a session at its length limit, after the finals of the audio received', async () => {
+    const first = await speech(FIRST, RATE);
+    fake.say(FIRST);
+    const client = await openTranscription(server.url, ws.productionKey);
+    start(client);
+    await client.waitFor((e) => e.event === 'started');
+    sendAudio(client, Buffer.concat([first, silence(600, RATE)]), RATE);
+    // Silence keeps the session from idling out until the limit ends it.
+    const keepAlive = setInterval(() => sendAudio(client, silence(100, RATE), RATE), 500);
+    await client.closed.finally(() => clearInterval(keepAlive));
+    expect(finals(client.events).map((e) => e.text)).toEqual([FIRST]);
+    expect(client.events.at(-1)).toMatchObject({
+      event: 'error',
+      code: 'invalid_request',
+      detail: 'The session reached its limit of 8 seconds.',
     });
   });
 

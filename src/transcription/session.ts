@@ -138,7 +138,10 @@ export class TranscriptionSession {
   }
 
   async #handle(event: ClientEvent): Promise<void> {
-    if (this.#state !== 'awaiting_start' && this.#state !== 'open') return;
+    const state = this.#state;
+    if (state === 'ended') return;
+    // Audio received before an end was asked for is still transcribed; nothing else is.
+    if (state === 'ending' && event.event !== 'audio' && event.event !== 'flush') return;
     if (event.event === 'start') {
       if (this.#state !== 'awaiting_start') {
         throw new ApiError('invalid_request', 'start was already sent: one session per WebSocket.');
@@ -247,6 +250,8 @@ export class TranscriptionSession {
     const input = this.#input as PcmInput;
     const after = input.receivedMsAfter(data.byteLength);
     if (after > this.#coveredMs) {
+      // Once the session is ending, audio the credit does not cover yet is left out.
+      if (this.#state !== 'open') return;
       const price = this.deps.priceMillicreditsPerMinute;
       const steps = Math.ceil((after - this.#coveredMs) / RESERVE_AHEAD_MS);
       const covered = this.#coveredMs + steps * RESERVE_AHEAD_MS;

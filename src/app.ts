@@ -2,10 +2,12 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import { loadSttConfig, type SttConfig } from '../worker/stt/config.ts';
 import type { Agents } from './agents/agents.ts';
 import { SessionRecordings } from './agents/session-recordings.ts';
 import { createAgentSide } from './app-agents.ts';
 import { createAudioPersister, createSpeechProviders, createTranscoders } from './app-synthesis.ts';
+import { createTranscriptionSide } from './app-transcription.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import { ApiKeyStore } from './auth/key-store.ts';
 import { StreamTokens } from './auth/stream-tokens.ts';
@@ -36,6 +38,7 @@ import { audioStorageDir } from './storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from './storage/local-disk-store.ts';
 import { streamingSessionRoutes } from './streaming-sessions/routes.ts';
 import { systemRoutes } from './system/routes.ts';
+import { TranscriptionSessionStore } from './transcription/session-store.ts';
 import { OneShotSynthesis } from './tts/oneshot.ts';
 import { KeyRateLimitGuard } from './tts/rate-limit.ts';
 import { ttsRoutes } from './tts/routes.ts';
@@ -55,6 +58,8 @@ export const API_VERSION = '1.6.0';
 
 export interface ApiDependencies {
   config: Config;
+  /** The speech-to-text variables (`STT_*`); read from the environment when omitted. */
+  sttConfig?: SttConfig;
   db: Kysely<Database>;
   redis: Redis;
   logger: Logger;
@@ -134,10 +139,18 @@ export function createApi(deps: ApiDependencies): Api {
   });
   const ledger = new Ledger(db, instanceId);
   const llmLedger = new LlmLedger(db, instanceId);
-  const heartbeat = new InstanceHeartbeat(db, ledger, instanceId, logger, [llmLedger], (rows) => {
-    metrics.ledgerSweeps.inc();
-    metrics.ledgerSweptRows.inc(rows);
-  });
+  const transcriptionStore = new TranscriptionSessionStore(db, instanceId);
+  const heartbeat = new InstanceHeartbeat(
+    db,
+    ledger,
+    instanceId,
+    logger,
+    [llmLedger, transcriptionStore],
+    (rows) => {
+      metrics.ledgerSweeps.inc();
+      metrics.ledgerSweptRows.inc(rows);
+    },
+  );
   const rateOutage = limiterOutage(metrics, logger, 'rate_limit');
   const rateLimiter = new RateLimiter(redis, {
     prefix: config.REDIS_PREFIX,
@@ -219,6 +232,19 @@ export function createApi(deps: ApiDependencies): Api {
       publicBaseUrls[environment],
       listenerPorts[environment] ?? (environment === 'production' ? config.PORT : config.DEV_PORT),
     );
+  const transcription = createTranscriptionSide({
+    config,
+    sttConfig: deps.sttConfig ?? loadSttConfig(),
+    db,
+    redis,
+    logger,
+    slotOutage: limiterOutage(metrics, logger, 'transcription_slots'),
+    store: transcriptionStore,
+    authenticator,
+    origins,
+    tokens: streamTokens,
+    ttsWebsocketUrl: websocketUrl,
+  });
   let metricsListener: MetricsListener | undefined;
 
   let shuttingDown = false;
@@ -246,6 +272,7 @@ export function createApi(deps: ApiDependencies): Api {
       websocketUrl,
     }),
     ...agentSide.routes,
+    ...transcription.routes,
     ...webhookRoutes(db, secretBox),
     ...streamingSessionRoutes(db),
     ...googleCalendarRoutes(
@@ -302,7 +329,7 @@ export function createApi(deps: ApiDependencies): Api {
       ...dashboardPageRoutes(),
     ],
     allowsOrigin: (origin) => origins.allows(origin),
-    webSockets: [streamRoute],
+    webSockets: [streamRoute, transcription.route],
     hostEnvironments: config.ENVIRONMENT_HOSTS,
     logger,
     metrics,
@@ -362,6 +389,7 @@ export function createApi(deps: ApiDependencies): Api {
       await step('upstream', () => upstream.close());
       await step('transcode pool', () => transcodePool?.close());
       await step('language models', () => llmCatalog.close());
+      await step('realtime transcription', () => transcription.close());
     },
   };
 }

@@ -1,3 +1,4 @@
+import { loadSttConfig, type SttConfig } from '../worker/stt/config.ts';
 import { createStarterAgent } from './agents/starter-agent.ts';
 import { createApi } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -16,8 +17,11 @@ import { type BootstrapResult, bootstrapWorkspace } from './workspaces/bootstrap
 /** The api process: config -> database -> Redis -> routes -> listen; graceful shutdown. */
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
+  let sttConfig: SttConfig;
   try {
     config = loadConfig();
+    // Realtime transcription listens through the worker's speech-to-text engines.
+    sttConfig = loadSttConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -47,7 +51,7 @@ async function main(): Promise<void> {
   let created: BootstrapResult | null = null;
   if (config.BOOTSTRAP_WORKSPACE) created = await bootstrapWorkspace(database.db);
 
-  const api = createApi({ config, db: database.db, redis, logger });
+  const api = createApi({ config, sttConfig, db: database.db, redis, logger });
   await api.start();
   if (created) {
     // A first start gets a published Agent to talk to in the demo page.

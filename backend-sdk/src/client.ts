@@ -5,6 +5,7 @@ import { Agents } from './resources/agents.ts';
 import { GoogleCalendar } from './resources/google-calendar.ts';
 import { StreamingSessions } from './resources/streaming-sessions.ts';
 import { Tokens } from './resources/tokens.ts';
+import { Transcription } from './resources/transcription.ts';
 import { Tts } from './resources/tts.ts';
 import { Avatars, Voices } from './resources/voices.ts';
 import { Webhooks } from './resources/webhooks.ts';
@@ -48,6 +49,8 @@ export class AwpClient {
   readonly streamingSessions: StreamingSessions;
   /** End users' Google Calendar connections. @example `await client.googleCalendar.getConnection(userId)` */
   readonly googleCalendar: GoogleCalendar;
+  /** Realtime speech to text and its sessions. @example `client.transcription.stream({ ... })` */
+  readonly transcription: Transcription;
   readonly #http: HttpContext;
 
   constructor(options: ClientOptions) {
@@ -77,6 +80,7 @@ export class AwpClient {
     this.webhooks = new Webhooks(this.#http);
     this.streamingSessions = new StreamingSessions(this.#http);
     this.googleCalendar = new GoogleCalendar(this.#http);
+    this.transcription = new Transcription(this.#http);
   }
 
   /**

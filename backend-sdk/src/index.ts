@@ -1,9 +1,9 @@
 /**
  * Server SDK for customer backends: the typed REST client of the whole `/v1` API, TTS
- * streaming with `for await`, one-shot synthesis with its audit headers, token minting,
- * application sessions (start, the data-only connection, callbacks and commands), webhook
- * endpoints with the verification of what they receive, and end users' Google Calendar
- * connections.
+ * streaming and realtime transcription with `for await`, one-shot synthesis with its audit
+ * headers, token minting, application sessions (start, the data-only connection, callbacks
+ * and commands), webhook endpoints with the verification of what they receive, streaming
+ * sessions, Agent memories and documents, and end users' Google Calendar connections.
  *
  * @packageDocumentation
  */
@@ -19,6 +19,7 @@ export { AgentMemories } from './resources/memories.ts';
 export type { MessageStreamEvent } from './resources/message-stream.ts';
 export { StreamingSessions } from './resources/streaming-sessions.ts';
 export { Tokens } from './resources/tokens.ts';
+export { Transcription, TranscriptionSessions } from './resources/transcription.ts';
 export { Tts } from './resources/tts.ts';
 export { Avatars, Voices } from './resources/voices.ts';
 export {
@@ -29,6 +30,10 @@ export {
   Webhooks,
 } from './resources/webhooks.ts';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.ts';
+export {
+  TranscriptionStream,
+  type TranscriptionStreamOptions,
+} from './transcription/stream.ts';
 export { TtsStream, type TtsStreamOptions } from './tts/stream.ts';
 export type * from './types/agents.ts';
 export type * from './types/documents.ts';
@@ -37,6 +42,7 @@ export type * from './types/memories.ts';
 export type * from './types/messages.ts';
 export type * from './types/sessions.ts';
 export type * from './types/streaming-sessions.ts';
+export type * from './types/transcription.ts';
 export type * from './types/tts.ts';
 export type * from './types/voices.ts';
 export type * from './types/webhooks.ts';

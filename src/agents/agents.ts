@@ -314,7 +314,7 @@ function notApiReady(): ApiError {
 }
 
 /** `tag` in its canonical BCP 47 form (`es-mx` gives `es-MX`); `invalid_request` if it is none. */
-function canonicalLanguage(tag: string): string {
+export function canonicalLanguage(tag: string): string {
   try {
     const [canonical] = Intl.getCanonicalLocales(tag);
     // A language of two or three letters (ISO 639), as speech recognizers take it.

@@ -5,7 +5,7 @@ import { checkAccount } from './account-checks.ts';
 import type { AuthContext } from './context.ts';
 import { digestsEqual, hashApiKey, looksLikeApiKey } from './key-format.ts';
 import type { ApiKeyStore, ResolvedKey } from './key-store.ts';
-import type { StreamTokens } from './stream-tokens.ts';
+import type { StreamTokenKind, StreamTokens } from './stream-tokens.ts';
 
 /** The credential of an `Authorization: Bearer <credential>` header, if well formed. */
 export function bearerCredential(authorization: string | undefined): string | undefined {
@@ -41,13 +41,15 @@ export class Authenticator {
 
   /**
    * The credential of a streaming connection: a workspace key as bearer header, or a
-   * stream token as bearer header or `token` query parameter. Same account checks.
+   * short-lived token of `tokenKind` as bearer header or `token` query parameter. Same
+   * account checks.
    */
   async streamCredential(
     authorization: string | undefined,
     queryToken: string | undefined,
     environment: Environment,
     capability: Capability,
+    tokenKind: StreamTokenKind = 'tts',
   ): Promise<AuthContext> {
     const bearer = bearerCredential(authorization);
     if (authorization && !bearer) {
@@ -61,7 +63,7 @@ export class Authenticator {
     if (looksLikeApiKey(credential) && bearer) {
       return this.apiKey(credential, environment, capability);
     }
-    const claims = await this.streamTokens?.verify(credential);
+    const claims = await this.streamTokens?.verify(credential, tokenKind);
     if (!claims) throw new ApiError('unauthorized', 'Invalid or expired stream token.');
     const key = await this.keys.resolveById(claims.keyId);
     if (!key || key.workspaceId !== claims.workspaceId) {

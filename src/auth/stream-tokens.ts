@@ -2,10 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Environment } from '../config.ts';
 
-/** Validity of a TTS stream token (the spec's 2 minutes). */
+/** Validity of a TTS stream token and of a realtime transcription token (the spec's 2 minutes). */
 export const STREAM_TOKEN_TTL_MS = 2 * 60 * 1000;
 
-const AUDIENCE = 'awp:tts-stream';
+/** What a token opens: `/v1/tts/stream` or `/v1/realtime-transcription`. */
+export type StreamTokenKind = 'tts' | 'transcription';
+
+/** One audience per kind, so a token of one kind never opens the other's WebSocket. */
+const AUDIENCES: Record<StreamTokenKind, string> = {
+  tts: 'awp:tts-stream',
+  transcription: 'awp:realtime-transcription',
+};
 const ISSUER = 'awp';
 
 /** What a verified stream token says about its holder. */
@@ -18,8 +25,9 @@ export interface StreamTokenClaims {
 }
 
 /**
- * Short-lived credentials for `/v1/tts/stream`, minted with a workspace key. A token is a
- * compact HS256 JWT (audience `awp:tts-stream`) naming the issuing key, its workspace and
+ * Short-lived credentials for `/v1/tts/stream` and `/v1/realtime-transcription`, minted
+ * with a workspace key. A token is a compact HS256 JWT (audience `awp:tts-stream` or
+ * `awp:realtime-transcription`, by kind) naming the issuing key, its workspace and
  * environment; it carries no secret. It is never accepted where a workspace key is
  * required, because those routes take `awp_` keys only.
  */
@@ -34,6 +42,7 @@ export class StreamTokens {
   async mint(
     claims: Omit<StreamTokenClaims, 'expiresAt'>,
     now = Date.now(),
+    kind: StreamTokenKind = 'tts',
   ): Promise<{ token: string; expiresAt: Date }> {
     const expiresAtSeconds = Math.floor((now + STREAM_TOKEN_TTL_MS) / 1000);
     const expiresAt = new Date(expiresAtSeconds * 1000);
@@ -41,7 +50,7 @@ export class StreamTokens {
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.keyId)
       .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
+      .setAudience(AUDIENCES[kind])
       .setIssuedAt(Math.floor(now / 1000))
       .setExpirationTime(expiresAtSeconds)
       .setJti(randomBytes(12).toString('base64url'))
@@ -49,13 +58,16 @@ export class StreamTokens {
     return { token, expiresAt };
   }
 
-  /** The token's claims, or undefined when it is malformed, forged or expired. */
-  async verify(token: string): Promise<StreamTokenClaims | undefined> {
+  /** The token's claims, or undefined when it is malformed, forged, expired or of another kind. */
+  async verify(
+    token: string,
+    kind: StreamTokenKind = 'tts',
+  ): Promise<StreamTokenClaims | undefined> {
     if (token.length > 2048 || token.split('.').length !== 3) return undefined;
     try {
       const { payload } = await jwtVerify(token, this.#secret, {
         algorithms: ['HS256'],
-        audience: AUDIENCE,
+        audience: AUDIENCES[kind],
         issuer: ISSUER,
         clockTolerance: 0,
       });

@@ -141,10 +141,23 @@ async function readAccount(
     .select((eb) => eb.fn.sum<number | string | null>('charged_millicredits').as('charged'))
     .where('workspace_id', '=', workspaceId)
     .executeTakeFirstOrThrow();
-  // Every ledger that takes credit: speech, language-model calls, live sessions' time.
+  const transcription = await db
+    .selectFrom('transcription_sessions')
+    .select((eb) => [
+      eb.fn.sum<number | string | null>('charged_millicredits').as('charged'),
+      eb.fn.sum<number | string | null>('reserved_millicredits').as('reserved'),
+    ])
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  // Every ledger that takes credit: speech, language-model calls, live sessions' time,
+  // realtime transcription (whose ended sessions hold no reservation).
   const used = {
-    charged: speech.charged + models.charged + Number(sessions.charged ?? 0),
-    reserved: speech.reserved + models.reserved,
+    charged:
+      speech.charged +
+      models.charged +
+      Number(sessions.charged ?? 0) +
+      Number(transcription.charged ?? 0),
+    reserved: speech.reserved + models.reserved + Number(transcription.reserved ?? 0),
   };
   const granted = await db
     .selectFrom('credit_grants')

@@ -20,7 +20,10 @@ export class InstanceHeartbeat {
     private readonly ledger: Ledger,
     private readonly instanceId: string,
     private readonly logger: Logger,
-    /** Other ledgers whose abandoned rows the same sweep closes (language-model calls). */
+    /**
+     * Other ledgers whose abandoned rows the same sweep closes (language-model calls,
+     * realtime transcription sessions).
+     */
     private readonly otherLedgers: readonly {
       closeAbandoned(staleAfterMs: number): Promise<number>;
     }[] = [],
@@ -66,7 +69,10 @@ export class InstanceHeartbeat {
     for (const ledger of this.otherLedgers) {
       const others = await ledger.closeAbandoned(INSTANCE_STALE_AFTER_MS);
       if (others > 0)
-        this.logger.warn({ closed: others }, 'closed model calls left open by a stopped process');
+        this.logger.warn(
+          { closed: others },
+          'closed model calls or transcription sessions left open by a stopped process',
+        );
       total += others;
     }
     this.onSweep?.(total);

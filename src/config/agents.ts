@@ -3,7 +3,8 @@ import { bool, modelList } from './fields.ts';
 
 /**
  * The agent side's environment variables: language models, live sessions over LiveKit,
- * and the capabilities of managed Agents. Part of `configSchema` (src/config.ts).
+ * realtime transcription, and the capabilities of managed Agents. Part of `configSchema`
+ * (src/config.ts).
  */
 export const agentConfigShape = {
   /** OpenAI-compatible Chat Completions origin (OpenAI, vLLM, llama.cpp server, Ollama). */
@@ -66,8 +67,21 @@ export const agentConfigShape = {
   AGENT_SESSION_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /** Price of live session time, in credits per minute (LLM, TTS and STT are priced apart). */
   PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(5),
-  /** Price of speech to text in live sessions, in credits per minute of user speech. */
+  /**
+   * Price of speech to text, in credits per minute: of user speech in live sessions, of
+   * audio received in realtime transcription sessions.
+   */
   PRICE_STT_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(6),
+  /** Realtime transcription: longest wait for a client frame (audio or event) before `stop`. */
+  TRANSCRIPTION_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
+  /** Realtime transcription: longest session, from `start`. */
+  TRANSCRIPTION_MAX_SESSION_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60 * 60_000),
+  /** Realtime transcription: concurrent sessions per workspace (0 = unlimited), across api processes. */
+  TRANSCRIPTION_MAX_CONCURRENT_PER_WORKSPACE: z.coerce.number().int().nonnegative().default(100),
 
   /**
    * Search engine of the `web_search_enabled` capability: `brave` (Brave Search API),

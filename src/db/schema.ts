@@ -30,6 +30,10 @@ import type {
 import type { AgentMemoriesTable } from './schema/memory.ts';
 import type { StreamingSessionEventsTable, StreamingSessionsTable } from './schema/streaming.ts';
 import type {
+  TranscriptionSegmentsTable,
+  TranscriptionSessionsTable,
+} from './schema/transcription.ts';
+import type {
   ProviderAccountsTable,
   VoiceCloneAttemptsTable,
   VoiceGenerationsTable,
@@ -46,6 +50,7 @@ export type * from './schema/documents.ts';
 export type * from './schema/google-calendar.ts';
 export type * from './schema/memory.ts';
 export type * from './schema/streaming.ts';
+export type * from './schema/transcription.ts';
 export type * from './schema/voices.ts';
 export type * from './schema/webhooks.ts';
 
@@ -88,4 +93,6 @@ export interface Database {
   google_calendar_connections: GoogleCalendarConnectionsTable;
   agent_documents: AgentDocumentsTable;
   agent_document_chunks: AgentDocumentChunksTable;
+  transcription_sessions: TranscriptionSessionsTable;
+  transcription_segments: TranscriptionSegmentsTable;
 }

@@ -25,10 +25,15 @@ export interface SocketHandler {
   opened(): void;
   /** One JSON text frame, parsed. */
   receive(value: unknown): void;
+  /** One binary frame, copied (the handler may keep it); only on routes with `binaryFrames`. */
+  receiveBinary?(data: Buffer): void;
   /** Buffered outgoing data was written. */
   drained(): void;
-  /** The connection closed, for any reason. Sending is no longer possible. */
-  lost(): void;
+  /**
+   * The connection closed, for any reason. Sending is no longer possible. `serverCloseCode`
+   * is the code this side closed with (1008, 1009, ...), absent when the peer closed it.
+   */
+  lost(serverCloseCode?: number): void;
 }
 
 /**
@@ -38,7 +43,9 @@ export interface SocketHandler {
  */
 export interface WebSocketRoute {
   path: string;
-  /** Largest client frame; larger ones close the connection with 1009. */
+  /** Largest client frame, text or binary; larger ones close the connection with 1009. */
   maxFrameBytes: number;
+  /** Binary frames are data for the handler (`receiveBinary`) instead of a 1008 close. */
+  binaryFrames?: boolean;
   accept(request: UpgradeRequest): Promise<(connection: SocketConnection) => SocketHandler>;
 }

@@ -1,7 +1,9 @@
 import { type HttpContext, send } from '../internal/http.ts';
 import type { RequestOptions } from '../options.ts';
 import type { AgentSessionToken, AgentSessionTokenRequest } from '../types/sessions.ts';
+import type { TranscriptionToken } from '../types/transcription.ts';
 import type { TtsStreamToken } from '../types/tts.ts';
+import { createTranscriptionToken } from './transcription.ts';
 
 /**
  * Short-lived credentials for browsers and apps. Authenticate your own user and apply your
@@ -32,6 +34,21 @@ export class Tokens {
       idempotent: true,
     } as const;
     return (await send<TtsStreamToken>(this.http, call, options)).body;
+  }
+
+  /**
+   * A realtime transcription token (valid 2 minutes) for `/v1/realtime-transcription`; it
+   * cannot call REST routes nor open `/v1/tts/stream`. Minting is safe to repeat.
+   *
+   * @example
+   * ```ts
+   * app.post('/transcription-token', requireUser, async (_req, res) => {
+   *   res.json(await client.tokens.createTranscriptionToken()); // {token, expires_at, websocket_url}
+   * });
+   * ```
+   */
+  async createTranscriptionToken(options?: RequestOptions): Promise<TranscriptionToken> {
+    return createTranscriptionToken(this.http, options);
   }
 
   /**

@@ -10,30 +10,32 @@ import {
 import { parseRetryAfterMs } from '../retry.ts';
 import type { StreamContext } from './stream.ts';
 
-/** `wss://host/v1/tts/stream` for a base URL `https://host`. */
-export function streamUrl(baseUrl: string, streamToken?: string): string {
-  const url = new URL(`${baseUrl.replace(/\/+$/, '')}/v1/tts/stream`);
+/** `wss://host/v1/tts/stream` (or another WebSocket `path`) for a base URL `https://host`. */
+export function streamUrl(baseUrl: string, streamToken?: string, path = '/v1/tts/stream'): string {
+  const url = new URL(`${baseUrl.replace(/\/+$/, '')}${path}`);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   if (streamToken !== undefined) url.searchParams.set('token', streamToken);
   return url.toString();
 }
 
 /**
- * One WebSocket handshake. A refused upgrade becomes the typed error of the service's
- * answer (`UnauthorizedError` for a rejected credential, `RateLimitedError` with its
- * `Retry-After`, ...); no answer is an `AwpConnectionError`.
+ * One WebSocket handshake (`/v1/tts/stream` unless `path` names another). A refused
+ * upgrade becomes the typed error of the service's answer (`UnauthorizedError` for a
+ * rejected credential, `RateLimitedError` with its `Retry-After`, ...); no answer is an
+ * `AwpConnectionError`.
  */
 export function connectOnce(
   context: StreamContext,
   streamToken: string | undefined,
   timeoutMs: number,
   signal: AbortSignal,
+  path?: string,
 ): Promise<WebSocket> {
   return new Promise<WebSocket>((resolve, reject) => {
     const headers: Record<string, string> = { 'user-agent': context.userAgent };
     // A stream token travels in the query, so the permanent key is not sent alongside it.
     if (streamToken === undefined) headers.authorization = `Bearer ${context.apiKey}`;
-    const socket = new WebSocket(streamUrl(context.baseUrl, streamToken), {
+    const socket = new WebSocket(streamUrl(context.baseUrl, streamToken, path), {
       headers,
       perMessageDeflate: false,
       handshakeTimeout: timeoutMs > 0 && Number.isFinite(timeoutMs) ? timeoutMs : undefined,

@@ -19,6 +19,7 @@ import * as liveSessionSweep from './0017-live-session-sweep.ts';
 import * as agentDocuments from './0018-agent-documents.ts';
 import * as agentMemories from './0019-agent-memories.ts';
 import * as googleCalendar from './0020-google-calendar.ts';
+import * as realtimeTranscription from './0021-realtime-transcription.ts';
 import * as streamingSessions from './0022-streaming-sessions.ts';
 
 /** Every migration, in order. Names are permanent once released. */
@@ -43,5 +44,6 @@ export const migrations: Record<string, Migration> = {
   '0018-agent-documents': agentDocuments,
   '0019-agent-memories': agentMemories,
   '0020-google-calendar': googleCalendar,
+  '0021-realtime-transcription': realtimeTranscription,
   '0022-streaming-sessions': streamingSessions,
 };

@@ -45,8 +45,9 @@ export interface MountWebSocketOptions {
 /**
  * Mounts a WebSocket route on a uWS app. The uWS rules live here: upgrade data copied
  * before the await, `onAborted` registered first, late writes corked (except the upgrade
- * itself, see {@link upgradeAfterAwait}), binary frames closed with 1008, unparsable JSON
- * with 1008, frames over the route's limit with 1009. Every close is logged at debug with
+ * itself, see {@link upgradeAfterAwait}), binary frames closed with 1008 (or handed over,
+ * copied, on routes that take them), unparsable JSON with 1008, frames over the route's
+ * limit with 1009. Every close is logged at debug with
  * its code, reason and which side ended it.
  */
 export function mountWebSocket(options: MountWebSocketOptions): void {
@@ -89,12 +90,18 @@ export function mountWebSocket(options: MountWebSocketOptions): void {
     },
     message: (ws, message, isBinary) => {
       const data = ws.getUserData();
-      if (isBinary) {
+      if (isBinary && !route.binaryFrames) {
         end(ws, 1008, 'binary frames are not accepted');
         return;
       }
       if (message.byteLength > route.maxFrameBytes) {
         end(ws, 1009, 'frame too large');
+        return;
+      }
+      if (isBinary) {
+        // uWS reuses the message's memory after this callback: the handler gets a copy.
+        const copy = Buffer.from(new Uint8Array(message));
+        inContext(data, () => data.handler?.receiveBinary?.(copy));
         return;
       }
       let value: unknown;
@@ -121,7 +128,7 @@ export function mountWebSocket(options: MountWebSocketOptions): void {
       );
       data.closed = true;
       options.onClose();
-      inContext(data, () => data.handler?.lost());
+      inContext(data, () => data.handler?.lost(data.endedWith));
     },
   });
 }

@@ -47,7 +47,13 @@ describe('schemathesis against the running service', () => {
       }
       database = await createTestDatabase('sqlite');
       const handle = await openTestDatabase(database);
-      key = (await seedWorkspace(handle, { credits: 10_000_000 })).productionKey;
+      // Every product, so each route is fuzzed past its capability check.
+      key = (
+        await seedWorkspace(handle, {
+          credits: 10_000_000,
+          capabilities: ['tts', 'agents', 'transcription'],
+        })
+      ).productionKey;
       await handle.close();
       // Every request counts against the rate limit: fuzzing is many requests in a burst.
       // A Google OAuth client, so consent flows start (Google itself is never called: the

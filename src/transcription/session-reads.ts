@@ -1,0 +1,96 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, TranscriptionSessionsTable } from '../db/schema.ts';
+import { ApiError } from '../errors.ts';
+import { transcriptionCost } from './pricing.ts';
+import type { SessionScope } from './session-store.ts';
+
+type Row = Selectable<TranscriptionSessionsTable>;
+
+/** A session as the API shows it (the engine stays internal). */
+export function sessionBody(row: Row) {
+  return {
+    session_id: row.id,
+    status: row.status,
+    error_code: row.error_code,
+    audio_format: row.audio_format as 'pcm_16000' | 'pcm_24000' | 'pcm_48000',
+    language: row.language,
+    partner_session_id: row.partner_session_id,
+    audio_ms: Number(row.audio_ms),
+    cost: row.status === 'active' ? null : transcriptionCost(Number(row.charged_millicredits)),
+    audit_id: row.audit_id,
+    started_at: row.started_at,
+    ended_at: row.ended_at,
+  };
+}
+
+/** Reads of the realtime transcription sessions of one workspace and environment. */
+export class TranscriptionSessionReads {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** One session with its final segments; `not_found` outside the scope. */
+  async get(scope: SessionScope, id: string) {
+    const row = await this.db
+      .selectFrom('transcription_sessions')
+      .selectAll()
+      .where('id', '=', id)
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('environment', '=', scope.environment)
+      .executeTakeFirst();
+    if (!row) throw new ApiError('not_found', 'No such transcription session.');
+    const segments = await this.db
+      .selectFrom('transcription_segments')
+      .select(['segment_id', 'text', 'start_ms', 'end_ms', 'language'])
+      .where('session_id', '=', id)
+      .orderBy('segment_id')
+      .execute();
+    return {
+      ...sessionBody(row),
+      transcript: segments.map((segment) => segment.text).join(' '),
+      segments: segments.map((segment) => ({
+        segment_id: Number(segment.segment_id),
+        text: segment.text,
+        start_ms: Number(segment.start_ms),
+        end_ms: Number(segment.end_ms),
+        language: segment.language,
+      })),
+    };
+  }
+
+  /**
+   * One page of the scope's sessions, newest first, older than the session `cursor` names
+   * (which must be in scope: else `invalid_request`). `next_cursor` is the last one's id
+   * when the page is full.
+   */
+  async list(scope: SessionScope, query: { cursor?: string | undefined; limit: number }) {
+    let select = this.db
+      .selectFrom('transcription_sessions')
+      .selectAll()
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('environment', '=', scope.environment);
+    if (query.cursor !== undefined) {
+      const before = await this.db
+        .selectFrom('transcription_sessions')
+        .select(['id', 'started_at'])
+        .where('id', '=', query.cursor)
+        .where('workspace_id', '=', scope.workspaceId)
+        .where('environment', '=', scope.environment)
+        .executeTakeFirst();
+      if (!before) throw new ApiError('invalid_request', 'cursor names no session here.');
+      select = select.where((eb) =>
+        eb.or([
+          eb('started_at', '<', before.started_at),
+          eb.and([eb('started_at', '=', before.started_at), eb('id', '<', before.id)]),
+        ]),
+      );
+    }
+    const rows = await select
+      .orderBy('started_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(query.limit)
+      .execute();
+    return {
+      sessions: rows.map(sessionBody),
+      next_cursor: rows.length === query.limit ? (rows.at(-1)?.id ?? null) : null,
+    };
+  }
+}

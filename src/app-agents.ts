@@ -30,12 +30,14 @@ import { MemoryStore } from './memory/memory-store.ts';
 import { memoryRoutes } from './memory/routes.ts';
 import type { Logger } from './observability/logger.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
+import { translationRoutes } from './translation/routes.ts';
 import { PublicVoices } from './voices/public-voices.ts';
 import { VoiceStore } from './voices/voice-store.ts';
 
 /**
  * The api's agent side: Agents, their text conversations, session tokens, live and
- * application sessions, and their `/v1` routes. The language-model catalog it opens is
+ * application sessions, the translation preview (on the same language models), and their
+ * `/v1` routes. The language-model catalog it opens is
  * closed by the api on shutdown.
  */
 export function createAgentSide(deps: {
@@ -80,6 +82,7 @@ export function createAgentSide(deps: {
     ...sessionTokenRoutes(agents, agentSessionTokens),
     ...messageRoutes(conversations),
     ...avatarRoutes(publicBaseUrls),
+    ...translationRoutes({ catalog: llmCatalog, ledger: deps.llmLedger, config }),
     ...memoryRoutes(agents, new MemoryStore(db)),
     ...liveSessionRoutes({
       agents,

@@ -6,6 +6,7 @@ import { GoogleCalendar } from './resources/google-calendar.ts';
 import { StreamingSessions } from './resources/streaming-sessions.ts';
 import { Tokens } from './resources/tokens.ts';
 import { Transcription } from './resources/transcription.ts';
+import { Translation } from './resources/translation.ts';
 import { Tts } from './resources/tts.ts';
 import { Avatars, Voices } from './resources/voices.ts';
 import { Webhooks } from './resources/webhooks.ts';
@@ -45,6 +46,8 @@ export class AwpClient {
   readonly tokens: Tokens;
   /** Webhook endpoints and their deliveries. @example `await client.webhooks.list()` */
   readonly webhooks: Webhooks;
+  /** Translation previews. @example `client.translation.preview({ text, target_language: 'fr' })` */
+  readonly translation: Translation;
   /** Playback sessions, their events and usage. @example `await client.streamingSessions.create()` */
   readonly streamingSessions: StreamingSessions;
   /** End users' Google Calendar connections. @example `await client.googleCalendar.getConnection(userId)` */
@@ -79,6 +82,7 @@ export class AwpClient {
     this.tokens = new Tokens(this.#http);
     this.webhooks = new Webhooks(this.#http);
     this.streamingSessions = new StreamingSessions(this.#http);
+    this.translation = new Translation(this.#http);
     this.googleCalendar = new GoogleCalendar(this.#http);
     this.transcription = new Transcription(this.#http);
   }

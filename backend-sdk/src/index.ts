@@ -20,6 +20,11 @@ export type { MessageStreamEvent } from './resources/message-stream.ts';
 export { StreamingSessions } from './resources/streaming-sessions.ts';
 export { Tokens } from './resources/tokens.ts';
 export { Transcription, TranscriptionSessions } from './resources/transcription.ts';
+export {
+  Translation,
+  type TranslationPreviewEvent,
+  type TranslationPreviewRequest,
+} from './resources/translation.ts';
 export { Tts } from './resources/tts.ts';
 export { Avatars, Voices } from './resources/voices.ts';
 export {

@@ -16,8 +16,9 @@ export interface LlmLedgerStart {
   apiKeyId: string | null;
   /** What makes the call (`messages`). */
   source: string;
-  agentId: string;
-  publicationId: string;
+  /** Null for calls of no Agent (the translation preview). */
+  agentId: string | null;
+  publicationId: string | null;
   /** The conversation of the turn; `conversationIsNew` when `write` creates it. */
   conversationId: string | null;
   conversationIsNew: boolean;

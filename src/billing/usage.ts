@@ -92,10 +92,11 @@ export async function recentRequests(
 export interface RecentModelCall {
   requestId: string;
   createdAt: string;
-  agentId: string;
+  /** Null for a call of no Agent (the translation preview). */
+  agentId: string | null;
   /** The Agent's slug; null once the Agent was deleted. */
   agentSlug: string | null;
-  /** What made the call: `messages` (text conversations). */
+  /** What made the call: `messages` (text conversations) or `translation` (the preview). */
   source: string;
   provider: string;
   model: string;

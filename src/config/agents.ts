@@ -36,6 +36,14 @@ export const agentConfigShape = {
   PRICE_ANTHROPIC_CREDITS_PER_1M_OUTPUT_TOKENS: z.coerce.number().nonnegative().default(15000),
   PRICE_LOCAL_CREDITS_PER_1M_INPUT_TOKENS: z.coerce.number().nonnegative().default(100),
   PRICE_LOCAL_CREDITS_PER_1M_OUTPUT_TOKENS: z.coerce.number().nonnegative().default(100),
+  /**
+   * Language model of the translation preview (`POST /v1/realtime-translation-preview`):
+   * provider and model as the registry lists them; default the first configured model.
+   */
+  TRANSLATION_LLM_PROVIDER: z.enum(['openai', 'anthropic', 'local']).optional(),
+  TRANSLATION_LLM_MODEL: z.string().min(1).optional(),
+  /** Longest translation, in tokens (also bounds the credit reserved for it). */
+  TRANSLATION_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(16).max(32_000).default(2048),
   /** Longest answer of a text conversation turn, in tokens (also bounds its credit reservation). */
   MESSAGES_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(16).max(32_000).default(1024),
 

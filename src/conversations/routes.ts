@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { requireAuth } from '../auth/context.ts';
 import { errorBody, toApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
+import { SSE_HEADERS, sseFrame, wantsEventStream } from '../http/sse.ts';
 import type { Conversations, Turn, TurnEvent } from './conversations.ts';
 import {
   listMessagesQuerySchema,
@@ -17,15 +18,6 @@ import {
 
 const AUTH = { kind: 'workspace_key', capability: 'agents' } as const;
 const TAGS = ['agents'];
-
-/** True when the client asked for server-sent events. */
-function wantsEventStream(accept: string | undefined): boolean {
-  return /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept ?? '');
-}
-
-function sseFrame(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-}
 
 /**
  * The events of a streamed answer as server-sent events: `conversation`, `delta`s (and
@@ -128,11 +120,7 @@ export function messageRoutes(conversations: Conversations): AnyRoute[] {
           const first = await iterator.next();
           return {
             status: 200,
-            headers: {
-              ...headers,
-              'content-type': 'text/event-stream; charset=utf-8',
-              'x-accel-buffering': 'no',
-            },
+            headers: { ...headers, ...SSE_HEADERS },
             stream: sseBody(turn, first, iterator, request.requestId),
           };
         }

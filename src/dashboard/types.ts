@@ -185,7 +185,7 @@ export interface UsageRequest {
 export interface UsageModelCall {
   request_id: string;
   created_at: string;
-  agent_id: string;
+  agent_id: string | null;
   agent_slug: string | null;
   source: string;
   llm_provider: string;

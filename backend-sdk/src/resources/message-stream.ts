@@ -45,7 +45,7 @@ const EVENTS = new Set([
  * after it is the stream's `error` event, thrown as its typed error. Leaving the loop
  * early cancels the request.
  */
-export async function* streamMessage(
+export function streamMessage(
   http: HttpContext,
   agentId: string,
   body: SendMessageRequest,
@@ -58,6 +58,21 @@ export async function* streamMessage(
     expect: 'stream',
     idempotent: true,
   } as const;
+  return sseEvents<MessageStreamEvent>(http, call, options, EVENTS, 'done');
+}
+
+/**
+ * The events of a server-sent event answer of the service, typed as `E`: events named in
+ * `known` are yielded, newer ones skipped; an `error` event is thrown as its typed error;
+ * the stream must end with `last`, else `AwpStreamClosedError`.
+ */
+export async function* sseEvents<E extends { event: string; data: unknown }>(
+  http: HttpContext,
+  call: Parameters<typeof send>[1] & { expect: 'stream' },
+  options: RequestOptions,
+  known: ReadonlySet<string>,
+  last: string,
+): AsyncGenerator<E> {
   const answer = await send<ReadableStream<Uint8Array>>(http, call, options);
   const requestId = answer.requestId;
   let finished = false;
@@ -85,9 +100,9 @@ export async function* streamMessage(
               retryable: false,
             });
       }
-      if (!EVENTS.has(block.event)) continue; // events newer than this library
-      yield { event: block.event, data } as MessageStreamEvent;
-      if (block.event === 'done') {
+      if (!known.has(block.event)) continue; // events newer than this library
+      yield { event: block.event, data } as E;
+      if (block.event === last) {
         finished = true;
         return;
       }
@@ -105,7 +120,7 @@ export async function* streamMessage(
     }
     throw new AwpConnectionError({
       code: 'connection_error',
-      detail: `the answer stream failed: ${(error as Error)?.message ?? String(error)}`,
+      detail: `the event stream failed: ${(error as Error)?.message ?? String(error)}`,
       requestId,
       retryable: true,
       cause: error,
@@ -114,7 +129,7 @@ export async function* streamMessage(
   if (!finished) {
     throw new AwpStreamClosedError({
       code: 'stream_closed',
-      detail: 'the answer stream ended before done',
+      detail: `the stream ended before ${last}`,
       requestId,
       retryable: true,
     });

@@ -258,7 +258,7 @@ function ModelCalls(props: {
           {calls.map((entry) => (
             <tr key={entry.request_id} data-model-call-id={entry.request_id}>
               <td>{formatTime(entry.created_at)}</td>
-              <td>{entry.agent_slug ?? entry.agent_id}</td>
+              <td>{entry.agent_slug ?? entry.agent_id ?? entry.source}</td>
               <td>
                 {entry.llm_provider} {entry.llm_model}
               </td>

@@ -21,6 +21,7 @@ import * as agentMemories from './0019-agent-memories.ts';
 import * as googleCalendar from './0020-google-calendar.ts';
 import * as realtimeTranscription from './0021-realtime-transcription.ts';
 import * as streamingSessions from './0022-streaming-sessions.ts';
+import * as llmCallsWithoutAgent from './0023-llm-calls-without-agent.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0020-google-calendar': googleCalendar,
   '0021-realtime-transcription': realtimeTranscription,
   '0022-streaming-sessions': streamingSessions,
+  '0023-llm-calls-without-agent': llmCallsWithoutAgent,
 };

@@ -109,10 +109,11 @@ export interface LlmRequestsTable {
   workspace_id: string;
   environment: 'production' | 'development';
   api_key_id: string | null;
-  /** What made the call: `messages` (text conversations). */
+  /** What made the call: `messages` (text conversations) or `translation` (the preview). */
   source: string;
-  agent_id: string;
-  publication_id: string;
+  /** Null for calls of no Agent (the translation preview). */
+  agent_id: string | null;
+  publication_id: string | null;
   conversation_id: string | null;
   user_message_id: string | null;
   assistant_message_id: string | null;

@@ -25,6 +25,32 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return rest;
 }
 
+/**
+ * Server-sent events as they travel: each event's `data` is a line of JSON text, so its
+ * schema is `contentSchema` of a string with `contentMediaType` `application/json`
+ * (OpenAPI 3.1 / JSON Schema 2020-12), the way validators read event streams.
+ */
+function sseEventsSchema(schema: JsonSchema): JsonSchema {
+  const members = (schema.oneOf ?? schema.anyOf) as JsonSchema[] | undefined;
+  if (!members) return schema;
+  const key = schema.oneOf ? 'oneOf' : 'anyOf';
+  return {
+    ...schema,
+    [key]: members.map((member) => {
+      const properties = member.properties as Record<string, JsonSchema> | undefined;
+      const data = properties?.data;
+      if (!properties || !data) return member;
+      return {
+        ...member,
+        properties: {
+          ...properties,
+          data: { type: 'string', contentMediaType: 'application/json', contentSchema: data },
+        },
+      };
+    }),
+  };
+}
+
 const REQUEST_ID_HEADER = 'Server-assigned id of this request (UUIDv7); quote it to support.';
 
 function headerObjects(headers: Record<string, string>): Record<string, unknown> {
@@ -87,7 +113,11 @@ export function buildOpenApiDocument(
       for (const mediaType of mediaTypes) {
         content[mediaType] = { schema: { type: 'string', format: 'binary' } };
       }
-      if (spec.events) content['text/event-stream'] = { schema: jsonSchema(spec.events, 'output') };
+      if (spec.events) {
+        content['text/event-stream'] = {
+          schema: sseEventsSchema(jsonSchema(spec.events, 'output')),
+        };
+      }
       responses[status] = {
         description: spec.description,
         ...(Object.keys(content).length > 0 ? { content } : {}),

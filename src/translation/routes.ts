@@ -13,7 +13,12 @@ import { startTranslationPreview, type TranslationEvent } from './preview.ts';
 import { MAX_TRANSLATION_CHARS, translationModel } from './translator.ts';
 
 const language = (what: string) =>
-  z.string().min(2).max(35).describe(`${what} (BCP 47: \`fr\`, \`es-MX\`, \`zh-Hans\`).`);
+  z
+    .string()
+    .min(2)
+    .max(35)
+    .regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/, 'a BCP 47 language tag')
+    .describe(`${what} (BCP 47: \`fr\`, \`es-MX\`, \`zh-Hans\`).`);
 
 const previewBodySchema = z
   .strictObject({

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPABILITIES } from '../../../src/workspaces/capabilities.ts';
 import type { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
@@ -51,7 +52,7 @@ describe('schemathesis against the running service', () => {
       key = (
         await seedWorkspace(handle, {
           credits: 10_000_000,
-          capabilities: ['tts', 'agents', 'transcription'],
+          capabilities: [...CAPABILITIES],
         })
       ).productionKey;
       await handle.close();

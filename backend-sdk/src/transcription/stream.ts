@@ -1,15 +1,5 @@
-import type WebSocket from 'ws';
-import {
-  AwpAbortError,
-  AwpConnectionError,
-  AwpError,
-  AwpStreamClosedError,
-  AwpTimeoutError,
-} from '../errors.ts';
-import { abortableSleep } from '../internal/signals.ts';
-import { nextRetryDelayMs } from '../retry.ts';
-import { connectOnce } from '../tts/handshake.ts';
-import type { StreamContext } from '../tts/stream.ts';
+import type { AwpError } from '../errors.ts';
+import { type Decoded, EventSocket, type StreamContext } from '../internal/event-socket.ts';
 import type {
   Transcript,
   TranscriptionResult,
@@ -48,8 +38,6 @@ export interface TranscriptionStreamOptions extends TranscriptionStartRequest {
   maxAttempts?: number;
 }
 
-type Item = { transcript: Transcript } | { done: TranscriptionResult } | { error: AwpError };
-
 /**
  * One `/v1/realtime-transcription` session: send audio, iterate with `for await` to
  * receive `transcript` events (interims, then the final of each segment). An `error` event
@@ -63,194 +51,76 @@ type Item = { transcript: Transcript } | { done: TranscriptionResult } | { error
  * const { sessionId, audioMs, cost } = await stream.result;
  * ```
  */
-export class TranscriptionStream implements AsyncIterable<Transcript> {
+export class TranscriptionStream extends EventSocket<Transcript, TranscriptionResult> {
   /** The service's session id, once `started` named it. */
   sessionId: string | undefined;
   /** Resolves with the `started` event (rejects like the iteration when the session fails first). */
   readonly started: Promise<TranscriptionStarted>;
-  /** Resolves with `usage` and `finish` after the last transcript; rejects like the iteration. */
-  readonly result: Promise<TranscriptionResult>;
 
-  readonly #items: Item[] = [];
-  #wake: (() => void) | undefined;
-  #socket: WebSocket | undefined;
-  readonly #opened: Promise<WebSocket>;
-  #ended = false;
-  #failure: AwpError | undefined;
-  #stopSent = false;
   readonly #decoder = new TranscriptionDecoder();
   readonly #flushes: { resolve: () => void; reject: (error: AwpError) => void }[] = [];
-  #idle: NodeJS.Timeout | undefined;
-  #settle!: { resolve: (r: TranscriptionResult) => void; reject: (e: AwpError) => void };
   #settleStarted!: { resolve: (s: TranscriptionStarted) => void; reject: (e: AwpError) => void };
-  #iterating = false;
-  readonly #timeoutMs: number;
-  #release: () => void = () => {};
+  readonly #start: Record<string, unknown>;
 
   /** @internal Created by `client.transcription.stream`. */
   constructor(context: StreamContext, options: TranscriptionStreamOptions) {
-    this.result = new Promise<TranscriptionResult>((resolve, reject) => {
-      this.#settle = { resolve, reject };
+    super(context, {
+      path: TRANSCRIPTION_PATH,
+      token: options.transcriptionToken,
+      signal: options.signal,
+      timeoutMs: options.timeoutMs ?? context.timeoutMs,
+      maxAttempts: options.maxAttempts,
+      highWater: HIGH_WATER,
+      noun: 'session',
     });
     this.started = new Promise<TranscriptionStarted>((resolve, reject) => {
       this.#settleStarted = { resolve, reject };
     });
-    // The iteration reports failures; unread promises must not crash the process.
-    this.result.catch(() => {});
+    // The iteration reports failures; an unread promise must not crash the process.
     this.started.catch(() => {});
-    this.#timeoutMs = options.timeoutMs ?? context.timeoutMs;
-    this.#opened = this.#open(context, options);
-    this.#opened.catch((error: AwpError) => this.#finish({ error }));
-    const signal = options.signal;
-    if (signal) {
-      const onAbort = () =>
-        this.#finish({ error: this.#abortError('the session was aborted', signal.reason) });
-      if (signal.aborted) onAbort();
-      else {
-        signal.addEventListener('abort', onAbort, { once: true });
-        this.#release = () => signal.removeEventListener('abort', onAbort);
-      }
+    const start: Record<string, unknown> = { event: 'start', audio_format: options.audio_format };
+    for (const key of [
+      'language',
+      'interim_results',
+      'endpointing',
+      'partner_session_id',
+    ] as const) {
+      if (options[key] !== undefined) start[key] = options[key];
     }
+    this.#start = start;
     if (options.audio !== undefined) void this.#feed(options.audio);
   }
 
-  async #open(context: StreamContext, options: TranscriptionStreamOptions): Promise<WebSocket> {
-    const policy = {
-      ...context.retry,
-      ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
-    };
-    const signal = options.signal ?? new AbortController().signal;
-    for (let failed = 0; ; ) {
-      if (this.#ended) throw this.#abortError('closed');
-      try {
-        const socket = await connectOnce(
-          context,
-          options.transcriptionToken,
-          this.#timeoutMs,
-          signal,
-          TRANSCRIPTION_PATH,
-        );
-        if (this.#ended) {
-          socket.terminate();
-          throw this.#abortError('closed');
-        }
-        this.#attach(socket);
-        const start: Record<string, unknown> = {
-          event: 'start',
-          audio_format: options.audio_format,
-        };
-        for (const key of [
-          'language',
-          'interim_results',
-          'endpointing',
-          'partner_session_id',
-        ] as const) {
-          if (options[key] !== undefined) start[key] = options[key];
-        }
-        socket.send(JSON.stringify(start));
-        return socket;
-      } catch (error) {
-        failed += 1;
-        const typed = error as AwpError;
-        const delayMs =
-          typed.retryable && !(typed instanceof AwpAbortError)
-            ? nextRetryDelayMs(failed, typed.retryAfterMs, policy)
-            : undefined;
-        if (delayMs === undefined) throw typed;
-        await abortableSleep(delayMs, signal).catch(() => {
-          throw this.#abortError('aborted');
-        });
-      }
+  protected requestIdForErrors(): string | undefined {
+    return this.sessionId;
+  }
+
+  protected startEvent(): Record<string, unknown> {
+    return this.#start;
+  }
+
+  protected decode(text: string): Decoded<Transcript, TranscriptionResult> {
+    const decoded = this.#decoder.frame(text);
+    if (!decoded) return undefined;
+    if ('started' in decoded) {
+      this.sessionId = decoded.started.sessionId;
+      this.#settleStarted?.resolve(decoded.started);
+      return undefined;
     }
-  }
-
-  #attach(socket: WebSocket): void {
-    this.#socket = socket;
-    socket.on('message', (data, isBinary) => {
-      this.#armIdle();
-      const decoded = isBinary
-        ? { error: this.#decoder.invalid('the service sent a binary frame') }
-        : this.#decoder.frame(data.toString());
-      if (!decoded) return;
-      if ('started' in decoded) {
-        this.sessionId = decoded.started.sessionId;
-        this.#settleStarted.resolve(decoded.started);
-      } else if ('flushed' in decoded) {
-        this.#flushes.shift()?.resolve();
-      } else if ('transcript' in decoded) this.#push(decoded);
-      else this.#finish(decoded);
-    });
-    socket.on('close', (code, reason) => {
-      this.#finish({
-        error: new AwpStreamClosedError({
-          code: 'stream_closed',
-          detail: `the socket closed (${code}${reason.length ? ` ${reason.toString()}` : ''}) before finish`,
-          requestId: this.sessionId,
-          retryable: true,
-        }),
-      });
-    });
-    socket.on('error', (cause) => {
-      this.#finish({
-        error: new AwpConnectionError({
-          code: 'connection_error',
-          detail: `the session failed: ${cause.message}`,
-          requestId: this.sessionId,
-          retryable: true,
-          cause,
-        }),
-      });
-    });
-  }
-
-  /** After `stop`, a silent service within `timeoutMs` fails the session. */
-  #armIdle(): void {
-    if (!this.#stopSent || this.#ended) return;
-    clearTimeout(this.#idle);
-    if (this.#timeoutMs <= 0 || !Number.isFinite(this.#timeoutMs)) return;
-    this.#idle = setTimeout(() => {
-      this.#finish({
-        error: new AwpTimeoutError({
-          code: 'timeout',
-          detail: `no event within ${this.#timeoutMs} ms`,
-          requestId: this.sessionId,
-          retryable: true,
-        }),
-      });
-    }, this.#timeoutMs);
-  }
-
-  #push(item: Item): void {
-    this.#items.push(item);
-    if (this.#items.length >= HIGH_WATER) this.#socket?.pause();
-    this.#wake?.();
-  }
-
-  /** Ends the session once: the terminal item is queued and the socket closed. */
-  #finish(item: { done: TranscriptionResult } | { error: AwpError }): void {
-    if (this.#ended) return;
-    this.#ended = true;
-    clearTimeout(this.#idle);
-    this.#release();
-    const socket = this.#socket;
-    if (socket) {
-      socket.removeAllListeners('close');
-      socket.removeAllListeners('message');
-      socket.on('error', () => {});
-      if ('done' in item) socket.close(1000);
-      else socket.terminate();
+    if ('flushed' in decoded) {
+      this.#flushes.shift()?.resolve();
+      return undefined;
     }
-    if ('done' in item) this.#settle.resolve(item.done);
-    else {
-      this.#failure = item.error;
-      this.#settle.reject(item.error);
-      this.#settleStarted.reject(item.error);
-    }
+    if ('transcript' in decoded) return { item: decoded.transcript };
+    return decoded;
+  }
+
+  protected override ended(outcome: { done: TranscriptionResult } | { error: AwpError }): void {
+    if ('error' in outcome) this.#settleStarted?.reject(outcome.error);
     for (const flush of this.#flushes.splice(0)) {
-      if ('done' in item) flush.resolve();
-      else flush.reject(item.error);
+      if ('done' in outcome) flush.resolve();
+      else flush.reject(outcome.error);
     }
-    this.#push(item);
   }
 
   async #feed(audio: Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<void> {
@@ -259,35 +129,8 @@ export class TranscriptionStream implements AsyncIterable<Transcript> {
       else for await (const chunk of audio) await this.sendAudio(chunk);
       await this.end();
     } catch (error) {
-      this.#finish({
-        error:
-          error instanceof AwpError
-            ? error
-            : new AwpError({
-                code: 'input_failed',
-                detail: `the audio source failed: ${(error as Error)?.message ?? String(error)}`,
-                requestId: this.sessionId,
-                retryable: false,
-                cause: error,
-              }),
-      });
+      this.inputFailed(error, 'audio source');
     }
-  }
-
-  async #send(data: string | Uint8Array, what: string): Promise<void> {
-    const socket = await this.#opened;
-    if (this.#failure) throw this.#failure;
-    if (this.#ended) {
-      throw new AwpError({
-        code: 'stream_finished',
-        detail: `cannot send ${what}: the session already finished`,
-        requestId: this.sessionId,
-        retryable: false,
-      });
-    }
-    await new Promise<void>((resolve, reject) =>
-      socket.send(data, (error) => (error ? reject(error) : resolve())),
-    );
   }
 
   /**
@@ -301,7 +144,7 @@ export class TranscriptionStream implements AsyncIterable<Transcript> {
    */
   async sendAudio(audio: Uint8Array): Promise<void> {
     for (let offset = 0; offset < audio.byteLength; offset += FRAME_BYTES) {
-      await this.#send(audio.subarray(offset, offset + FRAME_BYTES), 'audio');
+      await this.send(audio.subarray(offset, offset + FRAME_BYTES), 'audio');
     }
   }
 
@@ -319,7 +162,7 @@ export class TranscriptionStream implements AsyncIterable<Transcript> {
       this.#flushes.push({ resolve, reject });
     });
     answered.catch(() => {});
-    await this.#send(JSON.stringify({ event: 'flush' }), 'flush');
+    await this.send(JSON.stringify({ event: 'flush' }), 'flush');
     await answered;
   }
 
@@ -333,55 +176,6 @@ export class TranscriptionStream implements AsyncIterable<Transcript> {
    * ```
    */
   async end(): Promise<void> {
-    if (this.#stopSent) return;
-    await this.#send(JSON.stringify({ event: 'stop' }), 'stop');
-    this.#stopSent = true;
-    this.#armIdle();
-  }
-
-  /** Closes the socket at once (the service keeps what it received). */
-  close(): void {
-    this.#finish({ error: this.#abortError('the session was closed') });
-  }
-
-  /**
-   * The transcripts, interims and finals, in order; one iteration per session.
-   *
-   * @example
-   * ```ts
-   * for await (const { segmentId, text, final } of stream) captions.set(segmentId, text, final);
-   * ```
-   */
-  async *[Symbol.asyncIterator](): AsyncIterator<Transcript> {
-    if (this.#iterating) throw new Error('a transcription stream can be iterated once');
-    this.#iterating = true;
-    try {
-      for (;;) {
-        const item = this.#items.shift();
-        if (!item) {
-          await new Promise<void>((resolve) => {
-            this.#wake = resolve;
-          });
-          this.#wake = undefined;
-          continue;
-        }
-        if (this.#items.length < HIGH_WATER / 4 && !this.#ended) this.#socket?.resume();
-        if ('transcript' in item) yield item.transcript;
-        else if ('done' in item) return;
-        else throw item.error;
-      }
-    } finally {
-      if (!this.#ended) this.close();
-    }
-  }
-
-  #abortError(detail: string, cause?: unknown): AwpAbortError {
-    return new AwpAbortError({
-      code: 'aborted',
-      detail,
-      requestId: this.sessionId,
-      retryable: false,
-      ...(cause === undefined ? {} : { cause }),
-    });
+    await this.sendStop();
   }
 }

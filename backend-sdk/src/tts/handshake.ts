@@ -7,8 +7,8 @@ import {
   apiError,
   isApiErrorBody,
 } from '../errors.ts';
+import type { StreamContext } from '../internal/event-socket.ts';
 import { parseRetryAfterMs } from '../retry.ts';
-import type { StreamContext } from './stream.ts';
 
 /** `wss://host/v1/tts/stream` (or another WebSocket `path`) for a base URL `https://host`. */
 export function streamUrl(baseUrl: string, streamToken?: string, path = '/v1/tts/stream'): string {

@@ -1,4 +1,3 @@
-import { AwpError } from '../errors.ts';
 import { type Decoded, EventSocket, type StreamContext } from '../internal/event-socket.ts';
 import type { AudioChunk, StreamResult, StreamStartRequest } from '../types/tts.ts';
 import { StreamDecoder } from './events.ts';

@@ -25,7 +25,7 @@ export interface AudioCaptureOptions {
   muted: boolean;
   /** One chunk of 16-bit little-endian mono PCM. */
   audio(pcm: ArrayBuffer): void;
-  /** The captured track ended by itself (device gone, permission revoked, app stopped it). */
+  /** The captured track ended by itself (device gone, permission revoked, its source ended); not by `stop()`. */
   ended(): void;
 }
 

@@ -11,8 +11,8 @@
  * - `microphone_unavailable`: the browser refused or could not open the microphone.
  * - `audio_unavailable`: the page cannot process audio (no AudioWorklet, a
  *   Content-Security-Policy that refuses the worklet, a `mediaStream` without audio track).
- * - `audio_source_ended`: the captured track ended (device unplugged, permission revoked, the
- *   app stopped its stream); the session was stopped in order.
+ * - `audio_source_ended`: the captured track ended by itself (device unplugged, permission
+ *   revoked, the source of an app's stream ended); the session was stopped in order.
  * - `connection_failed`: the WebSocket could not be opened (the api refused the token or the
  *   page's Origin, or could not be reached: browsers do not tell which), the session did not
  *   start in time, the connection was lost, or it could not carry the audio in real time.

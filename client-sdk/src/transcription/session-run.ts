@@ -125,7 +125,7 @@ export class SessionRun {
           transcript: (transcript) => this.#onTranscript(transcript),
           flushed: () => this.#onFlushed(),
           finished: (end) => this.#onFinished(end),
-          failed: (error) => this.fail(error),
+          failed: (error) => void this.fail(error),
         },
         () => handshakeError(issued),
       );
@@ -133,7 +133,7 @@ export class SessionRun {
       this.#early = [];
       for (const item of early) this.#send(item);
     } catch (error) {
-      this.fail(toTranscriptionError(error, 'connection_failed'));
+      await this.fail(toTranscriptionError(error, 'connection_failed'));
     }
   }
 
@@ -161,18 +161,22 @@ export class SessionRun {
     return this.#stop;
   }
 
-  /** Ends the run with `error` (`aborted`: quietly, as `close()` does). */
-  fail(error: TranscriptionError): void {
-    if (this.#ended) return;
+  /**
+   * Ends the run with `error` (`aborted`: quietly, as `close()` does); resolves once the
+   * audio is released.
+   */
+  fail(error: TranscriptionError): Promise<void> {
+    if (this.#ended) return Promise.resolve();
     this.#ended = true;
     this.#abort.abort(error);
     this.#socket?.close();
-    void this.#releaseAudio();
+    const released = this.#releaseAudio();
     this.#started.reject(error);
     for (const waiter of this.#flushes.splice(0)) waiter.reject(error);
     this.#stopWaiter?.reject(error);
     if (error.code !== 'aborted') this.hooks.emit('error', error);
     this.hooks.ended();
+    return released;
   }
 
   /** Stops the capture (the microphone's track) and closes the AudioContext. */
@@ -253,11 +257,11 @@ export class SessionRun {
     if (this.#ended || this.#stop) return;
     const error = new TranscriptionError(
       'audio_source_ended',
-      'The audio track ended (device unplugged, permission revoked, or the stream was stopped); the session was stopped.',
+      'The audio track ended (device unplugged, permission revoked, or its source ended); the session was stopped.',
       this.#info ? { sessionId: this.#info.sessionId } : {},
     );
     if (!this.#info) {
-      this.fail(error);
+      void this.fail(error);
       return;
     }
     this.hooks.emit('error', error);

@@ -160,9 +160,7 @@ export class TranscriptionClient {
    * stores the audio it received (and charges it), as for a closed tab.
    */
   async close(): Promise<void> {
-    const run = this.#run;
-    if (!run) return;
-    run.fail(aborted());
+    await this.#run?.fail(aborted());
   }
 
   #active(method: string): SessionRun {

@@ -4,7 +4,7 @@
 // fake (finals only, utterances found by the api's voice activity).
 // Covered: exact finals in order, stop() with the usage and cost the api recorded, the
 // microphone released, flush() with manual endpointing, an app's MediaStream, expired,
-// reused and refused tokens, an api error event, and the option and state rules.
+// reused and refused tokens, and an api error event.
 
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -408,47 +408,5 @@ describe('TranscriptionClient in Chromium (api with the OpenAI-compatible engine
     expect(await payloads('error')).toEqual([
       expect.objectContaining({ code: 'insufficient_credit', isError: true }),
     ]);
-  });
-
-  it('applies its option rules and method preconditions', async () => {
-    const outcome = await page.evaluate(async () => {
-      const thrown = (fn: () => unknown) => {
-        try {
-          fn();
-          return null;
-        } catch (e) {
-          const error = e as { code: string; message: string };
-          return `${error.code}: ${error.message}`;
-        }
-      };
-      const { TranscriptionClient } = window.awp;
-      const token = () => window.mintToken();
-      const client = new TranscriptionClient({ token });
-      const rules = {
-        noToken: thrown(() => new TranscriptionClient({ token: 'abc' } as never)),
-        endpointing: thrown(() => new TranscriptionClient({ token, endpointing: 'auto' } as never)),
-        language: thrown(() => new TranscriptionClient({ token, language: 'english!' })),
-        apiOrigin: thrown(() => new TranscriptionClient({ token, apiOrigin: 'api.example.com' })),
-        flushFirst: thrown(() => client.flush()),
-        stopFirst: thrown(() => client.stop()),
-        listener: thrown(() => client.on('transcript', 'x' as never)),
-      };
-      const starting = client.start();
-      const twice = thrown(() => client.start());
-      await starting;
-      await client.close();
-      return { rules, twice, state: client.connectionState };
-    });
-    expect(outcome.rules).toEqual({
-      noToken: expect.stringMatching(/^invalid_options: token must be a function/),
-      endpointing: 'invalid_options: endpointing must be vad or manual.',
-      language: expect.stringMatching(/^invalid_options: language must be a BCP 47 tag/),
-      apiOrigin: expect.stringMatching(/^invalid_options: apiOrigin must be an absolute http/),
-      flushFirst: expect.stringMatching(/^not_connected: flush\(\) needs a started session/),
-      stopFirst: expect.stringMatching(/^not_connected: stop\(\) needs a started session/),
-      listener: 'invalid_options: on(name, listener) needs a function.',
-    });
-    expect(outcome.twice).toBe('already_connected: start() while connecting.');
-    expect(outcome.state).toBe('disconnected');
   });
 });

@@ -1,7 +1,7 @@
-// Interim transcripts in the browser: the client SDK's TranscriptionClient and its React
-// hook (useTranscription) in Chromium against the real api transcribing through the
-// Deepgram fake, which sends interims that reveal the scripted words one at a time while the
-// fake microphone speaks, and the final of the segment at each flush and at stop.
+// The client SDK's TranscriptionClient and its React hook (useTranscription) in Chromium
+// against the real api transcribing through the Deepgram fake, which sends interims that
+// reveal the scripted words one at a time while the fake microphone speaks, and the final of
+// the segment at each flush and at stop. Also the client's option and state rules.
 
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -78,7 +78,7 @@ async function bundleApp(): Promise<string> {
   return result.outputFiles[0]?.text ?? '';
 }
 
-describe('interim transcripts in Chromium (api with the Deepgram engine)', () => {
+describe('TranscriptionClient in Chromium (api with the Deepgram engine)', () => {
   let database: TestDatabase;
   let server: RunningServer;
   let fake: FakeDeepgram;
@@ -229,5 +229,49 @@ describe('interim transcripts in Chromium (api with the Deepgram engine)', () =>
     expect(interims.every((t) => FIRST.startsWith(t) || SECOND.startsWith(t))).toBe(true);
     expect(problems).toEqual([]);
     await context.close();
+  });
+
+  it('applies its option rules and method preconditions', async () => {
+    const page = await openTranscriptionPage(browser, `${app.origin}/small`);
+    const outcome = await page.evaluate(async () => {
+      const thrown = (fn: () => unknown) => {
+        try {
+          fn();
+          return null;
+        } catch (e) {
+          const error = e as { code: string; message: string };
+          return `${error.code}: ${error.message}`;
+        }
+      };
+      const { TranscriptionClient } = window.awp;
+      const token = () => window.mintToken();
+      const client = new TranscriptionClient({ token });
+      const rules = {
+        noToken: thrown(() => new TranscriptionClient({ token: 'abc' } as never)),
+        endpointing: thrown(() => new TranscriptionClient({ token, endpointing: 'auto' } as never)),
+        language: thrown(() => new TranscriptionClient({ token, language: 'english!' })),
+        apiOrigin: thrown(() => new TranscriptionClient({ token, apiOrigin: 'api.example.com' })),
+        flushFirst: thrown(() => client.flush()),
+        stopFirst: thrown(() => client.stop()),
+        listener: thrown(() => client.on('transcript', 'x' as never)),
+      };
+      const starting = client.start();
+      const twice = thrown(() => client.start());
+      await starting;
+      await client.close();
+      return { rules, twice, state: client.connectionState };
+    });
+    expect(outcome.rules).toEqual({
+      noToken: expect.stringMatching(/^invalid_options: token must be a function/),
+      endpointing: 'invalid_options: endpointing must be vad or manual.',
+      language: expect.stringMatching(/^invalid_options: language must be a BCP 47 tag/),
+      apiOrigin: expect.stringMatching(/^invalid_options: apiOrigin must be an absolute http/),
+      flushFirst: expect.stringMatching(/^not_connected: flush\(\) needs a started session/),
+      stopFirst: expect.stringMatching(/^not_connected: stop\(\) needs a started session/),
+      listener: 'invalid_options: on(name, listener) needs a function.',
+    });
+    expect(outcome.twice).toBe('already_connected: start() while connecting.');
+    expect(outcome.state).toBe('disconnected');
+    await page.context().close();
   });
 });

@@ -2,6 +2,7 @@
 // Builds the client SDK package into client-sdk/dist/:
 //   dist/*.js + *.d.ts       ESM modules and types (tsc, type-checked), the package `exports`
 //   dist/browser/awp-client.js   one ESM file with livekit-client inside, for a <script type=module>
+//   dist/browser/awp-transcription.js   one ESM file of the transcription client alone (no LiveKit)
 //   dist/demo/               the demo page the api serves under /demo (development listener)
 // The two bundles use esbuild through its JS API (esbuild is installed as tsx's dependency).
 import { spawnSync } from 'node:child_process';
@@ -45,6 +46,11 @@ export async function buildClientSdk({ quiet = false } = {}) {
     ...common,
     entryPoints: [path.join(PACKAGE, 'src/index.ts')],
     outfile: path.join(DIST, 'browser/awp-client.js'),
+  });
+  await esbuild.build({
+    ...common,
+    entryPoints: [path.join(PACKAGE, 'src/transcription/index.ts')],
+    outfile: path.join(DIST, 'browser/awp-transcription.js'),
   });
   await esbuild.build({
     ...common,

@@ -59,7 +59,7 @@ import type { AgentState, ConnectionState, ConversationSession, InputMode } from
  */
 export class ConversationClient {
   readonly #options: ResolvedOptions;
-  readonly #emitter = new Emitter();
+  readonly #emitter = new Emitter<ConversationEventMap>();
   readonly #starter: SessionStarter;
   readonly #controls = new ControlQueue();
   readonly #playback = new AudioPlayback();

@@ -76,7 +76,8 @@ export interface ConversationErrorInit {
 }
 
 /**
- * The one error type of the library: thrown by methods, rejected by promises and emitted as
+ * The one error type of the conversation client (the transcription client has
+ * `TranscriptionError`): thrown by methods, rejected by promises and emitted as
  * the `error` event. Match on `code`, never on `message`.
  *
  * @example

@@ -1,6 +1,7 @@
 /**
  * Browser conversation client for managed Agents: `ConversationClient` over WebRTC
- * (LiveKit). React bindings: `@awp/client-sdk/react`.
+ * (LiveKit); realtime transcription: `TranscriptionClient` (also alone, without LiveKit, as
+ * `@awp/client-sdk/transcription`). React bindings: `@awp/client-sdk/react`.
  *
  * @packageDocumentation
  */
@@ -40,3 +41,27 @@ export type {
   InputMode,
   SessionStartResponse,
 } from './session.ts';
+export type {
+  TranscriptionApiErrorCode,
+  TranscriptionClientOptions,
+  TranscriptionConnectionState,
+  TranscriptionCost,
+  TranscriptionEndpointing,
+  TranscriptionErrorCode,
+  TranscriptionErrorInit,
+  TranscriptionEventMap,
+  TranscriptionEventName,
+  TranscriptionLibraryErrorCode,
+  TranscriptionListener,
+  TranscriptionResult,
+  TranscriptionStarted,
+  TranscriptionStartOptions,
+  TranscriptionTokenResult,
+  TranscriptionTranscript,
+} from './transcription/index.ts';
+export {
+  PCM_CAPTURE_PROCESSOR,
+  PCM_CAPTURE_WORKLET_SOURCE,
+  TranscriptionClient,
+  TranscriptionError,
+} from './transcription/index.ts';

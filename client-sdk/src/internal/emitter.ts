@@ -1,14 +1,8 @@
-import type {
-  ConversationEventMap,
-  ConversationEventName,
-  ConversationListener,
-} from '../events.ts';
-
 /** Typed listeners by event name; a throwing listener never breaks the others. */
-export class Emitter {
-  readonly #listeners = new Map<ConversationEventName, Set<(payload: never) => void>>();
+export class Emitter<M extends object> {
+  readonly #listeners = new Map<keyof M, Set<(payload: never) => void>>();
 
-  on<K extends ConversationEventName>(name: K, listener: ConversationListener<K>): () => void {
+  on<K extends keyof M>(name: K, listener: (payload: M[K]) => void): () => void {
     let set = this.#listeners.get(name);
     if (!set) {
       set = new Set();
@@ -22,14 +16,14 @@ export class Emitter {
     };
   }
 
-  emit<K extends ConversationEventName>(name: K, payload: ConversationEventMap[K]): void {
+  emit<K extends keyof M>(name: K, payload: M[K]): void {
     const set = this.#listeners.get(name);
     if (!set) return;
     for (const listener of [...set]) {
       try {
-        (listener as ConversationListener<K>)(payload);
+        (listener as (payload: M[K]) => void)(payload);
       } catch (error) {
-        // An app bug in one listener must not stop the conversation or other listeners.
+        // An app bug in one listener must not stop the client or other listeners.
         queueMicrotask(() => {
           throw error;
         });

@@ -1,6 +1,7 @@
 import { ConversationError } from '../errors.ts';
 import type { SessionContext, SessionTokenResult } from '../options.ts';
 import type { ConversationSession, SessionStartResponse } from '../session.ts';
+import { jwtExpiryMs } from './jwt.ts';
 import type { ResolvedOptions } from './validate-options.ts';
 
 /** How many tokens a client remembers to recognise a cached one. */
@@ -112,19 +113,6 @@ function expired(): ConversationError {
 
 export function aborted(): ConversationError {
   return new ConversationError('aborted', 'disconnect() was called before connect() finished.');
-}
-
-/** `exp` of a JWT in epoch ms, when the token is one; the api checks the token anyway. */
-function jwtExpiryMs(token: string): number | undefined {
-  const payload = token.split('.')[1];
-  if (!payload) return undefined;
-  try {
-    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
-    const exp = (JSON.parse(json) as { exp?: unknown }).exp;
-    return typeof exp === 'number' ? exp * 1000 : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function apiError(status: number, body: unknown, token: string): ConversationError {

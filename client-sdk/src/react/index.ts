@@ -1,6 +1,7 @@
 /**
  * React bindings: a provider that owns (or is given) a {@link ConversationClient} and a hook
- * that follows its state. React 18 or later is an optional peer dependency.
+ * that follows its state, and `useTranscription` for realtime transcription. React 18 or
+ * later is an optional peer dependency.
  *
  * @example
  * ```tsx
@@ -83,6 +84,12 @@ const EMPTY: Snapshot = {
   declinedReason: null,
   error: null,
 };
+
+export {
+  type TranscriptionState,
+  type UseTranscriptionOptions,
+  useTranscription,
+} from './transcription.ts';
 
 const ConversationContext = createContext<ConversationState | null>(null);
 

@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES } from '../../../src/workspaces/capabilities.ts';
-import type { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
+import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { ROOT, type RunningServer, startServer } from '../../helpers/server.ts';
@@ -56,6 +56,9 @@ describe('schemathesis against the running service', () => {
         })
       ).productionKey;
       await handle.close();
+      // The language models are a fake that answers at once: the fuzzer's translations and
+      // messages must not wait on the embedded model.
+      llm = await FakeOpenAiChat.start();
       // Every request counts against the rate limit: fuzzing is many requests in a burst.
       // A Google OAuth client, so consent flows start (Google itself is never called: the
       // fuzzer cannot produce a state the service issued).
@@ -63,6 +66,9 @@ describe('schemathesis against the running service', () => {
         database,
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
+          OPENAI_BASE_URL: llm.baseUrl,
+          OPENAI_API_KEY: llm.apiKey ?? '',
+          LOCAL_LLM: 'false',
           GOOGLE_OAUTH_CLIENT_ID: 'schemathesis.apps.googleusercontent.com',
           GOOGLE_OAUTH_CLIENT_SECRET: 'schemathesis-client-secret',
         },

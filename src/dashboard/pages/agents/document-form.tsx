@@ -35,6 +35,7 @@ export function DocumentForm(props: {
   onCancel: () => void;
 }) {
   const fileId = useId();
+  const textId = useId();
   const [title, setTitle] = useState(props.initial?.title ?? '');
   const [text, setText] = useState(props.initial?.text ?? '');
   const [format, setFormat] = useState<AgentDocumentContentType>(
@@ -141,18 +142,23 @@ export function DocumentForm(props: {
         />
       </label>
       {fileError ? <Notice kind="error">{fileError}</Notice> : null}
-      <label>
-        Text
+      <div className="knowledge-field">
+        <label htmlFor={textId}>Text</label>
         <textarea
+          id={textId}
           name="text"
           rows={12}
+          aria-describedby={`${textId}-count`}
           value={text}
           onChange={(event) => setText(event.target.value)}
         />
-        <span className={tooLong ? 'knowledge-count over' : 'knowledge-count muted'}>
+        <span
+          id={`${textId}-count`}
+          className={tooLong ? 'knowledge-count over' : 'knowledge-count muted'}
+        >
           {formatCount(chars)} of {formatCount(props.limits.text_chars)} characters
         </span>
-      </label>
+      </div>
       <div className="knowledge-actions">
         <button
           type="submit"

@@ -24,7 +24,7 @@ export const MEMORY_LIMITS = {
 export class AgentMemories {
   constructor(
     private readonly agents: Agents,
-    readonly store: MemoryStore,
+    private readonly store: MemoryStore,
   ) {}
 
   /** The memories' owner, once the scope is known to have the Agent. */

@@ -81,7 +81,12 @@ export function DocumentForm(props: {
   };
 
   return (
-    <form className="card form-grid knowledge-form" aria-label={label} onSubmit={submit}>
+    <form
+      // Replacing happens inside the document's own card.
+      className={props.mode === 'add' ? 'card form-grid knowledge-form' : 'form-grid'}
+      aria-label={label}
+      onSubmit={submit}
+    >
       <h3>{label}</h3>
       <label>
         Title

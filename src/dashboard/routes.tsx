@@ -9,6 +9,10 @@ import { PlaygroundPage } from './pages/playground/playground-page.tsx';
 import { ProviderAccountsPage } from './pages/provider-accounts.tsx';
 import { SessionPage } from './pages/sessions/session-page.tsx';
 import { SessionsPage } from './pages/sessions/sessions-page.tsx';
+import { StreamingSessionPage } from './pages/streaming-sessions/streaming-session-page.tsx';
+import { StreamingSessionsPage } from './pages/streaming-sessions/streaming-sessions-page.tsx';
+import { TranscriptionPage } from './pages/transcription/transcription-page.tsx';
+import { TranscriptionSessionPage } from './pages/transcription/transcription-session-page.tsx';
 import { UsagePage } from './pages/usage.tsx';
 import { VoicePage } from './pages/voice-page.tsx';
 import { VoicesPage } from './pages/voices.tsx';
@@ -28,6 +32,11 @@ export const PAGE_ROUTES: PageRoute[] = [
   { pattern: '/voices', render: () => <VoicesPage /> },
   { pattern: '/playground', render: () => <PlaygroundPage /> },
   {
+    pattern: '/streaming-sessions/:sessionId',
+    render: (params) => <StreamingSessionPage sessionId={params.sessionId ?? ''} />,
+  },
+  { pattern: '/streaming-sessions', render: () => <StreamingSessionsPage /> },
+  {
     pattern: '/agents/:agentId',
     render: (params) => <AgentPage agentId={params.agentId ?? ''} />,
   },
@@ -37,6 +46,11 @@ export const PAGE_ROUTES: PageRoute[] = [
     render: (params) => <SessionPage sessionId={params.sessionId ?? ''} />,
   },
   { pattern: '/sessions', render: () => <SessionsPage /> },
+  {
+    pattern: '/transcription/:sessionId',
+    render: (params) => <TranscriptionSessionPage sessionId={params.sessionId ?? ''} />,
+  },
+  { pattern: '/transcription', render: () => <TranscriptionPage /> },
   { pattern: '/keys', render: () => <ApiKeysPage /> },
   { pattern: '/webhooks', render: () => <WebhooksPage /> },
   { pattern: '/members', render: () => <MembersPage /> },
@@ -53,6 +67,7 @@ export const SIDEBAR: { group: string; links: { path: string; label: string }[] 
       { path: '/voices', label: 'Voices' },
       { path: '/voices/new', label: 'Create voice' },
       { path: '/playground', label: 'Playground' },
+      { path: '/streaming-sessions', label: 'Streaming sessions' },
     ],
   },
   {
@@ -60,6 +75,7 @@ export const SIDEBAR: { group: string; links: { path: string; label: string }[] 
     links: [
       { path: '/agents', label: 'Agents' },
       { path: '/sessions', label: 'Sessions' },
+      { path: '/transcription', label: 'Transcription' },
     ],
   },
   {

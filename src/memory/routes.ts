@@ -1,8 +1,8 @@
 import type { Agents } from '../agents/agents.ts';
 import { requireAuth } from '../auth/context.ts';
-import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { HttpRequest } from '../http/types.ts';
+import { AgentMemories } from './memories.ts';
 import { MAX_MEMORIES_PER_END_USER, type MemoryOwner, type MemoryStore } from './memory-store.ts';
 import {
   type CreateMemoryBody,
@@ -23,17 +23,17 @@ const NO_STORE = { 'cache-control': 'no-store' };
  * `memory_enabled` capability), for the workspace's backend to read, seed and erase.
  */
 export function memoryRoutes(agents: Agents, store: MemoryStore): AnyRoute[] {
+  const memories = new AgentMemories(agents, store);
+  const scopeOf = (auth: Parameters<typeof requireAuth>[0]) => {
+    const caller = requireAuth(auth);
+    return { workspaceId: caller.workspaceId, environment: caller.environment };
+  };
   /** The owner of the memories the request names, once the Agent is known to the caller. */
-  async function ownerOf(
+  const ownerOf = (
     auth: Parameters<typeof requireAuth>[0],
     request: HttpRequest,
     endUserId: string,
-  ): Promise<MemoryOwner> {
-    const caller = requireAuth(auth);
-    const scope = { workspaceId: caller.workspaceId, environment: caller.environment };
-    const agent = await agents.get(scope, request.params.agentId ?? '');
-    return { ...scope, agentId: agent.id, endUserId: endUserId.toLowerCase() };
-  }
+  ): Promise<MemoryOwner> => memories.owner(scopeOf(auth), request.params.agentId ?? '', endUserId);
   return [
     defineRoute<undefined, MemoryQuery>({
       method: 'GET',
@@ -47,11 +47,11 @@ export function memoryRoutes(agents: Agents, store: MemoryStore): AnyRoute[] {
       errors: ['not_found'],
       handle: async ({ auth, request, query }) => {
         const owner = await ownerOf(auth, request, query.end_user_id);
-        const memories = await store.list(owner);
+        const listed = await memories.list(owner);
         return {
           status: 200,
           headers: NO_STORE,
-          body: { end_user_id: owner.endUserId, memories: memories.map(memoryBody) },
+          body: { end_user_id: owner.endUserId, memories: listed.map(memoryBody) },
         };
       },
     }),
@@ -67,7 +67,7 @@ export function memoryRoutes(agents: Agents, store: MemoryStore): AnyRoute[] {
       errors: ['not_found'],
       handle: async ({ auth, request, body }) => {
         const owner = await ownerOf(auth, request, body.end_user_id);
-        const { memory } = await store.save(owner, body.text, 'api');
+        const { memory } = await memories.add(owner, body.text);
         return { status: 201, headers: NO_STORE, body: memoryBody(memory) };
       },
     }),
@@ -82,7 +82,7 @@ export function memoryRoutes(agents: Agents, store: MemoryStore): AnyRoute[] {
       responses: { 204: { description: 'Forgotten.' } },
       errors: ['not_found'],
       handle: async ({ auth, request, query }) => {
-        await store.forgetAll(await ownerOf(auth, request, query.end_user_id));
+        await memories.forgetAll(await ownerOf(auth, request, query.end_user_id));
         return { status: 204 };
       },
     }),
@@ -96,17 +96,11 @@ export function memoryRoutes(agents: Agents, store: MemoryStore): AnyRoute[] {
       responses: { 204: { description: 'Forgotten.' } },
       errors: ['not_found'],
       handle: async ({ auth, request }) => {
-        const caller = requireAuth(auth);
-        const scope = { workspaceId: caller.workspaceId, environment: caller.environment };
-        const agent = await agents.get(scope, request.params.agentId ?? '');
-        const id = (request.params.memoryId ?? '').toLowerCase();
-        const memory = await store.get({ ...scope, agentId: agent.id }, id);
-        if (
-          !memory ||
-          !(await store.forget({ ...scope, agentId: agent.id, endUserId: memory.endUserId }, id))
-        ) {
-          throw new ApiError('not_found', `No memory ${id} of this Agent.`);
-        }
+        await memories.forget(
+          scopeOf(auth),
+          request.params.agentId ?? '',
+          request.params.memoryId ?? '',
+        );
         return { status: 204 };
       },
     }),

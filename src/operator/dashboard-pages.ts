@@ -23,10 +23,14 @@ export const DASHBOARD_PAGE_PATHS = [
   '/operator/voices/new',
   '/operator/voices/:voiceId',
   '/operator/playground',
+  '/operator/streaming-sessions',
+  '/operator/streaming-sessions/:sessionId',
   '/operator/agents',
   '/operator/agents/:agentId',
   '/operator/sessions',
   '/operator/sessions/:sessionId',
+  '/operator/transcription',
+  '/operator/transcription/:sessionId',
   '/operator/usage',
 ] as const;
 

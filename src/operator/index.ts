@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Agents } from '../agents/agents.ts';
+import { DocumentStore } from '../agents/documents/document-store.ts';
+import { AgentDocuments } from '../agents/documents/documents.ts';
 import type { LiveSessions } from '../agents/live-sessions.ts';
 import type { SessionRecordings } from '../agents/session-recordings.ts';
 import { ApiKeys } from '../auth/api-keys.ts';
@@ -7,6 +9,8 @@ import type { ApiKeyStore } from '../auth/key-store.ts';
 import type { Database } from '../db/schema.ts';
 import type { AnyRoute } from '../http/route.ts';
 import type { LlmCatalog } from '../llm/registry.ts';
+import { AgentMemories } from '../memory/memories.ts';
+import { MemoryStore } from '../memory/memory-store.ts';
 import { Playground } from '../playground/playground.ts';
 import { ElevenLabsCatalog } from '../providers/elevenlabs/catalog.ts';
 import { FishAudioCatalog } from '../providers/fishaudio/catalog.ts';
@@ -15,6 +19,9 @@ import type { UpstreamProviderKind } from '../providers/upstream-registry.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import type { AudioStore } from '../storage/audio-store.ts';
+import { StreamingSessionReads } from '../streaming-sessions/reads.ts';
+import { StreamingSessionStore } from '../streaming-sessions/store.ts';
+import { TranscriptionSessionReads } from '../transcription/session-reads.ts';
 import type { OneShotSynthesis } from '../tts/oneshot.ts';
 import type { VoiceCatalog } from '../voices/catalog.ts';
 import type { VoiceCloning } from '../voices/cloning/service.ts';
@@ -30,10 +37,14 @@ import { agentCardRoutes } from './routes/agent-card-routes.ts';
 import { agentRoutes } from './routes/agent-routes.ts';
 import { agentSessionRoutes } from './routes/agent-session-routes.ts';
 import { cloneRoutes } from './routes/clone-routes.ts';
+import { documentRoutes } from './routes/document-routes.ts';
 import { generationRoutes } from './routes/generation-routes.ts';
 import { keyRoutes } from './routes/key-routes.ts';
 import { memberRoutes } from './routes/member-routes.ts';
+import { memoryRoutes } from './routes/memory-routes.ts';
 import { sessionRoutes } from './routes/session-routes.ts';
+import { streamingSessionRoutes } from './routes/streaming-session-routes.ts';
+import { transcriptionSessionRoutes } from './routes/transcription-session-routes.ts';
 import { usageRoutes } from './routes/usage-routes.ts';
 import { voiceRoutes } from './routes/voice-routes.ts';
 import { webhookRoutes } from './routes/webhook-routes.ts';
@@ -126,6 +137,13 @@ export function createOperatorApi(options: OperatorApiOptions): {
       ...agentRoutes(guard, options.agents, options.llm),
       ...agentCardRoutes(guard, options.agents),
       ...agentSessionRoutes(guard, options.db, options.liveSessions, options.recordings),
+      ...documentRoutes(guard, new AgentDocuments(new DocumentStore(options.db))),
+      ...memoryRoutes(guard, new AgentMemories(options.agents, new MemoryStore(options.db))),
+      ...transcriptionSessionRoutes(guard, new TranscriptionSessionReads(options.db)),
+      ...streamingSessionRoutes(
+        guard,
+        new StreamingSessionReads(options.db, new StreamingSessionStore(options.db)),
+      ),
       ...generationRoutes(
         guard,
         new Playground({ ...options, voices: options.store, audio: options.audioStore }),

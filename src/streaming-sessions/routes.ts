@@ -5,29 +5,23 @@ import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { HttpRequest } from '../http/types.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
-import { streamingSessionReport } from './report.ts';
+import { StreamingSessionReads } from './reads.ts';
 import {
   type AppendEventsBody,
   appendEventsSchema,
   appendedSchema,
   createSessionSchema,
-  eventBody,
   eventListSchema,
   type ListEventsQuery,
   type ListSessionsQuery,
   listEventsQuerySchema,
   listSessionsQuerySchema,
-  sessionBody,
   sessionListSchema,
   sessionSchema,
   type UpdateSessionBody,
   updateSessionSchema,
 } from './schemas.ts';
-import {
-  type StreamingScope,
-  type StreamingSessionRecord,
-  StreamingSessionStore,
-} from './store.ts';
+import { type StreamingScope, StreamingSessionStore } from './store.ts';
 
 const AUTH = { kind: 'workspace_key', capability: 'tts' } as const;
 const TAGS = ['streaming-sessions'];
@@ -42,18 +36,12 @@ const EVENTS_BODY_LIMIT_BYTES = 512 * 1024;
  */
 export function streamingSessionRoutes(db: Kysely<Database>): AnyRoute[] {
   const store = new StreamingSessionStore(db);
+  const reads = new StreamingSessionReads(db, store);
   const scopeOf = (auth: AuthContext | null): StreamingScope => {
     const caller = requireAuth(auth);
     return { workspaceId: caller.workspaceId, environment: caller.environment };
   };
   const idOf = (request: HttpRequest) => (request.params.sessionId ?? '').toLowerCase();
-  const found = async (scope: StreamingScope, id: string): Promise<StreamingSessionRecord> => {
-    const session = await store.get(scope, id);
-    if (!session) throw new ApiError('not_found', `No streaming session ${id}.`);
-    return session;
-  };
-  const report = async (scope: StreamingScope, session: StreamingSessionRecord) =>
-    sessionBody(await streamingSessionReport(db, scope, session));
   return [
     defineRoute({
       method: 'POST',
@@ -81,7 +69,7 @@ export function streamingSessionRoutes(db: Kysely<Database>): AnyRoute[] {
           ...(body.partner_session_id ? { partnerSessionId: body.partner_session_id } : {}),
           metadata: body.metadata ?? {},
         });
-        return { status: 201, body: await report(scope, session) };
+        return { status: 201, body: await reads.body(scope, session) };
       },
     }),
     defineRoute<undefined, ListSessionsQuery>({
@@ -93,23 +81,15 @@ export function streamingSessionRoutes(db: Kysely<Database>): AnyRoute[] {
       auth: AUTH,
       query: listSessionsQuerySchema,
       responses: { 200: { description: 'One page of sessions.', schema: sessionListSchema } },
-      handle: async ({ auth, query }) => {
-        const scope = scopeOf(auth);
-        const limit = query.limit ?? 20;
-        const rows = await store.list(scope, {
+      handle: async ({ auth, query }) => ({
+        status: 200,
+        headers: { 'cache-control': 'no-store' },
+        body: await reads.list(scopeOf(auth), {
           status: query.status,
-          ...(query.cursor ? { afterId: query.cursor.toLowerCase() } : {}),
-          limit: limit + 1,
-        });
-        const page = rows.slice(0, limit);
-        const sessions = [];
-        for (const session of page) sessions.push(await report(scope, session));
-        return {
-          status: 200,
-          headers: { 'cache-control': 'no-store' },
-          body: { sessions, next_cursor: rows.length > limit ? (page.at(-1)?.id ?? null) : null },
-        };
-      },
+          cursor: query.cursor,
+          limit: query.limit ?? 20,
+        }),
+      }),
     }),
     defineRoute({
       method: 'GET',
@@ -125,7 +105,7 @@ export function streamingSessionRoutes(db: Kysely<Database>): AnyRoute[] {
         return {
           status: 200,
           headers: { 'cache-control': 'no-store' },
-          body: await report(scope, await found(scope, idOf(request))),
+          body: await reads.body(scope, await reads.find(scope, idOf(request))),
         };
       },
     }),
@@ -148,7 +128,7 @@ export function streamingSessionRoutes(db: Kysely<Database>): AnyRoute[] {
           ...(body.metadata ? { metadata: body.metadata } : {}),
         });
         if (!session) throw new ApiError('not_found', `No streaming session ${id}.`);
-        return { status: 200, body: await report(scope, session) };
+        return { status: 200, body: await reads.body(scope, session) };
       },
     }),
     defineRoute<AppendEventsBody>({
@@ -198,26 +178,15 @@ export function streamingSessionRoutes(db: Kysely<Database>): AnyRoute[] {
       query: listEventsQuerySchema,
       errors: ['not_found'],
       responses: { 200: { description: 'One page of events.', schema: eventListSchema } },
-      handle: async ({ auth, request, query }) => {
-        const scope = scopeOf(auth);
-        const session = await found(scope, idOf(request));
-        const limit = query.limit ?? 100;
-        const rows = await store.events(session.id, {
-          afterSeq: query.cursor ? Number(query.cursor) : 0,
-          limit: limit + 1,
+      handle: async ({ auth, request, query }) => ({
+        status: 200,
+        headers: { 'cache-control': 'no-store' },
+        body: await reads.events(scopeOf(auth), idOf(request), {
+          cursor: query.cursor,
+          limit: query.limit ?? 100,
           type: query.type,
-        });
-        const page = rows.slice(0, limit);
-        return {
-          status: 200,
-          headers: { 'cache-control': 'no-store' },
-          body: {
-            session_id: session.id,
-            events: page.map(eventBody),
-            next_cursor: rows.length > limit ? String(page.at(-1)?.seq) : null,
-          },
-        };
-      },
+        }),
+      }),
     }),
   ];
 }

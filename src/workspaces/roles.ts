@@ -16,6 +16,12 @@ export const VOICE_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 export const MEMBER_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 /** Roles that may create, edit and publish Agents in the dashboard. */
 export const AGENT_BUILDER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
+/**
+ * Roles that may read realtime transcription sessions and streaming sessions: transcripts
+ * are end users' words and a session's usage is what the workspace's keys spent, as on
+ * Agents › Sessions and Usage.
+ */
+export const SESSION_READER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
 /** Roles that may delete a live session's recording (an end user's voice). */
 export const RECORDING_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 /**

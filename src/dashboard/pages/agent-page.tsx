@@ -12,6 +12,8 @@ import {
 } from './agents/agent-types.ts';
 import { CardFile } from './agents/card-file.tsx';
 import { EditAgentForm } from './agents/edit-agent-form.tsx';
+import { KnowledgeSection } from './agents/knowledge-section.tsx';
+import { MemorySection } from './agents/memory-section.tsx';
 import { PublicationStatus } from './agents/publication-status.tsx';
 import { TalkInDemoLink } from './agents/talk-in-demo.tsx';
 import './agents/agents.css';
@@ -21,10 +23,12 @@ function agentPath(agentId: string, rest = ''): string {
 }
 
 /**
- * One Agent (`/agents/:agentId`): its slug, draft revision and active publication, and the
- * Edit Agent form (voice, language model, switches, character card). Owners, Admins and
- * Builders save drafts and publish; other members read the same form with its controls
- * disabled. On the development environment a published Agent can be tried in the demo.
+ * One Agent (`/agents/:agentId`): its slug, draft revision and active publication, the
+ * Edit Agent form (voice, language model, switches, character card), its documents
+ * (Knowledge) and what it remembers about an end user (Memory). Owners, Admins and Builders
+ * save drafts, publish and change documents and memories; other members read the same
+ * page with its controls disabled or absent. On the development environment a published
+ * Agent can be tried in the demo.
  */
 export function AgentPage(props: { agentId: string }) {
   const me = useSession();
@@ -174,6 +178,8 @@ export function AgentPage(props: { agentId: string }) {
           }}
         />
       ) : null}
+      <KnowledgeSection agent={agent} canEdit={canBuild} />
+      <MemorySection agent={agent} canEdit={canBuild} />
     </Page>
   );
 }

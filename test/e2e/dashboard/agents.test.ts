@@ -459,8 +459,9 @@ describe('dashboard: Agents', () => {
       'Answer in two short sentences.',
     );
     expect(await form.getByLabel('Model', { exact: true }).inputValue()).toBe('o4-mini');
-    // No Save, Discard or Publish: the only button is the sidebar's.
-    expect(await other.getByRole('button').allTextContents()).toEqual(['Sign out']);
+    // No Save, Discard or Publish: the only buttons are the sidebar's and Memory's look-up
+    // (reading what the Agent remembers); Knowledge has no Add document.
+    expect(await other.getByRole('button').allTextContents()).toEqual(['Sign out', 'Look up']);
     expect(await other.getByRole('link', { name: 'Talk in demo' }).count()).toBe(1);
 
     const client = await signedIn(fixture.server.devUrl, MEMBER_EMAIL, MEMBER_PASSWORD);

@@ -121,7 +121,11 @@ describe('dashboard: Agent sessions', () => {
     await expect.poll(() => page.title()).toBe('Sessions');
     const nav = page.getByRole('navigation', { name: 'Dashboard' });
     const agentsGroup = nav.locator('.sidebar-group', { hasText: 'Agents' });
-    expect(await agentsGroup.locator('a').allInnerTexts()).toEqual(['Agents', 'Sessions']);
+    expect(await agentsGroup.locator('a').allInnerTexts()).toEqual([
+      'Agents',
+      'Sessions',
+      'Transcription',
+    ]);
     const row = page.locator(`tbody tr[data-session-id="${SESSION_ID}"]`);
     await row.waitFor();
     const cells = (await row.locator('td').allInnerTexts()).map((cell) => cell.trim());

@@ -1,0 +1,70 @@
+import type { Kysely } from 'kysely';
+import type { Database, StreamingSessionStatus } from '../db/schema.ts';
+import { ApiError } from '../errors.ts';
+import { streamingSessionReport } from './report.ts';
+import { eventBody, sessionBody } from './schemas.ts';
+import type { StreamingScope, StreamingSessionRecord, StreamingSessionStore } from './store.ts';
+
+/**
+ * Reads of the streaming sessions of one workspace and environment, as the API shows
+ * them: pages of sessions newest first with their usage, one session, and its events in
+ * the order received. Another scope's session is `404 not_found`.
+ */
+export class StreamingSessionReads {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly store: StreamingSessionStore,
+  ) {}
+
+  /** The session as the API shows it: its usage and event counts. */
+  async body(scope: StreamingScope, session: StreamingSessionRecord) {
+    return sessionBody(await streamingSessionReport(this.db, scope, session));
+  }
+
+  /** One page, newest first, older than the session `cursor` names; `next_cursor` when more remain. */
+  async list(
+    scope: StreamingScope,
+    query: {
+      status?: StreamingSessionStatus | undefined;
+      cursor?: string | undefined;
+      limit: number;
+    },
+  ) {
+    const rows = await this.store.list(scope, {
+      status: query.status,
+      ...(query.cursor ? { afterId: query.cursor.toLowerCase() } : {}),
+      limit: query.limit + 1,
+    });
+    const page = rows.slice(0, query.limit);
+    const sessions = [];
+    for (const session of page) sessions.push(await this.body(scope, session));
+    return { sessions, next_cursor: rows.length > query.limit ? (page.at(-1)?.id ?? null) : null };
+  }
+
+  /** One session of the scope; `404 not_found` for any other id. */
+  async find(scope: StreamingScope, id: string): Promise<StreamingSessionRecord> {
+    const session = await this.store.get(scope, id.toLowerCase());
+    if (!session) throw new ApiError('not_found', `No streaming session ${id}.`);
+    return session;
+  }
+
+  /** One page of the session's events in the order received, after number `cursor`. */
+  async events(
+    scope: StreamingScope,
+    id: string,
+    query: { cursor?: string | undefined; limit: number; type?: string | undefined },
+  ) {
+    const session = await this.find(scope, id);
+    const rows = await this.store.events(session.id, {
+      afterSeq: query.cursor ? Number(query.cursor) : 0,
+      limit: query.limit + 1,
+      type: query.type,
+    });
+    const page = rows.slice(0, query.limit);
+    return {
+      session_id: session.id,
+      events: page.map(eventBody),
+      next_cursor: rows.length > query.limit ? String(page.at(-1)?.seq) : null,
+    };
+  }
+}

@@ -20,6 +20,7 @@ WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 COPY backend-sdk/package.json backend-sdk/
 COPY client-sdk/package.json client-sdk/
+COPY react/package.json react/
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 RUN npm ci && npm cache clean --force
 

@@ -101,6 +101,7 @@ export function createAgentSide(deps: {
         sessions: liveSessions,
         rooms: livekitRooms,
         maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
+        publicBaseUrls,
       }),
     ),
   ];

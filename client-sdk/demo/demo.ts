@@ -1,5 +1,6 @@
 // The demo page served under /demo on the development listener: pick a published Agent,
-// connect, talk by voice or text, read the live transcript. It holds no key: tokens come
+// connect, talk by voice (automatic turn-taking by default, push-to-talk one click away) or
+// text, read the live transcript. It holds no key: tokens come
 // from the server's dev-only endpoint (src/demo/routes.ts), one per connect.
 import { ConversationClient, ConversationError, type InputMode } from '../src/index.ts';
 
@@ -50,9 +51,10 @@ function showError(error: unknown): void {
   errorBox.hidden = false;
 }
 
+/** The chosen turn-taking: automatic (just speak) unless push-to-talk is picked. */
 function inputMode(): InputMode {
   const checked = document.querySelector<HTMLInputElement>('input[name="mode"]:checked');
-  return checked?.value === 'automatic' ? 'automatic' : 'push-to-talk';
+  return checked?.value === 'push-to-talk' ? 'push-to-talk' : 'automatic';
 }
 
 function render(): void {
@@ -64,8 +66,10 @@ function render(): void {
   disconnectButton.disabled = state === 'disconnected';
   for (const element of [textInput, sendButton, interruptButton]) element.disabled = !connected;
   ptt.disabled = !(connected && client?.inputAudioEnabled && client.inputMode === 'push-to-talk');
+  // Before connecting, the button says what the chosen mode will do.
+  const mode = client?.inputMode ?? inputMode();
   ptt.textContent =
-    client?.inputMode === 'automatic'
+    mode === 'automatic'
       ? 'Automatic mode: just speak'
       : talking
         ? 'Release to send'
@@ -170,7 +174,7 @@ mute.addEventListener('change', () => {
 interruptButton.addEventListener('click', () => void client?.interrupt().catch(() => undefined));
 for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="mode"]')) {
   radio.addEventListener('change', () => {
-    if (client?.connectionState !== 'connected') return;
+    if (client?.connectionState !== 'connected') return render();
     void client
       .setInputMode(inputMode())
       .catch(() => undefined)

@@ -3,6 +3,7 @@
 //   dist/*.js + *.d.ts       ESM modules and types (tsc, type-checked), the package `exports`
 //   dist/browser/awp-client.js   one ESM file with livekit-client inside, for a <script type=module>
 //   dist/browser/awp-transcription.js   one ESM file of the transcription client alone (no LiveKit)
+//   (both with the default api origin AWP_API_ORIGIN when it is set at build time)
 //   dist/demo/               the demo page the api serves under /demo (development listener)
 // The two bundles use esbuild through its JS API (esbuild is installed as tsx's dependency).
 import { spawnSync } from 'node:child_process';
@@ -32,6 +33,10 @@ export async function buildClientSdk({ quiet = false } = {}) {
     }
   }
   const esbuild = await import(require.resolve('esbuild', { paths: [require.resolve('tsx')] }));
+  // The deployment's production api origin, fixed in the browser bundles when given at
+  // build time: clients built so default `apiOrigin` to it (src/api-origin.ts).
+  const apiOrigin = process.env.AWP_API_ORIGIN;
+  const define = apiOrigin ? { __AWP_API_ORIGIN__: JSON.stringify(apiOrigin) } : {};
   const common = {
     bundle: true,
     format: 'esm',
@@ -44,11 +49,13 @@ export async function buildClientSdk({ quiet = false } = {}) {
   };
   await esbuild.build({
     ...common,
+    define,
     entryPoints: [path.join(PACKAGE, 'src/index.ts')],
     outfile: path.join(DIST, 'browser/awp-client.js'),
   });
   await esbuild.build({
     ...common,
+    define,
     entryPoints: [path.join(PACKAGE, 'src/transcription/index.ts')],
     outfile: path.join(DIST, 'browser/awp-transcription.js'),
   });

@@ -1,11 +1,12 @@
 /**
  * Browser conversation client for managed Agents: `ConversationClient` over WebRTC
  * (LiveKit); realtime transcription: `TranscriptionClient` (also alone, without LiveKit, as
- * `@awp/client-sdk/transcription`). React bindings: `@awp/client-sdk/react`.
+ * `@awp/client-sdk/transcription`). React bindings: the `@awp/react` package.
  *
  * @packageDocumentation
  */
-export { DEFAULT_API_ORIGIN, VERSION } from './constants.ts';
+export { defaultApiOrigin } from './api-origin.ts';
+export { VERSION } from './constants.ts';
 export { ConversationClient } from './conversation-client.ts';
 export {
   type ApiErrorCode,
@@ -27,10 +28,13 @@ export type {
 } from './events.ts';
 export type {
   BackendSessionOptions,
+  CharacterCard,
+  CharacterCardData,
   ConnectOptions,
   ConversationClientOptions,
   SendTextOptions,
   SessionContext,
+  SessionOverrides,
   SessionTokenResult,
   TokenSessionOptions,
 } from './options.ts';

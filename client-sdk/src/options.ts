@@ -1,3 +1,4 @@
+import type { defaultApiOrigin } from './api-origin.ts';
 import type { InputMode, SessionStartResponse } from './session.ts';
 
 /** What a `sessionToken` callback may return: the token, or the api's token object. */
@@ -11,13 +12,59 @@ export interface SessionContext {
   timeZone?: string;
 }
 
+/**
+ * The `data` of a character card V3: fields left out are empty. See the spec's "Character
+ * card".
+ */
+export interface CharacterCardData {
+  name?: string;
+  description?: string;
+  personality?: string;
+  scenario?: string;
+  first_mes?: string;
+  mes_example?: string;
+  system_prompt?: string;
+  post_history_instructions?: string;
+  creator_notes?: string;
+  creator?: string;
+  character_version?: string;
+  alternate_greetings?: string[];
+  tags?: string[];
+  group_only_greetings?: string[];
+  extensions?: Record<string, unknown>;
+}
+
+/** A character card V3: the complete character configuration. */
+export interface CharacterCard {
+  spec: 'chara_card_v3';
+  spec_version: '3.0';
+  data: CharacterCardData;
+}
+
+/**
+ * What this session changes of the Agent's published character (the Agent itself is not
+ * edited): a complete `characterCard`, or the legacy `persona` / `systemPrompt` (each
+ * omitted one inherits the published card). The two forms are never combined.
+ */
+export type SessionOverrides =
+  | { characterCard: CharacterCard; persona?: never; systemPrompt?: never }
+  | {
+      /** Replaces the card's `data.description` for this session. */
+      persona?: string;
+      /** Replaces the card's `data.system_prompt` for this session. */
+      systemPrompt?: string;
+      characterCard?: never;
+    };
+
 /** Options shared by both ways of starting a session. */
 interface CommonOptions {
   /** Id of the Agent (a UUID; slugs are resolved to ids by your backend). */
   agentId: string;
   /**
-   * Origin of the api that starts sessions, e.g. `https://api.example.com`. Defaults to
-   * {@link DEFAULT_API_ORIGIN} (the production listener of a local install).
+   * Origin of the api that starts sessions, e.g. `https://api.example.com`. Defaults to the
+   * deployment's production origin: the page's `<meta name="awp-api-origin">`, else the
+   * build's `__AWP_API_ORIGIN__` define, else the page's own origin (see
+   * {@link defaultApiOrigin}). Not used with `startSession`.
    */
   apiOrigin?: string;
   /**
@@ -45,6 +92,11 @@ export interface TokenSessionOptions extends CommonOptions {
   startSession?: never;
   /** Sent with the session start; blank values are omitted. */
   sessionContext?: SessionContext;
+  /**
+   * Sent with the session start: this session's character, a complete `characterCard` or
+   * the legacy `persona` / `systemPrompt`. Combining the two forms throws `invalid_options`.
+   */
+  overrides?: SessionOverrides;
 }
 
 /** Sessions (e.g. application sessions) started by your own authenticated backend. */
@@ -66,6 +118,8 @@ export interface BackendSessionOptions extends CommonOptions {
   startSession: (request: { agentId: string }) => Promise<SessionStartResponse>;
   sessionToken?: never;
   sessionContext?: never;
+  /** Your backend's start decides the session's character. */
+  overrides?: never;
 }
 
 /** Options of {@link ConversationClient}: exactly one of `sessionToken` and `startSession`. */

@@ -1,7 +1,7 @@
 /**
  * The api's answer to a session start (`POST /v1/agents/{agentId}/sessions`), as sent on the
- * wire, or the `session` part of an application-session start (no avatar). A backend that
- * starts sessions itself (`startSession`) returns this object unchanged.
+ * wire, or the `session` part of an application-session start (the same fields). A backend
+ * that starts sessions itself (`startSession`) returns this object unchanged.
  */
 export interface SessionStartResponse {
   session_id: string;

@@ -1,6 +1,7 @@
 // The release build: TypeScript of the service, jobs process, operator tool and agent
 // worker compiled to JavaScript in dist/ (source maps on), plus the runtime files that are
-// not TypeScript. `ensureBuilt()` rebuilds only when dist/ is missing or older than the
+// not TypeScript; then the packages (client-sdk, react after it, backend-sdk) and the
+// dashboard. `ensureBuilt()` rebuilds only when dist/ is missing or older than the
 // sources, so `npm start` and the `awp` bin always run current compiled code.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -16,13 +17,11 @@ const CONFIG_FILES = ['package.json', 'tsconfig.json', 'tsconfig.build.json'];
 const ASSET = /\.(py|json|svg|png|jpg|webp|html|css|txt|wasm)$/;
 const SKIPPED_DIRS = new Set(['node_modules', '__pycache__', 'dashboard']);
 /** The client SDK (and the demo page the api serves) builds into client-sdk/dist/. */
-const CLIENT_SDK_DIRS = [
-  'client-sdk/src',
-  'client-sdk/demo',
-  'client-sdk/scripts',
-  'client-sdk/types',
-];
+const CLIENT_SDK_DIRS = ['client-sdk/src', 'client-sdk/demo', 'client-sdk/scripts'];
 const CLIENT_SDK_FILES = ['client-sdk/package.json', 'client-sdk/tsconfig.json'];
+/** The React package builds into react/dist/, against client-sdk/dist/'s declarations. */
+const REACT_DIRS = ['react/src', 'react/scripts', 'react/types'];
+const REACT_FILES = ['react/package.json', 'react/tsconfig.json'];
 /** The server SDK builds into backend-sdk/dist/ (its package `exports`). */
 const BACKEND_SDK_DIRS = ['backend-sdk/src', 'backend-sdk/scripts'];
 const BACKEND_SDK_FILES = ['backend-sdk/package.json', 'backend-sdk/tsconfig.json'];
@@ -46,6 +45,8 @@ function sourceFiles() {
   for (const dir of SOURCE_DIRS) files.push(...walk(path.join(ROOT, dir)));
   for (const dir of CLIENT_SDK_DIRS) files.push(...walk(path.join(ROOT, dir)));
   files.push(...CLIENT_SDK_FILES.map((f) => path.join(ROOT, f)).filter((f) => existsSync(f)));
+  for (const dir of REACT_DIRS) files.push(...walk(path.join(ROOT, dir)));
+  files.push(...REACT_FILES.map((f) => path.join(ROOT, f)).filter((f) => existsSync(f)));
   for (const dir of BACKEND_SDK_DIRS) files.push(...walk(path.join(ROOT, dir)));
   files.push(...BACKEND_SDK_FILES.map((f) => path.join(ROOT, f)).filter((f) => existsSync(f)));
   files.push(...walk(path.join(ROOT, DASHBOARD_DIR)));
@@ -88,6 +89,15 @@ export function build({ quiet = false } = {}) {
   if (sdk.status !== 0) {
     if (quiet) process.stderr.write(`${sdk.stdout ?? ''}${sdk.stderr ?? ''}`);
     throw new Error(`the client SDK build failed (exit ${sdk.status})`);
+  }
+  const react = spawnSync(process.execPath, [path.join(ROOT, 'react/scripts/build.mjs')], {
+    cwd: ROOT,
+    stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    encoding: 'utf8',
+  });
+  if (react.status !== 0) {
+    if (quiet) process.stderr.write(`${react.stdout ?? ''}${react.stderr ?? ''}`);
+    throw new Error(`the React package build failed (exit ${react.status})`);
   }
   const backendSdk = spawnSync(
     process.execPath,

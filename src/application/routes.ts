@@ -48,7 +48,7 @@ export function applicationSessionRoutes(service: ApplicationSessions): AnyRoute
         return {
           status: 201,
           headers: { 'cache-control': 'no-store' },
-          body: await service.start(caller, body),
+          body: await service.start(caller, body, request),
         };
       },
     }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { avatarSchema } from '../agents/avatar-routes.ts';
 import { toolParametersProblem } from './json-schema.ts';
 import { APPLICATION_LIMITS } from './types.ts';
 
@@ -132,6 +133,7 @@ export const sessionPartSchema = z
       token: z.string().describe('LiveKit access token of the end user.'),
     }),
     room: z.string(),
+    avatar: avatarSchema.describe("The Agent's avatar, as a managed session's start answers it."),
     expires_at: z.string(),
   })
   .meta({ title: 'ApplicationSessionPart' });

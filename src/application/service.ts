@@ -2,11 +2,15 @@ import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import type { Agents } from '../agents/agents.ts';
+import { avatarEntry } from '../agents/avatar-routes.ts';
+import { type Avatar, DEFAULT_AVATAR_ID, findAvatar } from '../agents/avatars/catalog.ts';
 import type { LiveSessionRecord, LiveSessions } from '../agents/live-sessions.ts';
 import { type LivekitRooms, sessionRoom } from '../agents/livekit-rooms.ts';
 import type { AuthContext } from '../auth/context.ts';
+import type { Environment } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import type { HttpRequest } from '../http/types.ts';
 import { backendIdentity, mintControlToken } from './control-token.ts';
 import type { ApplicationStartBody, ApplicationStarted } from './schemas.ts';
 
@@ -17,6 +21,8 @@ export interface ApplicationSessionsOptions {
   /** Undefined when no LiveKit is configured: starts answer 503. */
   rooms: LivekitRooms | undefined;
   maxDurationMs: number;
+  /** Public base URLs per environment: the avatar's `image_url` is absolute. */
+  publicBaseUrls: Partial<Record<Environment, string>>;
 }
 
 /**
@@ -29,14 +35,18 @@ export interface ApplicationSessionsOptions {
 export class ApplicationSessions {
   constructor(private readonly options: ApplicationSessionsOptions) {}
 
-  async start(caller: AuthContext, body: ApplicationStartBody): Promise<ApplicationStarted> {
+  async start(
+    caller: AuthContext,
+    body: ApplicationStartBody,
+    request: HttpRequest,
+  ): Promise<ApplicationStarted> {
     const { sessions } = this.options;
     const existing = await sessions.applicationStart(
       caller.workspaceId,
       body.chatSessionId,
       body.requestId,
     );
-    if (existing) return this.#resume(caller, body, existing);
+    if (existing) return this.#resume(caller, body, existing, request);
 
     const scope = { workspaceId: caller.workspaceId, environment: caller.environment };
     const published = await this.#publishedAgent(scope, body.agentId);
@@ -72,7 +82,7 @@ export class ApplicationSessions {
         body.chatSessionId,
         body.requestId,
       );
-      if (winner) return this.#resume(caller, body, winner);
+      if (winner) return this.#resume(caller, body, winner, request);
       throw error;
     }
     try {
@@ -85,7 +95,8 @@ export class ApplicationSessions {
         `The LiveKit server did not accept the session: ${(error as Error).message}`,
       );
     }
-    return this.#credentials(rooms, sessionId, body.agentId, expiresAt);
+    const avatar = this.#avatar(published.avatarId, request);
+    return this.#credentials(rooms, sessionId, body.agentId, expiresAt, avatar);
   }
 
   /** A repeated start: the stored session, when it is still the same and still running. */
@@ -93,6 +104,7 @@ export class ApplicationSessions {
     caller: AuthContext,
     body: ApplicationStartBody,
     record: LiveSessionRecord,
+    request: HttpRequest,
   ): Promise<ApplicationStarted> {
     if (record.agentId !== body.agentId || record.environment !== caller.environment) {
       throw new ApiError(
@@ -111,7 +123,15 @@ export class ApplicationSessions {
         'The session this chatSessionId and requestId started is over; start a new one with a new requestId.',
       );
     }
-    return this.#credentials(this.#rooms(), record.id, record.agentId, expiresAt);
+    const avatar = this.#avatar(record.snapshot.avatarId, request);
+    return this.#credentials(this.#rooms(), record.id, record.agentId, expiresAt, avatar);
+  }
+
+  /** The session's avatar as a managed session's start answers it (the catalog default else). */
+  #avatar(avatarId: string, request: HttpRequest): ApplicationStarted['session']['avatar'] {
+    const avatar: Avatar | undefined = findAvatar(avatarId) ?? findAvatar(DEFAULT_AVATAR_ID);
+    if (!avatar) throw new Error('the avatar catalog has no default avatar');
+    return avatarEntry(avatar, request, this.options.publicBaseUrls);
   }
 
   async #credentials(
@@ -119,6 +139,7 @@ export class ApplicationSessions {
     sessionId: string,
     agentId: string,
     expiresAt: Date,
+    avatar: ApplicationStarted['session']['avatar'],
   ): Promise<ApplicationStarted> {
     const control = await mintControlToken(rooms.settings, sessionId);
     const userToken = await rooms.userToken(sessionId, {
@@ -138,6 +159,7 @@ export class ApplicationSessions {
         agent_id: agentId,
         livekit: { url: rooms.settings.publicUrl, token: userToken },
         room,
+        avatar,
         expires_at: expiresAt.toISOString(),
       },
     };

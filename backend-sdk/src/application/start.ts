@@ -76,6 +76,8 @@ export interface ApplicationSessionPart {
   agent_id: string;
   livekit: { url: string; token: string };
   room: string;
+  /** The Agent's avatar, as a managed session's start answers it. */
+  avatar: { id: string; name: string; image_url: string; idle_video_url?: string };
   expires_at: string;
 }
 

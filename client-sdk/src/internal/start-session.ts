@@ -1,8 +1,8 @@
 import { ConversationError } from '../errors.ts';
-import type { SessionContext, SessionTokenResult } from '../options.ts';
+import type { SessionTokenResult } from '../options.ts';
 import type { ConversationSession, SessionStartResponse } from '../session.ts';
 import { jwtExpiryMs } from './jwt.ts';
-import type { ResolvedOptions } from './validate-options.ts';
+import type { ResolvedOptions, SessionSource } from './validate-options.ts';
 
 /** How many tokens a client remembers to recognise a cached one. */
 const USED_TOKENS_KEPT = 32;
@@ -24,7 +24,7 @@ export class SessionStarter {
     } else {
       const result = await callback(source.sessionToken, 'sessionToken');
       const token = this.#checkToken(result);
-      answer = await this.#post(token, source.sessionContext, signal);
+      answer = await this.#post(source.apiOrigin, token, startBody(source), signal);
       this.#remember(token);
     }
     const session = parseSession(answer);
@@ -60,17 +60,18 @@ export class SessionStarter {
   }
 
   async #post(
+    apiOrigin: string,
     token: string,
-    sessionContext: SessionContext | undefined,
+    request: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<unknown> {
-    const url = `${this.options.apiOrigin}/v1/agents/${this.options.agentId}/sessions`;
+    const url = `${apiOrigin}/v1/agents/${this.options.agentId}/sessions`;
     let response: Response;
     try {
       response = await fetch(url, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(sessionContext ? { sessionContext } : {}),
+        body: JSON.stringify(request),
         signal,
         credentials: 'omit',
       });
@@ -91,6 +92,14 @@ export class SessionStarter {
     if (!response.ok) throw apiError(response.status, body, token);
     return body;
   }
+}
+
+/** The session start's body: the context and overrides the client was given, if any. */
+function startBody(source: Extract<SessionSource, { kind: 'token' }>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (source.sessionContext) body.sessionContext = source.sessionContext;
+  if (source.overrides) body.overrides = source.overrides;
+  return body;
 }
 
 async function callback<T>(fn: () => T | Promise<T>, name: string): Promise<T> {

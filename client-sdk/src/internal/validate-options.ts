@@ -1,7 +1,13 @@
-import { DEFAULT_API_ORIGIN } from '../constants.ts';
+import { httpOriginOf, resolveApiOrigin } from '../api-origin.ts';
 import { ConversationError } from '../errors.ts';
-import type { ConversationClientOptions, SessionContext, SessionTokenResult } from '../options.ts';
+import type {
+  ConversationClientOptions,
+  SessionContext,
+  SessionOverrides,
+  SessionTokenResult,
+} from '../options.ts';
 import type { SessionStartResponse } from '../session.ts';
+import { checkOverrides } from './session-overrides.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_AGENT_JOIN_TIMEOUT_MS = 20_000;
@@ -10,9 +16,13 @@ const DEFAULT_AGENT_JOIN_TIMEOUT_MS = 20_000;
 export type SessionSource =
   | {
       kind: 'token';
+      /** Origin of the api's session start: the option, else the default. */
+      apiOrigin: string;
       sessionToken: () => SessionTokenResult | Promise<SessionTokenResult>;
       /** Only the nonblank values; undefined when none. */
       sessionContext: SessionContext | undefined;
+      /** Checked: a card or legacy fields, never both; undefined when none. */
+      overrides: SessionOverrides | undefined;
     }
   | {
       kind: 'backend';
@@ -21,7 +31,6 @@ export type SessionSource =
 
 export interface ResolvedOptions {
   agentId: string;
-  apiOrigin: string;
   inputAudioEnabled: boolean;
   audioPlayback: boolean;
   agentJoinTimeoutMs: number;
@@ -57,7 +66,17 @@ export function resolveOptions(options: ConversationClientOptions): ResolvedOpti
   if (!hasToken && options.sessionContext !== undefined) {
     throw invalid('sessionContext is only accepted with sessionToken.');
   }
-  const apiOrigin = resolveOrigin(options.apiOrigin);
+  if (!hasToken && options.overrides !== undefined) {
+    throw invalid(
+      "overrides is only accepted with sessionToken (with startSession, your backend's start decides).",
+    );
+  }
+  // Only the library's own start uses the api: a backend start never needs a default.
+  if (!hasToken && options.apiOrigin !== undefined && !httpOriginOf(options.apiOrigin)) {
+    throw invalid(
+      `apiOrigin must be an absolute http(s) URL (got ${JSON.stringify(options.apiOrigin)}).`,
+    );
+  }
   const agentJoinTimeoutMs = options.agentJoinTimeoutMs ?? DEFAULT_AGENT_JOIN_TIMEOUT_MS;
   if (!Number.isFinite(agentJoinTimeoutMs) || agentJoinTimeoutMs <= 0) {
     throw invalid('agentJoinTimeoutMs must be a positive number of milliseconds.');
@@ -65,13 +84,14 @@ export function resolveOptions(options: ConversationClientOptions): ResolvedOpti
   const source: SessionSource = options.sessionToken
     ? {
         kind: 'token',
+        apiOrigin: apiOrigin(options.apiOrigin),
         sessionToken: options.sessionToken,
         sessionContext: nonBlankContext(options.sessionContext),
+        overrides: checkOverrides(options.overrides),
       }
     : { kind: 'backend', startSession: options.startSession! };
   return {
     agentId: agentId.toLowerCase(),
-    apiOrigin,
     inputAudioEnabled: options.inputAudioEnabled ?? true,
     audioPlayback: options.audioPlayback ?? true,
     agentJoinTimeoutMs,
@@ -79,18 +99,10 @@ export function resolveOptions(options: ConversationClientOptions): ResolvedOpti
   };
 }
 
-function resolveOrigin(value: string | undefined): string {
-  if (value === undefined) return DEFAULT_API_ORIGIN;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalid(`apiOrigin must be an absolute http(s) URL (got ${JSON.stringify(value)}).`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw invalid(`apiOrigin must be an absolute http(s) URL (got ${JSON.stringify(value)}).`);
-  }
-  return url.origin;
+function apiOrigin(value: string | undefined): string {
+  const resolved = resolveApiOrigin(value);
+  if ('problem' in resolved) throw invalid(resolved.problem);
+  return resolved.origin;
 }
 
 function nonBlankContext(context: SessionContext | undefined): SessionContext | undefined {

@@ -5,7 +5,8 @@
  *
  * @packageDocumentation
  */
-export { DEFAULT_API_ORIGIN, VERSION } from '../constants.ts';
+export { defaultApiOrigin } from '../api-origin.ts';
+export { VERSION } from '../constants.ts';
 export {
   type TranscriptionApiErrorCode,
   TranscriptionError,

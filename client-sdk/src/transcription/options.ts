@@ -1,4 +1,4 @@
-import { DEFAULT_API_ORIGIN } from '../constants.ts';
+import { type defaultApiOrigin, httpOriginOf, resolveApiOrigin } from '../api-origin.ts';
 import { TranscriptionError } from './errors.ts';
 
 /**
@@ -19,7 +19,7 @@ export interface TranscriptionClientOptions {
   token: () => TranscriptionTokenResult | Promise<TranscriptionTokenResult>;
   /**
    * Origin of the api, e.g. `https://api.example.com`. When omitted, the token object's
-   * `websocket_url` is used, else {@link DEFAULT_API_ORIGIN}.
+   * `websocket_url` is used, else the deployment's default ({@link defaultApiOrigin}).
    */
   apiOrigin?: string;
   /** BCP 47 language the user speaks (`en`, `fr-CA`); omitted: the api's default or detection. */
@@ -122,16 +122,17 @@ export function resolveTranscriptionOptions(
 }
 
 function resolveOrigin(value: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+  const origin = httpOriginOf(value);
+  if (origin === undefined) {
     throw invalid(`apiOrigin must be an absolute http(s) URL (got ${JSON.stringify(value)}).`);
   }
-  return url.origin;
+  return origin;
+}
+
+function defaultOrigin(): string {
+  const resolved = resolveApiOrigin(undefined);
+  if ('problem' in resolved) throw invalid(resolved.problem);
+  return resolved.origin;
 }
 
 /**
@@ -154,7 +155,7 @@ export function socketUrl(
       );
     }
   } else {
-    url = new URL(TRANSCRIPTION_PATH, apiOrigin ?? DEFAULT_API_ORIGIN);
+    url = new URL(TRANSCRIPTION_PATH, apiOrigin ?? defaultOrigin());
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   }
   url.searchParams.set('token', token);

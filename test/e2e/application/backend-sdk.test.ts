@@ -52,7 +52,7 @@ describe('application sessions with backend-sdk (api route, worker, livekit-serv
     );
     // The browser's part carries no control credential.
     expect(Object.keys(session).sort()).toEqual(
-      ['agent_id', 'expires_at', 'livekit', 'room', 'session_id'].sort(),
+      ['agent_id', 'avatar', 'expires_at', 'livekit', 'room', 'session_id'].sort(),
     );
     expect(JSON.stringify(session)).not.toContain(control.token);
 

@@ -1,7 +1,8 @@
 // The client library in an application session, in Chromium: the page's own backend (the
 // session stub) starts the session on the real api, keeps `control` (joining the room as
 // the data-only backend) and hands the browser only `session`; a protocol peer plays the
-// Agent. Input mode, microphone, interrupt and microphoneTrack work as in managed sessions;
+// Agent. The session's avatar, input mode, microphone, interrupt and microphoneTrack work
+// as in managed sessions;
 // the backend participant in the room is never taken for the Agent; a client handed the
 // whole answer refuses to connect.
 
@@ -142,7 +143,12 @@ describe('client SDK in an application session (real api, livekit-server, protoc
       agentId,
       room: answer.session.room,
       livekit: answer.session.livekit,
-      avatar: null,
+      // The Agent's avatar, as in a managed session.
+      avatar: {
+        id: 'avatar_ada',
+        name: 'Ada',
+        imageUrl: `${server.url}/v1/avatars/avatar_ada/preview`,
+      },
       expiresAt: answer.session.expires_at,
     });
     expect(mode).toBe('automatic');

@@ -1,14 +1,47 @@
 // Library tests of the client SDK in Chromium: constructor rules, subscriptions, method
-// preconditions and the session-start request, against the session-start stub (no room is
-// joined here: every start the stub sees is refused or never sent).
+// preconditions, the session-start request (context, overrides) and where it goes when
+// `apiOrigin` is omitted, against the session-start stub (no room is joined here: every
+// start the stub sees is refused or never sent).
 
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
 import { openTestPage } from './harness/page.ts';
-import { type SessionStub, startSessionStub } from './harness/session-stub.ts';
+import { type SessionStub, startSessionStub, TEST_PAGE } from './harness/session-stub.ts';
 
 const AGENT_ID = '6f1c2b9e-8a47-4c1d-9e3f-2b5a7c9d0e11';
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const require = createRequire(import.meta.url);
+/** An origin nothing listens on: a start sent there fails with `network_error`. */
+const UNREACHABLE = 'http://127.0.0.1:9';
+/** The origin an app's bundler fixed at build time (`define: {__AWP_API_ORIGIN__}`). */
+const BUILT_IN = 'http://127.0.0.1:7';
+
+/** The library as an app's bundler builds it with the deployment's origin defined. */
+async function bundleWithDefinedOrigin(): Promise<string> {
+  const esbuild = (await import(
+    require.resolve('esbuild', { paths: [require.resolve('tsx')] })
+  )) as typeof import('esbuild');
+  const result = await esbuild.build({
+    entryPoints: [path.join(ROOT, 'client-sdk/src/index.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    define: { __AWP_API_ORIGIN__: JSON.stringify(BUILT_IN) },
+    logLevel: 'error',
+  });
+  return result.outputFiles[0]?.text ?? '';
+}
+
+const CARD = {
+  spec: 'chara_card_v3',
+  spec_version: '3.0',
+  data: { name: 'Captain', description: 'A pirate.', system_prompt: 'Speak like a pirate.' },
+};
 
 describe('client SDK in the browser: options and preconditions', () => {
   let browser: TestBrowser;
@@ -16,7 +49,23 @@ describe('client SDK in the browser: options and preconditions', () => {
   let page: Page;
 
   beforeAll(async () => {
-    stub = await startSessionStub();
+    const html = { type: 'text/html' };
+    stub = await startSessionStub(undefined, {
+      // A page naming its api in a meta tag.
+      '/meta': {
+        ...html,
+        body: TEST_PAGE.replace(
+          '<title>',
+          `<meta name="awp-api-origin" content="${UNREACHABLE}/ignored/path"><title>`,
+        ),
+      },
+      // A page whose bundle was built with the deployment's origin.
+      '/defined': {
+        ...html,
+        body: TEST_PAGE.replace('/awp-client.js', '/awp-client-defined.js'),
+      },
+      '/awp-client-defined.js': { type: 'text/javascript', body: await bundleWithDefinedOrigin() },
+    });
     browser = await launchBrowser();
     page = await openTestPage(browser, stub.origin);
   }, 60_000);
@@ -131,6 +180,134 @@ describe('client SDK in the browser: options and preconditions', () => {
     expect(stub.starts.every((s) => /^Bearer stub_[0-9a-f]{24}$/.test(s.authorization ?? ''))).toBe(
       true,
     );
+  });
+
+  it('sends overrides with the session start: a complete characterCard, or legacy persona / systemPrompt', async () => {
+    await page.evaluate(
+      async ({ agentId, origin, card }) => {
+        for (const overrides of [
+          { characterCard: card },
+          { persona: 'A pirate.' },
+          { systemPrompt: 'Be brief.', persona: '' },
+          {},
+        ]) {
+          const client = new window.awp.ConversationClient({
+            agentId,
+            apiOrigin: origin,
+            sessionToken: () => window.freshToken(),
+            sessionContext: { userName: 'Ada' },
+            overrides: overrides as never,
+          });
+          await client.connect().catch(() => undefined);
+        }
+      },
+      { agentId: AGENT_ID, origin: stub.origin, card: CARD },
+    );
+    expect(stub.starts.map((s) => s.body)).toEqual([
+      { sessionContext: { userName: 'Ada' }, overrides: { characterCard: CARD } },
+      { sessionContext: { userName: 'Ada' }, overrides: { persona: 'A pirate.' } },
+      {
+        sessionContext: { userName: 'Ada' },
+        overrides: { systemPrompt: 'Be brief.', persona: '' },
+      },
+      { sessionContext: { userName: 'Ada' } },
+    ]);
+  });
+
+  it('refuses characterCard combined with persona or systemPrompt, and overrides with startSession, before any request', async () => {
+    const tokenCallsBefore = stub.tokenCalls();
+    const combined =
+      'overrides.characterCard replaces the whole card: do not combine it with overrides.persona or overrides.systemPrompt.';
+    for (const legacy of [{ persona: 'A pirate.' }, { systemPrompt: '' }]) {
+      expect(
+        await construct({
+          agentId: AGENT_ID,
+          sessionToken: 'fn',
+          overrides: { characterCard: CARD, ...legacy },
+        }),
+      ).toEqual({
+        name: 'ConversationError',
+        code: 'invalid_options',
+        message: combined,
+        isError: true,
+      });
+    }
+    expect(
+      await construct({ agentId: AGENT_ID, startSession: 'fn', overrides: { persona: 'x' } }),
+    ).toMatchObject({
+      code: 'invalid_options',
+      message: expect.stringContaining('overrides is only accepted with sessionToken'),
+    });
+    expect(
+      await construct({
+        agentId: AGENT_ID,
+        sessionToken: 'fn',
+        overrides: { characterCard: { ...CARD, spec: 'chara_card_v2' } },
+      }),
+    ).toMatchObject({
+      code: 'invalid_options',
+      message: expect.stringContaining('overrides.characterCard must be a character card V3'),
+    });
+    expect(
+      await construct({ agentId: AGENT_ID, sessionToken: 'fn', overrides: { persona: 42 } }),
+    ).toMatchObject({ code: 'invalid_options', message: 'overrides.persona must be a string.' });
+    expect(stub.tokenCalls()).toBe(tokenCallsBefore);
+    expect(stub.starts).toEqual([]);
+  });
+
+  it('without apiOrigin, starts sessions at the page’s own origin (an api serving its page)', async () => {
+    const result = await page.evaluate(async (agentId) => {
+      const client = new window.awp.ConversationClient({
+        agentId,
+        sessionToken: () => window.freshToken(),
+      });
+      const error = await client.connect().catch((e: { code: string; status: number }) => e);
+      const { code, status } = error as { code: string; status: number };
+      return { code, status, defaultOrigin: window.awp.defaultApiOrigin() };
+    }, AGENT_ID);
+    // The stub (this page's origin) received the start, and refused it (it has no LiveKit).
+    expect(result).toEqual({ code: 'unauthorized', status: 401, defaultOrigin: stub.origin });
+    expect(stub.starts).toEqual([
+      {
+        agentId: AGENT_ID,
+        authorization: expect.stringMatching(/^Bearer stub_/),
+        body: {},
+        status: 401,
+      },
+    ]);
+  });
+
+  /** Connects a client without apiOrigin on the page at `path`; what connect() rejects with. */
+  const connectWithoutOrigin = async (path: string) => {
+    const other = await openTestPage(browser, stub.origin, path);
+    try {
+      return await other.evaluate(async (agentId) => {
+        const client = new window.awp.ConversationClient({ agentId, sessionToken: () => 'token' });
+        const error = await client.connect().catch((e: { code: string; message: string }) => e);
+        const { code, message } = error as { code: string; message: string };
+        return { code, message, defaultOrigin: window.awp.defaultApiOrigin() };
+      }, AGENT_ID);
+    } finally {
+      await other.context().close();
+    }
+  };
+
+  it('without apiOrigin, a page’s <meta name="awp-api-origin"> names the api', async () => {
+    expect(await connectWithoutOrigin('/meta')).toEqual({
+      code: 'network_error',
+      message: `Could not reach ${UNREACHABLE}/v1/agents/${AGENT_ID}/sessions.`,
+      defaultOrigin: UNREACHABLE,
+    });
+    expect(stub.starts).toEqual([]);
+  });
+
+  it('without apiOrigin, a build that defines __AWP_API_ORIGIN__ starts sessions there', async () => {
+    expect(await connectWithoutOrigin('/defined')).toEqual({
+      code: 'network_error',
+      message: `Could not reach ${BUILT_IN}/v1/agents/${AGENT_ID}/sessions.`,
+      defaultOrigin: BUILT_IN,
+    });
+    expect(stub.starts).toEqual([]);
   });
 
   it('calls sessionToken (sync or async) on every connect and passes api errors through', async () => {

@@ -383,6 +383,97 @@ describe('client SDK against a protocol peer (livekit-server + rtc-node Agent)',
     expect(await page.evaluate(() => document.querySelectorAll('audio').length)).toBe(0);
   });
 
+  it('with audioPlayback false, the app plays the Agent’s track itself: the library creates no audio element and muted has no effect', async () => {
+    // Every audio element the page creates through the DOM (as livekit-client's attach does).
+    await page.evaluate(() => {
+      const counted = window as unknown as { audioElementsCreated: number };
+      counted.audioElementsCreated = 0;
+      const original = document.createElement.bind(document);
+      document.createElement = ((name: string, options?: ElementCreationOptions) => {
+        if (name.toLowerCase() === 'audio' || name.toLowerCase() === 'video') {
+          counted.audioElementsCreated++;
+        }
+        return original(name, options);
+      }) as typeof document.createElement;
+    });
+    // The app's own player: it takes the track from `remoteAudioTrack` and measures it.
+    await page.evaluate(
+      async ({ agentId, origin }) => {
+        const app = window as unknown as { appPeak: number; appPlayer: HTMLAudioElement };
+        app.appPeak = 0;
+        window.client = new window.awp.ConversationClient({
+          agentId,
+          apiOrigin: origin,
+          sessionToken: () => window.freshToken(),
+          audioPlayback: false,
+        });
+        window.client.muted = true;
+        window.record(window.client);
+        window.client.on('remoteAudioTrack', ({ track }: { track: MediaStreamTrack }) => {
+          const stream = new MediaStream([track]);
+          app.appPlayer = new Audio();
+          app.appPlayer.srcObject = stream;
+          void app.appPlayer.play();
+          const context = new AudioContext();
+          const analyser = context.createAnalyser();
+          context.createMediaStreamSource(stream).connect(analyser);
+          const samples = new Float32Array(analyser.fftSize);
+          setInterval(() => {
+            analyser.getFloatTimeDomainData(samples);
+            for (const sample of samples) app.appPeak = Math.max(app.appPeak, Math.abs(sample));
+          }, 50);
+        });
+        await window.client.connect();
+      },
+      { agentId: AGENT_ID, origin: stub.origin },
+    );
+    await until(async () => (await events('remoteAudioTrack')).length > 0, 'remoteAudioTrack');
+    const appHears = () =>
+      page.evaluate(() => {
+        const app = window as unknown as { appPeak: number; appPlayer: HTMLAudioElement };
+        return { peak: app.appPeak, time: app.appPlayer.currentTime, paused: app.appPlayer.paused };
+      });
+    // The Agent's 220 Hz tone (amplitude about 0.09) plays in the app's player.
+    await until(
+      async () => (await appHears()).peak > 0.03,
+      'the Agent at the app',
+      10_000,
+      appHears,
+    );
+    await page.evaluate(() => {
+      window.client.muted = true;
+      (window as unknown as { appPeak: number }).appPeak = 0;
+    });
+    await until(
+      async () => (await appHears()).peak > 0.03,
+      'the Agent at the app after muted',
+      10_000,
+      appHears,
+    );
+    const state = await page.evaluate(() => ({
+      muted: window.client.muted,
+      created: (window as unknown as { audioElementsCreated: number }).audioElementsCreated,
+      inDocument: document.querySelectorAll('audio, video').length,
+      trackEnabled: (window as unknown as { appPlayer: HTMLAudioElement }).appPlayer.srcObject
+        ? (
+            (window as unknown as { appPlayer: HTMLAudioElement }).appPlayer
+              .srcObject as MediaStream
+          )
+            .getAudioTracks()
+            .map((track) => ({ enabled: track.enabled, readyState: track.readyState }))
+        : [],
+      playing: !(window as unknown as { appPlayer: HTMLAudioElement }).appPlayer.paused,
+    }));
+    expect(state).toEqual({
+      muted: false,
+      created: 0,
+      inDocument: 0,
+      trackEnabled: [{ enabled: true, readyState: 'live' }],
+      playing: true,
+    });
+    expect((await events('error')).map((e) => e.payload)).toEqual([]);
+  });
+
   it('the Agent leaving emits agent_unavailable and disconnects', async () => {
     await connect();
     await lastPeer().leave();

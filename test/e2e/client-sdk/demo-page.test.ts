@@ -1,6 +1,7 @@
 // The demo page in Chromium, served by the real api (DEMO_PAGE on): its strict CSP lets the
 // bundle run, it lists the published Agents through the dev-only endpoint and enables
-// Connect. Connecting needs the session route and worker (tested end to end elsewhere).
+// Connect, in automatic turn-taking (just speak) with push-to-talk one click away.
+// Connecting needs the session route and worker (tested end to end elsewhere).
 
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +71,32 @@ describe('demo page in the browser', () => {
       pttDisabled: true,
       connection: 'disconnected',
       styled: '10px',
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('starts in automatic turn-taking; push-to-talk is one click away', async () => {
+    const modes = () =>
+      page.evaluate(() => ({
+        choices: [...document.querySelectorAll<HTMLInputElement>('input[name="mode"]')].map(
+          (radio) => ({ value: radio.value, checked: radio.checked }),
+        ),
+        talkButton: document.getElementById('ptt')?.textContent,
+      }));
+    expect(await modes()).toEqual({
+      choices: [
+        { value: 'automatic', checked: true },
+        { value: 'push-to-talk', checked: false },
+      ],
+      talkButton: 'Automatic mode: just speak',
+    });
+    await page.click('input[name="mode"][value="push-to-talk"]');
+    expect(await modes()).toEqual({
+      choices: [
+        { value: 'automatic', checked: false },
+        { value: 'push-to-talk', checked: true },
+      ],
+      talkButton: 'Hold to talk (or hold Space)',
     });
     expect(problems).toEqual([]);
   });

@@ -1,8 +1,9 @@
-// The React bindings (client-sdk/src/react) in Chromium: a small app built on
-// `ConversationProvider` and `useConversation`, bundled with React by esbuild, talks to the
-// protocol peer through a real livekit-server (harness/session-stub.ts serves the page).
-// The test reads what a user sees: the rendered state, session and transcript.
-// React is an optional peer dependency of the client SDK and a devDependency here.
+// The React package (@awp/react, as published: its dist/ and @awp/client-sdk's) in
+// Chromium: a small app built on `ConversationProvider` and `useConversation`, bundled with
+// React by esbuild as an app's bundler would, talks to the protocol peer through a real
+// livekit-server (harness/session-stub.ts serves the page). The test reads what a user
+// sees: the rendered state, session and transcript. React is a peer dependency of
+// @awp/react and a devDependency here.
 
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -22,9 +23,7 @@ const require = createRequire(import.meta.url);
 const APP = `
 import { createElement as h } from 'react';
 import { createRoot } from 'react-dom/client';
-import { ConversationProvider, useConversation } from ${JSON.stringify(
-  path.join(ROOT, 'client-sdk/src/react/index.ts'),
-)};
+import { ConversationProvider, useConversation } from '@awp/react';
 
 function Talk() {
   const c = useConversation();
@@ -66,7 +65,7 @@ root.render(h('div', null,
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>react bindings</title>
 <script type="module" src="/react-app.js"></script></head><body><div id="root"></div></body></html>`;
 
-/** React, react-dom and the bindings in one browser module. */
+/** React, react-dom, @awp/react and @awp/client-sdk in one browser module. */
 async function bundleApp(): Promise<string> {
   const esbuild = (await import(
     require.resolve('esbuild', { paths: [require.resolve('tsx')] })

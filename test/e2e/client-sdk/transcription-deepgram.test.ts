@@ -32,7 +32,7 @@ const require = createRequire(import.meta.url);
 const APP = `
 import { createElement as h } from 'react';
 import { createRoot } from 'react-dom/client';
-import { useTranscription } from ${JSON.stringify(path.join(ROOT, 'client-sdk/src/react/index.ts'))};
+import { useTranscription } from '@awp/react';
 
 window.interims = [];
 function Dictation() {

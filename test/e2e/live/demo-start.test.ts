@@ -183,6 +183,8 @@ describe('demo page from npm start (scripts/start.sh)', () => {
       20_000,
     );
     await page.selectOption('#agent', { label: option });
+    // The demo starts in automatic turn-taking; this turn is pushed to talk.
+    await page.click('input[name="mode"][value="push-to-talk"]');
     await page.click('#connect');
     await page.waitForFunction(
       () => document.getElementById('connection')?.textContent === 'connected',

@@ -36,11 +36,12 @@ describe.each(DIALECTS)('Application session starts on %s', (dialect) => {
   let api: ApiClient;
   let counter = 0;
 
-  const publishedAgent = async (key = ws.productionKey, publish = true) => {
+  const publishedAgent = async (key = ws.productionKey, publish = true, avatarId?: string) => {
     const call = apiClient(server.url, key);
     const created = await call('POST', '/v1/agents', {
       slug: `app-${++counter}`,
       voice_id: NATIVE_VOICE,
+      ...(avatarId ? { avatar_id: avatarId } : {}),
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     if (publish)
@@ -93,7 +94,7 @@ describe.each(DIALECTS)('Application session starts on %s', (dialect) => {
   }, 30_000);
 
   it('starts: a control part, a browser part, the room, the dispatch and the stored application', async () => {
-    const agentId = await publishedAgent();
+    const agentId = await publishedAgent(ws.productionKey, true, 'avatar_kofi');
     const body = startBody(agentId, {
       history: [
         { role: 'user', content: 'Hello' },
@@ -129,6 +130,12 @@ describe.each(DIALECTS)('Application session starts on %s', (dialect) => {
         agent_id: agentId,
         livekit: { url: livekit.url, token: expect.any(String) },
         room,
+        // The Agent's avatar, as a managed session's start answers it.
+        avatar: {
+          id: 'avatar_kofi',
+          name: 'Kofi',
+          image_url: `${server.url}/v1/avatars/avatar_kofi/preview`,
+        },
         expires_at: expect.any(String),
       },
     });
@@ -402,6 +409,11 @@ describe.each(DIALECTS)('Application session starts on %s', (dialect) => {
     expect(again.status, JSON.stringify(again.body)).toBe(201);
     expect(again.body.session.session_id).toBe(first.body.session.session_id);
     expect(again.body.session.expires_at).toBe(first.body.session.expires_at);
+    expect(again.body.session.avatar).toEqual({
+      id: 'avatar_ada',
+      name: 'Ada',
+      image_url: `${server.url}/v1/avatars/avatar_ada/preview`,
+    });
     expect(again.body.control.identity).toBe(first.body.control.identity);
     expect(Date.parse(again.body.control.expires_at)).toBeGreaterThanOrEqual(
       Date.parse(first.body.control.expires_at),

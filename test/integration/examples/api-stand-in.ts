@@ -105,6 +105,7 @@ export async function startApiStandIn<Agent extends AgentHandle>(
           agent_id: parsed.data.agentId,
           livekit: { url: lk.url, token: await user.toJwt() },
           room,
+          avatar: { id: 'avatar_ada', name: 'Ada', image_url: '/v1/avatars/avatar_ada/preview' },
           expires_at: new Date(Date.now() + 60 * 60_000).toISOString(),
         },
       };

@@ -142,7 +142,7 @@ describe('examples/backend', () => {
     const { response, start, worker, backend } = await startFor('ada', 'demo-ada');
     expect(response.body).toEqual(start.answer.session);
     expect(Object.keys(response.body).sort()).toEqual(
-      ['agent_id', 'expires_at', 'livekit', 'room', 'session_id'].sort(),
+      ['agent_id', 'avatar', 'expires_at', 'livekit', 'room', 'session_id'].sort(),
     );
     expect(response.text).not.toContain(start.answer.control.token);
     expect(response.headers.get('cache-control')).toBe('no-store');

@@ -23,8 +23,12 @@ declare global {
   }
 }
 
-/** Opens the test page of `origin` in a new context with the microphone allowed. */
-export async function openTestPage(browser: TestBrowser, origin: string): Promise<Page> {
+/** Opens the test page of `origin` (at `path`) in a new context with the microphone allowed. */
+export async function openTestPage(
+  browser: TestBrowser,
+  origin: string,
+  path = '/',
+): Promise<Page> {
   const context = await browser.browser.newContext({ permissions: ['microphone'] });
   const page = await context.newPage();
   // Counts microphone requests: `inputAudioEnabled: false` must never make one.
@@ -36,7 +40,7 @@ export async function openTestPage(browser: TestBrowser, origin: string): Promis
       return original(constraints);
     };
   });
-  await page.goto(`${origin}/`);
+  await page.goto(`${origin}${path}`);
   await page.waitForFunction(() => window.ready === true);
   return page;
 }

@@ -46,7 +46,7 @@ export interface SessionStub {
 }
 
 // The test page: the SDK bundle on `window.awp`, every event of a client recorded in order.
-const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>client-sdk test</title>
+export const TEST_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>client-sdk test</title>
 <script type="module">
 import * as awp from '/awp-client.js';
 window.awp = awp;
@@ -100,7 +100,8 @@ export async function startSessionStub(
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://stub');
-      if (req.method === 'GET' && url.pathname === '/') return send(res, 200, 'text/html', PAGE);
+      if (req.method === 'GET' && url.pathname === '/')
+        return send(res, 200, 'text/html', TEST_PAGE);
       const file = req.method === 'GET' ? files[url.pathname] : undefined;
       if (file) return send(res, 200, file.type, file.body);
       if (req.method === 'GET' && url.pathname === '/awp-client.js') {

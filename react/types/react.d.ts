@@ -1,6 +1,6 @@
-// The few React APIs the bindings use, declared for this package's own build: React is an
-// optional peer dependency and is not installed here. Apps compile against their real
-// @types/react (the emitted .d.ts files only import `ReactNode` and `ReactElement`).
+// The few React APIs the bindings use, declared for this package's own build, so it does not
+// depend on one version of @types/react: React is a peer dependency. Apps compile against
+// their real @types/react (the emitted .d.ts files only import `ReactNode` and `ReactElement`).
 declare module 'react' {
   export type ReactNode =
     | ReactElement

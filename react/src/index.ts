@@ -1,11 +1,11 @@
 /**
- * React bindings: a provider that owns (or is given) a {@link ConversationClient} and a hook
- * that follows its state, and `useTranscription` for realtime transcription. React 18 or
- * later is an optional peer dependency.
+ * React bindings of `@awp/client-sdk`: a provider that owns (or is given) a
+ * {@link ConversationClient} and a hook that follows its state, and `useTranscription` for
+ * realtime transcription. React 18 or later is a peer dependency.
  *
  * @example
  * ```tsx
- * import { ConversationProvider, useConversation } from '@awp/client-sdk/react';
+ * import { ConversationProvider, useConversation } from '@awp/react';
  *
  * function App() {
  *   return (
@@ -31,6 +31,18 @@
  *
  * @packageDocumentation
  */
+
+import {
+  type AgentState,
+  type ConnectionState,
+  type ConnectOptions,
+  ConversationClient,
+  type ConversationClientOptions,
+  ConversationError,
+  type ConversationSession,
+  type TranscriptEvent,
+  type TranscriptProgressEvent,
+} from '@awp/client-sdk';
 import {
   createContext,
   createElement,
@@ -41,11 +53,6 @@ import {
   useMemo,
   useState,
 } from 'react';
-import { ConversationClient } from '../conversation-client.ts';
-import { ConversationError } from '../errors.ts';
-import type { TranscriptEvent, TranscriptProgressEvent } from '../events.ts';
-import type { ConnectOptions, ConversationClientOptions } from '../options.ts';
-import type { AgentState, ConnectionState, ConversationSession } from '../session.ts';
 
 /** What {@link useConversation} returns: the client's state, kept current, and the client. */
 export interface ConversationState {

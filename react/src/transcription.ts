@@ -1,16 +1,14 @@
+import {
+  TranscriptionClient,
+  type TranscriptionClientOptions,
+  type TranscriptionConnectionState,
+  type TranscriptionError,
+  type TranscriptionResult,
+  type TranscriptionStarted,
+  type TranscriptionStartOptions,
+  type TranscriptionTranscript,
+} from '@awp/client-sdk/transcription';
 import { useEffect, useMemo, useState } from 'react';
-import type { TranscriptionError } from '../transcription/errors.ts';
-import type {
-  TranscriptionConnectionState,
-  TranscriptionResult,
-  TranscriptionStarted,
-  TranscriptionTranscript,
-} from '../transcription/events.ts';
-import type {
-  TranscriptionClientOptions,
-  TranscriptionStartOptions,
-} from '../transcription/options.ts';
-import { TranscriptionClient } from '../transcription/transcription-client.ts';
 
 /** What {@link useTranscription} returns: the live transcript, kept current, and the client. */
 export interface TranscriptionState {

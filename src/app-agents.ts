@@ -90,6 +90,7 @@ export function createAgentSide(deps: {
       sessions: liveSessions,
       rooms: livekitRooms,
       maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
+      maxSessionsPerWorkspace: config.AGENT_SESSIONS_MAX_CONCURRENT_PER_WORKSPACE,
       publicBaseUrls,
       recordings: deps.recordings,
     }),
@@ -101,6 +102,7 @@ export function createAgentSide(deps: {
         sessions: liveSessions,
         rooms: livekitRooms,
         maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
+        maxSessionsPerWorkspace: config.AGENT_SESSIONS_MAX_CONCURRENT_PER_WORKSPACE,
       }),
     ),
   ];

@@ -17,6 +17,8 @@ export interface ApplicationSessionsOptions {
   /** Undefined when no LiveKit is configured: starts answer 503. */
   rooms: LivekitRooms | undefined;
   maxDurationMs: number;
+  /** Sessions a workspace may run at once (0: no limit); beyond it `429 rate_limited`. */
+  maxSessionsPerWorkspace: number;
 }
 
 /**
@@ -58,6 +60,7 @@ export class ApplicationSessions {
         overrides: undefined,
         sessionContext: undefined,
         expiresAt,
+        maxRunningPerWorkspace: this.options.maxSessionsPerWorkspace,
         application: {
           spec: body.application,
           backendIdentity: backendIdentity(sessionId),

@@ -162,13 +162,20 @@ async function runInRoom(
   const playout = new PlayoutLedger(TTS_SAMPLE_RATE_HZ);
   const speech = new AwpTts({
     streamUrl: `${apiBase.replace(/^http/, 'ws').replace(/\/+$/, '')}/v1/tts/stream`,
+    // Agent speech tokens: the Agents product's own credential for this session (charged
+    // to it, outside the key's synthesis limits), not a `tts` stream token.
     token: async () =>
       (
-        await streamTokens.mint({
-          keyId: record.apiKeyId,
-          workspaceId: record.workspaceId,
-          environment: record.environment,
-        })
+        await streamTokens.mint(
+          {
+            keyId: record.apiKeyId,
+            workspaceId: record.workspaceId,
+            environment: record.environment,
+            agentSessionId: record.id,
+          },
+          Date.now(),
+          'agent_speech',
+        )
       ).token,
     voiceId: snapshot.voiceId,
     partnerSessionId: agentSessionLedgerId(record.id),

@@ -90,6 +90,7 @@ export function createAgentSide(deps: {
       sessions: liveSessions,
       rooms: livekitRooms,
       maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
+      maxSessionsPerWorkspace: config.AGENT_SESSIONS_MAX_CONCURRENT_PER_WORKSPACE,
       publicBaseUrls,
       recordings: deps.recordings,
     }),
@@ -102,6 +103,7 @@ export function createAgentSide(deps: {
         rooms: livekitRooms,
         maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
         publicBaseUrls,
+        maxSessionsPerWorkspace: config.AGENT_SESSIONS_MAX_CONCURRENT_PER_WORKSPACE,
       }),
     ),
   ];

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { loadSttConfig, type SttConfig } from '../worker/stt/config.ts';
 import type { Agents } from './agents/agents.ts';
+import { LiveSessions } from './agents/live-sessions.ts';
 import { SessionRecordings } from './agents/session-recordings.ts';
 import { createAgentSide } from './app-agents.ts';
 import { createAudioPersister, createSpeechProviders, createTranscoders } from './app-synthesis.ts';
@@ -186,24 +187,33 @@ export function createApi(deps: ApiDependencies): Api {
     maxConcurrent: config.ONESHOT_MAX_CONCURRENT,
   });
   const origins = new OriginAllowlist(config.STREAM_ALLOWED_ORIGINS);
-  const streamRoute = ttsStreamRoute(authenticator, origins, {
-    catalog,
-    ledger,
-    guard,
-    slots: new StreamSlots(redis, {
-      prefix: config.REDIS_PREFIX,
-      maxPerWorkspace: config.STREAM_MAX_CONCURRENT_PER_WORKSPACE,
-      onError: (error) => slotOutage.failed(error),
-      onRecovered: () => slotOutage.succeeded(),
-    }),
-    observer,
-    persister,
-    logger,
-    opusComplexity: config.OPUS_COMPLEXITY,
-    transcoders,
-    idleTimeoutMs: config.STREAM_IDLE_TIMEOUT_MS,
-    persistMaxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
+  // Agent speech is accepted only while its live session runs.
+  const speakingSessions = new LiveSessions(db, {
+    heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
   });
+  const streamRoute = ttsStreamRoute(
+    authenticator,
+    origins,
+    {
+      catalog,
+      ledger,
+      guard,
+      slots: new StreamSlots(redis, {
+        prefix: config.REDIS_PREFIX,
+        maxPerWorkspace: config.STREAM_MAX_CONCURRENT_PER_WORKSPACE,
+        onError: (error) => slotOutage.failed(error),
+        onRecovered: () => slotOutage.succeeded(),
+      }),
+      observer,
+      persister,
+      logger,
+      opusComplexity: config.OPUS_COMPLEXITY,
+      transcoders,
+      idleTimeoutMs: config.STREAM_IDLE_TIMEOUT_MS,
+      persistMaxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
+    },
+    (workspaceId, sessionId) => speakingSessions.runs(workspaceId, sessionId),
+  );
 
   const publicBaseUrls = {
     ...(config.PUBLIC_BASE_URL ? { production: config.PUBLIC_BASE_URL } : {}),

@@ -13,6 +13,11 @@ import {
   type LegacyField,
 } from './character-card.ts';
 
+/** Agents per page when a client pages with `cursor` alone. */
+const DEFAULT_PAGE = 50;
+/** Rows read per query when every Agent is listed. */
+const UNPAGED_BATCH = 500;
+
 /** The workspace and environment an Agent belongs to. */
 export interface AgentScope {
   workspaceId: string;
@@ -95,15 +100,20 @@ export class Agents {
     return agent;
   }
 
-  /** API-ready Agents (with a public voice selection) in creation order, one page. */
+  /**
+   * API-ready Agents (with a public voice selection) in creation order: every one when
+   * neither `limit` nor `cursor` is given (paging is opt-in), else one page (50 by default).
+   */
   async list(
     scope: AgentScope,
-    options: { cursor?: string | undefined; limit: number; slug?: string | undefined },
+    options: { cursor?: string | undefined; limit?: number | undefined; slug?: string | undefined },
   ): Promise<AgentPage> {
     const publicIds = await this.voices.ids(scope.workspaceId, scope.environment);
     const agents: AgentRecord[] = [];
     let after = options.cursor;
-    const batch = options.limit + 1;
+    const limit =
+      options.limit ?? (options.cursor === undefined ? Number.POSITIVE_INFINITY : DEFAULT_PAGE);
+    const batch = Number.isFinite(limit) ? limit + 1 : UNPAGED_BATCH;
     for (;;) {
       const rows = await this.store.list(scope.workspaceId, scope.environment, {
         afterId: after,
@@ -112,7 +122,7 @@ export class Agents {
       });
       for (const row of rows) {
         if (row.draft.voiceId === null || !publicIds.has(row.draft.voiceId)) continue;
-        if (agents.length === options.limit) {
+        if (agents.length === limit) {
           return { agents, nextCursor: agents.at(-1)?.id ?? null };
         }
         agents.push(row);

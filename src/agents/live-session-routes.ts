@@ -1,5 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
+import { bearerCredential } from '../auth/authenticate.ts';
 import { requireAuth } from '../auth/context.ts';
 import type { Environment } from '../config.ts';
 import { ApiError } from '../errors.ts';
@@ -18,12 +19,28 @@ import type { AgentSessionTokens } from './session-tokens.ts';
 import { isTimeZone } from './tools/calendar/zoned-time.ts';
 
 const MAX_OVERRIDE_CHARS = 100_000;
+/**
+ * `sessionContext.userName` is sent as given; this bound only keeps the end user's LiveKit
+ * token (which carries the name as the participant's name) within what URLs and headers
+ * take everywhere.
+ */
+export const MAX_USER_NAME_BYTES = 4096;
 
 export const sessionStartSchema = z
   .strictObject({
     sessionContext: z
       .strictObject({
-        userName: z.string().min(1).max(100).optional().describe('How the Agent calls the user.'),
+        userName: z
+          .string()
+          .min(1)
+          .refine(
+            (name) => Buffer.byteLength(name, 'utf8') <= MAX_USER_NAME_BYTES,
+            `at most ${MAX_USER_NAME_BYTES} bytes of UTF-8`,
+          )
+          .optional()
+          .describe(
+            `How the Agent calls the user, used as given (at most ${MAX_USER_NAME_BYTES} bytes of UTF-8: it travels inside the end user's LiveKit token).`,
+          ),
         timeZone: z
           .string()
           .max(64)
@@ -71,6 +88,8 @@ export interface LiveSessionRouteOptions {
   /** Undefined when no LiveKit is configured: starts answer 503. */
   rooms: LivekitRooms | undefined;
   maxDurationMs: number;
+  /** Sessions a workspace may run at once (0: no limit); beyond it `429 rate_limited`. */
+  maxSessionsPerWorkspace: number;
   publicBaseUrls: Partial<Record<Environment, string>>;
   recordings: SessionRecordings;
 }
@@ -92,7 +111,12 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
       auth: { kind: 'agent_session_token' },
       cors: 'allowlist',
       requestContent: { 'application/json': sessionStartSchema },
-      errors: ['session_token_agent_mismatch', 'agent_not_published', 'service_unavailable'],
+      errors: [
+        'session_token_agent_mismatch',
+        'agent_not_published',
+        'rate_limited',
+        'service_unavailable',
+      ],
       responses: {
         201: {
           description: 'The session and how to join it.',
@@ -101,11 +125,12 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
         },
       },
       handle: async ({ request }) => {
-        const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+        const bearer = bearerCredential(request.headers.authorization);
         if (!bearer) throw new ApiError('unauthorized', 'Send the Agent session token as Bearer.');
         const agentId = request.params.agentId ?? '';
-        // Credential first (401/403 before anything else), but not used up yet.
-        await tokens.check(bearer, agentId);
+        // Credential first (401/403 before anything else), but not used up yet: the token is
+        // consumed only by a start that succeeds, or refused for the token's own sake.
+        const checked = await tokens.check(bearer, agentId);
         const body =
           request.body.byteLength > 0
             ? validate(
@@ -114,17 +139,14 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
                 'body',
               )
             : {};
-        // Checked before the token is consumed, so a deployment without LiveKit never
-        // burns the caller's one-use token.
         if (!rooms) {
           throw new ApiError(
             'service_unavailable',
             'Live Agent sessions need a LiveKit server: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET (npm start runs one locally).',
           );
         }
-        const claims = await tokens.consume(bearer, agentId);
         const published = await options.agents.activePublication(
-          { workspaceId: claims.workspaceId, environment: claims.environment },
+          { workspaceId: checked.workspaceId, environment: checked.environment },
           agentId,
         );
         if (!published) {
@@ -138,23 +160,32 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
                 persona: (overrides as { persona?: string } | undefined)?.persona,
                 instructions: (overrides as { systemPrompt?: string } | undefined)?.systemPrompt,
               });
+        const claims = await tokens.consume(bearer, agentId);
         const sessionId = uuidv7();
         const expiresAt = new Date(Date.now() + options.maxDurationMs);
-        await sessions.create({
-          id: sessionId,
-          snapshot: { ...published, characterCard: card },
-          apiKeyId: claims.keyId,
-          endUserId: claims.endUserId,
-          room: sessionRoom(sessionId),
-          overrides,
-          sessionContext: body.sessionContext,
-          expiresAt,
-        });
+        try {
+          await sessions.create({
+            id: sessionId,
+            snapshot: { ...published, characterCard: card },
+            apiKeyId: claims.keyId,
+            endUserId: claims.endUserId,
+            room: sessionRoom(sessionId),
+            overrides,
+            sessionContext: body.sessionContext,
+            expiresAt,
+            maxRunningPerWorkspace: options.maxSessionsPerWorkspace,
+          });
+        } catch (error) {
+          // Refused for the workspace's sake (its concurrent sessions): the token stays usable.
+          await tokens.release(claims);
+          throw error;
+        }
         try {
           await rooms.open(sessionId, options.maxDurationMs);
         } catch (error) {
           await sessions.end(sessionId, 'failed', 'livekit_unavailable');
           rooms.close(sessionId).catch(() => {});
+          await tokens.release(claims);
           throw new ApiError(
             'service_unavailable',
             `The LiveKit server did not accept the session: ${(error as Error).message}`,

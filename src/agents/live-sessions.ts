@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
-import { debitUpTo } from '../billing/balance.ts';
+import { debitUpTo, lockWorkspaceRow } from '../billing/balance.ts';
 import type { Environment } from '../config.ts';
 import type { AgentSessionState, Database } from '../db/schema.ts';
+import { ApiError } from '../errors.ts';
 import type { PublishedAgent } from './agent-store.ts';
 import {
   type ApplicationSession,
@@ -77,8 +78,67 @@ export class LiveSessions {
     expiresAt: Date;
     /** Makes it an application session. */
     application?: ApplicationSession;
+    /**
+     * Sessions of the workspace that may run at once, this one included (0: no limit);
+     * beyond it `429 rate_limited` and nothing is created.
+     */
+    maxRunningPerWorkspace?: number;
   }): Promise<void> {
-    await this.db
+    const limit = input.maxRunningPerWorkspace ?? 0;
+    if (limit === 0) {
+      await this.#insert(this.db, input);
+      return;
+    }
+    await this.db.transaction().execute(async (trx) => {
+      // The workspace row's lock orders concurrent starts, so the count is exact.
+      await lockWorkspaceRow(trx, input.snapshot.workspaceId);
+      const running = await this.#running(trx, input.snapshot.workspaceId);
+      if (running >= limit) {
+        throw new ApiError(
+          'rate_limited',
+          `The workspace already runs ${running} live sessions (at most ${limit} at once); retry when one ends.`,
+          { retryAfterSeconds: 5 },
+        );
+      }
+      await this.#insert(trx, input);
+    });
+  }
+
+  /** Sessions of the workspace still running, those whose worker went silent left out. */
+  async #running(db: Kysely<Database>, workspaceId: string): Promise<number> {
+    const silent = this.#silentBefore();
+    const row = await db
+      .selectFrom('agent_sessions')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .where('state', 'in', LIVE_STATES)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('heartbeat_at', 'is not', null), eb('heartbeat_at', '>=', silent.heartbeat)]),
+          eb.and([eb('heartbeat_at', 'is', null), eb('created_at', '>=', silent.created)]),
+        ]),
+      )
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Whether the workspace's session `id` is still running (its agent may speak). */
+  async runs(workspaceId: string, id: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('agent_sessions')
+      .select('id')
+      .where('id', '=', id)
+      .where('workspace_id', '=', workspaceId)
+      .where('state', 'in', LIVE_STATES)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async #insert(
+    db: Kysely<Database>,
+    input: Omit<Parameters<LiveSessions['create']>[0], 'maxRunningPerWorkspace'>,
+  ): Promise<void> {
+    await db
       .insertInto('agent_sessions')
       .values({
         id: input.id,

@@ -118,11 +118,24 @@ export const agentSchema = z
 
 export const agentListSchema = z.object({
   agents: z.array(agentSchema),
-  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page.'),
+  next_cursor: z
+    .string()
+    .nullable()
+    .describe(
+      'Pass as `cursor` for the next page; null on the last page (always when not paging).',
+    ),
 });
 
 export const agentListQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(
+      'Agents per page. Paging is opt-in: without `limit` and `cursor` every Agent is returned; with `cursor` alone a page holds 50.',
+    ),
   cursor: z.uuid().optional().describe('`next_cursor` of the previous page.'),
   slug: z.string().max(64).optional().describe('Only the Agent with this slug.'),
 });

@@ -114,6 +114,17 @@ export class AgentSessionTokens {
   }
 
   /**
+   * Makes a consumed token usable again: the start it was consumed for was refused for a
+   * reason that is not the token's (the workspace's session limit, LiveKit down).
+   */
+  async release(claims: AgentSessionClaims): Promise<void> {
+    await this.db
+      .deleteFrom('agent_session_token_uses')
+      .where('jti', '=', claims.tokenId)
+      .execute();
+  }
+
+  /**
    * Every check of `consume` without using the token up: routes call it before work that
    * may still fail for reasons of the deployment, so such a failure leaves the token valid.
    */

@@ -31,6 +31,7 @@ export function applicationSessionRoutes(service: ApplicationSessions): AnyRoute
         'conflict',
         'agent_not_published',
         'agent_not_api_ready',
+        'rate_limited',
         'service_unavailable',
       ],
       responses: {

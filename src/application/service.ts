@@ -23,6 +23,8 @@ export interface ApplicationSessionsOptions {
   maxDurationMs: number;
   /** Public base URLs per environment: the avatar's `image_url` is absolute. */
   publicBaseUrls: Partial<Record<Environment, string>>;
+  /** Sessions a workspace may run at once (0: no limit); beyond it `429 rate_limited`. */
+  maxSessionsPerWorkspace: number;
 }
 
 /**
@@ -68,6 +70,7 @@ export class ApplicationSessions {
         overrides: undefined,
         sessionContext: undefined,
         expiresAt,
+        maxRunningPerWorkspace: this.options.maxSessionsPerWorkspace,
         application: {
           spec: body.application,
           backendIdentity: backendIdentity(sessionId),

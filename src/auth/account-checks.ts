@@ -12,9 +12,13 @@ export interface AccountState {
 /**
  * The account checks of the spec, in its order, for any caller of a workspace (an API key,
  * a stream token, a signed-in operator): suspension (403 `organization_suspended`), billing
- * account (503 `organization_account_missing`), product (403 `capability_disabled`).
+ * account (503 `organization_account_missing`), product (403 `capability_disabled`). A list
+ * of products is passed when any one of them opens the route.
  */
-export function checkAccount(account: AccountState, capability: Capability | undefined): void {
+export function checkAccount(
+  account: AccountState,
+  capability: Capability | readonly Capability[] | undefined,
+): void {
   if (account.workspaceStatus === 'suspended') {
     throw new ApiError('organization_suspended', 'The workspace is suspended.');
   }
@@ -24,10 +28,13 @@ export function checkAccount(account: AccountState, capability: Capability | und
       'The workspace billing account is not provisioned.',
     );
   }
-  if (capability && !account.capabilities.has(capability)) {
+  if (capability === undefined) return;
+  const products: readonly Capability[] =
+    typeof capability === 'string' ? [capability] : capability;
+  if (!products.some((product) => account.capabilities.has(product))) {
     throw new ApiError(
       'capability_disabled',
-      `The ${capability} product is not enabled for this workspace.`,
+      `The ${products.join(' or ')} product is not enabled for this workspace.`,
     );
   }
 }

@@ -27,7 +27,7 @@ export class Authenticator {
   async workspaceKey(
     authorization: string | undefined,
     environment: Environment,
-    capability: Capability | undefined,
+    capability: Capability | readonly Capability[] | undefined,
   ): Promise<AuthContext> {
     if (!authorization) {
       throw new ApiError('unauthorized', 'Missing Authorization header.');
@@ -81,10 +81,42 @@ export class Authenticator {
     return this.accountChecks(key, capability, 'stream_token');
   }
 
+  /**
+   * The agent worker speaking for a live session: an `agent_speech` token (bearer header or
+   * `token` parameter) naming the session. Undefined when the credential is not one, so
+   * the caller goes on with the other credentials. Agent speech belongs to the Agents
+   * product: the workspace needs `agents`, not `tts`. Whether the session still runs is
+   * the caller's check.
+   */
+  async agentSpeech(
+    authorization: string | undefined,
+    queryToken: string | undefined,
+    environment: Environment,
+  ): Promise<AuthContext | undefined> {
+    const credential = bearerCredential(authorization) ?? queryToken;
+    if (!credential || looksLikeApiKey(credential)) return undefined;
+    const claims = await this.streamTokens?.verify(credential, 'agent_speech');
+    if (!claims?.agentSessionId) return undefined;
+    const key = await this.keys.resolveById(claims.keyId);
+    if (
+      !key ||
+      key.workspaceId !== claims.workspaceId ||
+      key.status !== 'active' ||
+      claims.environment !== environment ||
+      key.environment !== environment
+    ) {
+      throw new ApiError('unauthorized', 'Invalid agent speech token.');
+    }
+    return {
+      ...this.accountChecks(key, 'agents', 'agent_speech'),
+      agentSessionId: claims.agentSessionId,
+    };
+  }
+
   private async apiKey(
     credential: string,
     environment: Environment,
-    capability: Capability | undefined,
+    capability: Capability | readonly Capability[] | undefined,
   ): Promise<AuthContext> {
     if (!looksLikeApiKey(credential)) {
       throw new ApiError('unauthorized', 'A workspace API key (awp_...) is required.');
@@ -108,7 +140,7 @@ export class Authenticator {
 
   private accountChecks(
     key: ResolvedKey,
-    capability: Capability | undefined,
+    capability: Capability | readonly Capability[] | undefined,
     credential: AuthContext['credential'],
   ): AuthContext {
     checkAccount(key, capability);

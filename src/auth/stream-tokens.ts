@@ -5,13 +5,17 @@ import type { Environment } from '../config.ts';
 /** Validity of a TTS stream token and of a realtime transcription token (the spec's 2 minutes). */
 export const STREAM_TOKEN_TTL_MS = 2 * 60 * 1000;
 
-/** What a token opens: `/v1/tts/stream` or `/v1/realtime-transcription`. */
-export type StreamTokenKind = 'tts' | 'transcription';
+/**
+ * What a token opens: `/v1/tts/stream` (`tts`, or `agent_speech`: the agent worker speaking
+ * for one live session) or `/v1/realtime-transcription`.
+ */
+export type StreamTokenKind = 'tts' | 'transcription' | 'agent_speech';
 
-/** One audience per kind, so a token of one kind never opens the other's WebSocket. */
+/** One audience per kind, so a token of one kind never passes for another. */
 const AUDIENCES: Record<StreamTokenKind, string> = {
   tts: 'awp:tts-stream',
   transcription: 'awp:realtime-transcription',
+  agent_speech: 'awp:agent-speech',
 };
 const ISSUER = 'awp';
 
@@ -22,13 +26,16 @@ export interface StreamTokenClaims {
   readonly workspaceId: string;
   readonly environment: Environment;
   readonly expiresAt: Date;
+  /** `agent_speech` tokens: the live session whose Agent speaks. */
+  readonly agentSessionId?: string;
 }
 
 /**
  * Short-lived credentials for `/v1/tts/stream` and `/v1/realtime-transcription`, minted
- * with a workspace key. A token is a compact HS256 JWT (audience `awp:tts-stream` or
- * `awp:realtime-transcription`, by kind) naming the issuing key, its workspace and
- * environment; it carries no secret. It is never accepted where a workspace key is
+ * with a workspace key (and, for agent speech, by the agent worker, which shares the
+ * signing secret). A token is a compact HS256 JWT (one audience per kind) naming the
+ * issuing key, its workspace and environment, and for agent speech its session; it
+ * carries no secret. It is never accepted where a workspace key is
  * required, because those routes take `awp_` keys only.
  */
 export class StreamTokens {
@@ -46,7 +53,11 @@ export class StreamTokens {
   ): Promise<{ token: string; expiresAt: Date }> {
     const expiresAtSeconds = Math.floor((now + STREAM_TOKEN_TTL_MS) / 1000);
     const expiresAt = new Date(expiresAtSeconds * 1000);
-    const token = await new SignJWT({ org: claims.workspaceId, env: claims.environment })
+    const token = await new SignJWT({
+      org: claims.workspaceId,
+      env: claims.environment,
+      ...(claims.agentSessionId ? { sid: claims.agentSessionId } : {}),
+    })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.keyId)
       .setIssuer(ISSUER)
@@ -71,12 +82,20 @@ export class StreamTokens {
         issuer: ISSUER,
         clockTolerance: 0,
       });
-      const { sub, org, env, exp } = payload;
+      const { sub, org, env, exp, sid } = payload;
       if (typeof sub !== 'string' || typeof org !== 'string' || typeof exp !== 'number') {
         return undefined;
       }
       if (env !== 'production' && env !== 'development') return undefined;
-      return { keyId: sub, workspaceId: org, environment: env, expiresAt: new Date(exp * 1000) };
+      // An agent speech token always names its session; no other kind does.
+      if ((kind === 'agent_speech') !== (typeof sid === 'string')) return undefined;
+      return {
+        keyId: sub,
+        workspaceId: org,
+        environment: env,
+        expiresAt: new Date(exp * 1000),
+        ...(typeof sid === 'string' ? { agentSessionId: sid } : {}),
+      };
     } catch (error) {
       if (error instanceof joseErrors.JOSEError) return undefined;
       throw error;

@@ -73,6 +73,11 @@ export const agentConfigShape = {
    * (`worker_lost`); the worker reports every few seconds.
    */
   AGENT_SESSION_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /**
+   * Live Agent sessions (managed and application) running at once per workspace, both
+   * environments together; a start beyond it answers `429 rate_limited` (0 = unlimited).
+   */
+  AGENT_SESSIONS_MAX_CONCURRENT_PER_WORKSPACE: z.coerce.number().int().nonnegative().default(50),
   /** Price of live session time, in credits per minute (LLM, TTS and STT are priced apart). */
   PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(5),
   /**

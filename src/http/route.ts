@@ -10,8 +10,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type RouteAuth =
   /** Public: health, metrics, the OpenAPI document. */
   | { kind: 'none' }
-  /** A permanent workspace key (`awp_`), and the workspace must be able to use `capability`. */
-  | { kind: 'workspace_key'; capability?: Capability }
+  /**
+   * A permanent workspace key (`awp_`), and the workspace must be able to use `capability`
+   * (a list: any one of them).
+   */
+  | { kind: 'workspace_key'; capability?: Capability | readonly Capability[] }
   /**
    * A one-use Agent session token (`Authorization: Bearer`), which the route itself
    * consumes: only it knows which Agent the call is for.

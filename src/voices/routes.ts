@@ -21,9 +21,11 @@ export function voiceRoutes(catalog: VoiceCatalog): AnyRoute[] {
       method: 'GET',
       path: '/v1/voices',
       operationId: 'listVoices',
-      summary: 'Voices enabled for the calling key’s workspace and environment.',
+      summary:
+        'Voices enabled for the calling key’s workspace and environment: for synthesis (`tts`) and for its Agents (`agents`).',
       tags: ['voices'],
-      auth: { kind: 'workspace_key', capability: 'tts' },
+      // An Agents-only workspace lists the voices it may give its Agents.
+      auth: { kind: 'workspace_key', capability: ['tts', 'agents'] },
       responses: { 200: { description: 'The voice list.', schema: voiceListSchema } },
       handle: async ({ auth }) => {
         const caller = requireAuth(auth);

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { llm, voice } from '@livekit/agents';
 import type { Logger } from '../../src/observability/logger.ts';
+import type { MessageIds } from '../conversation/message-ids.ts';
 import type { RequestTracker } from './requests.ts';
 
 /** What the backend decided about one user input. */
@@ -23,13 +23,18 @@ export class InputGate {
     private readonly onInput: () => void,
   ) {}
 
-  async decide(text: string, modality: 'audio' | 'text'): Promise<InputDecision> {
+  /** `messageId`: the durable id the user message is persisted and reported under. */
+  async decide(
+    text: string,
+    modality: 'audio' | 'text',
+    messageId: string,
+  ): Promise<InputDecision> {
     this.onInput();
     let started: ReturnType<RequestTracker['start']>;
     try {
       started = this.requests.start({
         type: 'input',
-        input: { id: randomUUID(), text, modality },
+        input: { id: messageId, text, modality },
       });
     } catch (error) {
       this.log.warn({ err: error }, 'input callback not sent; the model answers');
@@ -90,6 +95,7 @@ export class ApplicationAgent extends voice.Agent {
   constructor(
     options: voice.AgentOptions<unknown>,
     private readonly gate: InputGate,
+    private readonly messageIds: MessageIds,
   ) {
     super(options);
   }
@@ -100,7 +106,8 @@ export class ApplicationAgent extends voice.Agent {
   ): Promise<void> {
     const text = newMessage.textContent ?? '';
     if (text.trim() === '') return;
-    const decision = await this.gate.decide(text, 'audio');
+    // The framework persists this same message object: its durable id is the input's id.
+    const decision = await this.gate.decide(text, 'audio', this.messageIds.of(newMessage.id));
     if (decision.action === 'model') return;
     await this.gate.apply(this.session, newMessage, decision);
     throw new voice.StopResponse();

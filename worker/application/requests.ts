@@ -48,7 +48,8 @@ export interface StartedRequest {
  * The worker's pending callbacks: each gets a UUID `requestId`, is sent when the backend is
  * connected (again after it rejoins, with the same id), and must see a result, an error or a
  * first progress within the deadline, else it is cancelled (`deadline`). At most 128 are
- * pending. Responses to unknown, finished or cancelled requests are ignored.
+ * pending. Responses to unknown, finished or cancelled requests are ignored, and so are
+ * results whose stream `requestId` attribute is not the one in their body.
  */
 export class RequestTracker {
   readonly #pending = new Map<string, Pending>();
@@ -64,7 +65,7 @@ export class RequestTracker {
     });
     link.listen(
       APPLICATION_TOPICS.result,
-      ({ body }) => this.#onResult(body),
+      ({ body, attributes }) => this.#onResult(body, attributes.requestId),
       (requestId) => {
         if (requestId) {
           this.#finish(requestId, {
@@ -149,13 +150,22 @@ export class RequestTracker {
       });
   }
 
-  #onResult(body: unknown): void {
+  /** `streamRequestId`: the `requestId` attribute of the stream that carried `body`. */
+  #onResult(body: unknown, streamRequestId: string | undefined): void {
     const parsed = resultMessageSchema.safeParse(body);
     if (!parsed.success) {
       this.options.log.warn('malformed application.result ignored');
       return;
     }
     const message: ResultMessage = parsed.data;
+    // The protocol carries the same requestId in the body and the stream attributes.
+    if (streamRequestId !== message.requestId) {
+      this.options.log.warn(
+        { request_id: message.requestId, stream_request_id: streamRequestId ?? null },
+        'application.result refused: its body and stream name different requests',
+      );
+      return;
+    }
     const request = this.#pending.get(message.requestId);
     if (!request) {
       this.options.log.debug({ request_id: message.requestId }, 'late result ignored');

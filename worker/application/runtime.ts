@@ -3,6 +3,7 @@ import type { Room } from '@livekit/rtc-node';
 import type { ApplicationSession } from '../../src/agents/live-sessions.ts';
 import type { LlmToolDefinition } from '../../src/llm/provider.ts';
 import type { Logger } from '../../src/observability/logger.ts';
+import type { MessageIds } from '../conversation/message-ids.ts';
 import { CommandHandler } from './commands.ts';
 import { ApplicationAgent, InputGate, userMessage } from './input.ts';
 import { BackendLink } from './link.ts';
@@ -29,13 +30,15 @@ export class ApplicationRuntime {
   readonly tools: ToolRunner;
   readonly #gate: InputGate;
   readonly #log: Logger;
+  readonly #messageIds: MessageIds;
   #updates: SpokenUpdates | undefined;
 
   constructor(
     room: Room,
     private readonly application: ApplicationSession,
-    options: { deadlineMs: number; log: Logger },
+    options: { deadlineMs: number; log: Logger; messageIds: MessageIds },
   ) {
+    this.#messageIds = options.messageIds;
     this.#log = options.log.child({ application: true });
     this.link = new BackendLink(room, application.backendIdentity, this.#log);
     this.requests = new RequestTracker(this.link, {
@@ -66,6 +69,7 @@ export class ApplicationRuntime {
         tools: this.tools.frameworkTools(),
       },
       this.#gate,
+      this.#messageIds,
     );
   }
 
@@ -87,18 +91,22 @@ export class ApplicationRuntime {
     await this.link.advertise();
   }
 
-  /** Typed user input (`lk.chat`): the backend decides first, else `modelReply` answers. */
+  /**
+   * Typed user input (`lk.chat`): the backend decides first, else `modelReply` answers the
+   * message. Either way the message persisted is the one the backend was asked about.
+   */
   async textInput(
     session: voice.AgentSession,
     text: string,
-    modelReply: () => unknown,
+    modelReply: (message: llm.ChatMessage) => unknown,
   ): Promise<void> {
-    const decision = await this.#gate.decide(text, 'text');
+    const message = userMessage(text);
+    const decision = await this.#gate.decide(text, 'text', this.#messageIds.of(message.id));
     if (decision.action === 'model') {
-      await modelReply();
+      await modelReply(message);
       return;
     }
-    await this.#gate.apply(session, userMessage(text), decision);
+    await this.#gate.apply(session, message, decision);
   }
 
   /** A finalized turn was persisted: the backend hears of it with the same durable id. */

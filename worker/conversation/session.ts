@@ -23,6 +23,7 @@ import type { SttProvider } from '../stt/provider.ts';
 import { capabilityFrameworkTools, prepareSessionCapabilities } from './capabilities.ts';
 import { type InputMode, registerControls } from './controls.ts';
 import { endReason } from './end-reason.ts';
+import { MessageIds } from './message-ids.ts';
 import { PlayoutLedger } from './playout.ts';
 import { renderSessionPrompt } from './prompt.ts';
 import { keepRecording, recordingOption } from './recording.ts';
@@ -133,11 +134,13 @@ async function runInRoom(
   const price = catalog.model(snapshot.llmProvider, snapshot.llmModel);
   // Application sessions: the backend's instructions replace the character card, and it
   // owns the opening (no greeting).
+  const messageIds = new MessageIds();
   const app =
     record.kind === 'application' && record.application
       ? new ApplicationRuntime(ctx.room, record.application, {
           deadlineMs: workerConfig.APPLICATION_REQUEST_DEADLINE_MS,
           log,
+          messageIds,
         })
       : undefined;
   const capabilities = app
@@ -152,8 +155,13 @@ async function runInRoom(
       );
 
   await ctx.connect();
-  const transcripts = new TranscriptPublisher(ctx.room, sessions, record.id, log, (turn) =>
-    app?.transcript(turn),
+  const transcripts = new TranscriptPublisher(
+    ctx.room,
+    sessions,
+    record.id,
+    log,
+    (turn) => app?.transcript(turn),
+    messageIds,
   );
   const streamTokens = new StreamTokens(tokenSigningSecret(config));
   const apiBase =
@@ -162,13 +170,20 @@ async function runInRoom(
   const playout = new PlayoutLedger(TTS_SAMPLE_RATE_HZ);
   const speech = new AwpTts({
     streamUrl: `${apiBase.replace(/^http/, 'ws').replace(/\/+$/, '')}/v1/tts/stream`,
+    // Agent speech tokens: the Agents product's own credential for this session (charged
+    // to it, outside the key's synthesis limits), not a `tts` stream token.
     token: async () =>
       (
-        await streamTokens.mint({
-          keyId: record.apiKeyId,
-          workspaceId: record.workspaceId,
-          environment: record.environment,
-        })
+        await streamTokens.mint(
+          {
+            keyId: record.apiKeyId,
+            workspaceId: record.workspaceId,
+            environment: record.environment,
+            agentSessionId: record.id,
+          },
+          Date.now(),
+          'agent_speech',
+        )
       ).token,
     voiceId: snapshot.voiceId,
     partnerSessionId: agentSessionLedgerId(record.id),
@@ -310,8 +325,8 @@ async function runInRoom(
       textInputCallback: (agentSession, event) => {
         if (app) {
           agentSession.interrupt();
-          return app.textInput(agentSession, event.text, () =>
-            agentSession.generateReply({ userInput: event.text }),
+          return app.textInput(agentSession, event.text, (message) =>
+            agentSession.generateReply({ userInput: message }),
           );
         }
         const audio = event.info?.attributes?.['awp.audio_response'] !== 'false';

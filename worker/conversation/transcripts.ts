@@ -3,6 +3,7 @@ import type { Room } from '@livekit/rtc-node';
 import { v7 as uuidv7 } from 'uuid';
 import type { LiveSessions } from '../../src/agents/live-sessions.ts';
 import type { Logger } from '../../src/observability/logger.ts';
+import { MessageIds } from './message-ids.ts';
 
 /** Topics of docs/agent-protocol.md. */
 export const TOPICS = {
@@ -20,8 +21,6 @@ const PERSIST_ATTEMPTS = 3;
  * accounting, `interruptedPlayout`).
  */
 export class TranscriptPublisher {
-  /** Durable ids by the framework's item id. */
-  readonly #ids = new Map<string, string>();
   #chain: Promise<void> = Promise.resolve();
 
   constructor(
@@ -36,6 +35,8 @@ export class TranscriptPublisher {
       text: string;
       interrupted: boolean;
     }) => void,
+    /** Durable ids by the framework's item id (shared with the application's input gate). */
+    private readonly ids = new MessageIds(),
   ) {}
 
   itemAdded(item: llm.ChatItem): void {
@@ -45,13 +46,8 @@ export class TranscriptPublisher {
     if (item.role === 'assistant' && item.interrupted) return;
     const text = (item.textContent ?? '').trim();
     if (text === '') return;
-    let id = this.#ids.get(item.id);
-    if (!id) {
-      id = uuidv7();
-      this.#ids.set(item.id, id);
-    }
     this.#persist({
-      id,
+      id: this.ids.of(item.id),
       sessionId: this.sessionId,
       role: item.role === 'user' ? 'user' : 'agent',
       text,

@@ -20,7 +20,7 @@ const REPLY_SIGNAL_LISTENERS = 1000;
 export interface AwpTtsOptions {
   /** `ws(s)://host/v1/tts/stream` of the api (by the session's environment). */
   streamUrl: string;
-  /** A fresh stream token for the session's workspace and issuing key (2 minutes each). */
+  /** A fresh agent speech token for the session (2 minutes each). */
   token: () => Promise<string>;
   voiceId: string;
   /** Ledger correlation of every utterance (`partner_session_id`). */

@@ -21,7 +21,8 @@ export const STREAM_TOPICS = [TOPIC_TRANSCRIPTION, TOPIC_TRANSCRIPT, TOPIC_DECLI
 /**
  * Maps the worker's text streams to events: `lk.transcription` to `transcriptProgress`,
  * `awp.transcript` to `transcript`, `awp.declined` to `declined`, `awp.error` to `error`.
- * `isAgent` says whether an identity is the conversation's Agent: only it may send turns.
+ * `isAgent` says whether an identity is the conversation's Agent: only it may send turns
+ * and captions.
  */
 export function registerStreams(room: Room, emit: Emit, isAgent: (identity: string) => boolean) {
   const roleOf = (identity: string, trackId: string | undefined): TranscriptRole => {
@@ -34,6 +35,10 @@ export function registerStreams(room: Room, emit: Emit, isAgent: (identity: stri
     emit('error', new ConversationError('protocol_error', `${topic}: ${detail}`));
 
   room.registerTextStreamHandler(TOPIC_TRANSCRIPTION, (reader, sender) => {
+    // Captions come from the Agent, of its speech or, under the user's identity, of theirs
+    // (LiveKit keeps another sender's identity on a stream only when an agent sends it).
+    // Anyone else in the room (an application's backend) cannot caption as the Agent.
+    if (!isAgent(sender.identity) && sender.identity !== room.localParticipant.identity) return;
     const attributes = reader.info.attributes ?? {};
     const segmentId = attributes[ATTR_SEGMENT_ID] ?? reader.info.id;
     const role = roleOf(sender.identity, attributes[ATTR_TRANSCRIBED_TRACK_ID]);

@@ -9,30 +9,48 @@ import { type StreamDependencies, StreamSession } from './session.ts';
 
 export const STREAM_PATH = '/v1/tts/stream';
 
+/** Whether a live Agent session of the workspace still runs (agent speech is for it). */
+export type LiveSessionCheck = (workspaceId: string, sessionId: string) => Promise<boolean>;
+
 /**
  * `WS /v1/tts/stream`: authenticates the upgrade (a workspace key as bearer header, or a
- * stream token as bearer header or `token` query parameter) and runs one
- * {@link StreamSession} per connection. A rejected credential, or a stream token used from
- * an Origin outside the allowlist, fails the handshake with HTTP 401.
+ * stream token as bearer header or `token` query parameter, or the agent worker's agent
+ * speech token for a running session) and runs one {@link StreamSession} per connection.
+ * A rejected credential, or a token used from an Origin outside the allowlist, fails the
+ * handshake with HTTP 401.
  */
 export function ttsStreamRoute(
   authenticator: Authenticator,
   origins: OriginAllowlist,
   deps: StreamDependencies,
+  sessionRuns: LiveSessionCheck,
 ): WebSocketRoute {
   return {
     path: STREAM_PATH,
     maxFrameBytes: MAX_CLIENT_FRAME_BYTES,
     accept: async (request) => {
       const queryToken = request.query.get('token') ?? undefined;
-      const auth: AuthContext = await authenticator.streamCredential(
-        request.headers.authorization,
+      const { authorization } = request.headers;
+      const speech = await authenticator.agentSpeech(
+        authorization,
         queryToken,
         request.environment,
-        'tts',
       );
+      if (speech?.agentSessionId !== undefined) {
+        if (!(await sessionRuns(speech.workspaceId, speech.agentSessionId))) {
+          throw new ApiError('unauthorized', 'The session of this agent speech token is over.');
+        }
+      }
+      const auth: AuthContext =
+        speech ??
+        (await authenticator.streamCredential(
+          authorization,
+          queryToken,
+          request.environment,
+          'tts',
+        ));
       const origin = request.headers.origin;
-      if (auth.credential === 'stream_token' && origin !== undefined && !origins.allows(origin)) {
+      if (auth.credential !== 'api_key' && origin !== undefined && !origins.allows(origin)) {
         throw new ApiError('unauthorized', 'This Origin may not use stream tokens.');
       }
       return (connection) => {

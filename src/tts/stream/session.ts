@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { DurationCounter } from '../../../media/duration.ts';
 import { getOutputFormatInfo, type OutputFormat } from '../../../media/formats.ts';
 import { inThreadTranscoder } from '../../../media/transcode.ts';
+import { agentSessionLedgerId } from '../../agents/session-report.ts';
 import type { AuthContext } from '../../auth/context.ts';
 import { publicCost } from '../../billing/cost.ts';
 import type { LedgerOutcome } from '../../billing/ledger.ts';
@@ -148,14 +149,20 @@ export class StreamSession {
   async #start(request: StartRequest): Promise<void> {
     const { catalog, guard, slots } = this.deps;
     this.#state = 'starting';
-    await guard.admit(this.auth);
+    // Agent speech is bounded by the workspace's concurrent sessions (at session start),
+    // not by the synthesis limits of the key that started the session.
+    const { agentSessionId } = this.auth;
+    if (agentSessionId === undefined) await guard.admit(this.auth);
     const { voice, format } = await resolveSynthesisTarget(
       catalog,
       this.auth,
       request.voice_id,
       request.output_format,
     );
-    const slot = await slots.acquire(this.auth.workspaceId, this.requestId);
+    const slot =
+      agentSessionId === undefined
+        ? await slots.acquire(this.auth.workspaceId, this.requestId)
+        : { release: () => {} };
     this.#slot = slot;
     if (this.#isEnded()) {
       slot.release();
@@ -173,7 +180,11 @@ export class StreamSession {
         voiceId: voice.id,
         route: voice.route.id,
         outputFormat: format,
-        partnerSessionId: request.partner_session_id,
+        // Agent speech is charged to its session, whatever the request says.
+        partnerSessionId:
+          agentSessionId === undefined
+            ? request.partner_session_id
+            : agentSessionLedgerId(agentSessionId),
         contextId: request.context_id,
         millicreditsPer1kChars: voice.route.pricing.millicreditsPer1kChars,
         passThrough: voice.route.pricing.passThrough,

@@ -144,6 +144,11 @@ describe('application sessions: callbacks and commands (backend-sdk, worker, liv
       );
       const published = user.transcripts().map((t) => t.id);
       expect(published).toEqual(turns.map((t) => t.id));
+      // Each input's id is the id its user message was persisted and reported under:
+      // handled, replied and model-answered alike.
+      expect([first, second, third].map((input) => input.event.id)).toEqual(
+        turns.filter((t) => t.role === 'user').map((t) => t.id),
+      );
     } finally {
       await session.leave();
     }
@@ -220,9 +225,14 @@ describe('application sessions: callbacks and commands (backend-sdk, worker, liv
         30_000,
         'the reply to the spoken turn',
       );
-      expect(user.transcripts().find((t) => t.role === 'user')?.text).toBe(
-        'Please book a table for two.',
-      );
+      const userTurn = user.transcripts().find((t) => t.role === 'user');
+      expect(userTurn?.text).toBe('Please book a table for two.');
+      // The spoken input's id is its persisted message's id.
+      const turns = await new LiveSessions(stack.handle.db, {
+        heartbeatTimeoutMs: 30_000,
+      }).turns(session.started.sessionId);
+      expect(turns.filter((t) => t.role === 'user').map((t) => t.id)).toEqual([input.event.id]);
+      expect(userTurn?.id).toBe(input.event.id);
       expect(llm.requests.length).toBe(requestsBefore);
       // The Agent's voice is a built-in US English one: the recognizer is told so.
       const heard = stack.stt.requests.slice(heardBefore);

@@ -144,6 +144,46 @@ describe('application sessions: identity, limits, deadline, rejoin (worker, live
     }
   });
 
+  it('refuses a result whose requestId differs between the stream attributes and the body', async () => {
+    const session = await stack.open({});
+    const { user, backend } = session;
+    backend.autoAnswer = (request) =>
+      request.type === 'transcript' ? { type: 'result', value: null } : undefined;
+    try {
+      await user.sendText('Is the kitchen open?');
+      const input = await backend.nextRequest('input');
+      const forged = JSON.stringify({
+        requestId: input.requestId,
+        type: 'result',
+        value: { action: 'reply', text: 'Forged answer.' },
+      });
+      // The stream names another request, then none at all: both refused.
+      await backend.sendRaw('application.result', forged, {
+        requestId: '00000000-0000-4000-8000-000000000000',
+        type: 'result',
+      });
+      await backend.sendRaw('application.result', forged, { type: 'result' });
+      await backend.respond(input.requestId, 'result', {
+        action: 'reply',
+        text: 'The kitchen is open.',
+      });
+      await user.waitUntil(
+        () =>
+          user.transcripts().find((t) => t.role === 'agent' && t.text === 'The kitchen is open.'),
+        30_000,
+        'the answer whose requestId matches',
+      );
+      expect(
+        user
+          .transcripts()
+          .filter((t) => t.role === 'agent')
+          .map((t) => t.text),
+      ).toEqual(['The kitchen is open.']);
+    } finally {
+      await session.leave();
+    }
+  });
+
   it('cancels callbacks past the deadline, except tools that reported progress', async () => {
     const { llm } = stack;
     const session = await stack.open({

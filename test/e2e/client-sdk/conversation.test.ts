@@ -3,7 +3,8 @@
 // the Agent's side of docs/agent-protocol.md (harness/protocol-peer.ts). The end-to-end
 // test with the real api and worker lives elsewhere.
 
-import { dispose } from '@livekit/rtc-node';
+import { dispose, Room } from '@livekit/rtc-node';
+import { AccessToken } from 'livekit-server-sdk';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
@@ -279,6 +280,52 @@ describe('client SDK against a protocol peer (livekit-server + rtc-node Agent)',
       .map((e) => e.payload.text);
     // Answered concurrently by the peer: compare without order.
     expect(agentTurns.sort()).toEqual(['You said: and now', 'You said: what time is it']);
+  });
+
+  it('takes captions only from the Agent: another participant cannot caption as it', async () => {
+    await connect();
+    const peer = lastPeer();
+    // A backend-like participant in the same room (an application's control connection).
+    const intruder = new Room();
+    const access = new AccessToken(livekit.apiKey, livekit.apiSecret, {
+      identity: `app-backend-${peer.session.sessionId}`,
+      ttl: '5m',
+    });
+    access.addGrant({
+      roomJoin: true,
+      room: peer.session.room,
+      canPublish: false,
+      canSubscribe: false,
+      canPublishData: true,
+    });
+    await intruder.connect(livekit.url, await access.toJwt(), {
+      autoSubscribe: false,
+      dynacast: false,
+    });
+    try {
+      for (const identity of [peer.room.localParticipant!.identity, peer.session.userIdentity]) {
+        const writer = await intruder.localParticipant!.streamText({
+          topic: 'lk.transcription',
+          senderIdentity: identity,
+          attributes: { 'lk.segment_id': `forged-${identity}`, 'lk.transcription_final': 'true' },
+        });
+        await writer.write('INJECTED caption');
+        await writer.close();
+      }
+      await page.evaluate(() => window.client.sendText('after the forgery'));
+      await until(
+        async () =>
+          (await events('transcriptProgress')).some(
+            (e) => e.payload.final && e.payload.text === 'You said: after the forgery',
+          ),
+        "the Agent's caption",
+      );
+      const captions = (await events('transcriptProgress')).map((e) => e.payload.text);
+      expect(captions.filter((text) => text.includes('INJECTED'))).toEqual([]);
+      expect(captions.at(-1)).toBe('You said: after the forgery');
+    } finally {
+      await intruder.disconnect();
+    }
   });
 
   it('disconnect() ends the session and stops the microphone track', async () => {

@@ -429,6 +429,28 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
     expectError(await freshApi('GET', '/v1/agents?cursor=nope'), 400, 'invalid_request');
   });
 
+  it('lists every Agent when no paging parameter is given (paging is opt-in)', async () => {
+    const fresh = await seedWorkspace(handle);
+    const freshApi = apiClient(server.url, fresh.productionKey);
+    const ids: string[] = [];
+    for (let i = 0; i < 52; i++) {
+      const reply = await freshApi('POST', '/v1/agents', {
+        slug: `whole-${i}`,
+        voice_id: NATIVE_VOICE,
+      });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+      ids.push(reply.body.id);
+    }
+    const whole = await freshApi('GET', '/v1/agents');
+    expect(whole.status).toBe(200);
+    expect(whole.body.agents.map((a: { id: string }) => a.id)).toEqual(ids);
+    expect(whole.body.next_cursor).toBeNull();
+    // A cursor alone pages by 50.
+    const paged = await freshApi('GET', `/v1/agents?cursor=${ids[0]}`);
+    expect(paged.body.agents.map((a: { id: string }) => a.id)).toEqual(ids.slice(1, 51));
+    expect(paged.body.next_cursor).toBe(ids[50]);
+  }, 60_000);
+
   it('deletes an Agent with its revisions and publications', async () => {
     const agent = await createAgent();
     expect((await api('POST', `/v1/agents/${agent.id}/publish`)).status).toBe(200);

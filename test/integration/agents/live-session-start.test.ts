@@ -203,6 +203,79 @@ describe.each(DIALECTS)('Live Agent session starts on %s', (dialect) => {
     expect((await start(agentId, token)).status).toBe(201);
   }, 30_000);
 
+  it('takes the bearer scheme in any case and a userName as given, up to 4096 bytes', async () => {
+    const agentId = await publishedAgent();
+    // 1,599 characters, 1,999 bytes of UTF-8: far over the 100 characters once refused.
+    const userName = 'Zoë '.repeat(400).trim();
+    const reply = await apiClient(server.url, undefined)(
+      'POST',
+      `/v1/agents/${agentId}/sessions`,
+      { sessionContext: { userName } },
+      { authorization: `bearer ${await mint(agentId)}` },
+    );
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    const row = await handle.db
+      .selectFrom('agent_sessions')
+      .select('session_context')
+      .where('id', '=', reply.body.session_id)
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(row.session_context ?? 'null')).toEqual({ userName });
+    const room = new Room();
+    await room.connect(livekit.url, reply.body.livekit.token, {
+      autoSubscribe: false,
+      dynacast: false,
+    });
+    try {
+      expect(room.localParticipant?.name).toBe(userName);
+    } finally {
+      await room.disconnect();
+    }
+    const upper = await apiClient(server.url, undefined)(
+      'POST',
+      `/v1/agents/${agentId}/sessions`,
+      {},
+      { authorization: `BEARER ${await mint(agentId)}` },
+    );
+    expect(upper.status, JSON.stringify(upper.body)).toBe(201);
+    const tooLong = await start(agentId, await mint(agentId), {
+      sessionContext: { userName: 'é'.repeat(2049) },
+    });
+    expect([tooLong.status, tooLong.body.code]).toEqual([400, 'invalid_request']);
+  }, 30_000);
+
+  it('leaves the token unused when the start is refused for the Agent (409)', async () => {
+    const agentId = await publishedAgent();
+    const token = await mint(agentId);
+    const agentRow = await handle.db
+      .selectFrom('agents')
+      .select('active_publication_id')
+      .where('id', '=', agentId)
+      .executeTakeFirstOrThrow();
+    // The publication is withdrawn between minting and the start.
+    await handle.db
+      .updateTable('agents')
+      .set({ active_publication_id: null })
+      .where('id', '=', agentId)
+      .execute();
+    const refused = await start(agentId, token);
+    expect([refused.status, refused.body.code]).toEqual([409, 'agent_not_published']);
+    const uses = await handle.db
+      .selectFrom('agent_session_token_uses')
+      .select('jti')
+      .where('agent_id', '=', agentId)
+      .execute();
+    expect(uses).toEqual([]);
+    await handle.db
+      .updateTable('agents')
+      .set({ active_publication_id: agentRow.active_publication_id })
+      .where('id', '=', agentId)
+      .execute();
+    const started = await start(agentId, token);
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const again = await start(agentId, token);
+    expect([again.status, again.body.code]).toEqual([401, 'unauthorized']);
+  }, 30_000);
+
   it('reports a session no worker takes as failed (worker_lost) with zero usage', async () => {
     const agentId = await publishedAgent();
     const started = await start(agentId, await mint(agentId));
@@ -290,6 +363,96 @@ describe.each(DIALECTS)('Live Agent session starts on %s', (dialect) => {
     });
     expect(preview.headers.get('access-control-allow-origin')).toBe('*');
   }, 30_000);
+});
+
+describe.each(DIALECTS)('Concurrent live sessions per workspace on %s', (dialect) => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let livekit: LivekitServer;
+  let server: RunningServer;
+  let counter = 0;
+
+  /** A workspace with a published Agent; `start` mints a token unless given one. */
+  const workspaceWithAgent = async () => {
+    const ws = await seedWorkspace(handle);
+    const api = apiClient(server.url, ws.productionKey);
+    const created = await api('POST', '/v1/agents', {
+      slug: `limited-${++counter}`,
+      voice_id: NATIVE_VOICE,
+    });
+    expect((await api('POST', `/v1/agents/${created.body.id}/publish`)).status).toBe(200);
+    const agentId = created.body.id as string;
+    const mint = async () =>
+      (await api('POST', `/v1/agents/${agentId}/session-tokens`, {})).body.token as string;
+    const start = async (token?: string) =>
+      apiClient(server.url, token ?? (await mint()))('POST', `/v1/agents/${agentId}/sessions`, {});
+    const startApplication = (requestId: string) =>
+      api('POST', `/v1/agents/${agentId}/application-sessions`, {
+        agentId,
+        chatSessionId: '6f1b1d4e-2c1a-4c55-9d6a-0b1f4a3c2d10',
+        requestId,
+        application: { instructions: 'You are the booking desk.' },
+      });
+    return { mint, start, startApplication };
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    handle = await openTestDatabase(database);
+    livekit = await startLivekit();
+    server = await startServer({
+      database,
+      env: {
+        ...LLM_ENV,
+        LIVEKIT_URL: livekit.url,
+        LIVEKIT_API_KEY: livekit.apiKey,
+        LIVEKIT_API_SECRET: livekit.apiSecret,
+        AGENT_NAME: 'awp-agent-test',
+        AGENT_SESSIONS_MAX_CONCURRENT_PER_WORKSPACE: '2',
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await livekit?.stop();
+    await handle?.close();
+    await database?.drop();
+  }, 30_000);
+
+  it('refuses a start beyond the limit with 429 rate_limited, leaving the token unused', async () => {
+    const own = await workspaceWithAgent();
+    const first = await own.start();
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const application = await own.startApplication('0c7e6a52-58a3-4c8e-a1d5-7d2c9f0e8b41');
+    expect(application.status, JSON.stringify(application.body)).toBe(201);
+
+    const token = await own.mint();
+    const refused = await own.start(token);
+    expect([refused.status, refused.body.code, refused.body.retryable]).toEqual([
+      429,
+      'rate_limited',
+      true,
+    ]);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    const refusedApplication = await own.startApplication('9b3c1e7a-1f2d-4b6e-8a9c-3d5e7f9a1b2c');
+    expect([refusedApplication.status, refusedApplication.body.code]).toEqual([
+      429,
+      'rate_limited',
+    ]);
+    // The limit is per workspace.
+    expect((await (await workspaceWithAgent()).start()).status).toBe(201);
+
+    // Once a session ends, the refused token starts one.
+    await new LiveSessions(handle.db, { heartbeatTimeoutMs: 15_000 }).end(
+      first.body.session_id,
+      'ended',
+      'user_left',
+    );
+    const later = await own.start(token);
+    expect(later.status, JSON.stringify(later.body)).toBe(201);
+    expect((await own.start()).status).toBe(429);
+  }, 60_000);
 });
 
 describe('Live Agent session starts without LiveKit', () => {

@@ -92,9 +92,10 @@ export function agentRoutes(agents: Agents, llm: LlmCatalog): AnyRoute[] {
       path: '/v1/agents/:agentId',
       operationId: 'deleteAgent',
       errors: ['not_found'],
-      summary: 'Delete an Agent with its revisions and publications.',
+      summary:
+        'Delete an Agent with its revisions, publications, sessions, their recordings, documents and memories.',
       tags: TAGS,
-      auth: AUTH,
+      auth: { ...AUTH, permission: 'delete_agents' },
       responses: { 204: { description: 'Deleted.' } },
       handle: async ({ auth, request }) => {
         await agents.delete(scopeOf(auth), request.params.agentId ?? '');

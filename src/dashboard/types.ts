@@ -38,6 +38,10 @@ export interface ApiKey {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** The member who created it in the dashboard; null: the operator tool or first start. */
+  created_by: { user_id: string; email: string | null; role: Role } | null;
+  /** What it may do beyond every key's routes, from its creator's role. */
+  permissions: string[];
 }
 
 /** States of a voice route (spec, Voice route states). */

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AuthContext } from '../auth/context.ts';
+import type { KeyPermission } from '../auth/key-permissions.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Capability } from '../workspaces/capabilities.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
@@ -10,8 +11,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type RouteAuth =
   /** Public: health, metrics, the OpenAPI document. */
   | { kind: 'none' }
-  /** A permanent workspace key (`awp_`), and the workspace must be able to use `capability`. */
-  | { kind: 'workspace_key'; capability?: Capability }
+  /**
+   * A permanent workspace key (`awp_`), and the workspace must be able to use `capability`;
+   * with `permission`, the key must hold it (403 `forbidden` otherwise).
+   */
+  | { kind: 'workspace_key'; capability?: Capability; permission?: KeyPermission }
   /**
    * A one-use Agent session token (`Authorization: Bearer`), which the route itself
    * consumes: only it knows which Agent the call is for.

@@ -25,7 +25,12 @@ type Filter = 'all' | 'shared' | 'end_user';
  * Owners, Admins and Builders add documents (typed, or read from a `.txt` or `.md` file),
  * replace and delete them.
  */
-export function KnowledgeSection(props: { agent: Agent; canEdit: boolean }) {
+export function KnowledgeSection(props: {
+  agent: Agent;
+  canEdit: boolean;
+  /** End users' own documents are for the roles that read end users' data. */
+  canReadEndUserData: boolean;
+}) {
   const { agent } = props;
   const base = `/agents/${encodeURIComponent(agent.id)}/documents`;
   const [filter, setFilter] = useState<Filter>('all');
@@ -91,8 +96,13 @@ export function KnowledgeSection(props: { agent: Agent; canEdit: boolean }) {
         </Notice>
       ) : null}
       {error ? <Notice kind="error">{error}</Notice> : null}
+      {props.canReadEndUserData ? null : (
+        <p className="muted" data-testid="shared-only">
+          Shared documents only: end users’ own documents are shown to Owners, Admins and Builders.
+        </p>
+      )}
       <div className="inline-form">
-        <label>
+        <label hidden={!props.canReadEndUserData}>
           Show
           <select value={filter} onChange={(event) => setFilter(event.target.value as Filter)}>
             <option value="all">All documents</option>

@@ -305,7 +305,7 @@ describe('dashboard: an Agent’s knowledge and memory', () => {
     expect((await section.getByTestId('shared-only').textContent())?.trim()).toBe(
       'Shared documents only: end users’ own documents are shown to Owners, Admins and Builders.',
     );
-    expect(await section.getByLabel('Show').isVisible()).toBe(false);
+    expect(await section.getByLabel('Show').count()).toBe(0);
     await section.getByRole('button', { name: 'Load older' }).click();
     await documentRow(other, 'Refund policy').waitFor();
     expect(await documentRow(other, 'order-notes').count()).toBe(0);

@@ -102,14 +102,16 @@ export function KnowledgeSection(props: {
         </p>
       )}
       <div className="inline-form">
-        <label hidden={!props.canReadEndUserData}>
-          Show
-          <select value={filter} onChange={(event) => setFilter(event.target.value as Filter)}>
-            <option value="all">All documents</option>
-            <option value="shared">Shared documents</option>
-            <option value="end_user">One end user’s documents</option>
-          </select>
-        </label>
+        {props.canReadEndUserData ? (
+          <label>
+            Show
+            <select value={filter} onChange={(event) => setFilter(event.target.value as Filter)}>
+              <option value="all">All documents</option>
+              <option value="shared">Shared documents</option>
+              <option value="end_user">One end user’s documents</option>
+            </select>
+          </label>
+        ) : null}
         {filter === 'end_user' ? (
           <label>
             End user id

@@ -4,6 +4,7 @@ import type { Role } from '../db/schema/accounts.ts';
 
 export {
   AGENT_BUILDER_ROLES,
+  END_USER_DATA_READER_ROLES,
   KEY_MANAGER_ROLES,
   MEMBER_MANAGER_ROLES,
   mayReadEndUserData,

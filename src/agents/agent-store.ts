@@ -138,8 +138,17 @@ export class AgentStore {
     }
   }
 
-  /** Deletes the Agent with its revisions and publications; false when there is none. */
-  async delete(workspaceId: string, environment: Environment, id: string): Promise<boolean> {
+  /**
+   * Deletes the Agent with its revisions and publications; its sessions, conversations,
+   * documents and memories go with it through the foreign keys. Returns the ids of the
+   * sessions deleted with it, read in the same transaction (their recordings are files the
+   * caller erases); null when there is no such Agent.
+   */
+  async delete(
+    workspaceId: string,
+    environment: Environment,
+    id: string,
+  ): Promise<{ sessionIds: string[] } | null> {
     return this.db.transaction().execute(async (trx) => {
       const found = await trx
         .selectFrom('agents')
@@ -148,11 +157,16 @@ export class AgentStore {
         .where('environment', '=', environment)
         .where('id', '=', id)
         .executeTakeFirst();
-      if (!found) return false;
+      if (!found) return null;
+      const sessions = await trx
+        .selectFrom('agent_sessions')
+        .select('id')
+        .where('agent_id', '=', id)
+        .execute();
       await trx.deleteFrom('agent_publications').where('agent_id', '=', id).execute();
       await trx.deleteFrom('agent_revisions').where('agent_id', '=', id).execute();
       await trx.deleteFrom('agents').where('id', '=', id).execute();
-      return true;
+      return { sessionIds: sessions.map((session) => session.id) };
     });
   }
 

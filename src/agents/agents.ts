@@ -148,8 +148,14 @@ export class Agents {
     return updated;
   }
 
-  async delete(scope: AgentScope, id: string): Promise<void> {
-    if (!(await this.store.delete(scope.workspaceId, scope.environment, id))) throw notFound(id);
+  /**
+   * Deletes the Agent and everything of it in the database; returns the ids of its deleted
+   * sessions, whose recordings live in the audio store (`SessionRecordings.erase`).
+   */
+  async delete(scope: AgentScope, id: string): Promise<{ sessionIds: string[] }> {
+    const deleted = await this.store.delete(scope.workspaceId, scope.environment, id);
+    if (!deleted) throw notFound(id);
+    return deleted;
   }
 
   /**

@@ -257,7 +257,7 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
       summary:
         'Deletes the recording of a live Agent session (for example when its end user asks); the session and its transcript stay.',
       tags: ['agents'],
-      auth: { kind: 'workspace_key', capability: 'agents' },
+      auth: { kind: 'workspace_key', capability: 'agents', permission: 'delete_recordings' },
       errors: ['not_found'],
       responses: { 204: { description: 'Deleted.' } },
       handle: async ({ request, auth }) => {

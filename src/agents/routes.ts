@@ -11,13 +11,18 @@ import {
   agentSchema,
   agentSchemas,
 } from './schemas.ts';
+import type { SessionRecordings } from './session-recordings.ts';
 
 const AUTH = { kind: 'workspace_key', capability: 'agents' } as const;
 const TAGS = ['agents'];
 const emptyBodySchema = z.strictObject({});
 
 /** `/v1/agents` and `/v1/agents/{agentId}`: create, list, read, edit, delete, publish. */
-export function agentRoutes(agents: Agents, llm: LlmCatalog): AnyRoute[] {
+export function agentRoutes(
+  agents: Agents,
+  llm: LlmCatalog,
+  recordings: SessionRecordings,
+): AnyRoute[] {
   const schemas = agentSchemas(llm);
   const scopeOf = (auth: Parameters<typeof requireAuth>[0]) => {
     const caller = requireAuth(auth);
@@ -92,12 +97,15 @@ export function agentRoutes(agents: Agents, llm: LlmCatalog): AnyRoute[] {
       path: '/v1/agents/:agentId',
       operationId: 'deleteAgent',
       errors: ['not_found'],
-      summary: 'Delete an Agent with its revisions and publications.',
+      summary:
+        'Delete an Agent with its revisions, publications, sessions, their recordings, documents and memories.',
       tags: TAGS,
-      auth: AUTH,
+      auth: { ...AUTH, permission: 'delete_agents' },
       responses: { 204: { description: 'Deleted.' } },
       handle: async ({ auth, request }) => {
-        await agents.delete(scopeOf(auth), request.params.agentId ?? '');
+        const scope = scopeOf(auth);
+        const { sessionIds } = await agents.delete(scope, request.params.agentId ?? '');
+        await recordings.erase(scope.workspaceId, sessionIds);
         return { status: 204 };
       },
     }),

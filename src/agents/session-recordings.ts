@@ -55,24 +55,46 @@ export class SessionRecordings {
 
   /**
    * Moves the finished recording at `sourcePath` into the store and names it on the session.
-   * Returns its duration; a file that holds no audio is removed and not kept (0).
+   * Returns its duration; a file that holds no audio is not kept (0), nor is the recording
+   * of a session that is gone (its Agent was deleted while it ran): the caller removes the
+   * source file either way.
    */
   async save(
     session: { id: string; workspaceId: string },
     sourcePath: string,
   ): Promise<{ durationMs: number }> {
+    if (!(await this.#sessionExists(session))) return { durationMs: 0 };
     const counter = new OggOpusDurationCounter();
     counter.push(await readFile(sourcePath));
     const durationMs = counter.durationMs;
     if (durationMs <= 0) return { durationMs: 0 };
     const key = recordingObjectKey(session.workspaceId, session.id);
     await this.store.putFile(key, sourcePath, RECORDING_CONTENT_TYPE);
-    await this.db
+    const named = await this.db
       .updateTable('agent_sessions')
       .set({ recording_key: key, recording_duration_ms: durationMs })
       .where('id', '=', session.id)
-      .execute();
+      .where('workspace_id', '=', session.workspaceId)
+      .executeTakeFirst();
+    if (Number(named.numUpdatedRows) === 0) {
+      // The session was deleted while the file moved in: nothing may keep it.
+      await this.store.delete(key);
+      return { durationMs: 0 };
+    }
     return { durationMs };
+  }
+
+  /**
+   * Erases the recordings of sessions whose rows are gone (their Agent was deleted): the
+   * files are named by the session id, so no row is needed to find them. Returns how many
+   * files there were.
+   */
+  async erase(workspaceId: string, sessionIds: readonly string[]): Promise<number> {
+    let erased = 0;
+    for (const sessionId of sessionIds) {
+      if (await this.store.delete(recordingObjectKey(workspaceId, sessionId))) erased++;
+    }
+    return erased;
   }
 
   /** The session's recording; undefined when the session or its recording is not there. */
@@ -131,6 +153,16 @@ export class SessionRecordings {
       deleted++;
     }
     return deleted;
+  }
+
+  async #sessionExists(session: { id: string; workspaceId: string }): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('agent_sessions')
+      .select('id')
+      .where('id', '=', session.id)
+      .where('workspace_id', '=', session.workspaceId)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   async #row(scope: RecordingScope, sessionId: string) {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { Environment } from '../config.ts';
-import type { ApiKeyStatus, Database } from '../db/schema.ts';
+import type { ApiKeyStatus, Database, Role } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { requireWorkspace } from '../workspaces/workspaces.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from './key-format.ts';
@@ -16,6 +16,21 @@ export interface ApiKeyInfo {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** The member who created it in the dashboard; null: the operator tool or first start. */
+  createdBy: KeyCreatorInfo | null;
+}
+
+/** Who created a key: the member and their role at that moment. */
+export interface KeyCreator {
+  userId: string;
+  role: Role;
+}
+
+/** The creator as listings show it: with their email while the user exists. */
+export interface KeyCreatorInfo extends KeyCreator {
+  email: string | null;
+  /** Their role in the workspace now; null when they are no longer a member. */
+  currentRole: Role | null;
 }
 
 /** A new key: the only moment the full key exists outside the caller's hands. */
@@ -27,10 +42,16 @@ export interface CreatedApiKey extends ApiKeyInfo {
 export class ApiKeys {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /**
+   * Creates a key. `creator` is the dashboard member creating it, whose role bounds what the
+   * key may do (src/auth/key-permissions.ts); null for the operator tool and the first
+   * start, whose keys hold every permission.
+   */
   async create(
     workspaceId: string,
     environment: Environment,
     label: string,
+    creator: KeyCreator | null = null,
   ): Promise<CreatedApiKey> {
     await requireWorkspace(this.db, workspaceId);
     const trimmed = label.trim();
@@ -49,20 +70,43 @@ export class ApiKeys {
       created_at: new Date().toISOString(),
       last_used_at: null,
       revoked_at: null,
+      created_by_user_id: creator?.userId ?? null,
+      created_by_role: creator?.role ?? null,
     };
     await this.db.insertInto('api_keys').values(row).execute();
-    return { ...toInfo(row), key };
+    const email = creator ? await this.#email(creator.userId) : null;
+    return {
+      ...toInfo({ ...row, creator_email: email, creator_role: creator?.role ?? null }),
+      key,
+    };
   }
 
   async list(workspaceId: string): Promise<ApiKeyInfo[]> {
+    const rows = await this.#select()
+      .where('api_keys.workspace_id', '=', workspaceId)
+      .orderBy('api_keys.created_at')
+      .orderBy('api_keys.id')
+      .execute();
+    return rows.map(toInfo);
+  }
+
+  /**
+   * Revokes every active key `userId` created in the workspace, one by one through
+   * {@link ApiKeys.revoke}; returns them as revoked.
+   */
+  async revokeCreatedBy(workspaceId: string, userId: string): Promise<ApiKeyInfo[]> {
     const rows = await this.db
       .selectFrom('api_keys')
-      .selectAll()
+      .select('id')
       .where('workspace_id', '=', workspaceId)
+      .where('created_by_user_id', '=', userId)
+      .where('status', '=', 'active')
       .orderBy('created_at')
       .orderBy('id')
       .execute();
-    return rows.map(toInfo);
+    const revoked: ApiKeyInfo[] = [];
+    for (const row of rows) revoked.push(await this.revoke(workspaceId, row.id));
+    return revoked;
   }
 
   /** Revokes a key; every api process refuses it within one second. */
@@ -75,14 +119,34 @@ export class ApiKeys {
       .where('workspace_id', '=', workspaceId)
       .where('status', '=', 'active')
       .executeTakeFirst();
-    const row = await this.db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('id', '=', keyId)
-      .where('workspace_id', '=', workspaceId)
+    const row = await this.#select()
+      .where('api_keys.id', '=', keyId)
+      .where('api_keys.workspace_id', '=', workspaceId)
       .executeTakeFirst();
     if (!row) throw new ApiError('not_found', `No key ${keyId} in workspace ${workspaceId}.`);
     return toInfo(row);
+  }
+
+  #select() {
+    return this.db
+      .selectFrom('api_keys')
+      .leftJoin('users', 'users.id', 'api_keys.created_by_user_id')
+      .leftJoin('memberships as creator', (join) =>
+        join
+          .onRef('creator.workspace_id', '=', 'api_keys.workspace_id')
+          .onRef('creator.user_id', '=', 'api_keys.created_by_user_id'),
+      )
+      .selectAll('api_keys')
+      .select(['users.email as creator_email', 'creator.role as creator_role']);
+  }
+
+  async #email(userId: string): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('users')
+      .select('email')
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    return row?.email ?? null;
   }
 }
 
@@ -96,6 +160,10 @@ function toInfo(row: {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  created_by_user_id: string | null;
+  created_by_role: Role | null;
+  creator_email: string | null;
+  creator_role: Role | null;
 }): ApiKeyInfo {
   return {
     id: row.id,
@@ -107,5 +175,14 @@ function toInfo(row: {
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
+    createdBy:
+      row.created_by_user_id !== null && row.created_by_role !== null
+        ? {
+            userId: row.created_by_user_id,
+            role: row.created_by_role,
+            email: row.creator_email,
+            currentRole: row.creator_role,
+          }
+        : null,
   };
 }

@@ -151,6 +151,7 @@ export class Authenticator {
       workspaceId: key.workspaceId,
       environment: key.environment,
       capabilities: key.capabilities,
+      permissions: key.permissions,
     };
   }
 }

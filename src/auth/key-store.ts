@@ -3,6 +3,7 @@ import type { Environment } from '../config.ts';
 import type { ApiKeyStatus, Database, WorkspaceStatus } from '../db/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import { type Capability, isCapability } from '../workspaces/capabilities.ts';
+import { type KeyPermission, keyPermissions } from './key-permissions.ts';
 
 /** A key with the account state the per-request checks need. */
 export interface ResolvedKey {
@@ -14,6 +15,8 @@ export interface ResolvedKey {
   readonly workspaceStatus: WorkspaceStatus;
   readonly billingProvisioned: boolean;
   readonly capabilities: ReadonlySet<Capability>;
+  /** What the key may do, from its creator's role (src/auth/key-permissions.ts). */
+  readonly permissions: ReadonlySet<KeyPermission>;
 }
 
 interface CacheEntry {
@@ -111,6 +114,11 @@ export class ApiKeyStore {
     const row = await this.db
       .selectFrom('api_keys')
       .innerJoin('workspaces', 'workspaces.id', 'api_keys.workspace_id')
+      .leftJoin('memberships as creator', (join) =>
+        join
+          .onRef('creator.workspace_id', '=', 'api_keys.workspace_id')
+          .onRef('creator.user_id', '=', 'api_keys.created_by_user_id'),
+      )
       .select([
         'api_keys.id',
         'api_keys.key_hash',
@@ -119,6 +127,8 @@ export class ApiKeyStore {
         'api_keys.status',
         'workspaces.status as workspace_status',
         'workspaces.billing_provisioned',
+        'api_keys.created_by_role',
+        'creator.role as creator_role',
       ])
       .where(column === 'id' ? 'api_keys.id' : 'api_keys.key_hash', '=', value)
       .executeTakeFirst();
@@ -137,6 +147,7 @@ export class ApiKeyStore {
       workspaceStatus: row.workspace_status,
       billingProvisioned: Number(row.billing_provisioned) === 1,
       capabilities: new Set(capabilityRows.map((r) => r.capability).filter(isCapability)),
+      permissions: keyPermissions(row.created_by_role, row.creator_role ?? null),
     };
   }
 }

@@ -1,7 +1,12 @@
 import { type Command, Option } from 'commander';
+import { loadConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { ApiError } from '../errors.ts';
+import { audioStorageDir } from '../storage/audio-storage-dir.ts';
+import { LocalDiskAudioStore } from '../storage/local-disk-store.ts';
+import { sampleStorageDir } from '../voices/cloning/sample-store.ts';
 import { CAPABILITIES, type Capability } from '../workspaces/capabilities.ts';
+import { eraseWorkspace } from '../workspaces/workspace-erasure.ts';
 import { Workspaces } from '../workspaces/workspaces.ts';
 import { json, nonNegativeNumber, outputOf, workspaceOption } from './options.ts';
 import { printResult } from './output.ts';
@@ -67,6 +72,31 @@ export function registerWorkspaceCommands(
       );
     });
   }
+
+  json(
+    workspace
+      .command('delete')
+      .description(
+        'erase a workspace: its stored audio, recordings and voice samples, then every row of it',
+      )
+      .addOption(workspaceOption())
+      .requiredOption('--yes', 'confirm: nothing of the workspace can be recovered'),
+  ).action(async (options) => {
+    const config = loadConfig();
+    const erased = await eraseWorkspace(
+      (await db()).db,
+      [
+        new LocalDiskAudioStore(audioStorageDir(config)),
+        new LocalDiskAudioStore(sampleStorageDir(config.DATA_DIR)),
+      ],
+      options.workspace,
+    );
+    printResult(
+      outputOf(options),
+      { workspace_id: erased.workspaceId, objects_deleted: erased.objects },
+      `Workspace ${erased.workspaceId} erased (${erased.objects} stored objects deleted)`,
+    );
+  });
 
   // billing
   const billing = program.command('billing').description('billing accounts');

@@ -4,8 +4,10 @@ import type { Role } from '../db/schema/accounts.ts';
 
 export {
   AGENT_BUILDER_ROLES,
+  END_USER_DATA_READER_ROLES,
   KEY_MANAGER_ROLES,
   MEMBER_MANAGER_ROLES,
+  mayReadEndUserData,
   RECORDING_MANAGER_ROLES,
   ROLES,
   SESSION_READER_ROLES,
@@ -38,6 +40,10 @@ export interface ApiKey {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** The member who created it in the dashboard; null: the operator tool or first start. */
+  created_by: { user_id: string; email: string | null; role: Role } | null;
+  /** What it may do beyond every key's routes, from its creator's role. */
+  permissions: string[];
 }
 
 /** States of a voice route (spec, Voice route states). */

@@ -10,6 +10,7 @@ export function routeErrorCodes(route: AnyRoute): ErrorCode[] {
     codes.add('organization_suspended');
     codes.add('organization_account_missing');
     if (route.auth.capability) codes.add('capability_disabled');
+    if (route.auth.permission) codes.add('forbidden');
   }
 
   if (route.auth.kind === 'agent_session_token') {

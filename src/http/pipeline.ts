@@ -1,5 +1,5 @@
 import type { Authenticator } from '../auth/authenticate.ts';
-import type { AuthContext } from '../auth/context.ts';
+import { type AuthContext, requirePermission } from '../auth/context.ts';
 import type { AnyRoute } from './route.ts';
 import type { Handler, HttpRequest } from './types.ts';
 import { parseJsonBody, validate } from './validate.ts';
@@ -17,14 +17,13 @@ export function routeHandler(
   const authenticated = new WeakMap<HttpRequest, AuthContext>();
   const beforeBody = async (request: HttpRequest) => {
     if (route.auth.kind !== 'workspace_key') return;
-    authenticated.set(
-      request,
-      await authenticator.workspaceKey(
-        request.headers.authorization,
-        request.environment,
-        route.auth.capability,
-      ),
+    const auth = await authenticator.workspaceKey(
+      request.headers.authorization,
+      request.environment,
+      route.auth.capability,
     );
+    if (route.auth.permission) requirePermission(auth, route.auth.permission);
+    authenticated.set(request, auth);
   };
   const handler: Handler = async (request) => {
     let auth: AuthContext | null = null;

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AuthContext } from '../auth/context.ts';
+import type { KeyPermission } from '../auth/key-permissions.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Capability } from '../workspaces/capabilities.ts';
 import type { HttpRequest, HttpResponse } from './types.ts';
@@ -12,9 +13,14 @@ export type RouteAuth =
   | { kind: 'none' }
   /**
    * A permanent workspace key (`awp_`), and the workspace must be able to use `capability`
-   * (a list: any one of them).
+   * (a list: any one of them); with `permission`, the key must hold it (403 `forbidden`
+   * otherwise).
    */
-  | { kind: 'workspace_key'; capability?: Capability | readonly Capability[] }
+  | {
+      kind: 'workspace_key';
+      capability?: Capability | readonly Capability[];
+      permission?: KeyPermission;
+    }
   /**
    * A one-use Agent session token (`Authorization: Bearer`), which the route itself
    * consumes: only it knows which Agent the call is for.

@@ -114,12 +114,16 @@ export function createOperatorApi(options: OperatorApiOptions): {
         : new FishAudioCatalog(settings);
     },
   });
+  const apiKeys = new ApiKeys(options.db);
   return {
     guard,
     routes: [
       ...sessionRoutes(guard, sessions, { demoPage: options.demoPage }),
-      ...keyRoutes(guard, new ApiKeys(options.db), options.keyStore),
-      ...memberRoutes(guard, new MemberAdmin(options.db)),
+      ...keyRoutes(guard, apiKeys, options.keyStore),
+      ...memberRoutes(guard, new MemberAdmin(options.db), {
+        apiKeys,
+        store: options.keyStore,
+      }),
       ...accountRoutes(guard, options.accounts),
       ...usageRoutes(guard, options.db),
       ...webhookRoutes(

@@ -39,6 +39,11 @@ export interface AudioStore {
   get(objectKey: string): Promise<Buffer | null>;
   /** Removes the object; false when there was none. */
   delete(objectKey: string): Promise<boolean>;
+  /**
+   * The keys of every stored object under `prefix` (a folder: a safe key followed by `/`),
+   * sorted: what erasure and its tests check. Objects being written are not listed.
+   */
+  list(prefix: string): Promise<string[]>;
 }
 
 /** Thrown by {@link AudioStore.putFile} when the file to move does not exist. */

@@ -1,6 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import type { Dirent } from 'node:fs';
+import {
+  copyFile,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  unlink,
+} from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   type AudioStore,
@@ -115,6 +126,26 @@ export class LocalDiskAudioStore implements AudioStore {
     }
   }
 
+  async list(prefix: string): Promise<string[]> {
+    if (!prefix.endsWith('/')) throw new InvalidObjectKeyError(prefix);
+    const folder = this.pathOf(prefix.slice(0, -1));
+    let entries: Dirent[];
+    try {
+      entries = await readdir(folder, { recursive: true, withFileTypes: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+      throw error;
+    }
+    return entries
+      .filter((entry) => entry.isFile() && !isTemporary(entry.name))
+      .map((entry) => {
+        const inside = relative(folder, join(entry.parentPath, entry.name));
+        return `${prefix}${inside.split(sep).join('/')}`;
+      })
+      .sort();
+  }
+
   /**
    * Renames the source into place; a source on another file system (a spool folder mounted
    * apart from the store) is copied instead. ENOENT means the source or the target's
@@ -169,6 +200,11 @@ export class LocalDiskAudioStore implements AudioStore {
     }
     return path;
   }
+}
+
+/** A write in progress (see `temporaryBeside`): not an object yet. */
+function isTemporary(name: string): boolean {
+  return name.startsWith('.') && name.endsWith('.tmp');
 }
 
 async function exists(path: string): Promise<boolean> {

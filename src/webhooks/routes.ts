@@ -25,7 +25,11 @@ import {
 } from './schemas.ts';
 import { webhookDeliveryBody, webhookEndpointBody } from './views.ts';
 
-const AUTH = { kind: 'workspace_key' } as const;
+/**
+ * Every webhook route needs a key whose creator may manage webhooks: an endpoint receives
+ * every session's transcript, so its URL is chosen by those who manage the workspace.
+ */
+const AUTH = { kind: 'workspace_key', permission: 'manage_webhooks' } as const;
 const TAGS = ['webhooks'];
 const NO_STORE = { 'cache-control': 'no-store' };
 

@@ -17,11 +17,23 @@ export const MEMBER_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 /** Roles that may create, edit and publish Agents in the dashboard. */
 export const AGENT_BUILDER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
 /**
- * Roles that may read realtime transcription sessions and streaming sessions: transcripts
- * are end users' words and a session's usage is what the workspace's keys spent, as on
- * Agents › Sessions and Usage.
+ * The one rule for end users' private data: their words (the transcripts of live Agent
+ * sessions and realtime transcription sessions), the documents an end user owns and what an
+ * Agent remembers about an end user. Those who build Agents read them; the Member role,
+ * which browses and generates, does not.
+ */
+export function mayReadEndUserData(role: Role): boolean {
+  return role !== 'member';
+}
+/** The roles {@link mayReadEndUserData} admits, for routes that are wholly end-user data. */
+export const END_USER_DATA_READER_ROLES: readonly Role[] = ROLES.filter(mayReadEndUserData);
+/**
+ * Roles that may read streaming sessions: a session's usage is what the workspace's keys
+ * spent, as on Usage.
  */
 export const SESSION_READER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
+/** Roles that may delete an Agent (with its sessions, recordings, documents and memories). */
+export const AGENT_DELETER_ROLES: readonly Role[] = ['owner', 'admin'];
 /** Roles that may delete a live session's recording (an end user's voice). */
 export const RECORDING_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 /**

@@ -3,6 +3,7 @@ import { call, describeError } from '../api.ts';
 import { Notice, Page, useLoad } from '../components.tsx';
 import { linkProps } from '../router.ts';
 import { hasRole, useSession } from '../session.ts';
+import { mayReadEndUserData } from '../types.ts';
 import {
   AGENT_BUILDER_ROLES,
   type Agent,
@@ -178,8 +179,14 @@ export function AgentPage(props: { agentId: string }) {
           }}
         />
       ) : null}
-      <KnowledgeSection agent={agent} canEdit={canBuild} />
-      <MemorySection agent={agent} canEdit={canBuild} />
+      <KnowledgeSection
+        agent={agent}
+        canEdit={canBuild}
+        canReadEndUserData={mayReadEndUserData(me.member.role)}
+      />
+      {mayReadEndUserData(me.member.role) ? (
+        <MemorySection agent={agent} canEdit={canBuild} />
+      ) : null}
     </Page>
   );
 }

@@ -4,6 +4,18 @@ import { formatTime, Notice, Page, RoleRequired, useLoad } from '../components.t
 import { hasRole, useSession } from '../session.ts';
 import { type ApiKey, KEY_MANAGER_ROLES } from '../types.ts';
 
+const ROLE_LABELS = { owner: 'Owner', admin: 'Admin', builder: 'Builder', member: 'Member' };
+
+/**
+ * Who made a key, with their role then: a key can do what that role can (a Builder's key
+ * cannot manage webhooks or delete Agents or recordings), and it is revoked when they leave.
+ */
+function creatorText(key: ApiKey): string {
+  if (!key.created_by) return 'Operator tool (full access)';
+  const who = key.created_by.email ?? key.created_by.user_id;
+  return `${who} (${ROLE_LABELS[key.created_by.role]})`;
+}
+
 /**
  * API keys (Config › Integrations): create with a Label, the full key shown once in a
  * banner, the Issued keys table with prefix, status and last use, and Revoke.
@@ -65,6 +77,8 @@ function KeyManager(props: { environment: string }) {
         Keys created here are for the {props.environment} environment, the one this address serves.
         A key is shown once, when it is created; only its hash is kept, so a lost key is replaced,
         never recovered. Keep keys on your servers: never in browser or mobile code, never in logs.
+        A key can do what its creator’s role can: keys made by a Builder cannot manage webhooks or
+        delete Agents or recordings. Removing a member revokes the keys they created.
       </p>
       {created ? (
         <Notice kind="success" onDismiss={() => setCreated(undefined)}>
@@ -106,6 +120,7 @@ function KeyManager(props: { environment: string }) {
             <th>Environment</th>
             <th>Status</th>
             <th>Created</th>
+            <th>Created by</th>
             <th>Last used</th>
             <th />
           </tr>
@@ -122,6 +137,7 @@ function KeyManager(props: { environment: string }) {
                 <span className={`badge badge-${key.status}`}>{key.status}</span>
               </td>
               <td>{formatTime(key.created_at)}</td>
+              <td data-testid="key-creator">{creatorText(key)}</td>
               <td>{key.last_used_at ? formatTime(key.last_used_at) : 'Never'}</td>
               <td>
                 {key.status === 'active' ? (
@@ -136,7 +152,7 @@ function KeyManager(props: { environment: string }) {
           ))}
           {keys.data && keys.data.length === 0 ? (
             <tr>
-              <td colSpan={7} className="muted">
+              <td colSpan={8} className="muted">
                 No keys yet.
               </td>
             </tr>

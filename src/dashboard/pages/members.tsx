@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { call, describeError } from '../api.ts';
 import { formatTime, Notice, Page, useLoad } from '../components.tsx';
 import { hasRole, useSession } from '../session.ts';
-import { MEMBER_MANAGER_ROLES, type Me, ROLES, type Role } from '../types.ts';
+import { type ApiKey, MEMBER_MANAGER_ROLES, type Me, ROLES, type Role } from '../types.ts';
 import './members.css';
 
 /** A member as `GET /operator/api/members` lists them. */
@@ -187,8 +187,11 @@ export function MembersPage() {
                         disabled={busy !== undefined}
                         onConfirm={() =>
                           act(`remove:${member.user_id}`, async () => {
-                            await call('DELETE', path(member));
-                            setMessage(`${member.email} was removed from the workspace.`);
+                            const answer = await call<{ revoked_keys: ApiKey[] }>(
+                              'DELETE',
+                              path(member),
+                            );
+                            setMessage(removalMessage(member.email, answer.revoked_keys.length));
                           })
                         }
                       />
@@ -248,7 +251,19 @@ function AddMemberForm(props: {
   );
 }
 
-/** Remove, then Confirm removal: one click never removes anyone. */
+/** What a removal did: the member is out, and so are the keys they created. */
+function removalMessage(email: string, revokedKeys: number): string {
+  const keys =
+    revokedKeys === 0
+      ? 'they had created no active API key'
+      : `${revokedKeys} API ${revokedKeys === 1 ? 'key' : 'keys'} they created ${revokedKeys === 1 ? 'was' : 'were'} revoked`;
+  return `${email} was removed from the workspace; ${keys}.`;
+}
+
+/**
+ * Remove, then Confirm removal: one click never removes anyone, and the confirmation says
+ * the member's keys go with them.
+ */
 function RemoveButton(props: {
   email: string;
   disabled: boolean;
@@ -269,6 +284,9 @@ function RemoveButton(props: {
   }
   return (
     <>
+      <span className="muted" data-testid="removal-warning">
+        Their sessions end and the API keys they created are revoked.
+      </span>
       <button
         type="button"
         className="danger"

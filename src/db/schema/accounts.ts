@@ -60,4 +60,8 @@ export interface ApiKeysTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** The member who created the key in the dashboard; null: the operator tool or first start. */
+  created_by_user_id: string | null;
+  /** That member's role when they created it; null with `created_by_user_id`. */
+  created_by_role: Role | null;
 }

@@ -9,7 +9,11 @@ import type { Database } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
-import { AGENT_BUILDER_ROLES, RECORDING_MANAGER_ROLES } from '../../workspaces/roles.ts';
+import {
+  AGENT_BUILDER_ROLES,
+  END_USER_DATA_READER_ROLES,
+  RECORDING_MANAGER_ROLES,
+} from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { operatorRoute } from '../route.ts';
 import type { OperatorPrincipal } from '../sessions.ts';
@@ -29,8 +33,9 @@ function scopeOf(member: OperatorPrincipal, request: HttpRequest): SessionScope 
 /**
  * Agent sessions (the dashboard's Agents › Sessions page): the environment's newest live
  * sessions with what `GET /v1/agent-sessions/{id}` reports of each, and one session with
- * its transcript and its recording. For Owner, Admin and Builder: transcripts and recordings
- * are the end users' words; only an Owner or Admin deletes a recording.
+ * its transcript and its recording. A session's transcript and recording are end users'
+ * words, read by the roles `mayReadEndUserData` admits; only an Owner or Admin deletes a
+ * recording.
  */
 export function agentSessionRoutes(
   guard: OperatorGuard,
@@ -74,7 +79,7 @@ export function agentSessionRoutes(
       operationId: 'operatorGetAgentSession',
       summary:
         'One live Agent session as GET /v1/agent-sessions/{id} reports it, with its transcript.',
-      roles: AGENT_BUILDER_ROLES,
+      roles: END_USER_DATA_READER_ROLES,
       errors: ['not_found'],
       handle: async ({ member, request }) => {
         const scope = scopeOf(member, request);
@@ -101,7 +106,7 @@ export function agentSessionRoutes(
       operationId: 'operatorGetAgentSessionRecording',
       summary:
         'The recording of a live Agent session as GET /v1/agent-sessions/{id}/recording serves it: stereo Ogg Opus, the user left, the Agent right.',
-      roles: AGENT_BUILDER_ROLES,
+      roles: END_USER_DATA_READER_ROLES,
       errors: ['not_found'],
       handle: async ({ member, request }) => {
         const recording = await recordings.read(

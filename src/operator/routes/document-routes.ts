@@ -15,9 +15,10 @@ import {
   documentListQuerySchema,
   documentReplaceSchema,
 } from '../../agents/documents/schemas.ts';
+import { ApiError } from '../../errors.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
-import { AGENT_BUILDER_ROLES } from '../../workspaces/roles.ts';
+import { AGENT_BUILDER_ROLES, mayReadEndUserData } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { EVERY_ROLE, operatorRoute } from '../route.ts';
 import type { OperatorPrincipal } from '../sessions.ts';
@@ -35,13 +36,22 @@ function scopeOf(member: OperatorPrincipal, request: HttpRequest): DocumentScope
 }
 
 const agentIdOf = (request: HttpRequest) => request.params.agentId ?? '';
+
+function endUserDocumentsRefused(member: OperatorPrincipal): ApiError {
+  return new ApiError(
+    'forbidden',
+    `An end user's own documents are read by Owners, Admins and Builders; you are ${member.role}.`,
+  );
+}
 const documentIdOf = (request: HttpRequest) => request.params.documentId ?? '';
 
 /**
  * An Agent's documents (the Agent page's Knowledge section) in the member's workspace and
  * the listener's environment, through the same rules and bodies as
- * `/v1/agents/{id}/documents`: every member reads them, Owner, Admin and Builder add,
- * replace and delete them, as they edit the Agent.
+ * `/v1/agents/{id}/documents`: every member reads the shared ones; an end user's own
+ * documents are end users' data, read by the roles `mayReadEndUserData` admits (as
+ * transcripts are), and a Member listing them all sees the shared ones. Owner, Admin and
+ * Builder add, replace and delete them, as they edit the Agent.
  */
 export function documentRoutes(guard: OperatorGuard, documents: AgentDocuments): AnyRoute[] {
   return [
@@ -53,13 +63,18 @@ export function documentRoutes(guard: OperatorGuard, documents: AgentDocuments):
         "One page of the Agent's documents, newest first, without their text (`end_user_id`, `shared`, `cursor`, `limit` as on /v1), and the knowledge base's `limits`.",
       roles: EVERY_ROLE,
       query: documentListQuerySchema,
-      errors: ['invalid_request', 'not_found'],
+      errors: ['invalid_request', 'forbidden', 'not_found'],
       handle: async ({ member, request, query }) => {
+        const shared = query.shared === undefined ? undefined : query.shared === 'true';
+        const readsPrivate = mayReadEndUserData(member.role);
+        if (!readsPrivate && (query.end_user_id !== undefined || shared === false)) {
+          throw endUserDocumentsRefused(member);
+        }
         const page = await documents.list(scopeOf(member, request), agentIdOf(request), {
           limit: query.limit,
           before: query.cursor,
           endUserId: query.end_user_id,
-          shared: query.shared === undefined ? undefined : query.shared === 'true',
+          shared: readsPrivate ? shared : true,
         });
         return {
           status: 200,
@@ -77,13 +92,16 @@ export function documentRoutes(guard: OperatorGuard, documents: AgentDocuments):
       operationId: 'operatorGetAgentDocument',
       summary: 'One document of the Agent with its text.',
       roles: EVERY_ROLE,
-      errors: ['not_found'],
+      errors: ['forbidden', 'not_found'],
       handle: async ({ member, request }) => {
         const document = await documents.get(
           scopeOf(member, request),
           agentIdOf(request),
           documentIdOf(request),
         );
+        if (document.endUserId !== null && !mayReadEndUserData(member.role)) {
+          throw endUserDocumentsRefused(member);
+        }
         return {
           status: 200,
           body: { document: { ...documentBody(document), text: document.text } },

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import type { ApiKeyInfo, ApiKeys } from '../../auth/api-keys.ts';
+import { keyPermissions } from '../../auth/key-permissions.ts';
 import type { ApiKeyStore } from '../../auth/key-store.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import { KEY_MANAGER_ROLES } from '../../workspaces/members.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { operatorRoute } from '../route.ts';
 
-function keyView(key: ApiKeyInfo) {
+/** A key as the operator API shows it: never the key itself. */
+export function keyView(key: ApiKeyInfo) {
   return {
     id: key.id,
     environment: key.environment,
@@ -16,6 +18,14 @@ function keyView(key: ApiKeyInfo) {
     created_at: key.createdAt,
     last_used_at: key.lastUsedAt,
     revoked_at: key.revokedAt,
+    /** Null: made by the operator tool or on the first start, with every permission. */
+    created_by: key.createdBy
+      ? { user_id: key.createdBy.userId, email: key.createdBy.email, role: key.createdBy.role }
+      : null,
+    /** What the key may do beyond every key's routes (src/auth/key-permissions.ts). */
+    permissions: [
+      ...keyPermissions(key.createdBy?.role ?? null, key.createdBy?.currentRole ?? null),
+    ],
   };
 }
 
@@ -43,7 +53,8 @@ export function keyRoutes(guard: OperatorGuard, keys: ApiKeys, keyStore: ApiKeyS
       method: 'POST',
       path: '/keys',
       operationId: 'operatorCreateKey',
-      summary: 'Creates a key; the full key is in this answer only.',
+      summary:
+        'Creates a key with the permissions of the creating member’s role; the full key is in this answer only.',
       roles: KEY_MANAGER_ROLES,
       body: createSchema,
       handle: async ({ member, body, request }) => {
@@ -51,6 +62,7 @@ export function keyRoutes(guard: OperatorGuard, keys: ApiKeys, keyStore: ApiKeyS
           member.workspaceId,
           body.environment ?? request.environment,
           body.label,
+          { userId: member.userId, role: member.role },
         );
         return {
           status: 201,

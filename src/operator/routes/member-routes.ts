@@ -1,10 +1,13 @@
 import { z } from 'zod';
+import type { ApiKeys } from '../../auth/api-keys.ts';
+import type { ApiKeyStore } from '../../auth/key-store.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { MemberAdmin, MemberView } from '../../workspaces/member-admin.ts';
 import { MEMBER_MANAGER_ROLES, ROLES } from '../../workspaces/members.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { EVERY_ROLE, operatorRoute } from '../route.ts';
 import type { OperatorPrincipal } from '../sessions.ts';
+import { keyView } from './key-routes.ts';
 
 function memberView(member: MemberView) {
   return {
@@ -32,7 +35,11 @@ const NO_STORE = { 'cache-control': 'no-store' };
  * Owners and Admins add members, change roles, remove members and reset passwords, under
  * the rules of src/workspaces/member-admin.ts.
  */
-export function memberRoutes(guard: OperatorGuard, admin: MemberAdmin): AnyRoute[] {
+export function memberRoutes(
+  guard: OperatorGuard,
+  admin: MemberAdmin,
+  keys: { apiKeys: ApiKeys; store: ApiKeyStore },
+): AnyRoute[] {
   return [
     operatorRoute(guard, {
       method: 'GET',
@@ -84,15 +91,21 @@ export function memberRoutes(guard: OperatorGuard, admin: MemberAdmin): AnyRoute
       method: 'DELETE',
       path: '/members/:userId',
       operationId: 'operatorRemoveMember',
-      summary: 'Removes a member and ends their sessions in the workspace; never the last Owner.',
+      summary:
+        'Removes a member, ends their sessions in the workspace and revokes the API keys they created (listed in `revoked_keys`); never the last Owner.',
       roles: MEMBER_MANAGER_ROLES,
       errors: ['forbidden', 'not_found', 'conflict'],
-      handle: async ({ member, request }) => ({
-        status: 200,
-        body: {
-          member: memberView(await admin.remove(actorOf(member), request.params.userId ?? '')),
-        },
-      }),
+      handle: async ({ member, request }) => {
+        const removed = await admin.remove(actorOf(member), request.params.userId ?? '');
+        // Through the one revocation path, key by key, after the removal succeeded.
+        const revoked = await keys.apiKeys.revokeCreatedBy(member.workspaceId, removed.userId);
+        // This process refuses them at once; the others when their cache entry expires.
+        if (revoked.length > 0) keys.store.invalidate();
+        return {
+          status: 200,
+          body: { member: memberView(removed), revoked_keys: revoked.map(keyView) },
+        };
+      },
     }),
     operatorRoute(guard, {
       method: 'POST',

@@ -9,9 +9,9 @@ import {
   memoryBody,
   memoryQuerySchema,
 } from '../../memory/schemas.ts';
-import { AGENT_BUILDER_ROLES } from '../../workspaces/roles.ts';
+import { AGENT_BUILDER_ROLES, END_USER_DATA_READER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
-import { EVERY_ROLE, operatorRoute } from '../route.ts';
+import { operatorRoute } from '../route.ts';
 import type { OperatorPrincipal } from '../sessions.ts';
 
 const NO_STORE = { 'cache-control': 'no-store' };
@@ -29,7 +29,9 @@ const agentIdOf = (request: HttpRequest) => request.params.agentId ?? '';
 /**
  * What an Agent remembers about one end user (the Agent page's Memory section) in the
  * member's workspace and the listener's environment, with the rules and bodies of
- * `/v1/agents/{id}/memories`: every member reads, Owner, Admin and Builder add and forget.
+ * `/v1/agents/{id}/memories`: what an Agent knows of an end user is end users' data, read
+ * by the roles `mayReadEndUserData` admits, as transcripts are; Owner, Admin and Builder add
+ * and forget.
  */
 export function memoryRoutes(guard: OperatorGuard, memories: AgentMemories): AnyRoute[] {
   return [
@@ -39,7 +41,7 @@ export function memoryRoutes(guard: OperatorGuard, memories: AgentMemories): Any
       operationId: 'operatorListAgentMemories',
       summary:
         'What the Agent remembers about the end user `end_user_id`, oldest first, as GET /v1/agents/{id}/memories answers it, with the `limits`.',
-      roles: EVERY_ROLE,
+      roles: END_USER_DATA_READER_ROLES,
       query: memoryQuerySchema,
       errors: ['invalid_request', 'not_found'],
       handle: async ({ member, request, query }) => {

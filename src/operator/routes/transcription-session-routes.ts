@@ -4,7 +4,7 @@ import type { HttpRequest } from '../../http/types.ts';
 import { transcriptionSessionListQuerySchema } from '../../transcription/schemas.ts';
 import type { TranscriptionSessionReads } from '../../transcription/session-reads.ts';
 import type { SessionScope } from '../../transcription/session-store.ts';
-import { SESSION_READER_ROLES } from '../../workspaces/roles.ts';
+import { END_USER_DATA_READER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { operatorRoute } from '../route.ts';
 import type { OperatorPrincipal } from '../sessions.ts';
@@ -19,8 +19,8 @@ function scopeOf(member: OperatorPrincipal, request: HttpRequest): SessionScope 
 /**
  * Realtime transcription sessions (the dashboard's Agents › Transcription page) of the
  * member's workspace and the listener's environment, as `GET
- * /v1/realtime-transcription-sessions` shows them. For Owner, Admin and Builder: the
- * transcripts are end users' words.
+ * /v1/realtime-transcription-sessions` shows them, to the roles that may read end users'
+ * data (`mayReadEndUserData`): the transcripts are end users' words.
  */
 export function transcriptionSessionRoutes(
   guard: OperatorGuard,
@@ -33,7 +33,7 @@ export function transcriptionSessionRoutes(
       operationId: 'operatorListTranscriptionSessions',
       summary:
         'The realtime transcription sessions of the environment, newest first, without their transcripts (`cursor`: the previous page’s `next_cursor`; `limit` 1 to 100, default 50).',
-      roles: SESSION_READER_ROLES,
+      roles: END_USER_DATA_READER_ROLES,
       query: transcriptionSessionListQuerySchema,
       errors: ['invalid_request'],
       handle: async ({ member, request, query }) => ({
@@ -50,7 +50,7 @@ export function transcriptionSessionRoutes(
       operationId: 'operatorGetTranscriptionSession',
       summary:
         'One realtime transcription session with its final transcript, as GET /v1/realtime-transcription-sessions/{id} answers it.',
-      roles: SESSION_READER_ROLES,
+      roles: END_USER_DATA_READER_ROLES,
       errors: ['not_found'],
       handle: async ({ member, request }) => ({
         status: 200,

@@ -1,6 +1,7 @@
 // The dashboard's API keys page (Config › Integrations, /operator/keys) in Chromium against
 // the real api: sign-in, the key shown once in a banner and accepted by /v1, the Issued keys
-// table, Revoke taking effect at once, and the message other roles see.
+// table with each key's creator, Revoke taking effect at once, a Builder's key refused what
+// a Builder may not do and revoked with its creator's removal, and the message other roles see.
 
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,8 @@ import {
 import { addMember } from '../../helpers/operator.ts';
 
 const MEMBER_PASSWORD = 'member-password-1';
+const BUILDER = 'builder@acme.test';
+const BUILDER_PASSWORD = 'builder-password-1';
 
 describe('dashboard: API keys', () => {
   let fixture: DashboardFixture;
@@ -22,8 +25,10 @@ describe('dashboard: API keys', () => {
     fixture = await startDashboard(
       { KEY_LAST_USED_FLUSH_MS: '300' },
       {
-        beforeStart: (db, boot) =>
-          addMember(db, boot.workspaceId, 'viewer@acme.test', 'member', MEMBER_PASSWORD),
+        beforeStart: async (db, boot) => {
+          await addMember(db, boot.workspaceId, 'viewer@acme.test', 'member', MEMBER_PASSWORD);
+          await addMember(db, boot.workspaceId, BUILDER, 'builder', BUILDER_PASSWORD);
+        },
       },
     );
     page = await fixture.newPage();
@@ -33,12 +38,13 @@ describe('dashboard: API keys', () => {
     await fixture?.close();
   });
 
-  const voicesStatus = async (key: string) =>
+  const statusOf = async (key: string, path: string) =>
     (
-      await fetch(`${fixture.server.devUrl}/v1/voices`, {
+      await fetch(`${fixture.server.devUrl}${path}`, {
         headers: { authorization: `Bearer ${key}` },
       })
     ).status;
+  const voicesStatus = (key: string) => statusOf(key, '/v1/voices');
 
   it('asks for a sign-in, then opens the API keys page under Config › Integrations', async () => {
     const { owner } = fixture.boot;
@@ -58,6 +64,11 @@ describe('dashboard: API keys', () => {
     await rows.first().waitFor();
     const labels = await rows.locator('td:first-child').allInnerTexts();
     expect(labels.sort()).toEqual(['bootstrap development', 'bootstrap production']);
+    // The first start's keys have no member behind them.
+    expect(await page.getByTestId('key-creator').allInnerTexts()).toEqual([
+      'Operator tool (full access)',
+      'Operator tool (full access)',
+    ]);
   });
 
   it('creates a key shown once in a banner; /v1 accepts it; the table lists its prefix', async () => {
@@ -77,6 +88,7 @@ describe('dashboard: API keys', () => {
     expect(key.startsWith(cells[1] ?? '-')).toBe(true);
     expect(cells[2]).toBe('development');
     expect(cells[3]).toBe('active');
+    expect(cells[5]).toBe(`${fixture.boot.owner.email} (Owner)`);
     expect(await page.content()).toContain(key);
 
     // Shown once: after a reload the page no longer holds the key.
@@ -91,7 +103,7 @@ describe('dashboard: API keys', () => {
         async () => {
           await page.reload();
           await row.waitFor();
-          return (await row.locator('td').nth(5).innerText()).trim();
+          return (await row.locator('td').nth(6).innerText()).trim();
         },
         { timeout: 5_000 },
       )
@@ -109,6 +121,39 @@ describe('dashboard: API keys', () => {
     expect(await row.getByRole('button', { name: 'Revoke' }).count()).toBe(0);
     // Every api process refuses a revoked key within one second (README, Operator API).
     await expect.poll(() => voicesStatus(key), { timeout: 2_000, interval: 100 }).toBe(401);
+  });
+
+  it('shows a Builder’s key as theirs, limits it to a Builder’s powers, and revokes it with them', async () => {
+    const builderPage = await fixture.newPage();
+    await signInThroughPage(builderPage, fixture.dashboardUrl, '/keys', BUILDER, BUILDER_PASSWORD);
+    await builderPage.getByLabel('Label').fill('builder service');
+    await builderPage.getByRole('button', { name: 'Create key' }).click();
+    const key = (await builderPage.getByTestId('new-key').innerText()).trim();
+    const row = builderPage.locator('tbody tr', { hasText: 'builder service' });
+    await row.waitFor();
+    expect((await row.getByTestId('key-creator').innerText()).trim()).toBe(`${BUILDER} (Builder)`);
+    expect(await voicesStatus(key)).toBe(200);
+    // Webhook endpoints are for those who manage the workspace, as on the dashboard.
+    expect(await statusOf(key, '/v1/webhooks')).toBe(403);
+
+    await page.goto(`${fixture.dashboardUrl}/members`);
+    const member = page.locator('tbody tr', { hasText: BUILDER });
+    await member.getByRole('button', { name: 'Remove' }).click();
+    expect((await member.getByTestId('removal-warning').innerText()).trim()).toBe(
+      'Their sessions end and the API keys they created are revoked.',
+    );
+    await member.getByRole('button', { name: `Confirm removal of ${BUILDER}` }).click();
+    await page
+      .getByText(`${BUILDER} was removed from the workspace; 1 API key they created was revoked.`)
+      .waitFor();
+    expect(await voicesStatus(key)).toBe(401);
+    await page.goto(`${fixture.dashboardUrl}/keys`);
+    const revoked = page.locator('tbody tr', { hasText: 'builder service' });
+    await revoked.locator('.badge-revoked').waitFor();
+    expect((await revoked.getByTestId('key-creator').innerText()).trim()).toBe(
+      `${BUILDER} (Builder)`,
+    );
+    await builderPage.close();
   });
 
   it('tells a member without a key-managing role who may manage keys', async () => {

@@ -285,7 +285,7 @@ describe('dashboard: an Agent’s knowledge and memory', () => {
     expect(await listed()).toEqual([]);
   });
 
-  it('shows a Member the documents and memories without controls; the API refuses its writes', async () => {
+  it('shows a Member the shared documents only, no memories, no controls; the API refuses the rest', async () => {
     await v1('POST', `/v1/agents/${agentId}/memories`, {
       end_user_id: END_USER,
       text: 'Likes jazz.',
@@ -301,20 +301,22 @@ describe('dashboard: an Agent’s knowledge and memory', () => {
     const section = knowledge(other);
     await documentRow(other, 'Handbook 20').waitFor();
     expect(await section.getByRole('button', { name: 'Add document' }).count()).toBe(0);
-    await section.getByLabel('Show').selectOption('end_user');
-    await section.getByLabel('End user id').fill(END_USER);
-    await section.getByLabel('End user id').press('Enter');
-    await section.getByRole('button', { name: 'order-notes', exact: true }).click();
+    // End users' own documents and memories follow the transcript rule: not for Members.
+    expect((await section.getByTestId('shared-only').textContent())?.trim()).toBe(
+      'Shared documents only: end users’ own documents are shown to Owners, Admins and Builders.',
+    );
+    expect(await section.getByLabel('Show').count()).toBe(0);
+    // The twenty shared handbooks, and nothing older: the end user's order notes stay hidden.
+    expect(
+      await section.getByRole('table', { name: 'Documents' }).locator('tbody tr').count(),
+    ).toBe(20);
+    expect(await section.getByRole('button', { name: 'Load older' }).count()).toBe(0);
+    expect(await documentRow(other, 'order-notes').count()).toBe(0);
+    await section.getByRole('button', { name: 'Handbook 20', exact: true }).click();
     const viewer = other.getByRole('article', { name: 'Document' });
-    await expect.poll(() => viewer.getByTestId('document-text').textContent()).toBe(NOTES);
+    await viewer.getByTestId('document-text').waitFor();
     expect(await viewer.getByRole('button').allInnerTexts()).toEqual(['Close']);
-
-    const remembered = memory(other);
-    await remembered.getByLabel('End user id').fill(END_USER);
-    await remembered.getByRole('button', { name: 'Look up' }).click();
-    await remembered.getByRole('cell', { name: 'Likes jazz.' }).waitFor();
-    expect(await remembered.getByRole('button').allInnerTexts()).toEqual(['Look up']);
-    expect(await remembered.getByLabel('Fact', { exact: true }).count()).toBe(0);
+    expect(await memory(other).count()).toBe(0);
 
     const client = await signedIn(fixture.server.devUrl, MEMBER_EMAIL, MEMBER_PASSWORD);
     const notesId = (await v1Documents()).find((d) => d.title === 'order-notes')?.id;
@@ -322,6 +324,9 @@ describe('dashboard: an Agent’s knowledge and memory', () => {
       .body.memories[0].id as string;
     const base = `/agents/${agentId}`;
     for (const [method, path, payload] of [
+      ['GET', `${base}/documents/${notesId}`, undefined],
+      ['GET', `${base}/documents?end_user_id=${END_USER}`, undefined],
+      ['GET', `${base}/memories?end_user_id=${END_USER}`, undefined],
       ['POST', `${base}/documents`, { title: 'Mine', text: 'No.' }],
       ['PUT', `${base}/documents/${notesId}`, { title: 'Mine', text: 'No.' }],
       ['DELETE', `${base}/documents/${notesId}`, undefined],

@@ -112,8 +112,13 @@ describe('dashboard: Members', () => {
     await teammate.getByRole('button', { name: 'Cancel' }).click();
     expect(await listed()).toContain(`${TEAMMATE} admin`);
     await teammate.getByRole('button', { name: 'Remove' }).click();
+    await teammate
+      .getByText('Their sessions end and the API keys they created are revoked.')
+      .waitFor();
     await teammate.getByRole('button', { name: `Confirm removal of ${TEAMMATE}` }).click();
-    await page.getByText(`${TEAMMATE} was removed from the workspace.`).waitFor();
+    await page
+      .getByText(`${TEAMMATE} was removed from the workspace; they had created no active API key.`)
+      .waitFor();
     await teammate.waitFor({ state: 'detached' });
     expect(await listed()).toEqual([`${fixture.boot.owner.email} owner`, `${MEMBER_EMAIL} member`]);
   });

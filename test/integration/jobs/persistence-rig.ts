@@ -74,6 +74,10 @@ export class FailingStore implements AudioStore {
   delete(objectKey: string) {
     return this.inner.delete(objectKey);
   }
+
+  list(prefix: string) {
+    return this.inner.list(prefix);
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
-// The operator API behind the Agent page's Knowledge section: an Agent's documents read by
-// every member and written by Owner, Admin and Builder with the rules of
+// The operator API behind the Agent page's Knowledge section: an Agent's documents (shared
+// ones read by every member, an end user's own not by Members) and written by Owner, Admin
+// and Builder with the rules of
 // /v1/agents/{id}/documents (what one side writes, the other reads), scoped to the member's
 // workspace and the listener's environment, and bad input refused with 400.
 
@@ -122,9 +123,9 @@ describe.each(DIALECTS)('operator API: Agent documents on %s', (dialect) => {
     ).document;
     expect(own).toMatchObject({ end_user_id: END_USER, content_type: 'text/plain', chars: 26 });
 
-    // Every member reads the list, newest first, with the limits; /v1 lists the same.
+    // Owner and Builder read the list, newest first, with the limits; /v1 lists the same.
     const v1List = await v1('GET', `/v1${base}`);
-    for (const client of [owner, builder, member]) {
+    for (const client of [owner, builder]) {
       expect(body(await client.request('GET', base), 200)).toEqual({
         documents: [own, shared],
         next_cursor: null,
@@ -132,20 +133,35 @@ describe.each(DIALECTS)('operator API: Agent documents on %s', (dialect) => {
       });
     }
     expect(v1List.body.documents).toEqual([own, shared]);
+    // A Member reads the shared documents only: an end user's own follow the transcript rule.
+    expect(body(await member.request('GET', base), 200)).toEqual({
+      documents: [shared],
+      next_cursor: null,
+      limits: LIMITS,
+    });
+    for (const path of [
+      `${base}?shared=false`,
+      `${base}?end_user_id=${END_USER}`,
+      `${base}/${own.id}`,
+    ]) {
+      const refused = await member.request('GET', path);
+      expect({ path, status: refused.status }).toEqual({ path, status: 403 });
+      expect(refused.body).toMatchObject({ code: 'forbidden' });
+    }
     const first = body<{ documents: Document[]; next_cursor: string }>(
-      await member.request('GET', `${base}?limit=1`),
+      await builder.request('GET', `${base}?limit=1`),
       200,
     );
     expect(first.documents.map((d) => d.id)).toEqual([own.id]);
     expect(first.next_cursor).toBe(own.id);
     const second = body<{ documents: Document[]; next_cursor: string | null }>(
-      await member.request('GET', `${base}?limit=1&cursor=${first.next_cursor}`),
+      await builder.request('GET', `${base}?limit=1&cursor=${first.next_cursor}`),
       200,
     );
     expect([second.documents.map((d) => d.id), second.next_cursor]).toEqual([[shared.id], null]);
     const ids = async (query: string) =>
       body<{ documents: Document[] }>(
-        await member.request('GET', `${base}?${query}`),
+        await builder.request('GET', `${base}?${query}`),
         200,
       ).documents.map((d) => d.id);
     expect(await ids('shared=true')).toEqual([shared.id]);
@@ -153,7 +169,7 @@ describe.each(DIALECTS)('operator API: Agent documents on %s', (dialect) => {
     expect(await ids(`end_user_id=${END_USER}`)).toEqual([own.id]);
     expect(await ids('end_user_id=6a2f41a3-c54c-4fe1-8c3f-1c1c0e3f1e11')).toEqual([]);
 
-    // One document with its text, for every member.
+    // A shared document with its text, for every member.
     expect(body(await member.request('GET', `${base}/${shared.id}`), 200)).toEqual({
       document: { ...shared, text: 'Refunds are paid within 5 business days.' },
     });

@@ -1,5 +1,5 @@
 // The operator API behind the Agent page's Memory section: what an Agent remembers about
-// one end user, read by every member and written by Owner, Admin and Builder with the rules
+// one end user, read and written by Owner, Admin and Builder (not by Members: end users' data) with the rules
 // of /v1/agents/{id}/memories (what one side writes, the other reads), scoped to the
 // member's workspace and the listener's environment, and bad input refused with 400.
 
@@ -99,7 +99,7 @@ describe.each(DIALECTS)('operator API: Agent memories on %s', (dialect) => {
       'Prefers to be called Ada.',
       'agent',
     );
-    expect(await listed(member, ADA)).toEqual({
+    expect(await listed(builder, ADA)).toEqual({
       end_user_id: ADA,
       memories: [
         {
@@ -135,18 +135,20 @@ describe.each(DIALECTS)('operator API: Agent memories on %s', (dialect) => {
     ).memory;
     await owner.request('POST', base, { end_user_id: BOB, text: 'Likes jazz.' });
 
-    // Every member reads the same list /v1 reads, oldest first; Bob's stay Bob's.
-    const ada = await listed(member, ADA);
+    // Owners, Admins and Builders read the same list /v1 reads, oldest first; Bob's stay
+    // Bob's. A Member does not: what an Agent knows of an end user follows the transcript rule.
+    const ada = await listed(builder, ADA);
     expect(ada.memories.map((m) => [m.text, m.source])).toEqual([
       ['Prefers to be called Ada.', 'agent'],
       ['Is vegetarian.', 'api'],
       ['Lives in Lyon.', 'api'],
     ]);
     expect((await v1('GET', `/v1${base}?end_user_id=${ADA}`)).body.memories).toEqual(ada.memories);
-    expect((await listed(member, BOB)).memories.map((m) => m.text)).toEqual(['Likes jazz.']);
+    expect((await listed(builder, BOB)).memories.map((m) => m.text)).toEqual(['Likes jazz.']);
 
-    // A Member writes nothing: 403 forbidden, and nothing is forgotten.
+    // A Member reads and writes nothing: 403 forbidden, and nothing is forgotten.
     for (const [method, path, payload] of [
+      ['GET', `${base}?end_user_id=${ADA}`, undefined],
       ['POST', base, { end_user_id: ADA, text: 'Not allowed.' }],
       ['DELETE', `${base}/${added.id}`, undefined],
       ['DELETE', `${base}?end_user_id=${ADA}`, undefined],
@@ -173,7 +175,7 @@ describe.each(DIALECTS)('operator API: Agent memories on %s', (dialect) => {
     expect(body(await owner.request('DELETE', `${base}?end_user_id=${ADA}`), 200)).toEqual({
       forgotten: 0,
     });
-    expect((await listed(member, BOB)).memories.map((m) => m.text)).toEqual(['Likes jazz.']);
+    expect((await listed(builder, BOB)).memories.map((m) => m.text)).toEqual(['Likes jazz.']);
   });
 
   it('keeps to the workspace and environment: another Agent’s memories are 404', async () => {

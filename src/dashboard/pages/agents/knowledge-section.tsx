@@ -25,7 +25,12 @@ type Filter = 'all' | 'shared' | 'end_user';
  * Owners, Admins and Builders add documents (typed, or read from a `.txt` or `.md` file),
  * replace and delete them.
  */
-export function KnowledgeSection(props: { agent: Agent; canEdit: boolean }) {
+export function KnowledgeSection(props: {
+  agent: Agent;
+  canEdit: boolean;
+  /** End users' own documents are for the roles that read end users' data. */
+  canReadEndUserData: boolean;
+}) {
   const { agent } = props;
   const base = `/agents/${encodeURIComponent(agent.id)}/documents`;
   const [filter, setFilter] = useState<Filter>('all');
@@ -91,15 +96,22 @@ export function KnowledgeSection(props: { agent: Agent; canEdit: boolean }) {
         </Notice>
       ) : null}
       {error ? <Notice kind="error">{error}</Notice> : null}
+      {props.canReadEndUserData ? null : (
+        <p className="muted" data-testid="shared-only">
+          Shared documents only: end users’ own documents are shown to Owners, Admins and Builders.
+        </p>
+      )}
       <div className="inline-form">
-        <label>
-          Show
-          <select value={filter} onChange={(event) => setFilter(event.target.value as Filter)}>
-            <option value="all">All documents</option>
-            <option value="shared">Shared documents</option>
-            <option value="end_user">One end user’s documents</option>
-          </select>
-        </label>
+        {props.canReadEndUserData ? (
+          <label>
+            Show
+            <select value={filter} onChange={(event) => setFilter(event.target.value as Filter)}>
+              <option value="all">All documents</option>
+              <option value="shared">Shared documents</option>
+              <option value="end_user">One end user’s documents</option>
+            </select>
+          </label>
+        ) : null}
         {filter === 'end_user' ? (
           <label>
             End user id

@@ -3,7 +3,7 @@ import { formatTime, Page, RoleRequired } from '../../components.tsx';
 import { LoadMore, usePagedList, withQuery } from '../../paging.tsx';
 import { linkProps } from '../../router.ts';
 import { hasRole, useSession } from '../../session.ts';
-import { SESSION_READER_ROLES } from '../../types.ts';
+import { END_USER_DATA_READER_ROLES } from '../../types.ts';
 import { formatDuration } from '../sessions/session-types.ts';
 import { formatCredits } from '../usage.tsx';
 import {
@@ -20,7 +20,7 @@ import './transcription.css';
  */
 export function TranscriptionPage() {
   const me = useSession();
-  if (!hasRole(me, SESSION_READER_ROLES)) {
+  if (!hasRole(me, END_USER_DATA_READER_ROLES)) {
     return <RoleRequired title="Transcription">{TRANSCRIPTION_ROLE_NOTICE}</RoleRequired>;
   }
   return (

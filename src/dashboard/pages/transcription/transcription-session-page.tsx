@@ -3,7 +3,7 @@ import { call } from '../../api.ts';
 import { formatTime, Notice, Page, RoleRequired, useLoad } from '../../components.tsx';
 import { linkProps } from '../../router.ts';
 import { hasRole, useSession } from '../../session.ts';
-import { SESSION_READER_ROLES } from '../../types.ts';
+import { END_USER_DATA_READER_ROLES } from '../../types.ts';
 import { formatDuration } from '../sessions/session-types.ts';
 import { formatCredits } from '../usage.tsx';
 import { TranscriptionStatus } from './transcription-page.tsx';
@@ -22,7 +22,7 @@ import './transcription.css';
  */
 export function TranscriptionSessionPage(props: { sessionId: string }) {
   const me = useSession();
-  if (!hasRole(me, SESSION_READER_ROLES)) {
+  if (!hasRole(me, END_USER_DATA_READER_ROLES)) {
     return <RoleRequired title="Transcription session">{TRANSCRIPTION_ROLE_NOTICE}</RoleRequired>;
   }
   return <SessionDetail sessionId={props.sessionId} />;

@@ -9,6 +9,7 @@ import { createAgentSide } from './app-agents.ts';
 import { createAudioPersister, createSpeechProviders, createTranscoders } from './app-synthesis.ts';
 import { createTranscriptionSide } from './app-transcription.ts';
 import { Authenticator } from './auth/authenticate.ts';
+import { CredentialWatch } from './auth/credential-watch.ts';
 import { ApiKeyStore } from './auth/key-store.ts';
 import { StreamTokens } from './auth/stream-tokens.ts';
 import { MILLICREDITS_PER_CREDIT } from './billing/cost.ts';
@@ -96,6 +97,11 @@ export function createApi(deps: ApiDependencies): Api {
   const signingSecret = tokenSigningSecret(config);
   const streamTokens = new StreamTokens(signingSecret);
   const authenticator = new Authenticator(keyStore, streamTokens);
+  const credentials = new CredentialWatch({
+    keys: keyStore,
+    intervalMs: config.REVOCATION_CHECK_INTERVAL_MS,
+    logger,
+  });
 
   const { nativeProvider, neural, upstream } = createSpeechProviders(config, metrics, logger);
   const upstreamPricing = (creditsPer1k: number) => ({
@@ -186,7 +192,7 @@ export function createApi(deps: ApiDependencies): Api {
     maxConcurrent: config.ONESHOT_MAX_CONCURRENT,
   });
   const origins = new OriginAllowlist(config.STREAM_ALLOWED_ORIGINS);
-  const streamRoute = ttsStreamRoute(authenticator, origins, {
+  const streamRoute = ttsStreamRoute(authenticator, origins, credentials, {
     catalog,
     ledger,
     guard,
@@ -215,6 +221,7 @@ export function createApi(deps: ApiDependencies): Api {
   const agentSide = createAgentSide({
     config,
     db,
+    redis,
     logger,
     signingSecret,
     keyStore,
@@ -241,6 +248,7 @@ export function createApi(deps: ApiDependencies): Api {
     slotOutage: limiterOutage(metrics, logger, 'transcription_slots'),
     store: transcriptionStore,
     authenticator,
+    credentials,
     origins,
     tokens: streamTokens,
     ttsWebsocketUrl: websocketUrl,
@@ -376,6 +384,8 @@ export function createApi(deps: ApiDependencies): Api {
         await work();
       };
       await step('server', () => server.close());
+      await step('credential watch', () => credentials.close());
+      await step('revoked session sweep', () => agentSide.close());
       // Queues the last batch of spooled audio while the queue is still open.
       await step('audio persistence', () => audioPersistence?.close());
       await step('metrics listener', () => metricsListener?.close());

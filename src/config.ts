@@ -68,6 +68,12 @@ export const configSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(10_000),
   /** How long an api process may serve a cached key lookup; bounds revocation delay. */
   KEY_CACHE_TTL_MS: z.coerce.number().int().nonnegative().max(1000).default(500),
+  /**
+   * How often each api process reads again the keys its open WebSockets and live Agent
+   * sessions were started with; a revoked key or a suspended workspace ends them within
+   * this plus KEY_CACHE_TTL_MS.
+   */
+  REVOCATION_CHECK_INTERVAL_MS: z.coerce.number().int().positive().max(5000).default(1000),
   /** How often last-used times of API keys are written to the database. */
   KEY_LAST_USED_FLUSH_MS: z.coerce.number().int().positive().default(30_000),
   /**

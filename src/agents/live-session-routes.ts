@@ -105,7 +105,7 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
         if (!bearer) throw new ApiError('unauthorized', 'Send the Agent session token as Bearer.');
         const agentId = request.params.agentId ?? '';
         // Credential first (401/403 before anything else), but not used up yet.
-        await tokens.check(bearer, agentId);
+        await tokens.check(bearer, agentId, request.environment);
         const body =
           request.body.byteLength > 0
             ? validate(
@@ -122,7 +122,7 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
             'Live Agent sessions need a LiveKit server: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET (npm start runs one locally).',
           );
         }
-        const claims = await tokens.consume(bearer, agentId);
+        const claims = await tokens.consume(bearer, agentId, request.environment);
         const published = await options.agents.activePublication(
           { workspaceId: claims.workspaceId, environment: claims.environment },
           agentId,

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database, Role } from '../db/schema.ts';
+import type { Database, Role, WorkspaceStatus } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import {
@@ -36,6 +36,13 @@ const ADDRESS_LIMIT_FACTOR = 10;
 /** Session ids are 32 random bytes; the database keeps only their SHA-256. */
 function hashSessionId(sessionId: string): string {
   return createHash('sha256').update(sessionId, 'utf8').digest('base64url');
+}
+
+/** The account check of the spec for a signed-in member: a suspended workspace is 403. */
+function refuseSuspended(status: WorkspaceStatus): void {
+  if (status === 'suspended') {
+    throw new ApiError('organization_suspended', 'The workspace is suspended.');
+  }
 }
 
 function normalizeEmail(email: string): string {
@@ -100,6 +107,12 @@ export class OperatorSessions {
       }
       throw new ApiError('forbidden', 'You are not a member of this workspace.');
     }
+    const workspace = await this.db
+      .selectFrom('workspaces')
+      .select('status')
+      .where('id', '=', membership.workspace_id)
+      .executeTakeFirstOrThrow();
+    refuseSuspended(workspace.status);
     const sessionId = randomBytes(32).toString('base64url');
     const now = new Date();
     const expiresAt = new Date(now.getTime() + this.options.ttlMs).toISOString();
@@ -131,7 +144,10 @@ export class OperatorSessions {
     };
   }
 
-  /** The member behind a session id, or null when unknown, expired or no longer a member. */
+  /**
+   * The member behind a session id, or null when unknown, expired or no longer a member.
+   * Throws `organization_suspended` while the session's workspace is suspended.
+   */
   async resolve(sessionId: string): Promise<OperatorPrincipal | null> {
     const row = await this.db
       .selectFrom('operator_sessions')
@@ -141,17 +157,21 @@ export class OperatorSessions {
           .onRef('memberships.user_id', '=', 'operator_sessions.user_id')
           .onRef('memberships.workspace_id', '=', 'operator_sessions.workspace_id'),
       )
+      .innerJoin('workspaces', 'workspaces.id', 'operator_sessions.workspace_id')
       .select([
         'users.id as userId',
         'users.email as email',
         'operator_sessions.workspace_id as workspaceId',
         'memberships.role as role',
         'operator_sessions.expires_at as expiresAt',
+        'workspaces.status as workspaceStatus',
       ])
       .where('operator_sessions.id_hash', '=', hashSessionId(sessionId))
       .executeTakeFirst();
     if (!row || row.expiresAt <= new Date().toISOString()) return null;
-    return row;
+    const { workspaceStatus, ...principal } = row;
+    refuseSuspended(workspaceStatus);
+    return principal;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Authenticator } from '../../auth/authenticate.ts';
 import type { AuthContext } from '../../auth/context.ts';
+import type { CredentialWatch } from '../../auth/credential-watch.ts';
 import { ApiError } from '../../errors.ts';
 import type { WebSocketRoute } from '../../http/websocket.ts';
 import { EventChannel } from './channel.ts';
@@ -13,11 +14,13 @@ export const STREAM_PATH = '/v1/tts/stream';
  * `WS /v1/tts/stream`: authenticates the upgrade (a workspace key as bearer header, or a
  * stream token as bearer header or `token` query parameter) and runs one
  * {@link StreamSession} per connection. A rejected credential, or a stream token used from
- * an Origin outside the allowlist, fails the handshake with HTTP 401.
+ * an Origin outside the allowlist, fails the handshake with HTTP 401. An open connection
+ * whose key is revoked or whose workspace is suspended ends with that error (`credentials`).
  */
 export function ttsStreamRoute(
   authenticator: Authenticator,
   origins: OriginAllowlist,
+  credentials: CredentialWatch,
   deps: StreamDependencies,
 ): WebSocketRoute {
   return {
@@ -37,11 +40,15 @@ export function ttsStreamRoute(
       }
       return (connection) => {
         const session = new StreamSession(deps, auth, new EventChannel(connection));
+        const unwatch = credentials.watch(auth, (error) => session.stop(error));
         return {
           opened: () => session.opened(),
           receive: (value) => session.receive(value),
           drained: () => session.drained(),
-          lost: () => session.lost(),
+          lost: () => {
+            unwatch();
+            session.lost();
+          },
         };
       };
     },

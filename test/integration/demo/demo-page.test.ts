@@ -149,7 +149,7 @@ describe.each(DIALECTS)('demo page on %s', (dialect) => {
         secret: LLM_ENV.TOKEN_SIGNING_SECRET,
         keys: keyStore,
       });
-      const used = await tokens.consume(reply.body.token, publishedId);
+      const used = await tokens.consume(reply.body.token, publishedId, 'development');
       expect(used).toMatchObject({
         agentId: publishedId,
         environment: 'development',

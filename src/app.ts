@@ -32,6 +32,7 @@ import type { Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
 import { type MetricsListener, startMetricsListener } from './observability/metrics-listener.ts';
 import { dashboardPageRoutes } from './operator/dashboard-pages.ts';
+import { secureCookieEnvironments } from './operator/guard.ts';
 import { createOperatorApi } from './operator/index.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { SecretBox } from './secrets/secret-box.ts';
@@ -56,6 +57,9 @@ import { WEBHOOK_EVENT_SCHEMAS } from './webhooks/event-schemas.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
 export const API_VERSION = '1.6.0';
+
+/** How long an address that signed in to an email lets it past that email's back-off. */
+const OPERATOR_KNOWN_ADDRESS_TTL_MS = 90 * 24 * 3_600_000;
 
 export interface ApiDependencies {
   config: Config;
@@ -317,8 +321,16 @@ export function createApi(deps: ApiDependencies): Api {
       idleTimeoutMs: config.UPSTREAM_IDLE_TIMEOUT_MS,
     },
     sessionTtlMs: config.OPERATOR_SESSION_TTL_HOURS * 3_600_000,
-    signInAttemptsPerMinute: config.OPERATOR_SIGNIN_ATTEMPTS_PER_MINUTE,
-    insecureCookies: config.OPERATOR_INSECURE_COOKIES,
+    redis,
+    redisPrefix: config.REDIS_PREFIX,
+    signIn: {
+      attemptsPerMinute: config.OPERATOR_SIGNIN_ATTEMPTS_PER_MINUTE,
+      emailFailures: config.OPERATOR_SIGNIN_EMAIL_FAILURES,
+      failureWindowMs: config.OPERATOR_SIGNIN_FAILURE_WINDOW_MINUTES * 60_000,
+      knownAddressTtlMs: OPERATOR_KNOWN_ADDRESS_TTL_MS,
+      trustedProxyHeader: config.TRUSTED_PROXY_HEADER,
+    },
+    secureCookies: secureCookieEnvironments(config),
     demoPage: config.DEMO_PAGE,
   });
 

@@ -22,6 +22,7 @@ import * as googleCalendar from './0020-google-calendar.ts';
 import * as realtimeTranscription from './0021-realtime-transcription.ts';
 import * as streamingSessions from './0022-streaming-sessions.ts';
 import * as llmCallsWithoutAgent from './0023-llm-calls-without-agent.ts';
+import * as deploymentSettings from './0025-deployment-settings.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0021-realtime-transcription': realtimeTranscription,
   '0022-streaming-sessions': streamingSessions,
   '0023-llm-calls-without-agent': llmCallsWithoutAgent,
+  '0025-deployment-settings': deploymentSettings,
 };

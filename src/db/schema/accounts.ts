@@ -61,3 +61,9 @@ export interface ApiKeysTable {
   last_used_at: string | null;
   revoked_at: string | null;
 }
+
+/** Facts about the deployment, one row per name (`bootstrap_workspace_id`). */
+export interface DeploymentSettingsTable {
+  name: string;
+  value: string;
+}

@@ -124,12 +124,18 @@ describe.each(DIALECTS)(
       await other.closed;
 
       // The synthesis request is recorded as failed with the code the client saw.
-      const rows = await handle.db
-        .selectFrom('synthesis_requests')
-        .select(['status', 'error_code'])
-        .where('request_id', '=', ttsStop.error.request_id as string)
-        .execute();
-      expect(rows).toEqual([{ status: 'failed', error_code: 'unauthorized' }]);
+      // (closed once synthesis has stopped, just after the event)
+      const row = await waitFor(
+        () =>
+          handle.db
+            .selectFrom('synthesis_requests')
+            .select(['status', 'error_code'])
+            .where('request_id', '=', ttsStop.error.request_id as string)
+            .where('status', '!=', 'started')
+            .executeTakeFirst(),
+        { what: 'the ledger row to close' },
+      );
+      expect(row).toEqual({ status: 'failed', error_code: 'unauthorized' });
     });
 
     it('ends them with organization_suspended when the workspace is suspended', async () => {

@@ -100,17 +100,24 @@ describe('the local LiveKit of npm start (scripts/start.sh)', () => {
     // The api opens rooms with the same pair: the demo page starts a session with the
     // starter Agent (its room is created through LiveKit's server API).
     const dev = `http://127.0.0.1:${ports.DEV_PORT}`;
-    const listed = (await (await fetch(`${dev}/demo/api/agents`)).json()) as {
-      agents: { id: string }[];
-    };
-    const agentId = listed.agents[0]?.id as string;
+    // The first start publishes the starter Agent beside the listeners.
+    const agentId = await waitFor(
+      async () => {
+        const listed = (await (await fetch(`${dev}/demo/api/agents`)).json()) as {
+          agents?: { id: string }[];
+        };
+        return listed.agents?.[0]?.id;
+      },
+      { what: 'the starter Agent on the demo page', timeoutMs: 30_000 },
+    );
     const minted = await fetch(`${dev}/demo/api/session-token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ agent_id: agentId }),
     });
-    expect(minted.status).toBe(201);
-    const { token } = (await minted.json()) as { token: string };
+    const mintedBody = (await minted.json()) as { token: string };
+    expect(minted.status, JSON.stringify(mintedBody)).toBe(201);
+    const { token } = mintedBody;
     const started = await fetch(`${dev}/v1/agents/${agentId}/sessions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}` },

@@ -57,6 +57,8 @@ describe.each(DIALECTS)(
     let database: TestDatabase;
     let handle: DatabaseHandle;
     let server: RunningServer;
+    /** A second api process of the same deployment (same database and Redis). */
+    let peer: RunningServer;
     let fake: FakeTranscriptions;
 
     beforeAll(
@@ -64,20 +66,23 @@ describe.each(DIALECTS)(
         fake = await startFakeTranscriptions({ apiKey: 'sk-test' });
         database = await createTestDatabase(dialect);
         handle = await openTestDatabase(database);
-        server = await startServer({
-          database,
-          env: {
-            STT_PROVIDER: 'openai',
-            STT_OPENAI_BASE_URL: fake.url,
-            STT_OPENAI_API_KEY: 'sk-test',
-            STREAM_IDLE_TIMEOUT_MS: '60000',
-          },
-        });
+        const env = {
+          STT_PROVIDER: 'openai',
+          STT_OPENAI_BASE_URL: fake.url,
+          STT_OPENAI_API_KEY: 'sk-test',
+          STREAM_IDLE_TIMEOUT_MS: '60000',
+          REDIS_PREFIX: `test-running-work-${dialect}-${process.pid}`,
+        };
+        [server, peer] = await Promise.all([
+          startServer({ database, env }),
+          startServer({ database, env: { ...env, INSTANCE_ID: 'api-peer' } }),
+        ]);
       },
-      budget({ servers: 1 }),
+      budget({ servers: 2 }),
     );
 
     afterAll(async () => {
+      await peer?.stop();
       await server?.stop();
       await handle?.close();
       await database?.drop();
@@ -136,6 +141,22 @@ describe.each(DIALECTS)(
         { what: 'the ledger row to close' },
       );
       expect(row).toEqual({ status: 'failed', error_code: 'unauthorized' });
+    });
+
+    it('ends the sockets on another api process when the key is revoked in the dashboard', async () => {
+      const ws = await workspace();
+      await addMember(handle.db, ws.workspaceId, 'admin@revoker.test', 'admin', 'pw-0123456789');
+      const admin = await signedIn(server.url, 'admin@revoker.test', 'pw-0123456789');
+      const tts = await openTtsStream(peer.url, ws.productionKey);
+
+      const since = Date.now();
+      const revoked = await admin.request('POST', `/keys/${ws.productionKeyId}/revoke`);
+      expect(revoked.status).toBe(200);
+
+      const stop = await stoppedWith(tts, since);
+      expect(stop.error).toMatchObject({ event: 'error', code: 'unauthorized', retryable: false });
+      expect(stop.closed.code).toBe(1000);
+      expect(stop.elapsedMs).toBeLessThan(STOP_WITHIN_MS);
     });
 
     it('ends them with organization_suspended when the workspace is suspended', async () => {

@@ -41,6 +41,9 @@ describe('the local LiveKit of npm start (scripts/start.sh)', () => {
         ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
         // No model loads: nothing is said or heard in this test.
         LOCAL_LLM: 'false',
+        // The starter Agent needs a language model to be published; none is called here.
+        OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+        OPENAI_API_KEY: 'sk-unused',
         NATIVE_NEURAL_VOICES: 'false',
         STT_PROVIDER: 'openai',
         STT_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
@@ -109,7 +112,9 @@ describe('the local LiveKit of npm start (scripts/start.sh)', () => {
         return listed.agents?.[0]?.id;
       },
       { what: 'the starter Agent on the demo page', timeoutMs: 30_000 },
-    );
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${output.slice(-4000)}`);
+    });
     const minted = await fetch(`${dev}/demo/api/session-token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

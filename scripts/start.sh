@@ -34,8 +34,8 @@ export BOOTSTRAP_WORKSPACE="${BOOTSTRAP_WORKSPACE:-true}"
 # The demo page at http://localhost:8081/demo (development listener, loopback only).
 export DEMO_PAGE="${DEMO_PAGE:-true}"
 
-# Live Agent sessions: without LIVEKIT_URL, a local livekit-server --dev on 127.0.0.1 and
-# one agent worker (stopped with the api).
+# Live Agent sessions: without LIVEKIT_URL, a local livekit-server --dev on 127.0.0.1 (with
+# this data folder's key pair) and one agent worker (stopped with the api).
 livekit_pid=""
 local_livekit=""
 if [ -z "${LIVEKIT_URL:-}" ] && command -v livekit-server >/dev/null 2>&1; then
@@ -45,12 +45,16 @@ if [ -z "${LIVEKIT_URL:-}" ] && command -v livekit-server >/dev/null 2>&1; then
   lk_tcp_port="${LOCAL_LIVEKIT_RTC_TCP_PORT:-7881}"
   lk_udp_port="${LOCAL_LIVEKIT_UDP_PORT:-7882}"
   mkdir -p "$DATA_DIR/livekit"
+  # This data folder's own key pair (created on first start, mode 0600), never LiveKit's
+  # public devkey/secret: anyone on the machine could mint room tokens with those.
+  lk_key_file="$DATA_DIR/livekit/keys.yaml"
+  read -r lk_api_key lk_api_secret < <(node scripts/lib/livekit-keys.mjs "$lk_key_file")
   echo "[start] starting a local livekit-server --dev on 127.0.0.1:$lk_port (log: $DATA_DIR/livekit/livekit.log)" >&2
-  livekit-server --dev --bind 127.0.0.1 --port "$lk_port" --node-ip 127.0.0.1 \
-    --rtc.tcp_port "$lk_tcp_port" --udp-port "$lk_udp_port" \
+  livekit-server --dev --key-file "$lk_key_file" --bind 127.0.0.1 --port "$lk_port" \
+    --node-ip 127.0.0.1 --rtc.tcp_port "$lk_tcp_port" --udp-port "$lk_udp_port" \
     >"$DATA_DIR/livekit/livekit.log" 2>&1 &
   livekit_pid=$!
-  export LIVEKIT_URL="ws://127.0.0.1:$lk_port" LIVEKIT_API_KEY=devkey LIVEKIT_API_SECRET=secret
+  export LIVEKIT_URL="ws://127.0.0.1:$lk_port" LIVEKIT_API_KEY="$lk_api_key" LIVEKIT_API_SECRET="$lk_api_secret"
   local_livekit=1
 elif [ -z "${LIVEKIT_URL:-}" ]; then
   echo "[start] livekit-server is not installed (scripts/install-livekit.sh): live Agent sessions answer 503" >&2

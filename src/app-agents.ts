@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { AgentStore } from './agents/agent-store.ts';
 import { Agents } from './agents/agents.ts';
@@ -9,6 +10,7 @@ import { documentRoutes } from './agents/documents/routes.ts';
 import { liveSessionRoutes } from './agents/live-session-routes.ts';
 import { LiveSessions } from './agents/live-sessions.ts';
 import { livekitRoomsFromConfig } from './agents/livekit-rooms.ts';
+import { RevokedSessionSweep } from './agents/revoked-session-sweep.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { sessionReadRoutes } from './agents/session-read-routes.ts';
 import type { SessionRecordings } from './agents/session-recordings.ts';
@@ -43,6 +45,7 @@ import { VoiceStore } from './voices/voice-store.ts';
 export function createAgentSide(deps: {
   config: Config;
   db: Kysely<Database>;
+  redis: Redis;
   logger: Logger;
   signingSecret: string;
   keyStore: ApiKeyStore;
@@ -75,6 +78,18 @@ export function createAgentSide(deps: {
     heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
   });
   const livekitRooms = livekitRoomsFromConfig(config);
+  // Without LiveKit no session runs, so none needs ending.
+  const revokedSessions =
+    livekitRooms &&
+    new RevokedSessionSweep({
+      db,
+      redis: deps.redis,
+      redisPrefix: config.REDIS_PREFIX,
+      rooms: livekitRooms,
+      sessions: liveSessions,
+      intervalMs: config.REVOCATION_CHECK_INTERVAL_MS,
+      logger: deps.logger,
+    });
   const routes: AnyRoute[] = [
     ...agentRoutes(agents, llmCatalog, deps.recordings),
     ...cardRoutes(agents),
@@ -107,5 +122,12 @@ export function createAgentSide(deps: {
       }),
     ),
   ];
-  return { llmCatalog, agents, agentSessionTokens, liveSessions, routes };
+  return {
+    llmCatalog,
+    agents,
+    agentSessionTokens,
+    liveSessions,
+    routes,
+    close: () => revokedSessions?.close(),
+  };
 }

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { SttConfig } from '../worker/stt/config.ts';
 import type { Authenticator } from './auth/authenticate.ts';
+import type { CredentialWatch } from './auth/credential-watch.ts';
 import type { StreamTokens } from './auth/stream-tokens.ts';
 import { MILLICREDITS_PER_CREDIT } from './billing/cost.ts';
 import type { Config, Environment } from './config.ts';
@@ -33,6 +34,8 @@ export function createTranscriptionSide(deps: {
   slotOutage: { failed(error: unknown): void; succeeded(): void };
   store: TranscriptionSessionStore;
   authenticator: Authenticator;
+  /** Ends open sessions whose key is revoked or whose workspace is suspended. */
+  credentials: CredentialWatch;
   origins: OriginAllowlist;
   tokens: StreamTokens;
   /** The configured `/v1/tts/stream` URL of an environment. */
@@ -42,7 +45,7 @@ export function createTranscriptionSide(deps: {
   const logger = deps.logger.child({ component: 'transcription' });
   const engine = new TranscriptionEngine(deps.sttConfig, logger);
   const voiceActivity = new VoiceActivity(logger);
-  const route = transcriptionRoute(deps.authenticator, deps.origins, {
+  const route = transcriptionRoute(deps.authenticator, deps.origins, deps.credentials, {
     store: deps.store,
     engine,
     voiceActivity,

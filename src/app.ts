@@ -10,6 +10,7 @@ import { createAgentSide } from './app-agents.ts';
 import { createAudioPersister, createSpeechProviders, createTranscoders } from './app-synthesis.ts';
 import { createTranscriptionSide } from './app-transcription.ts';
 import { Authenticator } from './auth/authenticate.ts';
+import { CredentialWatch } from './auth/credential-watch.ts';
 import { ApiKeyStore } from './auth/key-store.ts';
 import { StreamTokens } from './auth/stream-tokens.ts';
 import { MILLICREDITS_PER_CREDIT } from './billing/cost.ts';
@@ -32,6 +33,7 @@ import type { Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
 import { type MetricsListener, startMetricsListener } from './observability/metrics-listener.ts';
 import { dashboardPageRoutes } from './operator/dashboard-pages.ts';
+import { secureCookieEnvironments } from './operator/guard.ts';
 import { createOperatorApi } from './operator/index.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { SecretBox } from './secrets/secret-box.ts';
@@ -56,6 +58,9 @@ import { WEBHOOK_EVENT_SCHEMAS } from './webhooks/event-schemas.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
 export const API_VERSION = '1.6.0';
+
+/** How long an address that signed in to an email lets it past that email's back-off. */
+const OPERATOR_KNOWN_ADDRESS_TTL_MS = 90 * 24 * 3_600_000;
 
 export interface ApiDependencies {
   config: Config;
@@ -97,6 +102,11 @@ export function createApi(deps: ApiDependencies): Api {
   const signingSecret = tokenSigningSecret(config);
   const streamTokens = new StreamTokens(signingSecret);
   const authenticator = new Authenticator(keyStore, streamTokens);
+  const credentials = new CredentialWatch({
+    keys: keyStore,
+    intervalMs: config.REVOCATION_CHECK_INTERVAL_MS,
+    logger,
+  });
 
   const { nativeProvider, neural, upstream } = createSpeechProviders(config, metrics, logger);
   const upstreamPricing = (creditsPer1k: number) => ({
@@ -194,6 +204,7 @@ export function createApi(deps: ApiDependencies): Api {
   const streamRoute = ttsStreamRoute(
     authenticator,
     origins,
+    credentials,
     {
       catalog,
       ledger,
@@ -225,6 +236,7 @@ export function createApi(deps: ApiDependencies): Api {
   const agentSide = createAgentSide({
     config,
     db,
+    redis,
     logger,
     signingSecret,
     keyStore,
@@ -251,6 +263,7 @@ export function createApi(deps: ApiDependencies): Api {
     slotOutage: limiterOutage(metrics, logger, 'transcription_slots'),
     store: transcriptionStore,
     authenticator,
+    credentials,
     origins,
     tokens: streamTokens,
     ttsWebsocketUrl: websocketUrl,
@@ -319,8 +332,16 @@ export function createApi(deps: ApiDependencies): Api {
       idleTimeoutMs: config.UPSTREAM_IDLE_TIMEOUT_MS,
     },
     sessionTtlMs: config.OPERATOR_SESSION_TTL_HOURS * 3_600_000,
-    signInAttemptsPerMinute: config.OPERATOR_SIGNIN_ATTEMPTS_PER_MINUTE,
-    insecureCookies: config.OPERATOR_INSECURE_COOKIES,
+    redis,
+    redisPrefix: config.REDIS_PREFIX,
+    signIn: {
+      attemptsPerMinute: config.OPERATOR_SIGNIN_ATTEMPTS_PER_MINUTE,
+      emailFailures: config.OPERATOR_SIGNIN_EMAIL_FAILURES,
+      failureWindowMs: config.OPERATOR_SIGNIN_FAILURE_WINDOW_MINUTES * 60_000,
+      knownAddressTtlMs: OPERATOR_KNOWN_ADDRESS_TTL_MS,
+      trustedProxyHeader: config.TRUSTED_PROXY_HEADER,
+    },
+    secureCookies: secureCookieEnvironments(config),
     demoPage: config.DEMO_PAGE,
   });
 
@@ -386,6 +407,8 @@ export function createApi(deps: ApiDependencies): Api {
         await work();
       };
       await step('server', () => server.close());
+      await step('credential watch', () => credentials.close());
+      await step('revoked session sweep', () => agentSide.close());
       // Queues the last batch of spooled audio while the queue is still open.
       await step('audio persistence', () => audioPersistence?.close());
       await step('metrics listener', () => metricsListener?.close());

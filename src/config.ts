@@ -68,6 +68,12 @@ export const configSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(10_000),
   /** How long an api process may serve a cached key lookup; bounds revocation delay. */
   KEY_CACHE_TTL_MS: z.coerce.number().int().nonnegative().max(1000).default(500),
+  /**
+   * How often each api process reads again the keys its open WebSockets and live Agent
+   * sessions were started with; a revoked key or a suspended workspace ends them within
+   * this plus KEY_CACHE_TTL_MS.
+   */
+  REVOCATION_CHECK_INTERVAL_MS: z.coerce.number().int().positive().max(5000).default(1000),
   /** How often last-used times of API keys are written to the database. */
   KEY_LAST_USED_FLUSH_MS: z.coerce.number().int().positive().default(30_000),
   /**
@@ -86,8 +92,26 @@ export const configSchema = z.object({
   PRICE_NEURAL_CREDITS_PER_1K_CHARS: z.coerce.number().nonnegative().default(30),
   /** Synthesis requests per minute per API key (0 = unlimited); bursts of a sixth of it. */
   TTS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().nonnegative().default(600),
-  /** Operator API: sign-in attempts per email per minute (ten times it per client address). */
+  /**
+   * Operator API: sign-in attempts per minute of one client address at one email (ten
+   * times it per client address, all emails together).
+   */
   OPERATOR_SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  /**
+   * Operator API: failed sign-ins at one email, from every address together, within
+   * OPERATOR_SIGNIN_FAILURE_WINDOW_MINUTES; past it only addresses that signed in to that
+   * email before may try until the window ends.
+   */
+  OPERATOR_SIGNIN_EMAIL_FAILURES: z.coerce.number().int().positive().default(50),
+  OPERATOR_SIGNIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().positive().default(15),
+  /**
+   * Header a trusted reverse proxy puts the client's address in (`x-forwarded-for`,
+   * `x-real-ip`, ...); its last entry counts. Unset: the connection's peer address.
+   */
+  TRUSTED_PROXY_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, 'must be a header name')
+    .optional(),
   /** Operator API: lifetime of a session from sign-in, in hours. */
   OPERATOR_SESSION_TTL_HOURS: z.coerce
     .number()

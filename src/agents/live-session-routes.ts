@@ -130,7 +130,7 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
         const agentId = request.params.agentId ?? '';
         // Credential first (401/403 before anything else), but not used up yet: the token is
         // consumed only by a start that succeeds, or refused for the token's own sake.
-        const checked = await tokens.check(bearer, agentId);
+        const checked = await tokens.check(bearer, agentId, request.environment);
         const body =
           request.body.byteLength > 0
             ? validate(
@@ -160,7 +160,7 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
                 persona: (overrides as { persona?: string } | undefined)?.persona,
                 instructions: (overrides as { systemPrompt?: string } | undefined)?.systemPrompt,
               });
-        const claims = await tokens.consume(bearer, agentId);
+        const claims = await tokens.consume(bearer, agentId, request.environment);
         const sessionId = uuidv7();
         const expiresAt = new Date(Date.now() + options.maxDurationMs);
         try {

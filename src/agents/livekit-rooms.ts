@@ -84,6 +84,20 @@ export class LivekitRooms {
     await this.#rooms.deleteRoom(sessionRoom(sessionId));
   }
 
+  /**
+   * Takes the end user out of a session's room, which ends the conversation (the worker
+   * closes and bills it as the user leaving). When the user is not in the room, the room
+   * itself is removed, so the agent leaves too and nobody can join it any more.
+   */
+  async removeUser(sessionId: string): Promise<void> {
+    const room = sessionRoom(sessionId);
+    try {
+      await this.#rooms.removeParticipant(room, userIdentity(sessionId));
+    } catch {
+      await this.#rooms.deleteRoom(room);
+    }
+  }
+
   /** The end user's token: this room only, microphone and data, subscribe. */
   async userToken(
     sessionId: string,

@@ -87,10 +87,15 @@ export class AgentSessionTokens {
    * Uses a token to start a conversation with `agentId`. Throws `401 unauthorized` when the
    * token is malformed, forged, expired, already used, or its key is revoked; `403
    * session_token_agent_mismatch` when it was minted for another Agent (the token stays
-   * unused); the account errors (suspended, billing, capability) of its workspace.
+   * unused); the account errors (suspended, billing, capability) of its workspace. A token
+   * of another environment than the base URL it is presented at (`environment`) is 401.
    */
-  async consume(token: string, agentId: string): Promise<AgentSessionClaims> {
-    const claims = await this.check(token, agentId);
+  async consume(
+    token: string,
+    agentId: string,
+    environment: Environment,
+  ): Promise<AgentSessionClaims> {
+    const claims = await this.check(token, agentId, environment);
     const now = this.#now();
     const inserted = await this.db
       .insertInto('agent_session_token_uses')
@@ -128,9 +133,20 @@ export class AgentSessionTokens {
    * Every check of `consume` without using the token up: routes call it before work that
    * may still fail for reasons of the deployment, so such a failure leaves the token valid.
    */
-  async check(token: string, agentId: string): Promise<AgentSessionClaims> {
+  async check(
+    token: string,
+    agentId: string,
+    environment: Environment,
+  ): Promise<AgentSessionClaims> {
     const claims = await this.verify(token);
     if (!claims) throw new ApiError('unauthorized', 'Invalid or expired Agent session token.');
+    // A key, its base URL and its streaming URL form one set: so do its tokens.
+    if (claims.environment !== environment) {
+      throw new ApiError(
+        'unauthorized',
+        `This session token belongs to the ${claims.environment} environment; use its base URL.`,
+      );
+    }
     if (claims.agentId !== agentId) {
       throw new ApiError(
         'session_token_agent_mismatch',

@@ -109,7 +109,12 @@ export class ApiKeys {
     return revoked;
   }
 
-  /** Revokes a key; every api process refuses it within one second. */
+  /**
+   * Revokes a key; every api process refuses it within one second. Work already running on
+   * it (open `/v1/tts/stream` and realtime transcription sockets, live Agent sessions
+   * minted with it) ends within seconds, whoever calls this: every api process watches the
+   * state written here (`CredentialWatch`, `RevokedSessionSweep`).
+   */
   async revoke(workspaceId: string, keyId: string): Promise<ApiKeyInfo> {
     const now = new Date().toISOString();
     await this.db

@@ -61,7 +61,11 @@ export function registerWorkspaceCommands(
     json(
       workspace
         .command(name)
-        .description(name === 'suspend' ? 'suspend: every request is refused' : 'lift a suspension')
+        .description(
+          name === 'suspend'
+            ? 'suspend: every request is refused, running work ends'
+            : 'lift a suspension',
+        )
         .addOption(workspaceOption()),
     ).action(async (options) => {
       const updated = await new Workspaces((await db()).db).setStatus(options.workspace, status);

@@ -1,5 +1,6 @@
 import type {
   ApiKeysTable,
+  DeploymentSettingsTable,
   MembershipsTable,
   OperatorSessionsTable,
   UsersTable,
@@ -60,6 +61,7 @@ export type * from './schema/webhooks.ts';
  */
 export interface Database {
   workspaces: WorkspacesTable;
+  deployment_settings: DeploymentSettingsTable;
   workspace_capabilities: WorkspaceCapabilitiesTable;
   users: UsersTable;
   memberships: MembershipsTable;

@@ -8,6 +8,7 @@ import { ApiError } from '../errors.ts';
 import type { HttpRequest, HttpResponse } from '../http/types.ts';
 import type { MountedRoute } from '../http/uws/server.ts';
 import { checkoutRoot } from '../system/checkout-root.ts';
+import { bootstrapWorkspaceId } from '../workspaces/bootstrap.ts';
 
 /** Label of the development key `bootstrapWorkspace` creates; the demo mints with it. */
 export const DEMO_KEY_LABEL = 'bootstrap development';
@@ -193,16 +194,25 @@ function parseBody(request: HttpRequest): { agentId: string; endUserId: string |
   return { agentId: value.agent_id.toLowerCase(), endUserId: endUser?.toLowerCase() };
 }
 
+/**
+ * The bootstrap workspace's development key the demo mints with. Only that workspace (by
+ * its recorded id) is searched: a key another workspace labels the same is never used.
+ */
 async function demoKey(db: Kysely<Database>): Promise<{ id: string; workspace_id: string }> {
-  const key = await db
-    .selectFrom('api_keys')
-    .select(['id', 'workspace_id'])
-    .where('label', '=', DEMO_KEY_LABEL)
-    .where('environment', '=', 'development')
-    .where('status', '=', 'active')
-    .orderBy('created_at')
-    .limit(1)
-    .executeTakeFirst();
+  const workspaceId = await bootstrapWorkspaceId(db);
+  const key =
+    workspaceId === undefined
+      ? undefined
+      : await db
+          .selectFrom('api_keys')
+          .select(['id', 'workspace_id'])
+          .where('workspace_id', '=', workspaceId)
+          .where('label', '=', DEMO_KEY_LABEL)
+          .where('environment', '=', 'development')
+          .where('status', '=', 'active')
+          .orderBy('created_at')
+          .limit(1)
+          .executeTakeFirst();
   if (!key) {
     throw new ApiError(
       'service_unavailable',

@@ -1,3 +1,4 @@
+import type { Environment } from '../config.ts';
 import type { Role } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpRequest } from '../http/types.ts';
@@ -9,14 +10,38 @@ export const SESSION_COOKIE = 'awp_operator_session';
 const COOKIE_PATH = '/operator';
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const LOOPBACK_HOSTS = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i;
+const LOOPBACK_LISTEN_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 
 export interface OperatorGuardOptions {
   /**
-   * Send the cookie without `Secure` on every host. Default false: `Secure` everywhere but
-   * loopback hosts (browsers treat http://localhost as a secure context anyway).
+   * Whether the session cookie carries `Secure` on each environment's listener, decided
+   * from configuration ({@link secureCookieEnvironments}); never from a request's `Host`,
+   * which a proxy forwards as the client sent it.
    */
-  insecureCookies?: boolean;
+  secureCookies: Record<Environment, boolean>;
+}
+
+/**
+ * `Secure` per environment: off with `OPERATOR_INSECURE_COOKIES`; else on unless the
+ * environment's public base URL is plain `http://`, or, with no public base URL, the api
+ * listens on loopback only (a local install opened as http://localhost, where some
+ * browsers drop a `Secure` cookie).
+ */
+export function secureCookieEnvironments(config: {
+  OPERATOR_INSECURE_COOKIES: boolean;
+  HOST: string;
+  PUBLIC_BASE_URL?: string | undefined;
+  PUBLIC_DEV_BASE_URL?: string | undefined;
+}): Record<Environment, boolean> {
+  const secure = (publicBaseUrl: string | undefined) => {
+    if (config.OPERATOR_INSECURE_COOKIES) return false;
+    if (publicBaseUrl) return new URL(publicBaseUrl).protocol === 'https:';
+    return !LOOPBACK_LISTEN_HOSTS.has(config.HOST.toLowerCase());
+  };
+  return {
+    production: secure(config.PUBLIC_BASE_URL),
+    development: secure(config.PUBLIC_DEV_BASE_URL),
+  };
 }
 
 /** The value of cookie `name` in a `Cookie` header. */
@@ -42,7 +67,7 @@ export function readCookie(header: string | undefined, name: string): string | u
 export class OperatorGuard {
   constructor(
     private readonly sessions: OperatorSessions,
-    private readonly options: OperatorGuardOptions = {},
+    private readonly options: OperatorGuardOptions,
   ) {}
 
   /**
@@ -101,8 +126,7 @@ export class OperatorGuard {
   }
 
   #cookie(request: HttpRequest, value: string, lifetime: string): string {
-    const secure =
-      !this.options.insecureCookies && !LOOPBACK_HOSTS.test(request.headers.host ?? '');
+    const secure = this.options.secureCookies[request.environment];
     return [
       `${SESSION_COOKIE}=${value}`,
       `Path=${COOKIE_PATH}`,

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Agents } from '../agents/agents.ts';
 import { DocumentStore } from '../agents/documents/document-store.ts';
@@ -6,6 +7,7 @@ import type { LiveSessions } from '../agents/live-sessions.ts';
 import type { SessionRecordings } from '../agents/session-recordings.ts';
 import { ApiKeys } from '../auth/api-keys.ts';
 import type { ApiKeyStore } from '../auth/key-store.ts';
+import type { Environment } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { AnyRoute } from '../http/route.ts';
 import type { LlmCatalog } from '../llm/registry.ts';
@@ -49,6 +51,7 @@ import { usageRoutes } from './routes/usage-routes.ts';
 import { voiceRoutes } from './routes/voice-routes.ts';
 import { webhookRoutes } from './routes/webhook-routes.ts';
 import { OperatorSessions } from './sessions.ts';
+import { SignInThrottle } from './sign-in-throttle.ts';
 
 export { OperatorGuard } from './guard.ts';
 export { OperatorSessions } from './sessions.ts';
@@ -79,8 +82,19 @@ export interface OperatorApiOptions {
   vendorBaseUrls: { readonly [K in UpstreamProviderKind]: string };
   upstreamTimeouts?: Partial<UpstreamTimeouts>;
   sessionTtlMs: number;
-  signInAttemptsPerMinute: number;
-  insecureCookies: boolean;
+  /** Redis of the sign-in throttle (failure counts, known addresses), under `redisPrefix`. */
+  redis: Redis;
+  redisPrefix: string;
+  signIn: {
+    attemptsPerMinute: number;
+    emailFailures: number;
+    failureWindowMs: number;
+    knownAddressTtlMs: number;
+    /** `TRUSTED_PROXY_HEADER`. */
+    trustedProxyHeader: string | undefined;
+  };
+  /** Whether the session cookie carries `Secure`, per environment (from configuration). */
+  secureCookies: Record<Environment, boolean>;
   /** Whether `/demo` is served (DEMO_PAGE): the Agents pages link to it. */
   demoPage: boolean;
 }
@@ -93,11 +107,17 @@ export function createOperatorApi(options: OperatorApiOptions): {
   routes: AnyRoute[];
   guard: OperatorGuard;
 } {
-  const sessions = new OperatorSessions(options.db, options.limiter, {
+  const throttle = new SignInThrottle(
+    options.redis,
+    options.limiter,
+    options.redisPrefix,
+    options.signIn,
+  );
+  const sessions = new OperatorSessions(options.db, options.limiter, throttle, {
     ttlMs: options.sessionTtlMs,
-    attemptsPerMinute: options.signInAttemptsPerMinute,
+    attemptsPerMinute: options.signIn.attemptsPerMinute,
   });
-  const guard = new OperatorGuard(sessions, { insecureCookies: options.insecureCookies });
+  const guard = new OperatorGuard(sessions, { secureCookies: options.secureCookies });
   const routeSettings = options.cloning.routes;
   const imports = new VoiceImports({
     accounts: options.accounts,
@@ -118,7 +138,10 @@ export function createOperatorApi(options: OperatorApiOptions): {
   return {
     guard,
     routes: [
-      ...sessionRoutes(guard, sessions, { demoPage: options.demoPage }),
+      ...sessionRoutes(guard, sessions, {
+        demoPage: options.demoPage,
+        trustedProxyHeader: options.signIn.trustedProxyHeader,
+      }),
       ...keyRoutes(guard, apiKeys, options.keyStore),
       ...memberRoutes(guard, new MemberAdmin(options.db), {
         apiKeys,

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Database, Role } from '../db/schema.ts';
+import type { Database, Role, WorkspaceStatus } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import {
@@ -10,6 +10,7 @@ import {
   PASSWORD_MIN_CHARS,
   verifyPassword,
 } from './passwords.ts';
+import type { SignInThrottle } from './sign-in-throttle.ts';
 
 /** A signed-in workspace member, read fresh on every request (role changes apply at once). */
 export interface OperatorPrincipal {
@@ -23,19 +24,20 @@ export interface OperatorPrincipal {
 export interface OperatorSessionOptions {
   /** Lifetime of a session from sign-in. */
   ttlMs: number;
-  /** Sign-in attempts per email per minute (per client address: ten times it). */
+  /** Password changes per member per minute. */
   attemptsPerMinute: number;
 }
-
-/**
- * The per-address limit is this many times the per-email one: an office behind one NAT
- * address signs in many people, while one email is one person.
- */
-const ADDRESS_LIMIT_FACTOR = 10;
 
 /** Session ids are 32 random bytes; the database keeps only their SHA-256. */
 function hashSessionId(sessionId: string): string {
   return createHash('sha256').update(sessionId, 'utf8').digest('base64url');
+}
+
+/** The account check of the spec for a signed-in member: a suspended workspace is 403. */
+function refuseSuspended(status: WorkspaceStatus): void {
+  if (status === 'suspended') {
+    throw new ApiError('organization_suspended', 'The workspace is suspended.');
+  }
 }
 
 function normalizeEmail(email: string): string {
@@ -44,12 +46,13 @@ function normalizeEmail(email: string): string {
 
 /**
  * Operator sign-in and sessions: scrypt passwords, sessions stored as hashes, attempts
- * limited per email and per client address through Redis (shared by every api process).
+ * limited by a {@link SignInThrottle} through Redis (shared by every api process).
  */
 export class OperatorSessions {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly limiter: RateLimiter,
+    private readonly throttle: SignInThrottle,
     private readonly options: OperatorSessionOptions,
   ) {}
 
@@ -61,14 +64,11 @@ export class OperatorSessions {
     email: string;
     password: string;
     workspaceId?: string | undefined;
+    /** The client's address (a trusted proxy's header when configured). */
     remoteAddress: string;
   }): Promise<{ sessionId: string; principal: OperatorPrincipal }> {
     const email = normalizeEmail(input.email);
-    await this.#limit(`operator-signin:email:${email}`, this.options.attemptsPerMinute);
-    await this.#limit(
-      `operator-signin:addr:${input.remoteAddress}`,
-      this.options.attemptsPerMinute * ADDRESS_LIMIT_FACTOR,
-    );
+    await this.throttle.admit(email, input.remoteAddress);
     const user = await this.db
       .selectFrom('users')
       .select(['id', 'email', 'password_hash'])
@@ -77,8 +77,10 @@ export class OperatorSessions {
     // Unknown users cost the same scrypt work, so timing does not tell which emails exist.
     const matches = await verifyPassword(input.password, user?.password_hash ?? DUMMY_HASH);
     if (!user?.password_hash || !matches) {
+      await this.throttle.failed(email);
       throw new ApiError('unauthorized', 'The email or password is wrong.');
     }
+    await this.throttle.succeeded(email, input.remoteAddress);
     const memberships = await this.db
       .selectFrom('memberships')
       .select(['workspace_id', 'role'])
@@ -100,6 +102,12 @@ export class OperatorSessions {
       }
       throw new ApiError('forbidden', 'You are not a member of this workspace.');
     }
+    const workspace = await this.db
+      .selectFrom('workspaces')
+      .select('status')
+      .where('id', '=', membership.workspace_id)
+      .executeTakeFirstOrThrow();
+    refuseSuspended(workspace.status);
     const sessionId = randomBytes(32).toString('base64url');
     const now = new Date();
     const expiresAt = new Date(now.getTime() + this.options.ttlMs).toISOString();
@@ -131,7 +139,10 @@ export class OperatorSessions {
     };
   }
 
-  /** The member behind a session id, or null when unknown, expired or no longer a member. */
+  /**
+   * The member behind a session id, or null when unknown, expired or no longer a member.
+   * Throws `organization_suspended` while the session's workspace is suspended.
+   */
   async resolve(sessionId: string): Promise<OperatorPrincipal | null> {
     const row = await this.db
       .selectFrom('operator_sessions')
@@ -141,17 +152,21 @@ export class OperatorSessions {
           .onRef('memberships.user_id', '=', 'operator_sessions.user_id')
           .onRef('memberships.workspace_id', '=', 'operator_sessions.workspace_id'),
       )
+      .innerJoin('workspaces', 'workspaces.id', 'operator_sessions.workspace_id')
       .select([
         'users.id as userId',
         'users.email as email',
         'operator_sessions.workspace_id as workspaceId',
         'memberships.role as role',
         'operator_sessions.expires_at as expiresAt',
+        'workspaces.status as workspaceStatus',
       ])
       .where('operator_sessions.id_hash', '=', hashSessionId(sessionId))
       .executeTakeFirst();
     if (!row || row.expiresAt <= new Date().toISOString()) return null;
-    return row;
+    const { workspaceStatus, ...principal } = row;
+    refuseSuspended(workspaceStatus);
+    return principal;
   }
 
   /**
@@ -204,7 +219,7 @@ export class OperatorSessions {
       .execute();
   }
 
-  /** Sign-in attempts fail closed: without Redis no attempt is counted, so none is allowed. */
+  /** Password checks fail closed: without Redis no attempt is counted, so none is allowed. */
   async #limit(bucket: string, perMinute: number): Promise<void> {
     let decision: Awaited<ReturnType<RateLimiter['consume']>>;
     try {

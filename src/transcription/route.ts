@@ -1,4 +1,5 @@
 import type { Authenticator } from '../auth/authenticate.ts';
+import type { CredentialWatch } from '../auth/credential-watch.ts';
 import { ApiError } from '../errors.ts';
 import type { WebSocketRoute } from '../http/websocket.ts';
 import { EventChannel } from '../tts/stream/channel.ts';
@@ -12,11 +13,13 @@ export const TRANSCRIPTION_PATH = '/v1/realtime-transcription';
  * `WS /v1/realtime-transcription`: authenticates the upgrade like `/v1/tts/stream` (a
  * workspace key as bearer header, or a realtime transcription token as bearer header or
  * `token` query parameter; a token used from an Origin outside the allowlist is refused)
- * and runs one {@link TranscriptionSession} per connection. Binary frames are audio.
+ * and runs one {@link TranscriptionSession} per connection. Binary frames are audio. An
+ * open connection whose key is revoked or whose workspace is suspended ends with that error.
  */
 export function transcriptionRoute(
   authenticator: Authenticator,
   origins: OriginAllowlist,
+  credentials: CredentialWatch,
   deps: TranscriptionDependencies,
 ): WebSocketRoute {
   return {
@@ -37,12 +40,16 @@ export function transcriptionRoute(
       }
       return (connection) => {
         const session = new TranscriptionSession(deps, auth, new EventChannel(connection));
+        const unwatch = credentials.watch(auth, (error) => session.stop(error));
         return {
           opened: () => session.opened(),
           receive: (value) => session.receive(value),
           receiveBinary: (data) => session.receiveAudio(data),
           drained: () => session.drained(),
-          lost: (code) => session.lost(code),
+          lost: (code) => {
+            unwatch();
+            session.lost(code);
+          },
         };
       };
     },

@@ -110,6 +110,14 @@ export class TranscriptionSession {
     this.channel.drained();
   }
 
+  /**
+   * Ends the session from outside (its key was revoked, its workspace suspended): the
+   * terminal `error` event with `error`'s code, charged for the audio received.
+   */
+  stop(error: ApiError): void {
+    this.#fail(error);
+  }
+
   /** The connection closed; `serverCloseCode` when this side closed it (1008, 1009). */
   lost(serverCloseCode?: number): void {
     this.channel.lost();

@@ -18,6 +18,19 @@ export interface BootstrapResult {
 /** The member a fresh install signs in to the dashboard as. */
 export const BOOTSTRAP_OWNER_EMAIL = 'owner@localhost';
 
+/** The `deployment_settings` row naming the workspace the bootstrap created. */
+export const BOOTSTRAP_WORKSPACE_SETTING = 'bootstrap_workspace_id';
+
+/** The workspace the bootstrap created on this deployment, if it ran. */
+export async function bootstrapWorkspaceId(db: Kysely<Database>): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('deployment_settings')
+    .select('value')
+    .where('name', '=', BOOTSTRAP_WORKSPACE_SETTING)
+    .executeTakeFirst();
+  return row?.value;
+}
+
 /** Credits given to the first workspace of a fresh single-node install. */
 const STARTER_CREDITS = 100_000;
 
@@ -40,6 +53,12 @@ export async function bootstrapWorkspace(db: Kysely<Database>): Promise<Bootstra
   // Only its hash is stored; the first start's banner shows it once.
   const password = randomBytes(18).toString('base64url');
   await setMemberPassword(db, BOOTSTRAP_OWNER_EMAIL, password);
+  // The demo page mints with this workspace's development key, found by this id.
+  await db
+    .insertInto('deployment_settings')
+    .values({ name: BOOTSTRAP_WORKSPACE_SETTING, value: workspace.id })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ value: workspace.id }))
+    .execute();
   const keys = new ApiKeys(db);
   return {
     workspaceId: workspace.id,

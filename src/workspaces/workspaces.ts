@@ -106,6 +106,11 @@ export class Workspaces {
     return Promise.all(rows.map((row) => this.get(row.id)));
   }
 
+  /**
+   * Suspends or resumes a workspace. A suspension also ends the work already running in it
+   * within seconds, whichever process made it: every api process watches this state
+   * (`CredentialWatch` for open sockets, `RevokedSessionSweep` for live Agent sessions).
+   */
   async setStatus(id: string, status: WorkspaceStatus): Promise<Workspace> {
     await this.update(id, { status });
     return this.get(id);

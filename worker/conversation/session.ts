@@ -1,4 +1,5 @@
 import { type JobContext, type VAD, voice } from '@livekit/agents';
+import { DisconnectReason, type RemoteParticipant, RoomEvent } from '@livekit/rtc-node';
 import {
   agentSessionLedgerId,
   type LiveSessionRecord,
@@ -394,6 +395,16 @@ async function runInRoom(
     session.say(prompt.greeting, { allowInterruptions: true });
   }
 
+  // LiveKit's close on disconnect leaves out a participant the server removed; the api
+  // removes the user when the session's key is revoked or its workspace suspended.
+  ctx.room.on(RoomEvent.ParticipantDisconnected, (participant: RemoteParticipant) => {
+    if (
+      participant.identity === userIdentity(record.id) &&
+      participant.disconnectReason === DisconnectReason.PARTICIPANT_REMOVED
+    ) {
+      session.shutdown({ reason: 'user_removed' as never });
+    }
+  });
   const limit = setTimeout(
     () => session.shutdown({ reason: 'max_duration' as never }),
     maxDurationMs ?? config.AGENT_SESSION_MAX_DURATION_MS ?? DEFAULT_MAX_DURATION_MS,

@@ -23,6 +23,7 @@ import * as realtimeTranscription from './0021-realtime-transcription.ts';
 import * as streamingSessions from './0022-streaming-sessions.ts';
 import * as llmCallsWithoutAgent from './0023-llm-calls-without-agent.ts';
 import * as keyCreators from './0024-key-creators.ts';
+import * as deploymentSettings from './0025-deployment-settings.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0022-streaming-sessions': streamingSessions,
   '0023-llm-calls-without-agent': llmCallsWithoutAgent,
   '0024-key-creators': keyCreators,
+  '0025-deployment-settings': deploymentSettings,
 };

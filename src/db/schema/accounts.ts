@@ -65,3 +65,9 @@ export interface ApiKeysTable {
   /** That member's role when they created it; null with `created_by_user_id`. */
   created_by_role: Role | null;
 }
+
+/** Facts about the deployment, one row per name (`bootstrap_workspace_id`). */
+export interface DeploymentSettingsTable {
+  name: string;
+  value: string;
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clientAddress } from '../../http/client-address.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import { parseJsonBody, validate } from '../../http/validate.ts';
 import type { OperatorGuard } from '../guard.ts';
@@ -31,7 +32,11 @@ const changePasswordSchema = z.strictObject({
 export function sessionRoutes(
   guard: OperatorGuard,
   sessions: OperatorSessions,
-  options: { demoPage: boolean },
+  options: {
+    demoPage: boolean;
+    /** `TRUSTED_PROXY_HEADER`: where a reverse proxy puts the client's address. */
+    trustedProxyHeader: string | undefined;
+  },
 ): AnyRoute[] {
   return [
     {
@@ -42,7 +47,13 @@ export function sessionRoutes(
       tags: ['operator'],
       auth: { kind: 'none' },
       responses: {},
-      errors: ['invalid_request', 'unauthorized', 'forbidden', 'rate_limited'],
+      errors: [
+        'invalid_request',
+        'unauthorized',
+        'forbidden',
+        'organization_suspended',
+        'rate_limited',
+      ],
       handle: async ({ request }) => {
         // A sign-in form posted from another site would sign the victim into the attacker's
         // account (login CSRF): the Origin check applies here too.
@@ -56,7 +67,7 @@ export function sessionRoutes(
           email: body.email,
           password: body.password,
           workspaceId: body.workspace_id,
-          remoteAddress: request.remoteAddress,
+          remoteAddress: clientAddress(request, options.trustedProxyHeader),
         });
         return {
           status: 200,

@@ -1,5 +1,6 @@
 import type { Authenticator } from '../../auth/authenticate.ts';
 import type { AuthContext } from '../../auth/context.ts';
+import type { CredentialWatch } from '../../auth/credential-watch.ts';
 import { ApiError } from '../../errors.ts';
 import type { WebSocketRoute } from '../../http/websocket.ts';
 import { EventChannel } from './channel.ts';
@@ -17,11 +18,13 @@ export type LiveSessionCheck = (workspaceId: string, sessionId: string) => Promi
  * stream token as bearer header or `token` query parameter, or the agent worker's agent
  * speech token for a running session) and runs one {@link StreamSession} per connection.
  * A rejected credential, or a token used from an Origin outside the allowlist, fails the
- * handshake with HTTP 401.
+ * handshake with HTTP 401. An open connection whose key is revoked or whose workspace is
+ * suspended ends with that error (`credentials`).
  */
 export function ttsStreamRoute(
   authenticator: Authenticator,
   origins: OriginAllowlist,
+  credentials: CredentialWatch,
   deps: StreamDependencies,
   sessionRuns: LiveSessionCheck,
 ): WebSocketRoute {
@@ -55,11 +58,15 @@ export function ttsStreamRoute(
       }
       return (connection) => {
         const session = new StreamSession(deps, auth, new EventChannel(connection));
+        const unwatch = credentials.watch(auth, (error) => session.stop(error));
         return {
           opened: () => session.opened(),
           receive: (value) => session.receive(value),
           drained: () => session.drained(),
-          lost: () => session.lost(),
+          lost: () => {
+            unwatch();
+            session.lost();
+          },
         };
       };
     },

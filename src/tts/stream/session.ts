@@ -107,6 +107,14 @@ export class StreamSession {
     this.channel.drained();
   }
 
+  /**
+   * Ends the request from outside (its key was revoked, its workspace suspended): the
+   * terminal `error` event with `error`'s code, then the close.
+   */
+  stop(error: ApiError): void {
+    this.#fail(error);
+  }
+
   /** The peer closed the socket or it broke: cancel whatever runs. */
   lost(): void {
     this.channel.lost();

@@ -170,6 +170,35 @@ describe.each(DIALECTS)('Live Agent session starts on %s', (dialect) => {
     expect([none.status, none.body.code]).toEqual([401, 'unauthorized']);
   }, 30_000);
 
+  it('refuses a development token at the production base URL (401) and leaves it unused', async () => {
+    const devApi = apiClient(server.devUrl, ws.developmentKey);
+    const created = await devApi('POST', '/v1/agents', {
+      slug: 'dev-only',
+      voice_id: NATIVE_VOICE,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const agentId = created.body.id as string;
+    expect((await devApi('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
+    const minted = await devApi('POST', `/v1/agents/${agentId}/session-tokens`, {});
+    expect(minted.status, JSON.stringify(minted.body)).toBe(201);
+    const token = minted.body.token as string;
+
+    const atProduction = await apiClient(server.url, token)(
+      'POST',
+      `/v1/agents/${agentId}/sessions`,
+    );
+    expect([atProduction.status, atProduction.body.code]).toEqual([401, 'unauthorized']);
+    expect(atProduction.body.detail).toBe(
+      'This session token belongs to the development environment; use its base URL.',
+    );
+    // Refused before it was used: its own base URL still starts the session.
+    const atDevelopment = await apiClient(server.devUrl, token)(
+      'POST',
+      `/v1/agents/${agentId}/sessions`,
+    );
+    expect(atDevelopment.status, JSON.stringify(atDevelopment.body)).toBe(201);
+  }, 30_000);
+
   it('applies session overrides to the session only; never both kinds', async () => {
     const agentId = await publishedAgent();
     const legacy = await start(agentId, await mint(agentId), {

@@ -197,7 +197,7 @@ describe.each(DIALECTS)('Agent session tokens on %s', (dialect) => {
   it('consume: returns the claims once; a second use is 401', async () => {
     const agentId = await publishedAgent();
     const token = await mint(agentId, { end_user_id: END_USER });
-    const claims = await tokens().consume(token, agentId);
+    const claims = await tokens().consume(token, agentId, 'production');
     expect(claims).toMatchObject({
       agentId,
       workspaceId: ws.workspaceId,
@@ -207,7 +207,7 @@ describe.each(DIALECTS)('Agent session tokens on %s', (dialect) => {
     });
     expect(claims.expiresAt.getTime()).toBeGreaterThan(Date.now());
     // Another process (a new instance on the same database) refuses it too.
-    expect(await codeOf(tokens().consume(token, agentId))).toBe('401 unauthorized');
+    expect(await codeOf(tokens().consume(token, agentId, 'production'))).toBe('401 unauthorized');
   });
 
   it('consume: of two concurrent uses exactly one wins', async () => {
@@ -216,9 +216,9 @@ describe.each(DIALECTS)('Agent session tokens on %s', (dialect) => {
       const token = await mint(agentId);
       const results = await Promise.all(
         [
-          tokens().consume(token, agentId),
-          tokens().consume(token, agentId),
-          tokens().consume(token, agentId),
+          tokens().consume(token, agentId, 'production'),
+          tokens().consume(token, agentId, 'production'),
+          tokens().consume(token, agentId, 'production'),
         ].map(codeOf),
       );
       expect(results.sort()).toEqual(['401 unauthorized', '401 unauthorized', 'ok']);
@@ -229,25 +229,29 @@ describe.each(DIALECTS)('Agent session tokens on %s', (dialect) => {
     const agentId = await publishedAgent();
     const otherId = await publishedAgent();
     const token = await mint(agentId);
-    expect(await codeOf(tokens().consume(token, otherId))).toBe('403 session_token_agent_mismatch');
-    expect(await codeOf(tokens().consume(token, agentId))).toBe('ok');
+    expect(await codeOf(tokens().consume(token, otherId, 'production'))).toBe(
+      '403 session_token_agent_mismatch',
+    );
+    expect(await codeOf(tokens().consume(token, agentId, 'production'))).toBe('ok');
   });
 
   it('consume: expired, forged and malformed tokens are 401', async () => {
     const agentId = await publishedAgent();
     const token = await mint(agentId);
     const expiresAt = (decodeJwt(token).exp as number) * 1000;
-    expect(await codeOf(tokens(() => expiresAt + 1000).consume(token, agentId))).toBe(
+    expect(await codeOf(tokens(() => expiresAt + 1000).consume(token, agentId, 'production'))).toBe(
       '401 unauthorized',
     );
-    expect(await codeOf(tokens(() => expiresAt - 1000).consume(token, agentId))).toBe('ok');
+    expect(await codeOf(tokens(() => expiresAt - 1000).consume(token, agentId, 'production'))).toBe(
+      'ok',
+    );
 
     const fresh = await mint(agentId);
     const [head, payload, signature] = fresh.split('.') as [string, string, string];
     const flipped = `${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`;
-    expect(await codeOf(tokens().consume(`${head}.${payload}.${flipped}`, agentId))).toBe(
-      '401 unauthorized',
-    );
+    expect(
+      await codeOf(tokens().consume(`${head}.${payload}.${flipped}`, agentId, 'production')),
+    ).toBe('401 unauthorized');
     const otherSecret = new AgentSessionTokens(handle.db, {
       secret: 'x'.repeat(40),
       keys: keyStore,
@@ -260,12 +264,14 @@ describe.each(DIALECTS)('Agent session tokens on %s', (dialect) => {
         keyId: ws.productionKeyId,
       })
     ).token;
-    expect(await codeOf(tokens().consume(foreign, agentId))).toBe('401 unauthorized');
+    expect(await codeOf(tokens().consume(foreign, agentId, 'production'))).toBe('401 unauthorized');
     for (const garbage of ['', 'abc', 'a.b.c', 'x'.repeat(5000)]) {
-      expect(await codeOf(tokens().consume(garbage, agentId))).toBe('401 unauthorized');
+      expect(await codeOf(tokens().consume(garbage, agentId, 'production'))).toBe(
+        '401 unauthorized',
+      );
     }
     // None of these burnt the real token.
-    expect(await codeOf(tokens().consume(fresh, agentId))).toBe('ok');
+    expect(await codeOf(tokens().consume(fresh, agentId, 'production'))).toBe('ok');
   });
 
   it('consume: a token dies with its issuing key', async () => {
@@ -274,13 +280,13 @@ describe.each(DIALECTS)('Agent session tokens on %s', (dialect) => {
     const agentId = await publishedAgent();
     const token = await mint(agentId, {}, apiClient(server.url, extra.key));
     await keys.revoke(ws.workspaceId, extra.id);
-    expect(await codeOf(tokens().consume(token, agentId))).toBe('401 unauthorized');
+    expect(await codeOf(tokens().consume(token, agentId, 'production'))).toBe('401 unauthorized');
   });
 
   it('records used tokens until they expire, then purges them', async () => {
     const agentId = await publishedAgent();
     const token = await mint(agentId);
-    await tokens().consume(token, agentId);
+    await tokens().consume(token, agentId, 'production');
     const jti = decodeJwt(token).jti as string;
     const row = () =>
       handle.db

@@ -9,8 +9,10 @@ import { AgentSessionTokens } from '../../../src/agents/session-tokens.ts';
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import { ApiKeyStore } from '../../../src/auth/key-store.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { DEMO_KEY_LABEL } from '../../../src/demo/routes.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { type BootstrapResult, bootstrapWorkspace } from '../../../src/workspaces/bootstrap.ts';
+import { Workspaces } from '../../../src/workspaces/workspaces.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase } from '../../helpers/seed.ts';
@@ -149,7 +151,7 @@ describe.each(DIALECTS)('demo page on %s', (dialect) => {
         secret: LLM_ENV.TOKEN_SIGNING_SECRET,
         keys: keyStore,
       });
-      const used = await tokens.consume(reply.body.token, publishedId);
+      const used = await tokens.consume(reply.body.token, publishedId, 'development');
       expect(used).toMatchObject({
         agentId: publishedId,
         environment: 'development',
@@ -184,6 +186,32 @@ describe.each(DIALECTS)('demo page on %s', (dialect) => {
       status: 503,
       code: 'service_unavailable',
     });
+  });
+
+  it('never mints with another workspace’s key labelled like the bootstrap one', async () => {
+    // Runs after the bootstrap key was revoked: only a look across workspaces finds this one.
+    const other = await new Workspaces(handle.db).create({
+      name: 'Tenant',
+      capabilities: ['tts', 'agents'],
+      billingProvisioned: true,
+      credits: 1000,
+    });
+    const lookalike = await new ApiKeys(handle.db).create(other.id, 'development', DEMO_KEY_LABEL);
+    const tenant = apiClient(server.devUrl, lookalike.key);
+    const created = await tenant('POST', '/v1/agents', {
+      slug: 'tenant',
+      voice_id: NATIVE_VOICE,
+      display_name: 'Tenant',
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await tenant('POST', `/v1/agents/${created.body.id}/publish`)).status).toBe(200);
+
+    const listed = await anonymousDev('GET', '/demo/api/agents');
+    expect([listed.status, listed.body?.code]).toEqual([503, 'service_unavailable']);
+    const minted = await anonymousDev('POST', '/demo/api/session-token', {
+      agent_id: created.body.id,
+    });
+    expect([minted.status, minted.body?.code]).toEqual([503, 'service_unavailable']);
   });
 });
 

@@ -76,7 +76,7 @@ export function createAgentSide(deps: {
   });
   const livekitRooms = livekitRoomsFromConfig(config);
   const routes: AnyRoute[] = [
-    ...agentRoutes(agents, llmCatalog),
+    ...agentRoutes(agents),
     ...cardRoutes(agents),
     ...documentRoutes(new AgentDocuments(new DocumentStore(db))),
     ...sessionTokenRoutes(agents, agentSessionTokens),

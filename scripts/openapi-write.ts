@@ -1,10 +1,11 @@
-// `npm run openapi:write`: writes docs/openapi.json from the code, without a server. The
+// `npm run openapi:write`: writes docs/openapi.json from the code, without a server, and the
+// server library's types from it (backend-sdk/src/generated/openapi.ts). The
 // document depends on the routes' schemas only (never on configuration), so the api is
 // wired with a fixed minimal configuration, a throwaway SQLite database and a Redis client
 // that never connects; nothing listens and nothing is called.
 //
-// `--check` writes nothing and exits 1 when docs/openapi.json differs from the code.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// `--check` writes nothing and exits 1 when either file differs from what the code generates.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -13,7 +14,12 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/connect.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { loadSttConfig } from '../worker/stt/config.ts';
-import { OPENAPI_FILE, serializeOpenApiDocument } from './openapi-file.ts';
+import {
+  OPENAPI_FILE,
+  openApiTypes,
+  SDK_TYPES_FILE,
+  serializeOpenApiDocument,
+} from './openapi-file.ts';
 
 async function generate(): Promise<string> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'awp-openapi-'));
@@ -37,15 +43,27 @@ async function generate(): Promise<string> {
   }
 }
 
-const text = await generate();
+const documentText = await generate();
+const files = [
+  { file: OPENAPI_FILE, text: documentText },
+  { file: SDK_TYPES_FILE, text: await openApiTypes(documentText) },
+];
 if (process.argv.includes('--check')) {
-  const committed = readFileSync(OPENAPI_FILE, 'utf8');
-  if (committed !== text) {
-    console.error(`${OPENAPI_FILE} differs from the code: run \`npm run openapi:write\``);
-    process.exit(1);
+  let stale = false;
+  for (const { file, text } of files) {
+    const committed = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    if (committed === text) {
+      console.log(`${file} matches the code`);
+    } else {
+      console.error(`${file} differs from the code: run \`npm run openapi:write\``);
+      stale = true;
+    }
   }
-  console.log(`${OPENAPI_FILE} matches the code`);
+  if (stale) process.exit(1);
 } else {
-  writeFileSync(OPENAPI_FILE, text);
-  console.log(`wrote ${OPENAPI_FILE}`);
+  for (const { file, text } of files) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    console.log(`wrote ${file}`);
+  }
 }

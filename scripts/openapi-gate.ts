@@ -98,6 +98,13 @@ try {
     console.log(`openapi-gate: breaking-change check skipped: ${base.skip}`);
     process.exit(0);
   }
+  if (readFileSync(base.file, 'utf8') === readFileSync(args.revision, 'utf8')) {
+    // Nothing to compare (a clone of main itself): no need to build oasdiff.
+    console.log(
+      `openapi-gate: no breaking change against ${base.label}: the document is identical`,
+    );
+    process.exit(0);
+  }
   const oasdiff = execFileSync('bash', [path.join(ROOT, 'scripts/install-oasdiff.sh')], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -62,6 +62,7 @@ describe('the OpenAPI breaking-change gate', () => {
     const run = gate({ base: committed, revision: committed, logged: version });
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain('openapi-gate: no breaking change against');
+    expect(run.stdout).toContain('the document is identical');
     expect(run.status).toBe(0);
   });
 
@@ -69,6 +70,8 @@ describe('the OpenAPI breaking-change gate', () => {
     const revision = structuredClone(committed);
     revision.paths['/v1/extra'] = committed.paths['/v1/voices'];
     const run = gate({ base: committed, revision, logged: version });
+    expect(run.stdout).toContain('openapi-gate: no breaking change against');
+    expect(run.stdout).not.toContain('the document is identical');
     expect(run.status).toBe(0);
   });
 

@@ -36,7 +36,8 @@ async function deployment(
 describe('one OpenAPI document for every deployment', () => {
   // No language model, the embedded speech-to-text engine, default addresses and prices.
   let bare: Deployment;
-  // Both vendors with their own model lists, Deepgram, public addresses, other prices.
+  // Both vendors with their own model lists, Deepgram, public addresses, other prices and
+  // limits, translation, LiveKit and Google Calendar configured.
   let configured: Deployment;
 
   beforeAll(
@@ -56,6 +57,13 @@ describe('one OpenAPI document for every deployment', () => {
           PUBLIC_WS_URL: 'wss://api.example.com/v1/tts/stream',
           PRICE_NATIVE_CREDITS_PER_1K_CHARS: '7',
           BODY_LIMIT_BYTES: '2097152',
+          TRANSLATION_LLM_PROVIDER: 'anthropic',
+          TRANSLATION_LLM_MODEL: 'claude-haiku-4-5',
+          LIVEKIT_URL: 'ws://127.0.0.1:9',
+          LIVEKIT_API_KEY: 'devkey',
+          LIVEKIT_API_SECRET: 'secret-of-at-least-32-characters-0123',
+          GOOGLE_OAUTH_CLIENT_ID: 'client-id.apps.googleusercontent.com',
+          GOOGLE_OAUTH_CLIENT_SECRET: 'client-secret',
         }),
       ]);
     },

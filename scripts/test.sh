@@ -41,6 +41,13 @@ biome check .
 tsc --noEmit -p tsconfig.json
 npm run -s cycles
 
+# The committed OpenAPI document: generated from the code, lint-free, and no breaking change
+# against the main branch without a new version (docs/api-changelog.md).
+echo "[test] OpenAPI document: up to date, lint, breaking-change gate" >&2
+npm run -s openapi:check
+npm run -s openapi:lint
+npm run -s openapi:gate
+
 echo "[test] test suite" >&2
 mkdir -p test-results
 status=0

@@ -91,7 +91,7 @@ export function createAgentSide(deps: {
       logger: deps.logger,
     });
   const routes: AnyRoute[] = [
-    ...agentRoutes(agents, llmCatalog, deps.recordings),
+    ...agentRoutes(agents, deps.recordings),
     ...cardRoutes(agents),
     ...documentRoutes(new AgentDocuments(new DocumentStore(db))),
     ...sessionTokenRoutes(agents, agentSessionTokens),

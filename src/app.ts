@@ -28,6 +28,7 @@ import type { AnyRoute } from './http/route.ts';
 import { type Listener, UwsHttpServer } from './http/uws/server.ts';
 import { openVoiceCloning } from './jobs/voice-cloning.ts';
 import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
+import { modelRoutes } from './models/routes.ts';
 import { limiterOutage, synthesisObserver } from './observability/domain-metrics.ts';
 import type { Logger } from './observability/logger.ts';
 import { Metrics } from './observability/metrics.ts';
@@ -57,7 +58,24 @@ import { VoiceStore } from './voices/voice-store.ts';
 import { WEBHOOK_EVENT_SCHEMAS } from './webhooks/event-schemas.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 
-export const API_VERSION = '1.6.0';
+/**
+ * `info.version` of the OpenAPI document: a breaking change needs a new major or minor
+ * (docs/api-changelog.md has the policy and one entry per version).
+ */
+export const API_VERSION = '1.7.0';
+
+/**
+ * The OpenAPI document of the `/v1` routes. It depends on the routes' schemas only, never
+ * on configuration: every deployment serves the same bytes (`npm run openapi:write` writes
+ * it to docs/openapi.json).
+ */
+export function apiDocument(routes: readonly AnyRoute[]): object {
+  return buildOpenApiDocument(
+    routes,
+    { title: 'AWP speech and agents API', version: API_VERSION },
+    WEBHOOK_EVENT_SCHEMAS,
+  );
+}
 
 /** How long an address that signed in to an email lets it past that email's back-off. */
 const OPERATOR_KNOWN_ADDRESS_TTL_MS = 90 * 24 * 3_600_000;
@@ -254,9 +272,10 @@ export function createApi(deps: ApiDependencies): Api {
       publicBaseUrls[environment],
       listenerPorts[environment] ?? (environment === 'production' ? config.PORT : config.DEV_PORT),
     );
+  const sttConfig = deps.sttConfig ?? loadSttConfig();
   const transcription = createTranscriptionSide({
     config,
-    sttConfig: deps.sttConfig ?? loadSttConfig(),
+    sttConfig,
     db,
     redis,
     logger,
@@ -279,11 +298,7 @@ export function createApi(deps: ApiDependencies): Api {
       db,
       redis,
       openApiDocument: () => {
-        openApi ??= buildOpenApiDocument(
-          routes,
-          { title: 'AWP speech and agents API', version: API_VERSION },
-          WEBHOOK_EVENT_SCHEMAS,
-        );
+        openApi ??= apiDocument(routes);
         return openApi;
       },
       shuttingDown: () => shuttingDown,
@@ -295,6 +310,7 @@ export function createApi(deps: ApiDependencies): Api {
       websocketUrl,
     }),
     ...agentSide.routes,
+    ...modelRoutes(llmCatalog, sttConfig),
     ...transcription.routes,
     ...webhookRoutes(db, secretBox),
     ...streamingSessionRoutes(db),

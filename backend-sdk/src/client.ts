@@ -3,6 +3,7 @@ import type { ClientOptions, RequestOptions } from './options.ts';
 import { AgentSessions } from './resources/agent-sessions.ts';
 import { Agents } from './resources/agents.ts';
 import { GoogleCalendar } from './resources/google-calendar.ts';
+import { Models } from './resources/models.ts';
 import { StreamingSessions } from './resources/streaming-sessions.ts';
 import { Tokens } from './resources/tokens.ts';
 import { Transcription } from './resources/transcription.ts';
@@ -36,6 +37,8 @@ export class AwpClient {
   readonly voices: Voices;
   /** The avatar catalog. @example `await client.avatars.list()` */
   readonly avatars: Avatars;
+  /** The language models and speech-to-text engines of the deployment. @example `await client.models.list()` */
+  readonly models: Models;
   /** One-shot and streaming synthesis. @example `client.tts.stream({ ... })` */
   readonly tts: Tts;
   /** Agents, their cards, text messages and live-session starts. @example `await client.agents.get(id)` */
@@ -76,6 +79,7 @@ export class AwpClient {
     };
     this.voices = new Voices(this.#http);
     this.avatars = new Avatars(this.#http);
+    this.models = new Models(this.#http);
     this.tts = new Tts(this.#http);
     this.agents = new Agents(this.#http);
     this.agentSessions = new AgentSessions(this.#http);

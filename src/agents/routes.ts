@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { requireAuth } from '../auth/context.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
-import type { LlmCatalog } from '../llm/registry.ts';
 import type { AgentInput, Agents } from './agents.ts';
 import {
   agentBody,
@@ -18,12 +17,8 @@ const TAGS = ['agents'];
 const emptyBodySchema = z.strictObject({});
 
 /** `/v1/agents` and `/v1/agents/{agentId}`: create, list, read, edit, delete, publish. */
-export function agentRoutes(
-  agents: Agents,
-  llm: LlmCatalog,
-  recordings: SessionRecordings,
-): AnyRoute[] {
-  const schemas = agentSchemas(llm);
+export function agentRoutes(agents: Agents, recordings: SessionRecordings): AnyRoute[] {
+  const schemas = agentSchemas();
   const scopeOf = (auth: Parameters<typeof requireAuth>[0]) => {
     const caller = requireAuth(auth);
     return { workspaceId: caller.workspaceId, environment: caller.environment };

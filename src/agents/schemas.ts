@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { THINKING_LEVELS } from '../llm/provider.ts';
-import type { LlmCatalog } from '../llm/registry.ts';
+import { LLM_PROVIDER_NAMES, THINKING_LEVELS } from '../llm/provider.ts';
+import { LOCAL_MODEL_NAME } from '../llm/registry.ts';
 import type { AgentRecord } from './agent-store.ts';
 import { SLUG_PATTERN } from './agents.ts';
 import {
@@ -12,15 +12,14 @@ import {
 
 const MAX_LEGACY_CHARS = 100_000;
 
-/** An enum of the given values; a schema nothing satisfies when there are none. */
-function enumOf(values: readonly string[], description: string): z.ZodType<string> {
-  return values.length > 0
-    ? z.enum(values as [string, ...string[]]).describe(description)
-    : z.never().describe(`${description} None are configured.`);
-}
-
-/** Request and response schemas of the Agent routes, with the deployment's model choices. */
-export function agentSchemas(llm: LlmCatalog) {
+/**
+ * Request schemas of the Agent routes. They describe the software, not one deployment:
+ * `llm_provider` lists every supported provider and `llm_model` is an open string (model
+ * names are configuration), so every deployment serves the same OpenAPI document. What a
+ * deployment offers is `GET /v1/models`; a write naming anything else is refused with
+ * `invalid_request` (`Agents`).
+ */
+export function agentSchemas() {
   const legacy = Object.fromEntries(
     LEGACY_FIELDS.map((field) => [
       field,
@@ -40,8 +39,19 @@ export function agentSchemas(llm: LlmCatalog) {
     voice_id: z.string().max(64).nullable().describe('Public voice selection; null clears it.'),
     avatar_id: z.string().max(64).describe('An id from `GET /v1/avatars`.'),
     character_card: characterCardSchema,
-    llm_provider: enumOf(llm.providerNames(), 'Language-model provider.'),
-    llm_model: enumOf(llm.modelNames(), 'Language-model name (of the chosen provider).'),
+    llm_provider: z
+      .enum(LLM_PROVIDER_NAMES)
+      .describe(
+        'Language-model provider. Every provider the software supports is listed; `GET /v1/models` lists the ones this deployment offers, and any other is refused with `invalid_request`.',
+      ),
+    llm_model: z
+      .string()
+      .min(1)
+      .max(200)
+      .describe(
+        'Language-model name, of the chosen provider. Model names are configuration: `GET /v1/models` lists the ones this deployment offers, and any other is refused with `invalid_request`.',
+      )
+      .meta({ examples: ['gpt-4.1-mini', 'claude-sonnet-4-6', LOCAL_MODEL_NAME] }),
     thinking_level: z.enum(THINKING_LEVELS).describe('Reasoning level the model allows.'),
     web_search_enabled: z.boolean(),
     memory_enabled: z.boolean(),

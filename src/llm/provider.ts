@@ -108,4 +108,9 @@ export interface LlmProvider {
   close(): Promise<void>;
 }
 
-export type LlmProviderName = 'openai' | 'anthropic' | 'local';
+/**
+ * Every `llm_provider` the software supports, whether or not a deployment configures it
+ * (`GET /v1/models` lists what one deployment offers).
+ */
+export const LLM_PROVIDER_NAMES = ['openai', 'anthropic', 'local'] as const;
+export type LlmProviderName = (typeof LLM_PROVIDER_NAMES)[number];

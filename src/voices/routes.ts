@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OUTPUT_FORMATS } from '../../media/formats.ts';
 import { requireAuth } from '../auth/context.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { VoiceCatalog } from './catalog.ts';
@@ -7,7 +8,7 @@ export const voiceEntrySchema = z
   .object({
     id: z.string().describe('Service-owned voice id; pass it as `voice_id`.'),
     name: z.string(),
-    output_formats: z.array(z.string()),
+    output_formats: z.array(z.enum(OUTPUT_FORMATS)),
     capabilities: z.array(z.enum(['tts', 'voice_tags'])),
     nsfw: z.boolean(),
   })

@@ -36,6 +36,13 @@ export interface SttCapabilities {
   readonly interimResults: boolean;
 }
 
+/** What each engine can do (its `SttProvider.capabilities`; `GET /v1/models` shows it). */
+export const STT_CAPABILITIES: Readonly<Record<SttProviderName, SttCapabilities>> = {
+  embedded: { streaming: false, interimResults: false },
+  deepgram: { streaming: true, interimResults: true },
+  openai: { streaming: false, interimResults: false },
+};
+
 /** Per-call recognition options. */
 export interface SttOptions {
   /** Language of the speech (ISO 639-1, `en`); omitted: the engine detects or uses its default. */

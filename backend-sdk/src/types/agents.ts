@@ -1,3 +1,5 @@
+import type { ResponseJson } from './openapi.ts';
+
 /** Fields of a character card V3 (`data`). */
 export interface CharacterCardData {
   name: string;
@@ -48,39 +50,13 @@ export interface AgentPublication {
   created_at: string;
 }
 
-/** An Agent (`GET /v1/agents/{agentId}` and list entries). */
-export interface Agent {
-  /** UUID; used in every path. */
-  id: string;
-  slug: string;
-  avatar_id: string;
-  character_card: CharacterCard;
-  /** Null until a public voice is selected. */
-  voice_id: string | null;
-  llm_provider: string | null;
-  llm_model: string | null;
-  thinking_level: string;
-  web_search_enabled: boolean;
-  memory_enabled: boolean;
-  calendar_enabled: boolean;
-  documents_enabled: boolean;
-  /** BCP 47 tag of the language the Agent's users speak; null when unset. */
-  language: string | null;
-  /** Whether the Agent's live sessions are recorded. */
-  recording_enabled: boolean;
-  draft_revision: RevisionRef;
-  active_publication: AgentPublication | null;
-  created_at: string;
-  updated_at: string;
-  /** Legacy: `character_card.data.name`. */
-  display_name: string;
-  /** Legacy: `character_card.data.creator_notes`. */
-  description: string;
-  /** Legacy: `character_card.data.description`. */
-  persona: string;
-  /** Legacy: `character_card.data.system_prompt`. */
-  instructions: string;
-}
+/**
+ * An Agent (`GET /v1/agents/{agentId}` and list entries): its draft (card, voice, language
+ * model, switches), `draft_revision` and `active_publication` (what sessions run, null
+ * until published). `voice_id` is null until a public voice is selected; `display_name`,
+ * `description`, `persona` and `instructions` are the legacy names of card fields.
+ */
+export type Agent = ResponseJson<'getAgent', 200>;
 
 /**
  * Fields of `PATCH /v1/agents/{agentId}`. `character_card` replaces the whole card; the
@@ -92,7 +68,8 @@ export interface AgentUpdate {
   voice_id?: string | null;
   avatar_id?: string;
   character_card?: CharacterCardInput;
-  llm_provider?: string;
+  /** Every provider the software supports; `client.models.list()` says which this deployment offers. */
+  llm_provider?: 'openai' | 'anthropic' | 'local';
   llm_model?: string;
   thinking_level?: 'off' | 'low' | 'medium' | 'high';
   web_search_enabled?: boolean;
@@ -131,9 +108,5 @@ export interface AgentListQuery {
   slug?: string;
 }
 
-/** One page of `GET /v1/agents`. */
-export interface AgentList {
-  agents: Agent[];
-  /** Pass as `cursor` for the next page; null on the last one. */
-  next_cursor: string | null;
-}
+/** One page of `GET /v1/agents`; pass `next_cursor` as `cursor` for the next (null on the last). */
+export type AgentList = ResponseJson<'listAgents', 200>;

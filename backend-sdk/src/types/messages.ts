@@ -1,3 +1,5 @@
+import type { ResponseJson } from './openapi.ts';
+
 /** What a turn cost: `credits` is the measure; `amount`/`currency` are deprecated projections. */
 export interface Charge {
   credits: number;
@@ -42,16 +44,12 @@ export interface SendMessageRequest {
   message_id?: string;
 }
 
-/** Answer of `POST /v1/agents/{agentId}/messages`. */
-export interface SendMessageResponse {
-  conversation_id: string;
-  /** The opening message when this request opened the conversation. */
-  first_message: Message | null;
-  user_message: Message;
-  /** The Agent's answer. */
-  message: Message;
-  usage: MessageUsage;
-}
+/**
+ * Answer of `POST /v1/agents/{agentId}/messages` (JSON): the conversation, its opening
+ * message on a new conversation (the card's `first_mes`, else null), the user's message, the
+ * Agent's answer and the turn's usage and charge.
+ */
+export type SendMessageResponse = ResponseJson<'sendAgentMessage', 200>;
 
 /** Query of `GET /v1/agents/{agentId}/messages`. */
 export interface MessageListQuery {
@@ -61,9 +59,5 @@ export interface MessageListQuery {
   cursor?: string;
 }
 
-/** One page of a conversation's messages. */
-export interface MessageList {
-  conversation_id: string;
-  messages: (Message & { usage: MessageUsage | null })[];
-  next_cursor: string | null;
-}
+/** One page of `GET /v1/agents/{agentId}/messages`, in order; answers carry their usage. */
+export type MessageList = ResponseJson<'listAgentMessages', 200>;

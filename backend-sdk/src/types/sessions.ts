@@ -1,4 +1,5 @@
 import type { CharacterCardInput } from './agents.ts';
+import type { ResponseJson } from './openapi.ts';
 import type { Avatar } from './voices.ts';
 
 /** Body of `POST /v1/agents/{agentId}/session-tokens`. */
@@ -7,14 +8,8 @@ export interface AgentSessionTokenRequest {
   end_user_id?: string;
 }
 
-/** Answer of `POST /v1/agents/{agentId}/session-tokens`. */
-export interface AgentSessionToken {
-  /** Valid 15 minutes; starts exactly one conversation with this Agent. */
-  token: string;
-  expires_at: string;
-  agent_id: string;
-  capabilities: { managed_voice_agent: true; transport: 'webrtc' };
-}
+/** Answer of `POST /v1/agents/{agentId}/session-tokens`: valid 15 minutes, one conversation. */
+export type AgentSessionToken = ResponseJson<'createAgentSessionToken', 201>;
 
 /** Body of `POST /v1/agents/{agentId}/sessions` (usually sent by the client library). */
 export interface AgentSessionStart {
@@ -33,39 +28,13 @@ export interface AgentSessionStarted {
   expires_at: string;
 }
 
-/** Answer of `GET /v1/agent-sessions/{sessionId}`. */
-export interface AgentSessionReport {
-  session_id: string;
-  agent_id: string;
-  /** `application`: a backend owns instructions, history and tools (protocol v2). */
-  kind: 'managed' | 'application';
-  state: 'connecting' | 'active' | 'ended' | 'failed';
-  created_at: string;
-  started_at: string | null;
-  ended_at: string | null;
-  end_reason: string | null;
-  transcript_count: number;
-  usage: {
-    charge: { credits: number; amount: number; currency: 'USD' };
-    session_seconds: number;
-    llm_input_tokens: number;
-    llm_output_tokens: number;
-    tts_characters: number;
-    stt_seconds: number;
-  };
-  /**
-   * The session's recording, when its Agent records sessions (`recording_enabled`) and the
-   * session ended with audio; fetch it with `agentSessions.recording(sessionId)`.
-   */
-  recording?: { url: string; content_type: 'audio/ogg'; duration_seconds: number } | null;
-}
-
-/** A session in `GET /v1/agent-sessions`: its report, its end user, its conversation id. */
-export interface AgentSessionSummary extends AgentSessionReport {
-  end_user_id: string | null;
-  /** The backend's conversation id of an application session; null otherwise. */
-  chat_session_id: string | null;
-}
+/**
+ * Answer of `GET /v1/agent-sessions/{sessionId}`: state, times, usage and charge, latency
+ * percentiles, and the recording when the Agent records sessions (fetch it with
+ * `agentSessions.recording(sessionId)`). `kind` `application`: a backend owns instructions,
+ * history and tools (protocol v2).
+ */
+export type AgentSessionReport = ResponseJson<'getAgentSession', 200>;
 
 /** Query of `GET /v1/agent-sessions`. */
 export interface AgentSessionListQuery {
@@ -77,25 +46,17 @@ export interface AgentSessionListQuery {
   limit?: number;
 }
 
-/** Answer of `GET /v1/agent-sessions`: newest first. */
-export interface AgentSessionList {
-  sessions: AgentSessionSummary[];
-  next_cursor: string | null;
-}
+/**
+ * Answer of `GET /v1/agent-sessions`, newest first: each session's report with its end user
+ * and, for an application session, the backend's conversation id (`chat_session_id`).
+ */
+export type AgentSessionList = ResponseJson<'listAgentSessions', 200>;
 
-/** One transcript turn of a live session. */
-export interface AgentSessionTranscriptTurn {
-  /** Durable id of the turn. */
-  id: string;
-  role: 'user' | 'agent';
-  /** What was said; for an interrupted agent turn, what was heard. */
-  text: string;
-  interrupted: boolean;
-  created_at: string;
-}
+/** A session in `GET /v1/agent-sessions`. */
+export type AgentSessionSummary = AgentSessionList['sessions'][number];
 
 /** Answer of `GET /v1/agent-sessions/{sessionId}/transcript`: oldest turn first. */
-export interface AgentSessionTranscript {
-  session_id: string;
-  transcript: AgentSessionTranscriptTurn[];
-}
+export type AgentSessionTranscript = ResponseJson<'getAgentSessionTranscript', 200>;
+
+/** One transcript turn of a live session; an interrupted agent turn holds what was heard. */
+export type AgentSessionTranscriptTurn = AgentSessionTranscript['transcript'][number];

@@ -50,7 +50,7 @@ function llmModelsBody(llm: LlmCatalog) {
  * Agents without a public voice, each marked with `api_ready`.
  */
 export function agentRoutes(guard: OperatorGuard, agents: Agents, llm: LlmCatalog): AnyRoute[] {
-  const schemas = agentSchemas(llm);
+  const schemas = agentSchemas();
   return [
     operatorRoute(guard, {
       method: 'GET',

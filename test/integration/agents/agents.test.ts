@@ -627,7 +627,7 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
     expect((await missing.json()).code).toBe('not_found');
   });
 
-  it('documents the Agent routes and the configured model choices in OpenAPI', async () => {
+  it('documents the Agent routes and every supported model choice in OpenAPI', async () => {
     const document = await (await fetch(`${server.url}/v1/openapi.json`)).json();
     const result = await new Validator().validate(document);
     expect(result.errors ?? []).toEqual([]);
@@ -639,23 +639,20 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
       '/v1/agents/{agentId}/character-card': ['get', 'post'],
       '/v1/avatars': ['get'],
       '/v1/avatars/{avatarId}/preview': ['get'],
+      '/v1/models': ['get'],
     })) {
       expect(Object.keys(document.paths[path] ?? {}).sort(), path).toEqual([...methods].sort());
     }
     const create = document.paths['/v1/agents'].post.requestBody.content['application/json'].schema;
-    expect(create.properties.llm_provider.enum).toEqual(['openai', 'anthropic']);
-    expect(create.properties.llm_model.enum).toEqual([
-      'gpt-4.1-mini',
-      'gpt-4.1',
-      'o4-mini',
-      'claude-sonnet-4-6',
-      'claude-haiku-4-5',
-    ]);
+    // Every supported provider, whatever this deployment configures (`GET /v1/models`).
+    expect(create.properties.llm_provider.enum).toEqual(['openai', 'anthropic', 'local']);
+    expect(create.properties.llm_model.type).toBe('string');
+    expect(create.properties.llm_model.enum).toBeUndefined();
     expect(create.properties.thinking_level.enum).toEqual(['off', 'low', 'medium', 'high']);
     expect(create.required).toEqual(['slug']);
     const patch =
       document.paths['/v1/agents/{agentId}'].patch.requestBody.content['application/json'].schema;
-    expect(patch.properties.llm_provider.enum).toEqual(['openai', 'anthropic']);
+    expect(patch.properties.llm_provider.enum).toEqual(['openai', 'anthropic', 'local']);
     expect(
       Object.keys(document.paths['/v1/agents/{agentId}/character-card'].post.requestBody.content),
     ).toEqual(['application/json', 'image/png']);

@@ -85,6 +85,24 @@ describe.each(DIALECTS)('server SDK REST client on %s', (dialect) => {
     await database?.drop();
   });
 
+  it('lists the language models and the speech-to-text engine of the deployment', async () => {
+    // LLM_ENV: both vendors with their default model lists, no embedded model.
+    const all = ['off', 'low', 'medium', 'high'];
+    const models = await client.models.list();
+    expect(models).toEqual({
+      language_models: [
+        { provider: 'openai', model: 'gpt-4.1-mini', thinking_levels: ['off'], tools: true },
+        { provider: 'openai', model: 'gpt-4.1', thinking_levels: ['off'], tools: true },
+        { provider: 'openai', model: 'o4-mini', thinking_levels: all, tools: true },
+        { provider: 'anthropic', model: 'claude-sonnet-4-6', thinking_levels: all, tools: true },
+        { provider: 'anthropic', model: 'claude-haiku-4-5', thinking_levels: all, tools: true },
+      ],
+      speech_to_text: [
+        { provider: 'embedded', model: 'whisper-base', streaming: false, interim_results: false },
+      ],
+    });
+  });
+
   it('lists voices and avatars, and fetches a preview picture', async () => {
     const { voices } = await client.voices.list();
     const native = voices.find((v) => v.id === NATIVE_VOICE);

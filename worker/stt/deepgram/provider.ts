@@ -6,7 +6,7 @@ import type {
   SttStream,
   SttTranscript,
 } from '../provider.ts';
-import { samplesToMs } from '../provider.ts';
+import { STT_CAPABILITIES, samplesToMs } from '../provider.ts';
 import { DeepgramSttStream } from './stream.ts';
 
 export interface DeepgramSttOptions {
@@ -32,7 +32,7 @@ const TRANSCRIBE_CHUNK_SAMPLES = 1600;
  */
 export class DeepgramSttProvider implements SttProvider {
   readonly name = 'deepgram' as const;
-  readonly capabilities: SttCapabilities = { streaming: true, interimResults: true };
+  readonly capabilities: SttCapabilities = STT_CAPABILITIES.deepgram;
   readonly #options: DeepgramSttOptions;
 
   constructor(options: DeepgramSttOptions) {

@@ -10,6 +10,7 @@ import type {
   SttStream,
   SttTranscript,
 } from '../provider.ts';
+import { STT_CAPABILITIES } from '../provider.ts';
 import { sidecarScriptPath } from './paths.ts';
 import { WhisperSidecar } from './sidecar-client.ts';
 
@@ -33,7 +34,7 @@ export interface EmbeddedSttOptions {
  */
 export class EmbeddedSttProvider implements SttProvider {
   readonly name = 'embedded' as const;
-  readonly capabilities: SttCapabilities = { streaming: false, interimResults: false };
+  readonly capabilities: SttCapabilities = STT_CAPABILITIES.embedded;
   readonly #sidecar: WhisperSidecar;
   readonly #log: Logger;
 

@@ -4,6 +4,7 @@ import type { Logger } from '../../../src/observability/logger.ts';
 import { BufferedSttStream } from '../buffered-stream.ts';
 import { cancelledError, SttError } from '../errors.ts';
 import {
+  STT_CAPABILITIES,
   STT_SAMPLE_RATE_HZ,
   type SttCapabilities,
   type SttOptions,
@@ -33,7 +34,7 @@ export interface OpenAiTranscriptionOptions {
  */
 export class OpenAiTranscriptionProvider implements SttProvider {
   readonly name = 'openai' as const;
-  readonly capabilities: SttCapabilities = { streaming: false, interimResults: false };
+  readonly capabilities: SttCapabilities = STT_CAPABILITIES.openai;
   readonly #options: OpenAiTranscriptionOptions;
   readonly #client: OpenAI;
 

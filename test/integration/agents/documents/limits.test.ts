@@ -117,7 +117,7 @@ describe.each(DIALECTS)('Agent document limits over HTTP on %s', (dialect) => {
         'content-type': 'application/x-www-form-urlencoded',
       }),
       415,
-      'unsupported_media_type',
+      'invalid_request',
     );
     const document = (await api('GET', `/v1/agents/${agentId}/documents`)).body.documents;
     expect(document).toEqual([]);
@@ -144,9 +144,9 @@ describe.each(DIALECTS)('Agent document limits over HTTP on %s', (dialect) => {
     expect((await api('DELETE', path)).status).toBe(204);
   });
 
-  it('refuses a body over 1 MiB with 413 payload_too_large', async () => {
+  it('refuses a body over 1 MiB with 413 invalid_request', async () => {
     const body = { title: 'Huge', text: 'ab '.repeat(400_000) };
-    expectError(await post(body), 413, 'payload_too_large');
+    expectError(await post(body), 413, 'invalid_request');
     expect((await api('GET', `/v1/agents/${agentId}/documents`)).body.documents).toEqual([]);
   });
 

@@ -15,7 +15,7 @@ import {
   oauthRequestCreateSchema,
   oauthRequestSchema,
 } from './schemas.ts';
-import { type GoogleCalendar, notConnected } from './service.ts';
+import { type CallbackOutcome, type GoogleCalendar, notConnected } from './service.ts';
 import { CALLBACK_PATH } from './settings.ts';
 
 const AUTH = { kind: 'workspace_key', capability: 'agents' } as const;
@@ -118,7 +118,12 @@ export function googleCalendarRoutes(
         },
         400: {
           description:
-            'Not connected, and no `return_url` to go to (also every unknown or forged state): a small page naming why.',
+            'Not connected, and no `return_url` to go to: a small page naming why (declined, expired, used).',
+          contentType: 'text/html',
+        },
+        404: {
+          description:
+            'A `state` the service did not issue, or none: a small page saying the link is not valid.',
           contentType: 'text/html',
         },
       },
@@ -131,7 +136,7 @@ export function googleCalendarRoutes(
           };
         }
         return {
-          status: outcome.result === 'connected' ? 200 : 400,
+          status: callbackStatus(outcome.result),
           headers: { ...CALLBACK_HEADERS, 'content-type': 'text/html; charset=utf-8' },
           body: callbackPage(outcome),
         };
@@ -167,4 +172,10 @@ export function googleCalendarRoutes(
       },
     }),
   ];
+}
+
+/** A page's status: an unknown state names no consent flow (404); other failures are 400. */
+function callbackStatus(result: CallbackOutcome['result']): number {
+  if (result === 'connected') return 200;
+  return result === 'state_invalid' ? 404 : 400;
 }

@@ -4,6 +4,7 @@ import { requireAuth } from '../auth/context.ts';
 import type { Environment } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
+import type { HttpRequest } from '../http/types.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
 import type { Agents } from './agents.ts';
 import { avatarEntry, avatarSchema } from './avatar-routes.ts';
@@ -15,7 +16,7 @@ import { recordingResponse, type SessionRecordings } from './session-recordings.
 import { sessionReportBody } from './session-report-view.ts';
 import { sessionReportSchema } from './session-schemas.ts';
 import type { AgentSessionTokens } from './session-tokens.ts';
-import { isTimeZone } from './tools/calendar/zoned-time.ts';
+import { timeZoneSchema } from './tools/calendar/time-zone-schema.ts';
 
 const MAX_OVERRIDE_CHARS = 100_000;
 
@@ -24,11 +25,7 @@ export const sessionStartSchema = z
     sessionContext: z
       .strictObject({
         userName: z.string().min(1).max(100).optional().describe('How the Agent calls the user.'),
-        timeZone: z
-          .string()
-          .max(64)
-          .refine(isTimeZone, 'an IANA time zone such as Europe/Paris')
-          .optional(),
+        timeZone: timeZoneSchema().optional(),
       })
       .optional(),
     overrides: z
@@ -100,12 +97,13 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
           headers: { 'Cache-Control': 'no-store' },
         },
       },
+      // Credential first (401/403 before the body is read), but not used up yet.
+      checkBeforeBody: async (request) => {
+        await tokens.check(sessionBearer(request), request.params.agentId ?? '');
+      },
       handle: async ({ request }) => {
-        const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
-        if (!bearer) throw new ApiError('unauthorized', 'Send the Agent session token as Bearer.');
+        const bearer = sessionBearer(request);
         const agentId = request.params.agentId ?? '';
-        // Credential first (401/403 before anything else), but not used up yet.
-        await tokens.check(bearer, agentId);
         const body =
           request.body.byteLength > 0
             ? validate(
@@ -238,4 +236,10 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
       },
     }),
   ];
+}
+
+function sessionBearer(request: HttpRequest): string {
+  const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+  if (!bearer) throw new ApiError('unauthorized', 'Send the Agent session token as Bearer.');
+  return bearer;
 }

@@ -1,5 +1,6 @@
 import { requireAuth } from '../auth/context.ts';
 import type { Environment } from '../config.ts';
+import { errorSchemaFor } from '../http/openapi-errors.ts';
 import { publicHttpBase } from '../http/public-url.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { HttpRequest } from '../http/types.ts';
@@ -118,8 +119,9 @@ export function googleCalendarRoutes(
         },
         400: {
           description:
-            'Not connected, and no `return_url` to go to: a small page naming why (declined, expired, used).',
+            'Not connected, and no `return_url` to go to: a small page naming why (declined, expired, used). A query outside the documented one (an empty value) is the error object instead.',
           contentType: 'text/html',
+          schema: errorSchemaFor(['invalid_request']),
         },
         404: {
           description:

@@ -122,8 +122,14 @@ export const webhookDeliveryListSchema = z.object({
     .describe('Pass as `cursor` for older deliveries; null on the last page.'),
 });
 
+/** A page position among an endpoint's deliveries (`next_cursor`). */
+export const deliveryCursorSchema = pageCursorSchema(
+  'whd_[0-9A-Za-z]{20}',
+  'deliveries of this endpoint',
+);
+
 export const webhookDeliveryQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: pageCursorSchema('whd_[0-9A-Za-z]{20}', 'deliveries of this endpoint').optional(),
+  cursor: deliveryCursorSchema.optional(),
   state: deliveryStateSchema.optional().describe('Only deliveries in this state.'),
 });

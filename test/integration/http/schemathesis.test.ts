@@ -85,6 +85,8 @@ describe('schemathesis against the running service', () => {
 
   it('finds no failure and no error with --checks all', async () => {
     const result = await run([
+      '--config-file',
+      'test/schemathesis/schemathesis.toml',
       'run',
       `${server.url}/v1/openapi.json`,
       '--header',

@@ -345,8 +345,8 @@ describe.each(DIALECTS)('webhook routes on %s', (dialect) => {
     for (let i = 0; i < 20; i++) await create({ url: `https://example.com/${i}` }, crowdedApi);
     expectError(
       await crowdedApi('POST', '/v1/webhooks', { url: 'https://example.com/x', events: [ENDED] }),
-      400,
-      'invalid_request',
+      409,
+      'conflict',
     );
     expect((await crowdedApi('GET', '/v1/webhooks')).body.webhooks).toHaveLength(20);
     const dev = apiClient(server.devUrl, crowded.developmentKey);

@@ -103,7 +103,7 @@ export function googleCalendarRoutes(
       path: CALLBACK_PATH,
       operationId: 'completeGoogleCalendarOAuth',
       summary:
-        "Google's redirect back after consent (public; the browser arrives here, never your backend). Stores the connection, then sends the browser to the flow's `return_url` (303) or answers a small page. A state is good once and for 10 minutes.",
+        "Google's redirect back after consent (public; the browser arrives here, never your backend). Stores the connection, then sends the browser to the flow's `return_url` (303) or answers a small page. A state is good once and for 10 minutes. What the schema cannot state: Google sends `code` (consent) or `error` (refusal) with the state; a callback with neither is a 400 page.",
       tags: TAGS,
       auth: { kind: 'none' },
       query: callbackQuerySchema,

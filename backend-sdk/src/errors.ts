@@ -23,8 +23,6 @@ export type ApiErrorCode =
   | 'conflict'
   | 'agent_not_api_ready'
   | 'agent_not_published'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
   | 'rate_limited'
   | 'internal_error'
   | 'provider_error'
@@ -108,6 +106,10 @@ export class AwpError extends Error {
 
 /** 400 `invalid_request`: bad JSON, event order, configuration or input limits. @example `if (e instanceof InvalidRequestError) console.warn(e.detail)` */
 export class InvalidRequestError extends AwpError {}
+/** 413 `invalid_request`: the body is larger than the route accepts. @example `e instanceof PayloadTooLargeError` */
+export class PayloadTooLargeError extends InvalidRequestError {}
+/** 415 `invalid_request`: the body's content type is not accepted. @example `e instanceof UnsupportedMediaTypeError` */
+export class UnsupportedMediaTypeError extends InvalidRequestError {}
 /** 400 `memory_identity_required`: the Agent has memory on; send `end_user_id`. @example `catch (e) { if (e instanceof MemoryIdentityRequiredError) askForLogin() }` */
 export class MemoryIdentityRequiredError extends AwpError {}
 /** 400 `documents_identity_required`: the Agent has documents on; send `end_user_id`. @example `e instanceof DocumentsIdentityRequiredError` */
@@ -138,10 +140,6 @@ export class ConflictError extends AwpError {}
 export class AgentNotApiReadyError extends AwpError {}
 /** 409 `agent_not_published`: session token or message for an unpublished Agent. @example `if (e instanceof AgentNotPublishedError) await client.agents.publish(id)` */
 export class AgentNotPublishedError extends AwpError {}
-/** 413 `payload_too_large`: the body is larger than the route accepts. @example `e instanceof PayloadTooLargeError` */
-export class PayloadTooLargeError extends AwpError {}
-/** 415 `unsupported_media_type`: the body's content type is not accepted. @example `e instanceof UnsupportedMediaTypeError` */
-export class UnsupportedMediaTypeError extends AwpError {}
 /** 429 `rate_limited`: wait `retryAfterMs`; retried automatically. @example `if (e instanceof RateLimitedError) setTimeout(retry, e.retryAfterMs ?? 1000)` */
 export class RateLimitedError extends AwpError {}
 /** 500 `internal_error`: an unexpected failure in the service; retried automatically. @example `e instanceof InternalServerError` */
@@ -196,9 +194,16 @@ export class AwpStreamSequenceError extends AwpError {
 /** The service answered something that is not the documented shape. @example `e instanceof AwpInvalidResponseError` */
 export class AwpInvalidResponseError extends AwpError {}
 
-/** The class and documented HTTP status of each API error code. */
+/**
+ * The class, documented HTTP status and default retryability of each API error code. The
+ * codes the service adds to the spec's own carry `fallback`: the spec code a client that
+ * knows only the spec's codes handles them as (docs/errors.md, Extensions).
+ */
 export const API_ERROR_CLASSES: Readonly<
-  Record<ApiErrorCode, { status: number; retryable: boolean; type: typeof AwpError }>
+  Record<
+    ApiErrorCode,
+    { status: number; retryable: boolean; type: typeof AwpError; fallback?: ApiErrorCode }
+  >
 > = {
   invalid_request: { status: 400, retryable: false, type: InvalidRequestError },
   memory_identity_required: { status: 400, retryable: false, type: MemoryIdentityRequiredError },
@@ -216,22 +221,45 @@ export const API_ERROR_CLASSES: Readonly<
   insufficient_credit: { status: 402, retryable: false, type: InsufficientCreditError },
   organization_suspended: { status: 403, retryable: false, type: OrganizationSuspendedError },
   capability_disabled: { status: 403, retryable: false, type: CapabilityDisabledError },
-  forbidden: { status: 403, retryable: false, type: ForbiddenError },
+  forbidden: { status: 403, retryable: false, type: ForbiddenError, fallback: 'invalid_request' },
   session_token_agent_mismatch: {
     status: 403,
     retryable: false,
     type: SessionTokenAgentMismatchError,
   },
-  not_found: { status: 404, retryable: false, type: NotFoundError },
-  voice_not_found: { status: 404, retryable: false, type: VoiceNotFoundError },
-  method_not_allowed: { status: 405, retryable: false, type: MethodNotAllowedError },
-  conflict: { status: 409, retryable: false, type: ConflictError },
+  not_found: { status: 404, retryable: false, type: NotFoundError, fallback: 'invalid_request' },
+  voice_not_found: {
+    status: 404,
+    retryable: false,
+    type: VoiceNotFoundError,
+    fallback: 'invalid_request',
+  },
+  method_not_allowed: {
+    status: 405,
+    retryable: false,
+    type: MethodNotAllowedError,
+    fallback: 'invalid_request',
+  },
+  conflict: { status: 409, retryable: false, type: ConflictError, fallback: 'invalid_request' },
   agent_not_api_ready: { status: 409, retryable: false, type: AgentNotApiReadyError },
-  agent_not_published: { status: 409, retryable: false, type: AgentNotPublishedError },
-  payload_too_large: { status: 413, retryable: false, type: PayloadTooLargeError },
-  unsupported_media_type: { status: 415, retryable: false, type: UnsupportedMediaTypeError },
-  rate_limited: { status: 429, retryable: true, type: RateLimitedError },
-  internal_error: { status: 500, retryable: true, type: InternalServerError },
+  agent_not_published: {
+    status: 409,
+    retryable: false,
+    type: AgentNotPublishedError,
+    fallback: 'agent_not_api_ready',
+  },
+  rate_limited: {
+    status: 429,
+    retryable: true,
+    type: RateLimitedError,
+    fallback: 'provider_unavailable',
+  },
+  internal_error: {
+    status: 500,
+    retryable: true,
+    type: InternalServerError,
+    fallback: 'provider_error',
+  },
   provider_error: { status: 502, retryable: false, type: ProviderError },
   provider_auth_missing: { status: 503, retryable: false, type: ProviderAuthMissingError },
   provider_unavailable: { status: 503, retryable: true, type: ProviderUnavailableError },
@@ -240,7 +268,12 @@ export const API_ERROR_CLASSES: Readonly<
     retryable: false,
     type: OrganizationAccountMissingError,
   },
-  service_unavailable: { status: 503, retryable: true, type: ServiceUnavailableError },
+  service_unavailable: {
+    status: 503,
+    retryable: true,
+    type: ServiceUnavailableError,
+    fallback: 'provider_unavailable',
+  },
 };
 
 /** The error object the service sends on HTTP and as a stream `error` event. */
@@ -270,7 +303,8 @@ export function apiError(
   const known = Object.hasOwn(API_ERROR_CLASSES, body.code)
     ? API_ERROR_CLASSES[body.code as ApiErrorCode]
     : undefined;
-  const Type = known?.type ?? AwpError;
+  const Type =
+    body.code === 'invalid_request' ? invalidRequestType(extra.status) : (known?.type ?? AwpError);
   return new Type({
     code: body.code,
     detail: body.detail ?? '',
@@ -279,6 +313,13 @@ export function apiError(
     retryable: body.retryable,
     retryAfterMs: extra.retryAfterMs,
   });
+}
+
+/** `invalid_request` is answered 413 for a body over a limit and 415 for a wrong content type. */
+function invalidRequestType(status: number | undefined): typeof AwpError {
+  if (status === 413) return PayloadTooLargeError;
+  if (status === 415) return UnsupportedMediaTypeError;
+  return InvalidRequestError;
 }
 
 /** True when `value` has the fields of the service's error object. */

@@ -12,6 +12,7 @@ import {
   LEGACY_FIELDS,
   type LegacyField,
 } from './character-card.ts';
+import { LANGUAGE_TAG_PATTERN } from './language-tag.ts';
 
 /** Agents per page when a client pages with `cursor` alone. */
 const DEFAULT_PAGE = 50;
@@ -332,8 +333,8 @@ function notApiReady(): ApiError {
 /** `tag` in its canonical BCP 47 form (`es-mx` gives `es-MX`); `invalid_request` if it is none. */
 export function canonicalLanguage(tag: string): string {
   try {
-    const [canonical] = Intl.getCanonicalLocales(tag);
-    // A language of two or three letters (ISO 639), as speech recognizers take it.
+    const [canonical] = LANGUAGE_TAG_PATTERN.test(tag) ? Intl.getCanonicalLocales(tag) : [];
+    // Aliases canonicalize to a language of two or three letters too (`iw` gives `he`).
     if (canonical && /^[a-z]{2,3}(?:-|$)/.test(canonical)) return canonical;
   } catch {
     // not a well-formed language tag

@@ -22,7 +22,7 @@ export function cardRoutes(agents: Agents): AnyRoute[] {
       operationId: 'importAgentCharacterCard',
       errors: ['not_found'],
       summary:
-        'Replace the Agent’s card from a card file: V3, V2 or V1 JSON, or a PNG card image (`ccv3` chunk, else `chara`).',
+        'Replace the Agent’s card from a card file: V3, V2 or V1 JSON, or a PNG card image (`ccv3` chunk, else `chara`). A PNG without either chunk is 400 `invalid_request`.',
       tags: ['agents'],
       auth: AUTH,
       bodyLimitBytes: MAX_PNG_BYTES,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiError } from '../errors.ts';
+import { ApiError, unsupportedMediaTypeError } from '../errors.ts';
 import type { HttpResponse } from '../http/types.ts';
 import type { AgentRecord } from './agent-records.ts';
 import { avatarImage, DEFAULT_AVATAR_ID, findAvatar } from './avatars/catalog.ts';
@@ -21,7 +21,7 @@ export function cardFromUpload(contentType: string | undefined, body: Buffer): C
   }
   if (type === 'image/png') return cardFromPng(body);
   if (type === 'application/json' || type === '') return cardFromJsonFile(body);
-  throw new ApiError('unsupported_media_type', 'Send the card as application/json or image/png.');
+  throw unsupportedMediaTypeError('Send the card as application/json or image/png.');
 }
 
 /** The draft's card as a file to download: V3 JSON, or a PNG card image of its avatar. */

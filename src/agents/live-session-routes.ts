@@ -5,6 +5,7 @@ import { requireAuth } from '../auth/context.ts';
 import type { Environment } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
+import type { HttpRequest } from '../http/types.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
 import type { Agents } from './agents.ts';
 import { avatarEntry, avatarSchema } from './avatar-routes.ts';
@@ -16,7 +17,7 @@ import { recordingResponse, type SessionRecordings } from './session-recordings.
 import { sessionReportBody } from './session-report-view.ts';
 import { sessionReportSchema } from './session-schemas.ts';
 import type { AgentSessionTokens } from './session-tokens.ts';
-import { isTimeZone } from './tools/calendar/zoned-time.ts';
+import { timeZoneSchema } from './tools/calendar/time-zone-schema.ts';
 
 const MAX_OVERRIDE_CHARS = 100_000;
 /**
@@ -41,11 +42,7 @@ export const sessionStartSchema = z
           .describe(
             `How the Agent calls the user, used as given (at most ${MAX_USER_NAME_BYTES} bytes of UTF-8: it travels inside the end user's LiveKit token).`,
           ),
-        timeZone: z
-          .string()
-          .max(64)
-          .refine(isTimeZone, 'an IANA time zone such as Europe/Paris')
-          .optional(),
+        timeZone: timeZoneSchema().optional(),
       })
       .optional(),
     overrides: z
@@ -124,12 +121,16 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
           headers: { 'Cache-Control': 'no-store' },
         },
       },
+      // Credential first (401/403 before the body is read), but not used up yet.
+      checkBeforeBody: async (request) => {
+        await tokens.check(sessionBearer(request), request.params.agentId ?? '', request.environment);
+      },
       handle: async ({ request }) => {
-        const bearer = bearerCredential(request.headers.authorization);
-        if (!bearer) throw new ApiError('unauthorized', 'Send the Agent session token as Bearer.');
+        const bearer = sessionBearer(request);
         const agentId = request.params.agentId ?? '';
-        // Credential first (401/403 before anything else), but not used up yet: the token is
-        // consumed only by a start that succeeds, or refused for the token's own sake.
+        // Checked before the body was read; checked again here for its claims, and still not
+        // used up: the token is consumed only by a start that succeeds, or refused for the
+        // token's own sake.
         const checked = await tokens.check(bearer, agentId, request.environment);
         const body =
           request.body.byteLength > 0
@@ -269,4 +270,10 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
       },
     }),
   ];
+}
+
+function sessionBearer(request: HttpRequest): string {
+  const bearer = bearerCredential(request.headers.authorization);
+  if (!bearer) throw new ApiError('unauthorized', 'Send the Agent session token as Bearer.');
+  return bearer;
 }

@@ -9,6 +9,7 @@ import {
   LEGACY_FIELDS,
   legacyFieldsOf,
 } from './character-card.ts';
+import { languageTagSchema } from './language-tag.ts';
 
 const MAX_LEGACY_CHARS = 100_000;
 
@@ -57,10 +58,7 @@ export function agentSchemas() {
     memory_enabled: z.boolean(),
     calendar_enabled: z.boolean(),
     documents_enabled: z.boolean(),
-    language: z
-      .string()
-      .min(2)
-      .max(35)
+    language: languageTagSchema()
       .nullable()
       .describe(
         "BCP 47 tag of the language the Agent's users speak (`en`, `es-MX`): speech recognition is told it. Null: the voice's language, else detected per utterance.",

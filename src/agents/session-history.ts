@@ -25,25 +25,9 @@ export interface SessionFilter {
   endUserId?: string | undefined;
   /** The one session with this id. */
   sessionId?: string | undefined;
-  /** Older than this session (the last one of the previous page), which must be in scope. */
+  /** Older than this position (the last session of the previous page). */
   before?: { createdAt: string; id: string } | undefined;
   limit: number;
-}
-
-/** When the session `id` of the scope was created, for paging past it; null when unknown. */
-export async function sessionCursor(
-  db: Kysely<Database>,
-  scope: SessionScope,
-  id: string,
-): Promise<{ createdAt: string; id: string } | null> {
-  const row = await db
-    .selectFrom('agent_sessions')
-    .select(['id', 'created_at'])
-    .where('id', '=', id)
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('environment', '=', scope.environment)
-    .executeTakeFirst();
-  return row ? { createdAt: row.created_at, id: row.id } : null;
 }
 
 /** The scope's sessions that match `filter`, newest first, with their Agent's slug. */
@@ -51,11 +35,19 @@ export async function recentSessions(
   db: Kysely<Database>,
   scope: SessionScope,
   options: SessionFilter,
-): Promise<{ id: string; agentId: string; agentSlug: string | null; endUserId: string | null }[]> {
+): Promise<
+  {
+    id: string;
+    agentId: string;
+    agentSlug: string | null;
+    endUserId: string | null;
+    createdAt: string;
+  }[]
+> {
   let query = db
     .selectFrom('agent_sessions as s')
     .leftJoin('agents as a', 'a.id', 's.agent_id')
-    .select(['s.id', 's.agent_id', 'a.slug', 's.end_user_id'])
+    .select(['s.id', 's.agent_id', 'a.slug', 's.end_user_id', 's.created_at'])
     .where('s.workspace_id', '=', scope.workspaceId)
     .where('s.environment', '=', scope.environment);
   if (options.agentId !== undefined) query = query.where('s.agent_id', '=', options.agentId);
@@ -80,6 +72,7 @@ export async function recentSessions(
     agentId: row.agent_id,
     agentSlug: row.slug,
     endUserId: row.end_user_id,
+    createdAt: row.created_at,
   }));
 }
 

@@ -1,13 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { ApiError } from '../errors.ts';
+import { decodePageCursor, encodePageCursor } from '../http/page-cursor.ts';
 import type { LiveSessionReport, LiveSessions } from './live-sessions.ts';
-import {
-  recentSessions,
-  type SessionScope,
-  sessionCursor,
-  timedTranscript,
-} from './session-history.ts';
+import { recentSessions, type SessionScope, timedTranscript } from './session-history.ts';
 
 /** One listed session: its report, its Agent's slug and its end user. */
 export interface ListedSession {
@@ -19,8 +14,8 @@ export interface ListedSession {
 /**
  * The scope's sessions newest first, each with the report `GET /v1/agent-sessions/{id}`
  * gives (a silent worker's session is failed on read), of one Agent or end user, older
- * than the session `cursor` names. `nextCursor` is the last one's id when the page is full.
- * A cursor that names no session of the scope is `invalid_request`.
+ * than the position `cursor` names. `nextCursor` is the last one's position when the page
+ * is full.
  */
 export async function listSessionReports(
   db: Kysely<Database>,
@@ -33,12 +28,8 @@ export async function listSessionReports(
     limit: number;
   },
 ): Promise<{ sessions: ListedSession[]; nextCursor: string | null }> {
-  let before: { createdAt: string; id: string } | undefined;
-  if (query.cursor !== undefined) {
-    const cursor = await sessionCursor(db, scope, query.cursor);
-    if (!cursor) throw new ApiError('invalid_request', 'cursor names no session here.');
-    before = cursor;
-  }
+  const position = query.cursor === undefined ? undefined : decodePageCursor(query.cursor);
+  const before = position && { createdAt: position.at, id: position.id };
   const found = await recentSessions(db, scope, {
     agentId: query.agentId,
     endUserId: query.endUserId,
@@ -52,7 +43,7 @@ export async function listSessionReports(
   }
   return {
     sessions: listed,
-    nextCursor: found.length === query.limit ? (found.at(-1)?.id ?? null) : null,
+    nextCursor: lastOfFullPage(found, query.limit),
   };
 }
 
@@ -65,4 +56,11 @@ export async function transcriptBody(db: Kysely<Database>, sessionId: string) {
     interrupted: turn.interrupted,
     created_at: turn.createdAt,
   }));
+}
+
+function lastOfFullPage(found: { id: string; createdAt: string }[], limit: number): string | null {
+  const last = found.at(-1);
+  return found.length === limit && last
+    ? encodePageCursor({ at: last.createdAt, id: last.id })
+    : null;
 }

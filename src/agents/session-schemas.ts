@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageCursorSchema, UUID_PATTERN } from '../http/page-cursor.ts';
 
 const latencyStatsSchema = z
   .object({ p50: z.number().int(), p95: z.number().int(), max: z.number().int() })
@@ -95,12 +96,7 @@ export const sessionListQuerySchema = z.strictObject({
     .max(200)
     .optional()
     .describe('Only sessions of this end user (the `end_user_id` of their session token).'),
-  cursor: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe("The previous page's `next_cursor`: the sessions older than its last."),
+  cursor: pageCursorSchema(UUID_PATTERN, 'sessions').optional(),
   limit: z.coerce.number().int().min(1).max(100).optional().describe('Default 20.'),
 });
 

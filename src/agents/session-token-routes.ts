@@ -45,7 +45,7 @@ export function sessionTokenRoutes(agents: Agents, tokens: AgentSessionTokens): 
         'calendar_identity_required',
       ],
       summary:
-        'Mint an Agent session token (15 minutes, one conversation) for a published Agent. Body `{}` or `{end_user_id}`.',
+        'Mint an Agent session token (15 minutes, one conversation) for a published Agent. Body `{}` or `{end_user_id}`. What the schema cannot state: `end_user_id` is required when the published Agent has memory, documents or calendar enabled (400 `memory_identity_required`, `documents_identity_required`, `calendar_identity_required`).',
       tags: ['agents'],
       auth: { kind: 'workspace_key', capability: 'agents' },
       requestContent: { 'application/json': mintBodySchema },

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { VoiceRouteProvider } from '../db/schema.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, unsupportedMediaTypeError } from '../errors.ts';
 import { openVoiceCloning } from '../jobs/voice-cloning.ts';
 import { createLogger } from '../observability/logger.ts';
 import type { VoiceCloning } from '../voices/cloning/service.ts';
@@ -218,8 +218,7 @@ async function readSample(
 ): Promise<SampleInput> {
   const contentType = CONTENT_TYPES[extname(file).toLowerCase()];
   if (contentType === undefined) {
-    throw new ApiError(
-      'unsupported_media_type',
+    throw unsupportedMediaTypeError(
       `${basename(file)}: use one of ${Object.keys(CONTENT_TYPES).join(', ')}.`,
     );
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isTimeZone } from '../agents/tools/calendar/zoned-time.ts';
+import { timeZoneSchema } from '../agents/tools/calendar/time-zone-schema.ts';
 import { MILLICREDITS_PER_CREDIT } from '../billing/cost.ts';
 import type { LlmCharge } from '../billing/llm-ledger.ts';
 import type { LlmUsage } from '../llm/provider.ts';
@@ -30,10 +30,7 @@ export const sendMessageBodySchema = z
       .describe(
         'What `{{user}}` stands for in the card; kept for the conversation. Default `User`.',
       ),
-    time_zone: z
-      .string()
-      .max(64)
-      .refine(isTimeZone, 'an IANA time zone such as Europe/Paris')
+    time_zone: timeZoneSchema()
       .optional()
       .describe(
         'The end user’s IANA time zone (`Europe/Paris`): the calendar capability reads and books times in it.',

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Agents } from '../agents/agents.ts';
 import type { AgentSessionTokens } from '../agents/session-tokens.ts';
 import type { Database } from '../db/schema.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, unsupportedMediaTypeError } from '../errors.ts';
 import type { HttpRequest, HttpResponse } from '../http/types.ts';
 import type { MountedRoute } from '../http/uws/server.ts';
 import { checkoutRoot } from '../system/checkout-root.ts';
@@ -173,7 +173,7 @@ function sameOrigin(request: HttpRequest): void {
   }
   // JSON only: a cross-site form post cannot send it without a CORS preflight, which fails.
   if (!(request.headers['content-type'] ?? '').startsWith('application/json')) {
-    throw new ApiError('unsupported_media_type', 'Send application/json.');
+    throw unsupportedMediaTypeError('Send application/json.');
   }
 }
 

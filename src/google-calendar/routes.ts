@@ -1,5 +1,6 @@
 import { requireAuth } from '../auth/context.ts';
 import type { Environment } from '../config.ts';
+import { errorSchemaFor } from '../http/openapi-errors.ts';
 import { publicHttpBase } from '../http/public-url.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { HttpRequest } from '../http/types.ts';
@@ -15,7 +16,7 @@ import {
   oauthRequestCreateSchema,
   oauthRequestSchema,
 } from './schemas.ts';
-import { type GoogleCalendar, notConnected } from './service.ts';
+import { type CallbackOutcome, type GoogleCalendar, notConnected } from './service.ts';
 import { CALLBACK_PATH } from './settings.ts';
 
 const AUTH = { kind: 'workspace_key', capability: 'agents' } as const;
@@ -102,7 +103,7 @@ export function googleCalendarRoutes(
       path: CALLBACK_PATH,
       operationId: 'completeGoogleCalendarOAuth',
       summary:
-        "Google's redirect back after consent (public; the browser arrives here, never your backend). Stores the connection, then sends the browser to the flow's `return_url` (303) or answers a small page. A state is good once and for 10 minutes.",
+        "Google's redirect back after consent (public; the browser arrives here, never your backend). Stores the connection, then sends the browser to the flow's `return_url` (303) or answers a small page. A state is good once and for 10 minutes. What the schema cannot state: Google sends `code` (consent) or `error` (refusal) with the state; a callback with neither is a 400 page.",
       tags: TAGS,
       auth: { kind: 'none' },
       query: callbackQuerySchema,
@@ -118,7 +119,13 @@ export function googleCalendarRoutes(
         },
         400: {
           description:
-            'Not connected, and no `return_url` to go to (also every unknown or forged state): a small page naming why.',
+            'Not connected, and no `return_url` to go to: a small page naming why (declined, expired, used). A query outside the documented one (an empty value) is the error object instead.',
+          contentType: 'text/html',
+          schema: errorSchemaFor(['invalid_request']),
+        },
+        404: {
+          description:
+            'A `state` the service did not issue, or none: a small page saying the link is not valid.',
           contentType: 'text/html',
         },
       },
@@ -131,7 +138,7 @@ export function googleCalendarRoutes(
           };
         }
         return {
-          status: outcome.result === 'connected' ? 200 : 400,
+          status: callbackStatus(outcome.result),
           headers: { ...CALLBACK_HEADERS, 'content-type': 'text/html; charset=utf-8' },
           body: callbackPage(outcome),
         };
@@ -167,4 +174,10 @@ export function googleCalendarRoutes(
       },
     }),
   ];
+}
+
+/** A page's status: an unknown state names no consent flow (404); other failures are 400. */
+function callbackStatus(result: CallbackOutcome['result']): number {
+  if (result === 'connected') return 200;
+  return result === 'state_invalid' ? 404 : 400;
 }

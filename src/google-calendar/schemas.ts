@@ -61,10 +61,10 @@ export const connectionSchema = z
 /** Google's redirect back; Google may add parameters of its own, which are ignored. */
 export const callbackQuerySchema = z
   .looseObject({
-    state: z.string().optional().describe('The flow’s state.'),
-    code: z.string().optional().describe('The authorization code, on consent.'),
-    error: z.string().optional().describe('Why there is no code (`access_denied`, ...).'),
-    scope: z.string().optional().describe('The scopes granted.'),
+    state: z.string().min(1).optional().describe('The flow’s state.'),
+    code: z.string().min(1).optional().describe('The authorization code, on consent.'),
+    error: z.string().min(1).optional().describe('Why there is no code (`access_denied`, ...).'),
+    scope: z.string().min(1).optional().describe('The scopes granted.'),
   })
   .meta({ title: 'GoogleCalendarOAuthCallback' });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode } from '../errors.ts';
+import { ERROR_CODES, type ErrorCode, INVALID_REQUEST_STATUS } from '../errors.ts';
 import type { AnyRoute } from './route.ts';
 
 /** The error codes a route can answer: implied by how it is called, plus its own. */
@@ -20,11 +20,7 @@ export function routeErrorCodes(route: AnyRoute): ErrorCode[] {
     codes.add('capability_disabled');
   }
   // A route that reads its body itself (`requestContent`) can refuse it the same ways.
-  if (route.body || route.requestContent) {
-    codes.add('invalid_request');
-    codes.add('payload_too_large');
-    codes.add('unsupported_media_type');
-  }
+  if (route.body || route.requestContent) codes.add('invalid_request');
   if (route.query || route.path.includes(':')) codes.add('invalid_request');
   for (const code of route.errors ?? []) codes.add(code);
   return [...codes];
@@ -41,12 +37,21 @@ export function errorSchemaFor(codes: readonly ErrorCode[]) {
   });
 }
 
-/** Error codes grouped by HTTP status, in status order. */
-export function codesByStatus(codes: readonly ErrorCode[]): [number, ErrorCode[]][] {
+/**
+ * Error codes grouped by HTTP status, in status order. A route with a body also answers
+ * `invalid_request` with 413 (body over the limit) and 415 (wrong content type).
+ */
+export function codesByStatus(
+  route: AnyRoute,
+  codes: readonly ErrorCode[],
+): [number, ErrorCode[]][] {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) {
-    const status = ERROR_CODES[code].status;
+  const add = (status: number, code: ErrorCode) =>
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  for (const code of codes) add(ERROR_CODES[code].status, code);
+  if (route.body || route.requestContent) {
+    add(INVALID_REQUEST_STATUS.body_too_large, 'invalid_request');
+    add(INVALID_REQUEST_STATUS.unsupported_media_type, 'invalid_request');
   }
   return [...byStatus.entries()].sort(([a], [b]) => a - b);
 }

@@ -124,7 +124,7 @@ export function buildOpenApiDocument(
         headers: headerObjects({ 'X-Request-Id': REQUEST_ID_HEADER, ...spec.headers }),
       };
     }
-    for (const [status, codes] of codesByStatus(routeErrorCodes(route))) {
+    for (const [status, codes] of codesByStatus(route, routeErrorCodes(route))) {
       if (responses[String(status)]) continue;
       const retryAfter = status === 429 || status === 503;
       responses[String(status)] = {
@@ -194,7 +194,7 @@ export function buildOpenApiDocument(
         'events: `start` (once, first), `text` (1 to 5,000 characters), `flush`, `stop` (once).',
         'Server events: `audio` (`seq` from 1), `usage`, `finish`, or one `error`. Close codes:',
         '1000 after `finish` or `error`, 1008 for binary frames or invalid JSON, 1009 for frames',
-        'over 64 KiB. Events after `stop` are ignored.',
+        'over 64 KiB. An event after `stop` is answered with an `invalid_request` error.',
         '',
         'Realtime transcription is a WebSocket at `/v1/realtime-transcription`, authenticated the',
         'same way (a token from `POST /v1/realtime-transcription-tokens`). Client events: `start`',

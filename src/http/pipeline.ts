@@ -16,6 +16,7 @@ export function routeHandler(
 ): { beforeBody: (request: HttpRequest) => Promise<void>; handler: Handler } {
   const authenticated = new WeakMap<HttpRequest, AuthContext>();
   const beforeBody = async (request: HttpRequest) => {
+    await route.checkBeforeBody?.(request);
     if (route.auth.kind !== 'workspace_key') return;
     const auth = await authenticator.workspaceKey(
       request.headers.authorization,

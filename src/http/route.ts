@@ -84,6 +84,12 @@ export interface RouteDefinition<Body = unknown, Query = unknown> {
    * already imply (see `src/http/openapi.ts`); they are listed in the OpenAPI document.
    */
   errors?: readonly ErrorCode[];
+  /**
+   * Checks of a credential the pipeline does not know (an Agent session token), from the
+   * headers alone: run before the body is read, as the workspace key check is, so a refused
+   * caller is told so (401, 403) whatever body it sends.
+   */
+  checkBeforeBody?(request: HttpRequest): Promise<void>;
   handle(context: RouteContext<Body, Query>): Promise<HttpResponse>;
 }
 

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { ApiError } from '../errors.ts';
+import { ApiError, unsupportedMediaTypeError } from '../errors.ts';
 
 /** Parses a JSON request body; malformed JSON is `invalid_request`. */
 export function parseJsonBody(body: Buffer, contentType: string | undefined): unknown {
   if (contentType && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType)) {
-    throw new ApiError('unsupported_media_type', 'The request body must be application/json.');
+    throw unsupportedMediaTypeError('The request body must be application/json.');
   }
   if (body.byteLength === 0) {
     throw new ApiError('invalid_request', 'A JSON request body is required.');

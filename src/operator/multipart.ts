@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError } from '../errors.ts';
+import { ApiError, unsupportedMediaTypeError } from '../errors.ts';
 import type { HttpRequest } from '../http/types.ts';
 import { validate } from '../http/validate.ts';
 
@@ -28,7 +28,7 @@ export async function readUploadForm<Metadata>(
 ): Promise<UploadForm<Metadata>> {
   const type = request.headers['content-type'] ?? '';
   if (!/^multipart\/form-data\s*;\s*boundary=/i.test(type)) {
-    throw new ApiError('unsupported_media_type', 'The request body must be multipart/form-data.');
+    throw unsupportedMediaTypeError('The request body must be multipart/form-data.');
   }
   let form: FormData;
   try {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageCursorSchema, UUID_PATTERN } from '../http/page-cursor.ts';
 
 export const transcriptionTokenSchema = z
   .object({
@@ -64,11 +65,6 @@ export const transcriptionSessionListSchema = z
   .meta({ title: 'RealtimeTranscriptionSessionList' });
 
 export const transcriptionSessionListQuerySchema = z.strictObject({
-  cursor: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe("The previous page's `next_cursor`: the sessions older than its last."),
+  cursor: pageCursorSchema(UUID_PATTERN, 'sessions').optional(),
   limit: z.coerce.number().int().min(1).max(100).optional().describe('Default 20.'),
 });

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, TranscriptionSessionsTable } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import { decodePageCursor, encodePageCursor } from '../http/page-cursor.ts';
 import { transcriptionCost } from './pricing.ts';
 import type { SessionScope } from './session-store.ts';
 
@@ -57,9 +58,8 @@ export class TranscriptionSessionReads {
   }
 
   /**
-   * One page of the scope's sessions, newest first, older than the session `cursor` names
-   * (which must be in scope: else `invalid_request`). `next_cursor` is the last one's id
-   * when the page is full.
+   * One page of the scope's sessions, newest first, older than the position `cursor`
+   * names. `next_cursor` is the last one's position when the page is full.
    */
   async list(scope: SessionScope, query: { cursor?: string | undefined; limit: number }) {
     let select = this.db
@@ -68,18 +68,11 @@ export class TranscriptionSessionReads {
       .where('workspace_id', '=', scope.workspaceId)
       .where('environment', '=', scope.environment);
     if (query.cursor !== undefined) {
-      const before = await this.db
-        .selectFrom('transcription_sessions')
-        .select(['id', 'started_at'])
-        .where('id', '=', query.cursor)
-        .where('workspace_id', '=', scope.workspaceId)
-        .where('environment', '=', scope.environment)
-        .executeTakeFirst();
-      if (!before) throw new ApiError('invalid_request', 'cursor names no session here.');
+      const before = decodePageCursor(query.cursor);
       select = select.where((eb) =>
         eb.or([
-          eb('started_at', '<', before.started_at),
-          eb.and([eb('started_at', '=', before.started_at), eb('id', '<', before.id)]),
+          eb('started_at', '<', before.at),
+          eb.and([eb('started_at', '=', before.at), eb('id', '<', before.id)]),
         ]),
       );
     }
@@ -90,7 +83,14 @@ export class TranscriptionSessionReads {
       .execute();
     return {
       sessions: rows.map(sessionBody),
-      next_cursor: rows.length === query.limit ? (rows.at(-1)?.id ?? null) : null,
+      next_cursor: nextCursorOf(rows, query.limit),
     };
   }
+}
+
+function nextCursorOf(rows: { id: string; started_at: string }[], limit: number): string | null {
+  const last = rows.at(-1);
+  return rows.length === limit && last
+    ? encodePageCursor({ at: last.started_at, id: last.id })
+    : null;
 }

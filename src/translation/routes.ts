@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { canonicalLanguage } from '../agents/agents.ts';
+import { languageTagSchema } from '../agents/language-tag.ts';
 import { requireAuth } from '../auth/context.ts';
 import type { LlmLedger } from '../billing/llm-ledger.ts';
 import type { Config } from '../config.ts';
@@ -13,12 +14,7 @@ import { startTranslationPreview, type TranslationEvent } from './preview.ts';
 import { MAX_TRANSLATION_CHARS, translationModel } from './translator.ts';
 
 const language = (what: string) =>
-  z
-    .string()
-    .min(2)
-    .max(35)
-    .regex(/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/, 'a BCP 47 language tag')
-    .describe(`${what} (BCP 47: \`fr\`, \`es-MX\`, \`zh-Hans\`).`);
+  languageTagSchema().describe(`${what} (BCP 47: \`fr\`, \`es-MX\`, \`zh-Hans\`).`);
 
 const previewBodySchema = z
   .strictObject({

@@ -15,7 +15,8 @@ export function ttsRoutes(oneShot: OneShotSynthesis): AnyRoute[] {
       method: 'POST',
       path: '/v1/tts',
       operationId: 'synthesize',
-      summary: 'One-shot synthesis: complete text in, complete audio bytes out.',
+      summary:
+        'One-shot synthesis: complete text in, complete audio bytes out. What the schema cannot state: `output_format` must be one of the voice’s `formats` (`GET /v1/voices`), and a tag-only request needs a voice with `voice_tags`; otherwise 400 `invalid_request`.',
       tags: ['tts'],
       auth: { kind: 'workspace_key', capability: 'tts' },
       bodyLimitBytes: ONESHOT_BODY_LIMIT_BYTES,

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhookDeliveryState } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import { decodePageCursor, encodePageCursor } from '../http/page-cursor.ts';
 import type { WebhookScope } from './outbox.ts';
 
 /** A delivery as callers see it: the event, its state and its last attempt. */
@@ -24,7 +25,7 @@ export interface WebhookDelivery {
 
 export interface DeliveryPage {
   deliveries: WebhookDelivery[];
-  /** The last delivery's id when older ones remain; pass it as `cursor`. */
+  /** The last delivery's position when older ones remain; pass it as `cursor`. */
   nextCursor: string | null;
 }
 
@@ -50,18 +51,11 @@ export class WebhookDeliveries {
       .limit(options.limit + 1);
     if (options.state) query = query.where('state', '=', options.state);
     if (options.cursor !== undefined) {
-      const after = await this.db
-        .selectFrom('webhook_deliveries')
-        .select(['created_at', 'id'])
-        .where('id', '=', options.cursor)
-        .where('endpoint_id', '=', endpointId)
-        .executeTakeFirst();
-      if (!after)
-        throw new ApiError('invalid_request', 'cursor does not name a delivery of this endpoint.');
+      const after = decodePageCursor(options.cursor);
       query = query.where((eb) =>
         eb.or([
-          eb('created_at', '<', after.created_at),
-          eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)]),
+          eb('created_at', '<', after.at),
+          eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)]),
         ]),
       );
     }
@@ -69,7 +63,7 @@ export class WebhookDeliveries {
     const page = rows.slice(0, options.limit).map(toDelivery);
     return {
       deliveries: page,
-      nextCursor: rows.length > options.limit ? (page.at(-1)?.id ?? null) : null,
+      nextCursor: nextCursorOf(rows, options.limit),
     };
   }
 
@@ -164,4 +158,12 @@ function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
     createdAt: row.created_at,
     payload: JSON.parse(row.payload),
   };
+}
+
+/** The position of a page's last row when more rows follow it. */
+function nextCursorOf(rows: { id: string; created_at: string }[], limit: number): string | null {
+  const last = rows[limit - 1];
+  return rows.length > limit && last
+    ? encodePageCursor({ at: last.created_at, id: last.id })
+    : null;
 }

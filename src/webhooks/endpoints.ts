@@ -56,9 +56,10 @@ export class WebhookEndpoints {
       .where('workspace_id', '=', scope.workspaceId)
       .where('environment', '=', scope.environment)
       .executeTakeFirstOrThrow();
+    // The request is well formed; the workspace's state refuses it until one is deleted.
     if (Number(existing.count) >= MAX_ENDPOINTS_PER_SCOPE) {
       throw new ApiError(
-        'invalid_request',
+        'conflict',
         `A workspace may have at most ${MAX_ENDPOINTS_PER_SCOPE} webhook endpoints per environment.`,
       );
     }

@@ -59,8 +59,9 @@ export function webhookRoutes(db: Kysely<Database>, box: SecretBox): AnyRoute[] 
       method: 'POST',
       path: '/v1/webhooks',
       operationId: 'createWebhook',
+      errors: ['conflict'],
       summary:
-        "Register an endpoint for the key's environment. The answer carries its signing secret, shown only this once.",
+        "Register an endpoint for the key's environment. The answer carries its signing secret, shown only this once. What the schema cannot state: the host is resolved at each delivery, and a delivery fails (and is retried) while the host does not resolve, or resolves to a private, loopback or other special-purpose address. A workspace has at most 20 endpoints per environment; one more is 409 `conflict`.",
       tags: TAGS,
       auth: AUTH,
       body: webhookCreateSchema,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageCursorSchema } from '../http/page-cursor.ts';
 import { MAX_ENDPOINTS_PER_SCOPE } from './endpoints.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT } from './event-types.ts';
 
@@ -121,13 +122,14 @@ export const webhookDeliveryListSchema = z.object({
     .describe('Pass as `cursor` for older deliveries; null on the last page.'),
 });
 
+/** A page position among an endpoint's deliveries (`next_cursor`). */
+export const deliveryCursorSchema = pageCursorSchema(
+  'whd_[0-9A-Za-z]{20}',
+  'deliveries of this endpoint',
+);
+
 export const webhookDeliveryQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe('`next_cursor` of the previous page of this endpoint.'),
+  cursor: deliveryCursorSchema.optional(),
   state: deliveryStateSchema.optional().describe('Only deliveries in this state.'),
 });

@@ -64,7 +64,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Voices enabled for the calling key’s workspace and environment. */
+        /** Voices enabled for the calling key’s workspace and environment: for synthesis (`tts`) and for its Agents (`agents`). */
         get: operations["listVoices"];
         put?: never;
         post?: never;
@@ -83,7 +83,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One-shot synthesis: complete text in, complete audio bytes out. */
+        /** One-shot synthesis: complete text in, complete audio bytes out. What the schema cannot state: `output_format` must be one of the voice’s `formats` (`GET /v1/voices`), and a tag-only request needs a voice with `voice_tags`; otherwise 400 `invalid_request`. */
         post: operations["synthesize"];
         delete?: never;
         options?: never;
@@ -118,7 +118,7 @@ export interface paths {
         /** Agents of the workspace and environment in creation order; Agents without a public voice selection are omitted. */
         get: operations["listAgents"];
         put?: never;
-        /** Create an Agent (draft revision 1); publish it to start sessions. */
+        /** Create an Agent (draft revision 1); publish it to start sessions. What the schema cannot state: `thinking_level` must be one the language model takes (`llm_model`, else the default model), otherwise 400 `invalid_request`. */
         post: operations["createAgent"];
         delete?: never;
         options?: never;
@@ -137,11 +137,11 @@ export interface paths {
         get: operations["getAgent"];
         put?: never;
         post?: never;
-        /** Delete an Agent with its revisions and publications. */
+        /** Delete an Agent with its revisions, publications, sessions, their recordings, documents and memories. */
         delete: operations["deleteAgent"];
         options?: never;
         head?: never;
-        /** Edit an Agent (a new draft revision): `character_card` replaces the whole card; legacy character fields edit one card field each. */
+        /** Edit an Agent (a new draft revision): `character_card` replaces the whole card; legacy character fields edit one card field each. What the schema cannot state: `thinking_level` must be one the Agent’s language model takes (the one in the body, else its current one), otherwise 400 `invalid_request`. */
         patch: operations["updateAgent"];
         trace?: never;
     };
@@ -172,7 +172,7 @@ export interface paths {
         /** The draft’s character card as V3 JSON, or as a PNG card image. */
         get: operations["exportAgentCharacterCard"];
         put?: never;
-        /** Replace the Agent’s card from a card file: V3, V2 or V1 JSON, or a PNG card image (`ccv3` chunk, else `chara`). */
+        /** Replace the Agent’s card from a card file: V3, V2 or V1 JSON, or a PNG card image (`ccv3` chunk, else `chara`). A PNG without either chunk is 400 `invalid_request`. */
         post: operations["importAgentCharacterCard"];
         delete?: never;
         options?: never;
@@ -226,7 +226,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mint an Agent session token (15 minutes, one conversation) for a published Agent. Body `{}` or `{end_user_id}`. */
+        /** Mint an Agent session token (15 minutes, one conversation) for a published Agent. Body `{}` or `{end_user_id}`. What the schema cannot state: `end_user_id` is required when the published Agent has memory, documents or calendar enabled (400 `memory_identity_required`, `documents_identity_required`, `calendar_identity_required`). */
         post: operations["createAgentSessionToken"];
         delete?: never;
         options?: never;
@@ -434,7 +434,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a backend-owned application session (protocol v2) with a published Agent. Answers a `control` part the backend keeps and a `session` part for the browser. The same chatSessionId and requestId return the same session with fresh credentials. */
+        /** Start a backend-owned application session (protocol v2) with a published Agent. Answers a `control` part the backend keeps and a `session` part for the browser. The same chatSessionId and requestId return the same session with fresh credentials. What the schema cannot state: the body’s `agentId` equals the path’s, tool names are unique and each tool’s `parameters` is a well-formed JSON Schema of an object (else 400 `invalid_request`); a deployment without LiveKit answers 503 `service_unavailable`. */
         post: operations["startApplicationSession"];
         delete?: never;
         options?: never;
@@ -520,7 +520,7 @@ export interface paths {
         /** The endpoints of the workspace in the key's environment, oldest first. */
         get: operations["listWebhooks"];
         put?: never;
-        /** Register an endpoint for the key's environment. The answer carries its signing secret, shown only this once. */
+        /** Register an endpoint for the key's environment. The answer carries its signing secret, shown only this once. What the schema cannot state: the host is resolved at each delivery, and a delivery fails (and is retried) while the host does not resolve, or resolves to a private, loopback or other special-purpose address. A workspace has at most 20 endpoints per environment; one more is 409 `conflict`. */
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
@@ -710,7 +710,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Google's redirect back after consent (public; the browser arrives here, never your backend). Stores the connection, then sends the browser to the flow's `return_url` (303) or answers a small page. A state is good once and for 10 minutes. */
+        /** Google's redirect back after consent (public; the browser arrives here, never your backend). Stores the connection, then sends the browser to the flow's `return_url` (303) or answers a small page. A state is good once and for 10 minutes. What the schema cannot state: Google sends `code` (consent) or `error` (refusal) with the state; a callback with neither is a 400 page. */
         get: operations["completeGoogleCalendarOAuth"];
         put?: never;
         post?: never;
@@ -801,7 +801,7 @@ export interface components {
             /** @description Server-assigned id of the failed request. */
             request_id: string;
             /** @enum {string} */
-            code: "invalid_request" | "memory_identity_required" | "documents_identity_required" | "calendar_identity_required" | "unauthorized" | "insufficient_credit" | "organization_suspended" | "capability_disabled" | "forbidden" | "session_token_agent_mismatch" | "not_found" | "voice_not_found" | "method_not_allowed" | "conflict" | "agent_not_api_ready" | "agent_not_published" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "provider_error" | "provider_auth_missing" | "provider_unavailable" | "organization_account_missing" | "service_unavailable";
+            code: "invalid_request" | "memory_identity_required" | "documents_identity_required" | "calendar_identity_required" | "unauthorized" | "insufficient_credit" | "organization_suspended" | "capability_disabled" | "forbidden" | "session_token_agent_mismatch" | "not_found" | "voice_not_found" | "method_not_allowed" | "conflict" | "agent_not_api_ready" | "agent_not_published" | "rate_limited" | "internal_error" | "provider_error" | "provider_auth_missing" | "provider_unavailable" | "organization_account_missing" | "service_unavailable";
             /** @description Authoritative: retry only when true. */
             retryable: boolean;
             /** @description Human-readable explanation; never match on it. */
@@ -1315,7 +1315,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -1329,7 +1329,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -1337,7 +1337,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -1351,7 +1351,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -1702,7 +1702,7 @@ export interface operations {
                             /** @description Legacy: character_card.data.system_prompt. */
                             instructions: string;
                         }[];
-                        /** @description Pass as `cursor` for the next page. */
+                        /** @description Pass as `cursor` for the next page; null on the last page (always when not paging). */
                         next_cursor: string | null;
                     };
                 };
@@ -2120,7 +2120,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -2134,7 +2134,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -2142,7 +2142,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -2156,7 +2156,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -2548,7 +2548,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `organization_suspended` or `capability_disabled`. */
+            /** @description Error object; `code` is `organization_suspended` or `capability_disabled` or `forbidden`. */
             403: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -2562,7 +2562,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "organization_suspended" | "capability_disabled";
+                        code: "organization_suspended" | "capability_disabled" | "forbidden";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -2941,7 +2941,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -2955,7 +2955,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -2963,7 +2963,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -2977,7 +2977,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -3250,7 +3250,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -3264,7 +3264,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -3272,7 +3272,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -3286,7 +3286,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -3736,7 +3736,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -3750,7 +3750,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -3758,7 +3758,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -3772,7 +3772,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -4173,7 +4173,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `conflict`. */
+            409: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "conflict";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -4187,7 +4209,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -4195,7 +4217,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -4209,7 +4231,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -4598,7 +4620,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -4612,7 +4634,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -4620,7 +4642,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -4634,7 +4656,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -5024,7 +5046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -5038,7 +5060,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -5046,7 +5068,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -5060,7 +5082,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -5353,8 +5375,11 @@ export interface operations {
                     end_user_id?: string;
                     /** @description What `{{user}}` stands for in the card; kept for the conversation. Default `User`. */
                     user_name?: string;
-                    /** @description The end user’s IANA time zone (`Europe/Paris`): the calendar capability reads and books times in it. */
-                    time_zone?: string;
+                    /**
+                     * @description The end user’s IANA time zone (`Europe/Paris`): the calendar capability reads and books times in it.
+                     * @enum {string}
+                     */
+                    time_zone?: "Africa/Abidjan" | "Africa/Accra" | "Africa/Addis_Ababa" | "Africa/Algiers" | "Africa/Asmera" | "Africa/Bamako" | "Africa/Bangui" | "Africa/Banjul" | "Africa/Bissau" | "Africa/Blantyre" | "Africa/Brazzaville" | "Africa/Bujumbura" | "Africa/Cairo" | "Africa/Casablanca" | "Africa/Ceuta" | "Africa/Conakry" | "Africa/Dakar" | "Africa/Dar_es_Salaam" | "Africa/Djibouti" | "Africa/Douala" | "Africa/El_Aaiun" | "Africa/Freetown" | "Africa/Gaborone" | "Africa/Harare" | "Africa/Johannesburg" | "Africa/Juba" | "Africa/Kampala" | "Africa/Khartoum" | "Africa/Kigali" | "Africa/Kinshasa" | "Africa/Lagos" | "Africa/Libreville" | "Africa/Lome" | "Africa/Luanda" | "Africa/Lubumbashi" | "Africa/Lusaka" | "Africa/Malabo" | "Africa/Maputo" | "Africa/Maseru" | "Africa/Mbabane" | "Africa/Mogadishu" | "Africa/Monrovia" | "Africa/Nairobi" | "Africa/Ndjamena" | "Africa/Niamey" | "Africa/Nouakchott" | "Africa/Ouagadougou" | "Africa/Porto-Novo" | "Africa/Sao_Tome" | "Africa/Tripoli" | "Africa/Tunis" | "Africa/Windhoek" | "America/Adak" | "America/Anchorage" | "America/Anguilla" | "America/Antigua" | "America/Araguaina" | "America/Argentina/La_Rioja" | "America/Argentina/Rio_Gallegos" | "America/Argentina/Salta" | "America/Argentina/San_Juan" | "America/Argentina/San_Luis" | "America/Argentina/Tucuman" | "America/Argentina/Ushuaia" | "America/Aruba" | "America/Asuncion" | "America/Bahia" | "America/Bahia_Banderas" | "America/Barbados" | "America/Belem" | "America/Belize" | "America/Blanc-Sablon" | "America/Boa_Vista" | "America/Bogota" | "America/Boise" | "America/Buenos_Aires" | "America/Cambridge_Bay" | "America/Campo_Grande" | "America/Cancun" | "America/Caracas" | "America/Catamarca" | "America/Cayenne" | "America/Cayman" | "America/Chicago" | "America/Chihuahua" | "America/Ciudad_Juarez" | "America/Coral_Harbour" | "America/Cordoba" | "America/Costa_Rica" | "America/Coyhaique" | "America/Creston" | "America/Cuiaba" | "America/Curacao" | "America/Danmarkshavn" | "America/Dawson" | "America/Dawson_Creek" | "America/Denver" | "America/Detroit" | "America/Dominica" | "America/Edmonton" | "America/Eirunepe" | "America/El_Salvador" | "America/Fort_Nelson" | "America/Fortaleza" | "America/Glace_Bay" | "America/Godthab" | "America/Goose_Bay" | "America/Grand_Turk" | "America/Grenada" | "America/Guadeloupe" | "America/Guatemala" | "America/Guayaquil" | "America/Guyana" | "America/Halifax" | "America/Havana" | "America/Hermosillo" | "America/Indiana/Knox" | "America/Indiana/Marengo" | "America/Indiana/Petersburg" | "America/Indiana/Tell_City" | "America/Indiana/Vevay" | "America/Indiana/Vincennes" | "America/Indiana/Winamac" | "America/Indianapolis" | "America/Inuvik" | "America/Iqaluit" | "America/Jamaica" | "America/Jujuy" | "America/Juneau" | "America/Kentucky/Monticello" | "America/Kralendijk" | "America/La_Paz" | "America/Lima" | "America/Los_Angeles" | "America/Louisville" | "America/Lower_Princes" | "America/Maceio" | "America/Managua" | "America/Manaus" | "America/Marigot" | "America/Martinique" | "America/Matamoros" | "America/Mazatlan" | "America/Mendoza" | "America/Menominee" | "America/Merida" | "America/Metlakatla" | "America/Mexico_City" | "America/Miquelon" | "America/Moncton" | "America/Monterrey" | "America/Montevideo" | "America/Montserrat" | "America/Nassau" | "America/New_York" | "America/Nome" | "America/Noronha" | "America/North_Dakota/Beulah" | "America/North_Dakota/Center" | "America/North_Dakota/New_Salem" | "America/Ojinaga" | "America/Panama" | "America/Paramaribo" | "America/Phoenix" | "America/Port-au-Prince" | "America/Port_of_Spain" | "America/Porto_Velho" | "America/Puerto_Rico" | "America/Punta_Arenas" | "America/Rankin_Inlet" | "America/Recife" | "America/Regina" | "America/Resolute" | "America/Rio_Branco" | "America/Santarem" | "America/Santiago" | "America/Santo_Domingo" | "America/Sao_Paulo" | "America/Scoresbysund" | "America/Sitka" | "America/St_Barthelemy" | "America/St_Johns" | "America/St_Kitts" | "America/St_Lucia" | "America/St_Thomas" | "America/St_Vincent" | "America/Swift_Current" | "America/Tegucigalpa" | "America/Thule" | "America/Tijuana" | "America/Toronto" | "America/Tortola" | "America/Vancouver" | "America/Whitehorse" | "America/Winnipeg" | "America/Yakutat" | "Antarctica/Casey" | "Antarctica/Davis" | "Antarctica/DumontDUrville" | "Antarctica/Macquarie" | "Antarctica/Mawson" | "Antarctica/McMurdo" | "Antarctica/Palmer" | "Antarctica/Rothera" | "Antarctica/Syowa" | "Antarctica/Troll" | "Antarctica/Vostok" | "Arctic/Longyearbyen" | "Asia/Aden" | "Asia/Almaty" | "Asia/Amman" | "Asia/Anadyr" | "Asia/Aqtau" | "Asia/Aqtobe" | "Asia/Ashgabat" | "Asia/Atyrau" | "Asia/Baghdad" | "Asia/Bahrain" | "Asia/Baku" | "Asia/Bangkok" | "Asia/Barnaul" | "Asia/Beirut" | "Asia/Bishkek" | "Asia/Brunei" | "Asia/Calcutta" | "Asia/Chita" | "Asia/Colombo" | "Asia/Damascus" | "Asia/Dhaka" | "Asia/Dili" | "Asia/Dubai" | "Asia/Dushanbe" | "Asia/Famagusta" | "Asia/Gaza" | "Asia/Hebron" | "Asia/Hong_Kong" | "Asia/Hovd" | "Asia/Irkutsk" | "Asia/Jakarta" | "Asia/Jayapura" | "Asia/Jerusalem" | "Asia/Kabul" | "Asia/Kamchatka" | "Asia/Karachi" | "Asia/Katmandu" | "Asia/Khandyga" | "Asia/Krasnoyarsk" | "Asia/Kuala_Lumpur" | "Asia/Kuching" | "Asia/Kuwait" | "Asia/Macau" | "Asia/Magadan" | "Asia/Makassar" | "Asia/Manila" | "Asia/Muscat" | "Asia/Nicosia" | "Asia/Novokuznetsk" | "Asia/Novosibirsk" | "Asia/Omsk" | "Asia/Oral" | "Asia/Phnom_Penh" | "Asia/Pontianak" | "Asia/Pyongyang" | "Asia/Qatar" | "Asia/Qostanay" | "Asia/Qyzylorda" | "Asia/Rangoon" | "Asia/Riyadh" | "Asia/Saigon" | "Asia/Sakhalin" | "Asia/Samarkand" | "Asia/Seoul" | "Asia/Shanghai" | "Asia/Singapore" | "Asia/Srednekolymsk" | "Asia/Taipei" | "Asia/Tashkent" | "Asia/Tbilisi" | "Asia/Tehran" | "Asia/Thimphu" | "Asia/Tokyo" | "Asia/Tomsk" | "Asia/Ulaanbaatar" | "Asia/Urumqi" | "Asia/Ust-Nera" | "Asia/Vientiane" | "Asia/Vladivostok" | "Asia/Yakutsk" | "Asia/Yekaterinburg" | "Asia/Yerevan" | "Atlantic/Azores" | "Atlantic/Bermuda" | "Atlantic/Canary" | "Atlantic/Cape_Verde" | "Atlantic/Faeroe" | "Atlantic/Madeira" | "Atlantic/Reykjavik" | "Atlantic/South_Georgia" | "Atlantic/St_Helena" | "Atlantic/Stanley" | "Australia/Adelaide" | "Australia/Brisbane" | "Australia/Broken_Hill" | "Australia/Darwin" | "Australia/Eucla" | "Australia/Hobart" | "Australia/Lindeman" | "Australia/Lord_Howe" | "Australia/Melbourne" | "Australia/Perth" | "Australia/Sydney" | "Europe/Amsterdam" | "Europe/Andorra" | "Europe/Astrakhan" | "Europe/Athens" | "Europe/Belgrade" | "Europe/Berlin" | "Europe/Bratislava" | "Europe/Brussels" | "Europe/Bucharest" | "Europe/Budapest" | "Europe/Busingen" | "Europe/Chisinau" | "Europe/Copenhagen" | "Europe/Dublin" | "Europe/Gibraltar" | "Europe/Guernsey" | "Europe/Helsinki" | "Europe/Isle_of_Man" | "Europe/Istanbul" | "Europe/Jersey" | "Europe/Kaliningrad" | "Europe/Kiev" | "Europe/Kirov" | "Europe/Lisbon" | "Europe/Ljubljana" | "Europe/London" | "Europe/Luxembourg" | "Europe/Madrid" | "Europe/Malta" | "Europe/Mariehamn" | "Europe/Minsk" | "Europe/Monaco" | "Europe/Moscow" | "Europe/Oslo" | "Europe/Paris" | "Europe/Podgorica" | "Europe/Prague" | "Europe/Riga" | "Europe/Rome" | "Europe/Samara" | "Europe/San_Marino" | "Europe/Sarajevo" | "Europe/Saratov" | "Europe/Simferopol" | "Europe/Skopje" | "Europe/Sofia" | "Europe/Stockholm" | "Europe/Tallinn" | "Europe/Tirane" | "Europe/Ulyanovsk" | "Europe/Vaduz" | "Europe/Vatican" | "Europe/Vienna" | "Europe/Vilnius" | "Europe/Volgograd" | "Europe/Warsaw" | "Europe/Zagreb" | "Europe/Zurich" | "Indian/Antananarivo" | "Indian/Chagos" | "Indian/Christmas" | "Indian/Cocos" | "Indian/Comoro" | "Indian/Kerguelen" | "Indian/Mahe" | "Indian/Maldives" | "Indian/Mauritius" | "Indian/Mayotte" | "Indian/Reunion" | "Pacific/Apia" | "Pacific/Auckland" | "Pacific/Bougainville" | "Pacific/Chatham" | "Pacific/Easter" | "Pacific/Efate" | "Pacific/Enderbury" | "Pacific/Fakaofo" | "Pacific/Fiji" | "Pacific/Funafuti" | "Pacific/Galapagos" | "Pacific/Gambier" | "Pacific/Guadalcanal" | "Pacific/Guam" | "Pacific/Honolulu" | "Pacific/Kiritimati" | "Pacific/Kosrae" | "Pacific/Kwajalein" | "Pacific/Majuro" | "Pacific/Marquesas" | "Pacific/Midway" | "Pacific/Nauru" | "Pacific/Niue" | "Pacific/Norfolk" | "Pacific/Noumea" | "Pacific/Pago_Pago" | "Pacific/Palau" | "Pacific/Pitcairn" | "Pacific/Ponape" | "Pacific/Port_Moresby" | "Pacific/Rarotonga" | "Pacific/Saipan" | "Pacific/Tahiti" | "Pacific/Tarawa" | "Pacific/Tongatapu" | "Pacific/Truk" | "Pacific/Wake" | "Pacific/Wallis";
                     /** @description What the end user says. */
                     text: string;
                     /**
@@ -5593,7 +5618,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -5607,7 +5632,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -5615,7 +5640,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -5629,7 +5654,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -6106,7 +6131,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -6120,7 +6145,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -6128,7 +6153,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -6142,7 +6167,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -6552,7 +6577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -6566,7 +6591,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -6574,7 +6599,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -6588,7 +6613,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -7005,9 +7030,10 @@ export interface operations {
             content: {
                 "application/json": {
                     sessionContext?: {
-                        /** @description How the Agent calls the user. */
+                        /** @description How the Agent calls the user, used as given (at most 4096 bytes of UTF-8: it travels inside the end user's LiveKit token). */
                         userName?: string;
-                        timeZone?: string;
+                        /** @enum {string} */
+                        timeZone?: "Africa/Abidjan" | "Africa/Accra" | "Africa/Addis_Ababa" | "Africa/Algiers" | "Africa/Asmera" | "Africa/Bamako" | "Africa/Bangui" | "Africa/Banjul" | "Africa/Bissau" | "Africa/Blantyre" | "Africa/Brazzaville" | "Africa/Bujumbura" | "Africa/Cairo" | "Africa/Casablanca" | "Africa/Ceuta" | "Africa/Conakry" | "Africa/Dakar" | "Africa/Dar_es_Salaam" | "Africa/Djibouti" | "Africa/Douala" | "Africa/El_Aaiun" | "Africa/Freetown" | "Africa/Gaborone" | "Africa/Harare" | "Africa/Johannesburg" | "Africa/Juba" | "Africa/Kampala" | "Africa/Khartoum" | "Africa/Kigali" | "Africa/Kinshasa" | "Africa/Lagos" | "Africa/Libreville" | "Africa/Lome" | "Africa/Luanda" | "Africa/Lubumbashi" | "Africa/Lusaka" | "Africa/Malabo" | "Africa/Maputo" | "Africa/Maseru" | "Africa/Mbabane" | "Africa/Mogadishu" | "Africa/Monrovia" | "Africa/Nairobi" | "Africa/Ndjamena" | "Africa/Niamey" | "Africa/Nouakchott" | "Africa/Ouagadougou" | "Africa/Porto-Novo" | "Africa/Sao_Tome" | "Africa/Tripoli" | "Africa/Tunis" | "Africa/Windhoek" | "America/Adak" | "America/Anchorage" | "America/Anguilla" | "America/Antigua" | "America/Araguaina" | "America/Argentina/La_Rioja" | "America/Argentina/Rio_Gallegos" | "America/Argentina/Salta" | "America/Argentina/San_Juan" | "America/Argentina/San_Luis" | "America/Argentina/Tucuman" | "America/Argentina/Ushuaia" | "America/Aruba" | "America/Asuncion" | "America/Bahia" | "America/Bahia_Banderas" | "America/Barbados" | "America/Belem" | "America/Belize" | "America/Blanc-Sablon" | "America/Boa_Vista" | "America/Bogota" | "America/Boise" | "America/Buenos_Aires" | "America/Cambridge_Bay" | "America/Campo_Grande" | "America/Cancun" | "America/Caracas" | "America/Catamarca" | "America/Cayenne" | "America/Cayman" | "America/Chicago" | "America/Chihuahua" | "America/Ciudad_Juarez" | "America/Coral_Harbour" | "America/Cordoba" | "America/Costa_Rica" | "America/Coyhaique" | "America/Creston" | "America/Cuiaba" | "America/Curacao" | "America/Danmarkshavn" | "America/Dawson" | "America/Dawson_Creek" | "America/Denver" | "America/Detroit" | "America/Dominica" | "America/Edmonton" | "America/Eirunepe" | "America/El_Salvador" | "America/Fort_Nelson" | "America/Fortaleza" | "America/Glace_Bay" | "America/Godthab" | "America/Goose_Bay" | "America/Grand_Turk" | "America/Grenada" | "America/Guadeloupe" | "America/Guatemala" | "America/Guayaquil" | "America/Guyana" | "America/Halifax" | "America/Havana" | "America/Hermosillo" | "America/Indiana/Knox" | "America/Indiana/Marengo" | "America/Indiana/Petersburg" | "America/Indiana/Tell_City" | "America/Indiana/Vevay" | "America/Indiana/Vincennes" | "America/Indiana/Winamac" | "America/Indianapolis" | "America/Inuvik" | "America/Iqaluit" | "America/Jamaica" | "America/Jujuy" | "America/Juneau" | "America/Kentucky/Monticello" | "America/Kralendijk" | "America/La_Paz" | "America/Lima" | "America/Los_Angeles" | "America/Louisville" | "America/Lower_Princes" | "America/Maceio" | "America/Managua" | "America/Manaus" | "America/Marigot" | "America/Martinique" | "America/Matamoros" | "America/Mazatlan" | "America/Mendoza" | "America/Menominee" | "America/Merida" | "America/Metlakatla" | "America/Mexico_City" | "America/Miquelon" | "America/Moncton" | "America/Monterrey" | "America/Montevideo" | "America/Montserrat" | "America/Nassau" | "America/New_York" | "America/Nome" | "America/Noronha" | "America/North_Dakota/Beulah" | "America/North_Dakota/Center" | "America/North_Dakota/New_Salem" | "America/Ojinaga" | "America/Panama" | "America/Paramaribo" | "America/Phoenix" | "America/Port-au-Prince" | "America/Port_of_Spain" | "America/Porto_Velho" | "America/Puerto_Rico" | "America/Punta_Arenas" | "America/Rankin_Inlet" | "America/Recife" | "America/Regina" | "America/Resolute" | "America/Rio_Branco" | "America/Santarem" | "America/Santiago" | "America/Santo_Domingo" | "America/Sao_Paulo" | "America/Scoresbysund" | "America/Sitka" | "America/St_Barthelemy" | "America/St_Johns" | "America/St_Kitts" | "America/St_Lucia" | "America/St_Thomas" | "America/St_Vincent" | "America/Swift_Current" | "America/Tegucigalpa" | "America/Thule" | "America/Tijuana" | "America/Toronto" | "America/Tortola" | "America/Vancouver" | "America/Whitehorse" | "America/Winnipeg" | "America/Yakutat" | "Antarctica/Casey" | "Antarctica/Davis" | "Antarctica/DumontDUrville" | "Antarctica/Macquarie" | "Antarctica/Mawson" | "Antarctica/McMurdo" | "Antarctica/Palmer" | "Antarctica/Rothera" | "Antarctica/Syowa" | "Antarctica/Troll" | "Antarctica/Vostok" | "Arctic/Longyearbyen" | "Asia/Aden" | "Asia/Almaty" | "Asia/Amman" | "Asia/Anadyr" | "Asia/Aqtau" | "Asia/Aqtobe" | "Asia/Ashgabat" | "Asia/Atyrau" | "Asia/Baghdad" | "Asia/Bahrain" | "Asia/Baku" | "Asia/Bangkok" | "Asia/Barnaul" | "Asia/Beirut" | "Asia/Bishkek" | "Asia/Brunei" | "Asia/Calcutta" | "Asia/Chita" | "Asia/Colombo" | "Asia/Damascus" | "Asia/Dhaka" | "Asia/Dili" | "Asia/Dubai" | "Asia/Dushanbe" | "Asia/Famagusta" | "Asia/Gaza" | "Asia/Hebron" | "Asia/Hong_Kong" | "Asia/Hovd" | "Asia/Irkutsk" | "Asia/Jakarta" | "Asia/Jayapura" | "Asia/Jerusalem" | "Asia/Kabul" | "Asia/Kamchatka" | "Asia/Karachi" | "Asia/Katmandu" | "Asia/Khandyga" | "Asia/Krasnoyarsk" | "Asia/Kuala_Lumpur" | "Asia/Kuching" | "Asia/Kuwait" | "Asia/Macau" | "Asia/Magadan" | "Asia/Makassar" | "Asia/Manila" | "Asia/Muscat" | "Asia/Nicosia" | "Asia/Novokuznetsk" | "Asia/Novosibirsk" | "Asia/Omsk" | "Asia/Oral" | "Asia/Phnom_Penh" | "Asia/Pontianak" | "Asia/Pyongyang" | "Asia/Qatar" | "Asia/Qostanay" | "Asia/Qyzylorda" | "Asia/Rangoon" | "Asia/Riyadh" | "Asia/Saigon" | "Asia/Sakhalin" | "Asia/Samarkand" | "Asia/Seoul" | "Asia/Shanghai" | "Asia/Singapore" | "Asia/Srednekolymsk" | "Asia/Taipei" | "Asia/Tashkent" | "Asia/Tbilisi" | "Asia/Tehran" | "Asia/Thimphu" | "Asia/Tokyo" | "Asia/Tomsk" | "Asia/Ulaanbaatar" | "Asia/Urumqi" | "Asia/Ust-Nera" | "Asia/Vientiane" | "Asia/Vladivostok" | "Asia/Yakutsk" | "Asia/Yekaterinburg" | "Asia/Yerevan" | "Atlantic/Azores" | "Atlantic/Bermuda" | "Atlantic/Canary" | "Atlantic/Cape_Verde" | "Atlantic/Faeroe" | "Atlantic/Madeira" | "Atlantic/Reykjavik" | "Atlantic/South_Georgia" | "Atlantic/St_Helena" | "Atlantic/Stanley" | "Australia/Adelaide" | "Australia/Brisbane" | "Australia/Broken_Hill" | "Australia/Darwin" | "Australia/Eucla" | "Australia/Hobart" | "Australia/Lindeman" | "Australia/Lord_Howe" | "Australia/Melbourne" | "Australia/Perth" | "Australia/Sydney" | "Europe/Amsterdam" | "Europe/Andorra" | "Europe/Astrakhan" | "Europe/Athens" | "Europe/Belgrade" | "Europe/Berlin" | "Europe/Bratislava" | "Europe/Brussels" | "Europe/Bucharest" | "Europe/Budapest" | "Europe/Busingen" | "Europe/Chisinau" | "Europe/Copenhagen" | "Europe/Dublin" | "Europe/Gibraltar" | "Europe/Guernsey" | "Europe/Helsinki" | "Europe/Isle_of_Man" | "Europe/Istanbul" | "Europe/Jersey" | "Europe/Kaliningrad" | "Europe/Kiev" | "Europe/Kirov" | "Europe/Lisbon" | "Europe/Ljubljana" | "Europe/London" | "Europe/Luxembourg" | "Europe/Madrid" | "Europe/Malta" | "Europe/Mariehamn" | "Europe/Minsk" | "Europe/Monaco" | "Europe/Moscow" | "Europe/Oslo" | "Europe/Paris" | "Europe/Podgorica" | "Europe/Prague" | "Europe/Riga" | "Europe/Rome" | "Europe/Samara" | "Europe/San_Marino" | "Europe/Sarajevo" | "Europe/Saratov" | "Europe/Simferopol" | "Europe/Skopje" | "Europe/Sofia" | "Europe/Stockholm" | "Europe/Tallinn" | "Europe/Tirane" | "Europe/Ulyanovsk" | "Europe/Vaduz" | "Europe/Vatican" | "Europe/Vienna" | "Europe/Vilnius" | "Europe/Volgograd" | "Europe/Warsaw" | "Europe/Zagreb" | "Europe/Zurich" | "Indian/Antananarivo" | "Indian/Chagos" | "Indian/Christmas" | "Indian/Cocos" | "Indian/Comoro" | "Indian/Kerguelen" | "Indian/Mahe" | "Indian/Maldives" | "Indian/Mauritius" | "Indian/Mayotte" | "Indian/Reunion" | "Pacific/Apia" | "Pacific/Auckland" | "Pacific/Bougainville" | "Pacific/Chatham" | "Pacific/Easter" | "Pacific/Efate" | "Pacific/Enderbury" | "Pacific/Fakaofo" | "Pacific/Fiji" | "Pacific/Funafuti" | "Pacific/Galapagos" | "Pacific/Gambier" | "Pacific/Guadalcanal" | "Pacific/Guam" | "Pacific/Honolulu" | "Pacific/Kiritimati" | "Pacific/Kosrae" | "Pacific/Kwajalein" | "Pacific/Majuro" | "Pacific/Marquesas" | "Pacific/Midway" | "Pacific/Nauru" | "Pacific/Niue" | "Pacific/Norfolk" | "Pacific/Noumea" | "Pacific/Pago_Pago" | "Pacific/Palau" | "Pacific/Pitcairn" | "Pacific/Ponape" | "Pacific/Port_Moresby" | "Pacific/Rarotonga" | "Pacific/Saipan" | "Pacific/Tahiti" | "Pacific/Tarawa" | "Pacific/Tongatapu" | "Pacific/Truk" | "Pacific/Wake" | "Pacific/Wallis";
                     };
                     /** @description This session only: legacy `persona`/`systemPrompt` (others inherit the card) or a complete `characterCard`. */
                     overrides?: {
@@ -7183,7 +7209,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -7197,7 +7223,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -7205,7 +7231,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -7219,7 +7245,31 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; `code` is `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying, when known. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "rate_limited";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -7763,7 +7813,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `organization_suspended` or `capability_disabled`. */
+            /** @description Error object; `code` is `organization_suspended` or `capability_disabled` or `forbidden`. */
             403: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -7777,7 +7827,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "organization_suspended" | "capability_disabled";
+                        code: "organization_suspended" | "capability_disabled" | "forbidden";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -8387,6 +8437,19 @@ export interface operations {
                                 token: string;
                             };
                             room: string;
+                            /**
+                             * Avatar
+                             * @description The Agent's avatar, as a managed session's start answers it.
+                             */
+                            avatar: {
+                                /** @description Pass as an Agent’s `avatar_id`. */
+                                id: string;
+                                name: string;
+                                /** @description Preview image (PNG); public, no credential needed. */
+                                image_url: string;
+                                /** @description Idle animation, when the avatar has one. */
+                                idle_video_url?: string;
+                            };
                             expires_at: string;
                         };
                     };
@@ -8524,7 +8587,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -8538,7 +8601,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -8546,7 +8609,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -8560,7 +8623,31 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; `code` is `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying, when known. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "rate_limited";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -9356,7 +9443,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `organization_suspended`. */
+            /** @description Error object; `code` is `organization_suspended` or `forbidden`. */
             403: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -9370,7 +9457,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "organization_suspended";
+                        code: "organization_suspended" | "forbidden";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -9530,7 +9617,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `organization_suspended`. */
+            /** @description Error object; `code` is `organization_suspended` or `forbidden`. */
             403: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -9544,7 +9631,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "organization_suspended";
+                        code: "organization_suspended" | "forbidden";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -9552,7 +9639,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `conflict`. */
+            409: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "conflict";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -9566,7 +9675,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -9574,7 +9683,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -9588,7 +9697,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -9730,7 +9839,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `organization_suspended`. */
+            /** @description Error object; `code` is `organization_suspended` or `forbidden`. */
             403: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -9744,7 +9853,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "organization_suspended";
+                        code: "organization_suspended" | "forbidden";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -9897,7 +10006,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `organization_suspended`. */
+            /** @description Error object; `code` is `organization_suspended` or `forbidden`. */
             403: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -9911,7 +10020,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "organization_suspended";
+                        code: "organization_suspended" | "forbidden";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -10091,7 +10200,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `organization_suspended`. */
+            /** @description Error object; `code` is `organization_suspended` or `forbidden`. */
             403: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -10105,7 +10214,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "organization_suspended";
+                        code: "organization_suspended" | "forbidden";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -10135,7 +10244,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -10149,7 +10258,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -10157,7 +10266,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -10171,7 +10280,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -10313,7 +10422,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `organization_suspended`. */
+            /** @description Error object; `code` is `organization_suspended` or `forbidden`. */
             403: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -10327,7 +10436,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "organization_suspended";
+                        code: "organization_suspended" | "forbidden";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -10357,7 +10466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -10371,7 +10480,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -10379,7 +10488,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -10393,7 +10502,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -10571,7 +10680,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `organization_suspended`. */
+            /** @description Error object; `code` is `organization_suspended` or `forbidden`. */
             403: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -10585,7 +10694,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "organization_suspended";
+                        code: "organization_suspended" | "forbidden";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -10615,7 +10724,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -10629,7 +10738,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -10637,7 +10746,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -10651,7 +10760,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -10834,7 +10943,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `organization_suspended`. */
+            /** @description Error object; `code` is `organization_suspended` or `forbidden`. */
             403: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -10848,7 +10957,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "organization_suspended";
+                        code: "organization_suspended" | "forbidden";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -11045,7 +11154,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `organization_suspended`. */
+            /** @description Error object; `code` is `organization_suspended` or `forbidden`. */
             403: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -11059,7 +11168,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "organization_suspended";
+                        code: "organization_suspended" | "forbidden";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -11260,7 +11369,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `organization_suspended`. */
+            /** @description Error object; `code` is `organization_suspended` or `forbidden`. */
             403: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -11274,7 +11383,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "organization_suspended";
+                        code: "organization_suspended" | "forbidden";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -11304,7 +11413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -11318,7 +11427,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -11326,7 +11435,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -11340,7 +11449,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -11736,7 +11845,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -11750,7 +11859,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -11758,7 +11867,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -11772,7 +11881,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -12212,7 +12321,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -12226,7 +12335,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -12234,7 +12343,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -12248,7 +12357,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -12658,7 +12767,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -12672,7 +12781,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -12680,7 +12789,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -12694,7 +12803,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -12871,7 +12980,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `payload_too_large`. */
+            /** @description Error object; `code` is `invalid_request`. */
             413: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -12885,7 +12994,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "payload_too_large";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -12893,7 +13002,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `unsupported_media_type`. */
+            /** @description Error object; `code` is `invalid_request`. */
             415: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -12907,7 +13016,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "unsupported_media_type";
+                        code: "invalid_request";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -13010,8 +13119,31 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not connected, and no `return_url` to go to (also every unknown or forged state): a small page naming why. */
+            /** @description Not connected, and no `return_url` to go to: a small page naming why (declined, expired, used). A query outside the documented one (an empty value) is the error object instead. */
             400: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "invalid_request";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description A `state` the service did not issue, or none: a small page saying the link is not valid. */
+            404: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
                     "X-Request-Id"?: string;

@@ -1,4 +1,4 @@
-import type { ResponseJson } from './openapi.ts';
+import type { RequestJson, ResponseJson } from './openapi.ts';
 
 /** What a turn cost: `credits` is the measure; `amount`/`currency` are deprecated projections. */
 export interface Charge {
@@ -36,7 +36,7 @@ export interface SendMessageRequest {
   /** What `{{user}}` stands for in the card. */
   user_name?: string;
   /** The end user's IANA time zone (`Europe/Paris`), for the calendar capability. */
-  time_zone?: string;
+  time_zone?: RequestJson<'sendAgentMessage'>['time_zone'];
   /**
    * Your id of this message (UUID). The SDK fills in a random one when omitted, so its own
    * retries never answer or charge twice.

@@ -37,9 +37,10 @@ export class AgentDocuments {
     const agent = await this.agent(scope, agentId);
     const owner = endUserId?.toLowerCase() ?? null;
     const limit = owner === null ? MAX_SHARED_DOCUMENTS_PER_AGENT : MAX_DOCUMENTS_PER_END_USER;
+    // The request is well formed; the Agent's state refuses it until a document is deleted.
     if ((await this.store.count(agent, owner)) >= limit) {
       throw new ApiError(
-        'invalid_request',
+        'conflict',
         owner === null
           ? `An Agent may have at most ${limit} shared documents.`
           : `An end user may have at most ${limit} documents with one Agent.`,

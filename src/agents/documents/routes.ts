@@ -38,7 +38,7 @@ export function documentRoutes(documents: AgentDocuments): AnyRoute[] {
       method: 'POST',
       path: '/v1/agents/:agentId/documents',
       operationId: 'createAgentDocument',
-      errors: ['not_found'],
+      errors: ['not_found', 'conflict'],
       summary:
         "Add a document to the Agent's knowledge base, shared by all its end users or owned by one (`end_user_id`). It is searchable as soon as this answers.",
       tags: TAGS,

@@ -1,4 +1,4 @@
-import { ApiError, errorBody, toApiError } from '../../errors.ts';
+import { bodyTooLargeError, errorBody, toApiError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { HttpResponse } from '../types.ts';
 import { BodyTooLargeError } from './read-body.ts';
@@ -17,7 +17,7 @@ export function errorResponse(
 ): HttpResponse {
   const apiError =
     error instanceof BodyTooLargeError
-      ? new ApiError('payload_too_large', `The request body exceeds ${error.limitBytes} bytes.`)
+      ? bodyTooLargeError(`The request body exceeds ${error.limitBytes} bytes.`)
       : toApiError(error);
   if (apiError.code === 'internal_error') {
     logger.error(

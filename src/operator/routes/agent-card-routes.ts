@@ -22,7 +22,7 @@ export function agentCardRoutes(guard: OperatorGuard, agents: Agents): AnyRoute[
         'Replaces the Agent’s card from a card file (V3, V2 or V1 JSON, or a PNG card image) as a new draft revision.',
       roles: AGENT_BUILDER_ROLES,
       bodyLimitBytes: MAX_PNG_BYTES,
-      errors: ['invalid_request', 'unsupported_media_type', 'not_found'],
+      errors: ['invalid_request', 'not_found'],
       handle: async ({ member, request }) => {
         const card = cardFromUpload(request.headers['content-type'], request.body);
         const updated = await agents.update(

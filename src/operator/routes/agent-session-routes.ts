@@ -7,6 +7,7 @@ import { recordingResponse, type SessionRecordings } from '../../agents/session-
 import { sessionReportBody } from '../../agents/session-report-view.ts';
 import type { Database } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import { pageCursorSchema, UUID_PATTERN } from '../../http/page-cursor.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import {
@@ -21,8 +22,7 @@ import type { OperatorPrincipal } from '../sessions.ts';
 const listQuery = z.strictObject({
   agent_id: z.string().min(1).max(64).optional(),
   end_user_id: z.string().min(1).max(200).optional(),
-  /** `next_cursor` of the previous page: the sessions older than its last. */
-  cursor: z.string().min(1).max(64).optional(),
+  cursor: pageCursorSchema(UUID_PATTERN, 'sessions').optional(),
   limit: z.coerce.number().int().min(1).max(100).optional(),
 });
 

@@ -133,7 +133,7 @@ export function cloneRoutes(guard: OperatorGuard, cloning: VoiceCloning): AnyRou
       summary: 'Creates a voice from recordings and submits its first clone to the providers.',
       roles: VOICE_MANAGER_ROLES,
       bodyLimitBytes: MAX_RECORDINGS_PER_REQUEST * SAMPLE_LIMITS.maxBytes + FORM_OVERHEAD_BYTES,
-      errors: ['invalid_request', 'unsupported_media_type', 'payload_too_large'],
+      errors: ['invalid_request'],
       handle: async ({ member, request }) => {
         const form = await readUploadForm(request, createSchema);
         const files = form.files('recording');
@@ -164,7 +164,7 @@ export function cloneRoutes(guard: OperatorGuard, cloning: VoiceCloning): AnyRou
       summary: 'Adds a recording; Ready routes become Update available.',
       roles: VOICE_MANAGER_ROLES,
       bodyLimitBytes: SAMPLE_LIMITS.maxBytes + FORM_OVERHEAD_BYTES,
-      errors: ['voice_not_found', 'invalid_request', 'unsupported_media_type', 'payload_too_large'],
+      errors: ['voice_not_found', 'invalid_request'],
       handle: async ({ member, request }) => {
         const form = await readUploadForm(request, sampleSchema);
         const files = form.files('recording');

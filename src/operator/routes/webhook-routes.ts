@@ -7,6 +7,7 @@ import type { WebhookDeliveries } from '../../webhooks/deliveries.ts';
 import type { WebhookEndpoints } from '../../webhooks/endpoints.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks/event-types.ts';
 import { emitTestEvent, type WebhookScope } from '../../webhooks/outbox.ts';
+import { deliveryCursorSchema } from '../../webhooks/schemas.ts';
 import { webhookDeliveryBody, webhookEndpointBody } from '../../webhooks/views.ts';
 import { WEBHOOK_MANAGER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
@@ -28,8 +29,7 @@ const createSchema = z.strictObject({
 const updateSchema = createSchema.partial();
 
 const deliveriesQuery = z.strictObject({
-  /** `next_cursor` of the previous page: the deliveries older than its last. */
-  cursor: z.string().min(1).max(64).optional(),
+  cursor: deliveryCursorSchema.optional(),
   limit: z.coerce.number().int().min(1).max(100).optional(),
 });
 

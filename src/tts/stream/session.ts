@@ -29,6 +29,14 @@ export type { StreamDependencies } from './stream-dependencies.ts';
 /** Synthesis's abort reason when a session ends: one instance, no stack trace per stream. */
 const REQUEST_ENDED = new ApiError('invalid_request', 'The request ended.');
 
+/** The spec's order ends with `stop`: anything after it is a protocol error. */
+function afterStop(): ApiError {
+  return new ApiError(
+    'invalid_request',
+    'No event may follow stop: one WebSocket carries one request.',
+  );
+}
+
 type State = 'awaiting_start' | 'starting' | 'open' | 'stopped' | 'ended';
 
 interface Target {
@@ -42,8 +50,8 @@ interface Target {
  * reserved as text arrives, segments synthesized as they are flushed into one continuous
  * encoded stream, and exactly one terminal event (`finish` or `error`).
  *
- * Client events are handled one at a time in arrival order. Events after `stop` are
- * ignored. A closed socket cancels synthesis at once; the ledger row then ends
+ * Client events are handled one at a time in arrival order. An event after `stop` is out
+ * of order: the request ends with `invalid_request` instead of `finish`. A closed socket cancels synthesis at once; the ledger row then ends
  * `cancelled`, charged for the segments completed.
  */
 export class StreamSession {
@@ -90,7 +98,11 @@ export class StreamSession {
 
   /** One parsed JSON frame from the client. */
   receive(value: unknown): void {
-    if (this.#state === 'ended' || this.#state === 'stopped') return;
+    if (this.#state === 'ended') return;
+    if (this.#state === 'stopped') {
+      this.#fail(afterStop());
+      return;
+    }
     this.#armIdleTimer();
     let event: ClientEvent;
     try {
@@ -125,7 +137,9 @@ export class StreamSession {
 
   async #handle(event: ClientEvent): Promise<void> {
     const state = this.#state;
-    if (state === 'ended' || state === 'stopped') return;
+    if (state === 'ended') return;
+    // Sent before `stop` was handled, in the same read.
+    if (state === 'stopped') throw afterStop();
     if (event.event === 'start') {
       if (state !== 'awaiting_start') {
         throw new ApiError(

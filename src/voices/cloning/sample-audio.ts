@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { ApiError } from '../../errors.ts';
+import { ApiError, bodyTooLargeError, unsupportedMediaTypeError } from '../../errors.ts';
 
 /** Upload limits of a voice sample. */
 export const SAMPLE_LIMITS = {
@@ -83,22 +83,18 @@ export async function decodeForAnalysis(audio: Buffer): Promise<Int16Array> {
 /**
  * Checks a recording before it is accepted: type and size, then ffprobe (container must
  * match the declared type, one audio stream, rate at least 16 kHz), then a full decode
- * (duration 1 s to 5 min, not silence). Failures are `unsupported_media_type`,
- * `payload_too_large` or `invalid_request` with a reason an operator can act on.
+ * (duration 1 s to 5 min, not silence). Failures are `invalid_request`: 415 for a wrong type,
+ * 413 for a file too large, 400 otherwise, with a reason an operator can act on.
  */
 export async function validateSample(audio: Buffer, contentType: string): Promise<ProbedSample> {
   const extension = SAMPLE_CONTENT_TYPES[contentType.split(';')[0]?.trim().toLowerCase() ?? ''];
   if (extension === undefined) {
-    throw new ApiError(
-      'unsupported_media_type',
+    throw unsupportedMediaTypeError(
       `Recordings must be one of: ${[...new Set(Object.values(SAMPLE_CONTENT_TYPES))].join(', ')}.`,
     );
   }
   if (audio.byteLength > SAMPLE_LIMITS.maxBytes) {
-    throw new ApiError(
-      'payload_too_large',
-      `A recording may be at most ${SAMPLE_LIMITS.maxBytes} bytes.`,
-    );
+    throw bodyTooLargeError(`A recording may be at most ${SAMPLE_LIMITS.maxBytes} bytes.`);
   }
   if (audio.byteLength === 0) throw new ApiError('invalid_request', 'The recording is empty.');
   const probe = await run(
@@ -120,8 +116,7 @@ export async function validateSample(audio: Buffer, contentType: string): Promis
     throw new ApiError('invalid_request', 'The recording could not be decoded as audio.');
   }
   if (!(FORMATS_BY_EXTENSION[extension] ?? []).includes(info.format.format_name)) {
-    throw new ApiError(
-      'unsupported_media_type',
+    throw unsupportedMediaTypeError(
       `The file is ${info.format.format_name}, not the declared ${contentType}.`,
     );
   }

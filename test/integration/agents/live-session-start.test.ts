@@ -520,5 +520,21 @@ describe('Live Agent session starts without LiveKit', () => {
     expect(reply.body.detail).toMatch(/LIVEKIT_URL/);
     const uses = await handle.db.selectFrom('agent_session_token_uses').selectAll().execute();
     expect(uses).toEqual([]);
+
+    // The credential is checked before the body: a refused token is 401 whatever the body;
+    // a good one with a body over 256 KiB is the spec's invalid_request, HTTP 413.
+    const huge = { sessionContext: { userName: 'x'.repeat(300 * 1024) } };
+    const forged = await apiClient(server.url, 'not-a-token')(
+      'POST',
+      `/v1/agents/${created.body.id}/sessions`,
+      huge,
+    );
+    expect([forged.status, forged.body.code]).toEqual([401, 'unauthorized']);
+    const big = await apiClient(server.url, token)(
+      'POST',
+      `/v1/agents/${created.body.id}/sessions`,
+      huge,
+    );
+    expect([big.status, big.body.code]).toEqual([413, 'invalid_request']);
   }, 30_000);
 });

@@ -152,6 +152,12 @@ describe.each(DIALECTS)('GET /v1/agent-sessions and transcripts on %s', (dialect
     const ids = newestFirst().map((s) => s.id);
     // Five sessions in pages of two; a full last page would have named a cursor.
     expect(pages).toEqual([ids.slice(0, 2), ids.slice(2, 4), ids.slice(4)]);
+    // A cursor is a position: a well-formed one that names no session still pages.
+    const past = await api('GET', `/v1/agent-sessions?cursor=2999-01-01T00:00:00.000Z~${uuidv7()}`);
+    expect([
+      past.status,
+      past.body.sessions.map((s: { session_id: string }) => s.session_id),
+    ]).toEqual([200, ids]);
     // The default page holds them all; the other workspace's session is not among them.
     const all = await api('GET', '/v1/agent-sessions');
     expect(all.body.sessions.map((s: { session_id: string }) => s.session_id)).toEqual(ids);
@@ -193,12 +199,13 @@ describe.each(DIALECTS)('GET /v1/agent-sessions and transcripts on %s', (dialect
     });
   });
 
-  it('refuses bad queries and cursors from elsewhere with invalid_request', async () => {
+  it('refuses bad queries and cursors not of the `{time}~{id}` format with invalid_request', async () => {
     for (const query of [
       'limit=0',
       'limit=101',
       'limit=two',
       'colour=blue',
+      'cursor=0',
       `cursor=${otherSessionId}`,
       `cursor=${uuidv7()}`,
     ]) {

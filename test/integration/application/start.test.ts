@@ -712,7 +712,7 @@ describe.each(DIALECTS)('Application session starts on %s', (dialect) => {
     const under = await start(agentId, fill(256 * 1024));
     expect(under.status, JSON.stringify(under.body)).toBe(201);
     const over = await start(agentId, { ...fill(256 * 1024 + 1), requestId: uuidv4() });
-    expect([over.status, over.body.code]).toEqual([413, 'payload_too_large']);
+    expect([over.status, over.body.code]).toEqual([413, 'invalid_request']);
   }, 30_000);
 });
 

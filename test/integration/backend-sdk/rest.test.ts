@@ -262,7 +262,7 @@ describe.each(DIALECTS)('server SDK REST client on %s', (dialect) => {
         403,
       ],
       [
-        'payload_too_large',
+        'invalid_request',
         () => client.tts.synthesize({ ...speak, text: 'x'.repeat(600_000) }),
         PayloadTooLargeError,
         413,

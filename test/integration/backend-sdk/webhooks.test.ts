@@ -270,7 +270,10 @@ describe.each(DIALECTS)('server SDK webhooks on %s', (dialect) => {
     });
 
     const page = await client.webhooks.deliveries(id, { limit: 2 });
-    expect(page).toEqual({ deliveries: sent.slice(0, 2), next_cursor: sent[1]?.id });
+    expect(page).toEqual({
+      deliveries: sent.slice(0, 2),
+      next_cursor: `${sent[1]?.created_at}~${sent[1]?.id}`,
+    });
     const next = await client.webhooks.deliveries(id, { limit: 2, cursor: page.next_cursor ?? '' });
     expect(next).toEqual({ deliveries: sent.slice(2), next_cursor: null });
     expect(await client.webhooks.deliveries(id, { state: 'failed' })).toEqual({

@@ -174,7 +174,7 @@ describe.each(DIALECTS)('demo page on %s', (dialect) => {
       '403 forbidden',
     );
     expect(await code({ agent_id: publishedId }, { 'content-type': 'text/plain' })).toBe(
-      '415 unsupported_media_type',
+      '415 invalid_request',
     );
     expect(await code({ agent_id: publishedId }, { origin: server.devUrl })).toBe('201 undefined');
   });

@@ -189,15 +189,23 @@ describe.each(DIALECTS)('Google Calendar consent on %s', (dialect) => {
     expect((await api('GET', `/v1/google-calendar/connections/${endUserId}`)).status).toBe(404);
   });
 
-  it('refuses forged and missing states with a page, never calling Google', async () => {
+  it('refuses forged and missing states with a 404 page and empty values with 400, never calling Google', async () => {
     const exchanges = tokenRequests().length;
     for (const query of ['?state=forged-state&code=4/0Aforged', '?code=4/0Aforged', '']) {
       const callback = await fetch(`${server.url}${CALLBACK_PATH}${query}`, { redirect: 'manual' });
-      expect(callback.status).toBe(400);
+      expect(callback.status).toBe(404);
       expect(callback.headers.get('content-type')).toBe('text/html; charset=utf-8');
       const html = await callback.text();
       expect(html).toContain('content="state_invalid"');
       expect(html).not.toMatch(/at .*\.js|Error:/);
+    }
+    // Empty parameters are outside the documented query: the error object, as any route.
+    for (const query of ['?state=&code=4/0Aforged', '?state=forged-state&code=']) {
+      const callback = await fetch(`${server.url}${CALLBACK_PATH}${query}`, { redirect: 'manual' });
+      expect([callback.status, ((await callback.json()) as { code: string }).code]).toEqual([
+        400,
+        'invalid_request',
+      ]);
     }
     expect(tokenRequests()).toHaveLength(exchanges);
   });

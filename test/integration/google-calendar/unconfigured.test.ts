@@ -61,7 +61,7 @@ describe.each(DIALECTS)('Google Calendar without a Google client on %s', (dialec
       });
     }
     const callback = await fetch(`${server.url}${CALLBACK_PATH}?state=abc&code=def`);
-    expect(callback.status).toBe(400);
+    expect(callback.status).toBe(404);
     expect(await callback.text()).toContain('content="state_invalid"');
   });
 });

@@ -17,6 +17,7 @@ import { budget } from '../../helpers/wait.ts';
 interface Operation {
   operationId: string;
   security?: unknown[];
+  parameters?: { name: string; in: string; required?: boolean; schema: Record<string, unknown> }[];
   requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
   responses: Record<
     string,
@@ -91,6 +92,11 @@ describe('the OpenAPI document', () => {
           expect(response.headers?.['X-Request-Id'], `${where} ${status}`).toBeDefined();
           const codes = response.content?.['application/json']?.schema.properties?.code?.enum;
           if (status === 'default' || !codes) continue;
+          // A body over the limit and a wrong content type are the spec's invalid_request.
+          if (status === '413' || status === '415') {
+            expect(codes, `${where} ${status}`).toEqual(['invalid_request']);
+            continue;
+          }
           for (const code of codes) {
             expect(ERROR_CODES[code as keyof typeof ERROR_CODES].status, `${where} ${code}`).toBe(
               Number(status),
@@ -182,6 +188,38 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(messages?.get?.responses ?? {}).sort()).toEqual(
       ['200', '400', '401', '403', '404', '500', '503', 'default'].sort(),
     );
+  });
+
+  it('states the formats a fuzzer needs: cursors, language tags, time zones, callback values', () => {
+    const query = (path: string, name: string) =>
+      (document.paths[path]?.get?.parameters ?? []).find((p) => p.name === name)?.schema;
+    for (const path of ['/v1/agent-sessions', '/v1/realtime-transcription-sessions']) {
+      const pattern = new RegExp(query(path, 'cursor')?.pattern as string);
+      expect(pattern.test('0'), path).toBe(false);
+      expect(pattern.test('2026-11-28T10:00:00.000Z~01a2227e-21a5-7620-b685-3aca0b95c2c2')).toBe(
+        true,
+      );
+    }
+    const deliveries = new RegExp(
+      query('/v1/webhooks/{webhookId}/deliveries', 'cursor')?.pattern as string,
+    );
+    expect(deliveries.test('2026-11-28T10:00:00.000Z~whd_cAKocC3jkRtgP9BRa25l')).toBe(true);
+    expect(deliveries.test('whd_cAKocC3jkRtgP9BRa25l')).toBe(false);
+    for (const name of ['state', 'code', 'error', 'scope']) {
+      expect(query('/v1/google-calendar/oauth/callback', name)).toMatchObject({ minLength: 1 });
+    }
+    const create = document.paths['/v1/agents']?.post?.requestBody?.content['application/json']
+      ?.schema as { properties: Record<string, { anyOf?: { pattern?: string }[] }> };
+    const language = new RegExp(
+      create.properties.language?.anyOf?.find((s) => s.pattern)?.pattern as string,
+    );
+    expect(['en', 'es-MX', 'zh-Hans', 'sr-Latn-RS'].every((t) => language.test(t))).toBe(true);
+    expect(['AA-0000000-0000000', '0', 'e'].some((t) => language.test(t))).toBe(false);
+    const messages = document.paths['/v1/agents/{agentId}/messages']?.post?.requestBody?.content[
+      'application/json'
+    ]?.schema as { properties: Record<string, { enum?: string[] }> };
+    expect(messages.properties.time_zone?.enum).toContain('Europe/Paris');
+    expect(messages.properties.time_zone?.enum).not.toContain('');
   });
 
   it('lists the media types one-shot synthesis really sends', async () => {

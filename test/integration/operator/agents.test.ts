@@ -266,7 +266,7 @@ describe.each(DIALECTS)('operator API: one Agent and the language models on %s',
 
     const refusals: [OperatorClient, string | undefined, string, number, string][] = [
       [member, 'application/json', JSON.stringify(v2), 403, 'forbidden'],
-      [owner, 'text/plain', 'hello', 415, 'unsupported_media_type'],
+      [owner, 'text/plain', 'hello', 415, 'invalid_request'],
       [owner, 'application/json', '', 400, 'invalid_request'],
       [owner, 'application/json', '{"not":"a card"}', 400, 'invalid_request'],
       [stranger, 'application/json', JSON.stringify(v2), 404, 'not_found'],

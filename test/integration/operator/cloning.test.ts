@@ -275,7 +275,7 @@ describe.each(DIALECTS)('operator cloning API on %s', (dialect) => {
     expect(unconfirmed.body).toMatchObject({ code: 'invalid_request' });
     const json = await owner.request('POST', `/voices/${voiceId}/samples`, meta(second));
     expect(json.status).toBe(415);
-    expect(json.body).toMatchObject({ code: 'unsupported_media_type' });
+    expect(json.body).toMatchObject({ code: 'invalid_request' });
     const noFile = await owner.upload(
       `/voices/${voiceId}/samples`,
       { ...meta(second), permission_confirmed: true },

@@ -140,7 +140,7 @@ describe.each(DIALECTS)('operator API: transcription and streaming sessions on %
     const first = body<Page>(await owner.request('GET', '/transcription-sessions?limit=1'), 200);
     expect([first.sessions.map((s) => s.session_id), first.next_cursor]).toEqual([
       [ids[1]],
-      ids[1],
+      expect.stringMatching(new RegExp(`~${ids[1]}$`)),
     ]);
     const second = body<Page>(
       await owner.request('GET', `/transcription-sessions?limit=1&cursor=${first.next_cursor}`),

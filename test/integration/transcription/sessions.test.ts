@@ -81,7 +81,7 @@ describe.each(DIALECTS)('realtime transcription sessions on %s', (dialect) => {
     expect(first.status).toBe(200);
     const page = first.body as { sessions: { session_id: string }[]; next_cursor: string };
     expect(page.sessions.map((s) => s.session_id)).toEqual([ids[2], ids[1]]);
-    expect(page.next_cursor).toBe(ids[1]);
+    expect(page.next_cursor).toMatch(new RegExp(`^\\d{4}-.+Z~${ids[1]}$`));
     expect(page.sessions[0]).toEqual({
       session_id: ids[2],
       status: 'ended',
@@ -103,12 +103,19 @@ describe.each(DIALECTS)('realtime transcription sessions on %s', (dialect) => {
       sessions: [expect.objectContaining({ session_id: ids[0] })],
       next_cursor: null,
     });
-    // Another workspace's session is not a cursor here.
+    // A cursor is a position, never another workspace's data; a bare id is not a cursor.
     const foreign = await get(
-      `/v1/realtime-transcription-sessions?cursor=${ids[0]}`,
+      `/v1/realtime-transcription-sessions?cursor=${page.next_cursor}`,
       ws.productionKey,
     );
-    expect(foreign).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+    expect(foreign.body).toMatchObject({ sessions: [], next_cursor: null });
+    for (const cursor of [ids[0], '0']) {
+      const refused = await get(
+        `/v1/realtime-transcription-sessions?cursor=${cursor}`,
+        owner.productionKey,
+      );
+      expect(refused).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+    }
   });
 
   it('answers 404 for a session of another workspace or environment', async () => {

@@ -248,19 +248,22 @@ describe('streaming protocol', () => {
     expect(events.filter((e) => e.event === 'audio')).toHaveLength(0);
   });
 
-  it('ignores events after stop and still finishes', async () => {
+  it.each([
+    ['a second stop', { event: 'stop' }],
+    ['text', { event: 'text', text: 'This is never spoken.' }],
+    ['flush', { event: 'flush' }],
+    ['a second start', { event: 'start', request: START }],
+  ])('answers %s after stop with invalid_request instead of finish', async (_name, late) => {
     const client = await connect();
     client.send({ event: 'start', request: START });
     client.send({ event: 'text', text: 'Stopping now.' });
     client.send({ event: 'stop' });
-    client.send({ event: 'stop' });
-    client.send({ event: 'text', text: 'This is never spoken.' });
-    client.send({ event: 'start', request: START });
+    client.send(late);
     const { code } = await client.closed;
     expect(code).toBe(1000);
-    expect(client.events.at(-1)!.event).toBe('finish');
-    expect(client.events.filter((e) => e.event === 'error')).toHaveLength(0);
-    expect(client.events.find((e) => e.event === 'usage')!.usage).toMatchObject({ chars: 13 });
+    expect(client.events.filter((e) => e.event !== 'audio')).toHaveLength(1);
+    expectErrorEvent(client.events.at(-1), 'invalid_request');
+    expect(client.events.at(-1)!.detail).toContain('stop');
   });
 
   it('treats a flush with an empty buffer as a no-op', async () => {

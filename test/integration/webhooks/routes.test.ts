@@ -246,10 +246,19 @@ describe.each(DIALECTS)('webhook routes on %s', (dialect) => {
     expect(await page('')).toEqual({
       status: 200,
       ids: newestFirst.slice(0, 20),
-      next: newestFirst[19],
+      next: expect.stringMatching(new RegExp(`^\\d{4}-.+Z~${newestFirst[19]}$`)),
     });
     const rest = { status: 200, ids: newestFirst.slice(20), next: null };
-    expect(await page(`cursor=${newestFirst[19]}`)).toEqual(rest);
+    expect(await page(`cursor=${(await page('')).next}`)).toEqual(rest);
+    // A cursor is a position: one past every delivery pages them all, one before none.
+    expect((await page(`cursor=2999-01-01T00:00:00.000Z~whd_${'z'.repeat(20)}`)).ids).toEqual(
+      newestFirst.slice(0, 20),
+    );
+    expect(await page(`cursor=2000-01-01T00:00:00.000Z~whd_${'0'.repeat(20)}`)).toEqual({
+      status: 200,
+      ids: [],
+      next: null,
+    });
 
     const pages: string[][] = [];
     for (let cursor = ''; pages.length === 0 || cursor; ) {
@@ -271,7 +280,8 @@ describe.each(DIALECTS)('webhook routes on %s', (dialect) => {
 
     const other = await create();
     const [foreign] = await seedDeliveries(other.id, 1);
-    const refused = [`cursor=${foreign}`, `cursor=${UNKNOWN_DELIVERY}`, 'limit=0', 'limit=101'];
+    // A delivery id alone is not a cursor (its format is `{time}~{id}`).
+    const refused = [`cursor=${foreign}`, `cursor=${UNKNOWN_DELIVERY}`, 'cursor=0', 'limit=0'];
     for (const query of [...refused, 'limit=two', 'state=sent', 'page=2']) {
       const reply = await api('GET', `/v1/webhooks/${made.id}/deliveries?${query}`);
       expectError(reply, 400, 'invalid_request');
@@ -335,8 +345,8 @@ describe.each(DIALECTS)('webhook routes on %s', (dialect) => {
     for (let i = 0; i < 20; i++) await create({ url: `https://example.com/${i}` }, crowdedApi);
     expectError(
       await crowdedApi('POST', '/v1/webhooks', { url: 'https://example.com/x', events: [ENDED] }),
-      400,
-      'invalid_request',
+      409,
+      'conflict',
     );
     expect((await crowdedApi('GET', '/v1/webhooks')).body.webhooks).toHaveLength(20);
     const dev = apiClient(server.devUrl, crowded.developmentKey);

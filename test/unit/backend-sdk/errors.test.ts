@@ -6,6 +6,7 @@ import {
   AwpError,
   apiError,
   ConflictError,
+  InvalidRequestError,
   ProviderError,
   RateLimitedError,
 } from '../../../backend-sdk/src/index.ts';
@@ -17,13 +18,17 @@ describe('SDK error classes', () => {
     const sdk = Object.fromEntries(
       Object.entries(API_ERROR_CLASSES).map(([code, entry]) => [
         code,
-        { status: entry.status, retryable: entry.retryable },
+        { status: entry.status, retryable: entry.retryable, fallback: entry.fallback },
       ]),
     );
     const service = Object.fromEntries(
       Object.entries(ERROR_CODES).map(([code, entry]) => [
         code,
-        { status: entry.status, retryable: entry.retryable },
+        {
+          status: entry.status,
+          retryable: entry.retryable,
+          fallback: 'fallback' in entry ? entry.fallback : undefined,
+        },
       ]),
     );
     expect(sdk).toEqual(service);
@@ -63,6 +68,21 @@ describe('SDK error classes', () => {
       detail: 'slow down',
       message: '429 rate_limited: slow down',
     });
+  });
+
+  it('maps invalid_request to the class of its status: 413 and 415 are subclasses', () => {
+    const of = (status: number) =>
+      apiError(
+        { event: 'error', request_id: 'r', code: 'invalid_request', retryable: false },
+        { status },
+      );
+    expect([of(400), of(413), of(415)].map((e) => [e.constructor.name, e.status])).toEqual([
+      ['InvalidRequestError', 400],
+      ['PayloadTooLargeError', 413],
+      ['UnsupportedMediaTypeError', 415],
+    ]);
+    expect(of(413)).toBeInstanceOf(InvalidRequestError);
+    expect(of(415)).toBeInstanceOf(InvalidRequestError);
   });
 
   it('keeps the service’s retryable flag over the code’s default', () => {

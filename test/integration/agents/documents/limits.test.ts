@@ -117,7 +117,7 @@ describe.each(DIALECTS)('Agent document limits over HTTP on %s', (dialect) => {
         'content-type': 'application/x-www-form-urlencoded',
       }),
       415,
-      'unsupported_media_type',
+      'invalid_request',
     );
     const document = (await api('GET', `/v1/agents/${agentId}/documents`)).body.documents;
     expect(document).toEqual([]);
@@ -144,9 +144,9 @@ describe.each(DIALECTS)('Agent document limits over HTTP on %s', (dialect) => {
     expect((await api('DELETE', path)).status).toBe(204);
   });
 
-  it('refuses a body over 1 MiB with 413 payload_too_large', async () => {
+  it('refuses a body over 1 MiB with 413 invalid_request', async () => {
     const body = { title: 'Huge', text: 'ab '.repeat(400_000) };
-    expectError(await post(body), 413, 'payload_too_large');
+    expectError(await post(body), 413, 'invalid_request');
     expect((await api('GET', `/v1/agents/${agentId}/documents`)).body.documents).toEqual([]);
   });
 
@@ -155,7 +155,7 @@ describe.each(DIALECTS)('Agent document limits over HTTP on %s', (dialect) => {
     await fill(agent, SAM, MAX_DOCUMENTS_PER_END_USER - 1);
     expect((await post({ title: 'Last', text: 'x', end_user_id: SAM }, agent)).status).toBe(201);
     const refused = await post({ title: 'One more', text: 'x', end_user_id: SAM }, agent);
-    expectError(refused, 400, 'invalid_request');
+    expectError(refused, 409, 'conflict');
     expect(refused.body.detail).toContain(String(MAX_DOCUMENTS_PER_END_USER));
     // Other end users and the shared documents have their own count.
     expect((await post({ title: 'Kim', text: 'x', end_user_id: KIM }, agent)).status).toBe(201);
@@ -171,7 +171,7 @@ describe.each(DIALECTS)('Agent document limits over HTTP on %s', (dialect) => {
     const agent = await createAgent();
     await fill(agent, null, MAX_SHARED_DOCUMENTS_PER_AGENT - 1);
     expect((await post({ title: 'Last', text: 'x' }, agent)).status).toBe(201);
-    expectError(await post({ title: 'One more', text: 'x' }, agent), 400, 'invalid_request');
+    expectError(await post({ title: 'One more', text: 'x' }, agent), 409, 'conflict');
     expect((await post({ title: 'Own', text: 'x', end_user_id: SAM }, agent)).status).toBe(201);
     // Another Agent of the workspace has its own limit.
     expect((await post({ title: 'Elsewhere', text: 'x' }, await createAgent())).status).toBe(201);

@@ -10,6 +10,7 @@ import {
   type WebhookEventType,
 } from '../../../backend-sdk/src/index.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { WEBHOOK_EVENT_SCHEMAS } from '../../../src/webhooks/event-schemas.ts';
 import {
   type FakeTranscriptions,
   startFakeTranscriptions,
@@ -79,9 +80,9 @@ describe.each(DIALECTS)('transcription and streaming session webhooks on %s', (d
   /** Every event received so far, each verified with the endpoint's secret. */
   const received = (): WebhookEvent[] =>
     receiver.hits.map((hit) => verifyWebhook(hit.body, hit.headers, secret));
-  /** The one event of `type` about `sessionId`, once it arrived. */
-  const eventOf = (type: WebhookEventType, sessionId: string) =>
-    waitFor(
+  /** The one event of `type` about `sessionId`, once it arrived, checked against its schema. */
+  const eventOf = async (type: WebhookEventType, sessionId: string) => {
+    const event = await waitFor(
       () => {
         const found = received().filter(
           (event) =>
@@ -94,6 +95,9 @@ describe.each(DIALECTS)('transcription and streaming session webhooks on %s', (d
       },
       { what: `${type} for ${sessionId}` },
     );
+    expect(WEBHOOK_EVENT_SCHEMAS[type].schema.safeParse(event).success).toBe(true);
+    return event;
+  };
 
   it('sends streaming_session.started and .ended with the session as GET answers it', async () => {
     const created = await client.streamingSessions.create({ metadata: { screen: 'checkout' } });

@@ -24,8 +24,8 @@ export interface SpeakSegmentsInput {
 /**
  * Synthesizes each flushed segment in turn into `write`, prepared for the route serving
  * the request. A flushed segment with nothing speakable in it (only cues or punctuation)
- * is skipped; a tag-only request on a voice
- * without tags fails, and so does a request where nothing was speakable at all.
+ * is skipped; a tag-only request on a voice without tags fails, and so does a request
+ * where nothing was speakable at all.
  */
 export async function speakSegments(input: SpeakSegmentsInput): Promise<void> {
   const { signal } = input;

@@ -123,7 +123,11 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
       },
       // Credential first (401/403 before the body is read), but not used up yet.
       checkBeforeBody: async (request) => {
-        await tokens.check(sessionBearer(request), request.params.agentId ?? '', request.environment);
+        await tokens.check(
+          sessionBearer(request),
+          request.params.agentId ?? '',
+          request.environment,
+        );
       },
       handle: async ({ request }) => {
         const bearer = sessionBearer(request);

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import type { StreamingScope, StreamingSessionRecord } from './store.ts';
+import type { StreamingScope, StreamingSessionRecord } from './records.ts';
 
 /** What the service measured of a session's speech requests (the ledger's rows). */
 export interface StreamingSessionUsage {

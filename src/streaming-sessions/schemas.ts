@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MILLICREDITS_PER_CREDIT } from '../billing/cost.ts';
+import type { StreamingEventRecord } from './records.ts';
 import type { StreamingSessionReport } from './report.ts';
-import type { StreamingEventRecord } from './store.ts';
 
 /** Largest `metadata` or event `data`, as JSON text. */
 export const MAX_JSON_OBJECT_BYTES = 4096;

@@ -1,49 +1,34 @@
 import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { isUniqueViolation } from '../agents/unique-violation.ts';
-import type { Environment } from '../config.ts';
 import type { Database, StreamingSessionStatus } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import type {
+  StreamingEventInput,
+  StreamingEventRecord,
+  StreamingScope,
+  StreamingSessionRecord,
+} from './records.ts';
+import { emitStreamingSessionEvent } from './session-events.ts';
 
 /** Events one session keeps; a batch that would pass it is refused whole. */
 export const MAX_EVENTS_PER_SESSION = 10_000;
 /** How long after its end a session still takes events (a client flushing its queue). */
 export const EVENTS_AFTER_END_MS = 10 * 60_000;
 
-export interface StreamingScope {
-  workspaceId: string;
-  environment: Environment;
-}
-
-export interface StreamingSessionRecord {
-  id: string;
-  partnerSessionId: string;
-  status: StreamingSessionStatus;
-  metadata: Record<string, unknown>;
-  eventCount: number;
-  createdAt: string;
-  updatedAt: string;
-  endedAt: string | null;
-}
-
-export interface StreamingEventInput {
-  type: string;
-  occurredAt: string;
-  requestId: string | null;
-  data: Record<string, unknown> | null;
-}
-
-export interface StreamingEventRecord extends StreamingEventInput {
-  id: string;
-  seq: number;
-  receivedAt: string;
-}
+export type {
+  StreamingEventInput,
+  StreamingEventRecord,
+  StreamingScope,
+  StreamingSessionRecord,
+} from './records.ts';
 
 type SessionRow = Database['streaming_sessions'];
 
 /**
  * `streaming_sessions` and their events. A session is found by id within its workspace
- * and environment only; its partner id is unique there.
+ * and environment only; its partner id is unique there. Creating and ending a session
+ * write its webhook events in the same transaction.
  */
 export class StreamingSessionStore {
   constructor(private readonly db: Kysely<Database>) {}
@@ -71,8 +56,12 @@ export class StreamingSessionStore {
       updated_at: now,
       ended_at: null,
     };
+    const record = toRecord(row);
     try {
-      await this.db.insertInto('streaming_sessions').values(row).execute();
+      await this.db.transaction().execute(async (trx) => {
+        await trx.insertInto('streaming_sessions').values(row).execute();
+        await emitStreamingSessionEvent(trx, scope, 'streaming_session.started', record);
+      });
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ApiError(
@@ -82,7 +71,7 @@ export class StreamingSessionStore {
       }
       throw error;
     }
-    return toRecord(row);
+    return record;
   }
 
   async get(scope: StreamingScope, id: string): Promise<StreamingSessionRecord | undefined> {
@@ -113,8 +102,9 @@ export class StreamingSessionStore {
   }
 
   /**
-   * Changes metadata and/or ends the session. Ending is once: the first end is kept and a
-   * session never becomes active again (`409 conflict`).
+   * Changes metadata and/or ends the session. Ending is once: the first end is kept, writes
+   * the `streaming_session.ended` webhook event, and a session never becomes active again
+   * (`409 conflict`).
    */
   async update(
     scope: StreamingScope,
@@ -151,7 +141,9 @@ export class StreamingSessionStore {
         })
         .where('id', '=', id)
         .execute();
-      return toRecord(next);
+      const record = toRecord(next);
+      if (ending) await emitStreamingSessionEvent(trx, scope, 'streaming_session.ended', record);
+      return record;
     });
   }
 

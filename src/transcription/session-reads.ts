@@ -1,11 +1,17 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { Environment } from '../config.ts';
 import type { Database, TranscriptionSessionsTable } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { decodePageCursor, encodePageCursor } from '../http/page-cursor.ts';
 import { transcriptionCost } from './pricing.ts';
-import type { SessionScope } from './session-store.ts';
 
 type Row = Selectable<TranscriptionSessionsTable>;
+
+/** The sessions of a workspace and environment. */
+export interface SessionScope {
+  workspaceId: string;
+  environment: Environment;
+}
 
 /** A session as the API shows it (the engine stays internal). */
 export function sessionBody(row: Row) {
@@ -24,37 +30,49 @@ export function sessionBody(row: Row) {
   };
 }
 
+/**
+ * One session with its final segments, as `GET .../{sessionId}` answers it (and its webhook
+ * events carry it); `not_found` outside the scope. `db` may be a transaction.
+ */
+export async function readTranscriptionSession(
+  db: Kysely<Database>,
+  scope: SessionScope,
+  id: string,
+) {
+  const row = await db
+    .selectFrom('transcription_sessions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
+  if (!row) throw new ApiError('not_found', 'No such transcription session.');
+  const segments = await db
+    .selectFrom('transcription_segments')
+    .select(['segment_id', 'text', 'start_ms', 'end_ms', 'language'])
+    .where('session_id', '=', id)
+    .orderBy('segment_id')
+    .execute();
+  return {
+    ...sessionBody(row),
+    transcript: segments.map((segment) => segment.text).join(' '),
+    segments: segments.map((segment) => ({
+      segment_id: Number(segment.segment_id),
+      text: segment.text,
+      start_ms: Number(segment.start_ms),
+      end_ms: Number(segment.end_ms),
+      language: segment.language,
+    })),
+  };
+}
+
 /** Reads of the realtime transcription sessions of one workspace and environment. */
 export class TranscriptionSessionReads {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** One session with its final segments; `not_found` outside the scope. */
-  async get(scope: SessionScope, id: string) {
-    const row = await this.db
-      .selectFrom('transcription_sessions')
-      .selectAll()
-      .where('id', '=', id)
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('environment', '=', scope.environment)
-      .executeTakeFirst();
-    if (!row) throw new ApiError('not_found', 'No such transcription session.');
-    const segments = await this.db
-      .selectFrom('transcription_segments')
-      .select(['segment_id', 'text', 'start_ms', 'end_ms', 'language'])
-      .where('session_id', '=', id)
-      .orderBy('segment_id')
-      .execute();
-    return {
-      ...sessionBody(row),
-      transcript: segments.map((segment) => segment.text).join(' '),
-      segments: segments.map((segment) => ({
-        segment_id: Number(segment.segment_id),
-        text: segment.text,
-        start_ms: Number(segment.start_ms),
-        end_ms: Number(segment.end_ms),
-        language: segment.language,
-      })),
-    };
+  get(scope: SessionScope, id: string) {
+    return readTranscriptionSession(this.db, scope, id);
   }
 
   /**

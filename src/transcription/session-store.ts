@@ -4,6 +4,7 @@ import type { Environment } from '../config.ts';
 import type { Database, TranscriptionSessionStatus } from '../db/schema.ts';
 import type { ErrorCode } from '../errors.ts';
 import { audioCostMillicredits } from './pricing.ts';
+import { emitTranscriptionSessionEvent } from './session-events.ts';
 
 /** What a session's row is opened with. */
 export interface SessionOpening {
@@ -39,11 +40,7 @@ export interface StoredSegment {
   language: string | undefined;
 }
 
-/** The session of a workspace and environment. */
-export interface SessionScope {
-  workspaceId: string;
-  environment: Environment;
-}
+export type { SessionScope } from './session-reads.ts';
 
 /** Thrown inside a reservation's transaction to roll it back. */
 class NotCovered extends Error {}
@@ -64,8 +61,9 @@ export class TranscriptionSessionStore {
   ) {}
 
   /**
-   * Writes the `active` row with its first reservation. False when the balance cannot
-   * cover it: the row is then written `failed` with `insufficient_credit`.
+   * Writes the `active` row with its first reservation and its `transcription_session.started`
+   * webhook event. False when the balance cannot cover it: the row is then written `failed`
+   * with `insufficient_credit`, and no event (the session never started).
    */
   async open(entry: SessionOpening): Promise<boolean> {
     const row = {
@@ -89,6 +87,11 @@ export class TranscriptionSessionStore {
     const opened = await this.db.transaction().execute(async (trx) => {
       if (!(await debitBalance(trx, entry.workspaceId, entry.reserveMillicredits))) return false;
       await trx.insertInto('transcription_sessions').values(row).execute();
+      await emitTranscriptionSessionEvent(trx, entry, {
+        type: 'transcription_session.started',
+        sessionId: entry.id,
+        timestamp: row.started_at,
+      });
       return true;
     });
     if (!opened) {
@@ -155,21 +158,28 @@ export class TranscriptionSessionStore {
   /**
    * Ends an active session: charges the cost of `audioMs` (at most what is reserved; none
    * without `charge`) and returns the rest. Returns the charge in millicredits, or null when
-   * the session had already ended (another closer won).
+   * the session had already ended (another closer won). The winner writes the
+   * `transcription_session.ended` webhook event with the close.
    */
   async close(id: string, outcome: SessionOutcome): Promise<number | null> {
     return this.db.transaction().execute(async (trx) => {
+      const endedAt = new Date().toISOString();
       const claimed = await trx
         .updateTable('transcription_sessions')
         .set({
           status: outcome.status,
           error_code: outcome.errorCode ?? null,
           audio_ms: Math.round(outcome.audioMs),
-          ended_at: new Date().toISOString(),
+          ended_at: endedAt,
         })
         .where('id', '=', id)
         .where('status', '=', 'active')
-        .returning(['workspace_id', 'reserved_millicredits', 'price_millicredits_per_minute'])
+        .returning([
+          'workspace_id',
+          'environment',
+          'reserved_millicredits',
+          'price_millicredits_per_minute',
+        ])
         .executeTakeFirst();
       if (!claimed) return null;
       const reserved = Number(claimed.reserved_millicredits);
@@ -185,6 +195,11 @@ export class TranscriptionSessionStore {
         .where('id', '=', id)
         .execute();
       await creditBalance(trx, claimed.workspace_id, reserved - cost);
+      await emitTranscriptionSessionEvent(
+        trx,
+        { workspaceId: claimed.workspace_id, environment: claimed.environment },
+        { type: 'transcription_session.ended', sessionId: id, timestamp: endedAt },
+      );
       return cost;
     });
   }

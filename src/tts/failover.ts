@@ -1,7 +1,15 @@
 import type { PcmChunk } from '../../media/pcm.ts';
 import { ProviderError } from '../providers/errors.ts';
+import type { VoiceCapability } from '../providers/provider.ts';
 import type { ResolvedRoute } from '../voices/catalog.ts';
 import { type ProviderUsage, type SegmentRequest, synthesizeSegment } from './synthesize.ts';
+import { type PreparedText, prepareText } from './tags.ts';
+
+/** Which route of its voice served a request, as responses say it (never the provider). */
+export type VoiceRouteRole = 'default' | 'fallback';
+
+/** One segment as the request gave it: text and tags are prepared per route. */
+export type RawSegment = Omit<SegmentRequest, 'route'>;
 
 export interface FailoverHooks {
   /** A route failed before its first audio with a retryable error; `next` is tried now. */
@@ -14,12 +22,17 @@ export interface FailoverHooks {
  * Serves one synthesis request through a voice's failover set: the default route first,
  * then the next Ready enabled route whenever the current one fails with a retryable error
  * (`provider_unavailable`, timeouts, 429/5xx) before any audio of the request was produced.
- * The client notices nothing: same request, same format (the voice only lists formats every
- * route delivers). Once a route has produced audio the request stays on it, so one
- * utterance is never spoken by two voices; a failure after that fails the request.
+ * Same request, same format: a route that does not list the request's format is never
+ * tried (no silent substitution). Text and tags are prepared for the route that speaks
+ * them: tags apply only when the voice advertises `voice_tags` (its default route's
+ * capability) and that route has them too; elsewhere they and inline cues are removed, and
+ * a route left with nothing to speak is not tried. Once a route has produced audio the
+ * request stays on it, so one utterance is never spoken by two voices; a failure after
+ * that fails the request.
  */
 export class RouteFailover {
   #served: ResolvedRoute | null = null;
+  #prepared: PreparedText | null = null;
 
   constructor(
     private readonly routes: readonly ResolvedRoute[],
@@ -33,19 +46,40 @@ export class RouteFailover {
     return this.#served;
   }
 
+  /** `default` when the first route of the set serves, `fallback` after a failover. */
+  get role(): VoiceRouteRole {
+    return this.#served === null || this.#served === this.routes[0] ? 'default' : 'fallback';
+  }
+
+  /** The last segment as the serving route received it (chars and skipped tags). */
+  get prepared(): PreparedText | null {
+    return this.#prepared;
+  }
+
+  /**
+   * `text` and `tags` as the route serving the request (the default until one served)
+   * would speak them; throws `invalid_request` when nothing speakable remains.
+   */
+  prepare(text: string, tags: readonly string[] | undefined): PreparedText {
+    return prepareText(text, tags, this.#capabilities(this.#served ?? this.routes[0]!));
+  }
+
   async *synthesize(
-    segment: Omit<SegmentRequest, 'route'>,
+    segment: RawSegment,
     usage: ProviderUsage,
     signal: AbortSignal,
   ): AsyncGenerator<PcmChunk> {
     if (this.#served) {
-      yield* synthesizeSegment({ ...segment, route: this.#served }, usage, signal);
+      const prepared = this.prepare(segment.text, segment.voiceTags);
+      this.#prepared = prepared;
+      yield* synthesizeSegment(this.#request(segment, this.#served, prepared), usage, signal);
       return;
     }
-    for (let index = 0; index < this.routes.length; index += 1) {
-      const route = this.routes[index]!;
-      const next = this.routes[index + 1];
-      const source = synthesizeSegment({ ...segment, route }, usage, signal)[
+    const candidates = this.#candidates(segment);
+    for (let index = 0; index < candidates.length; index += 1) {
+      const { route, prepared } = candidates[index]!;
+      const next = candidates[index + 1]?.route;
+      const source = synthesizeSegment(this.#request(segment, route, prepared), usage, signal)[
         Symbol.asyncIterator
       ]();
       let first: IteratorResult<PcmChunk>;
@@ -57,6 +91,7 @@ export class RouteFailover {
         continue;
       }
       this.#served = route;
+      this.#prepared = prepared;
       try {
         await this.hooks.onServe(route);
       } catch (error) {
@@ -76,6 +111,39 @@ export class RouteFailover {
       }
       return;
     }
+  }
+
+  /**
+   * The routes that may serve this segment, in order, with its text prepared for each: the
+   * default always (its preparation error is the request's), the others only when they
+   * deliver the format and have something to speak.
+   */
+  #candidates(segment: RawSegment): { route: ResolvedRoute; prepared: PreparedText }[] {
+    const [first, ...others] = this.routes;
+    const candidates = [{ route: first!, prepared: this.#prepareFor(first!, segment) }];
+    for (const route of others) {
+      if (!route.profile.outputFormats.includes(segment.format)) continue;
+      try {
+        candidates.push({ route, prepared: this.#prepareFor(route, segment) });
+      } catch {
+        // Nothing speakable on this route (a tag-only request on a route without tags).
+      }
+    }
+    return candidates;
+  }
+
+  #prepareFor(route: ResolvedRoute, segment: RawSegment): PreparedText {
+    return prepareText(segment.text, segment.voiceTags, this.#capabilities(route));
+  }
+
+  /** A route applies tags only when the voice advertises them and the route has them. */
+  #capabilities(route: ResolvedRoute): readonly VoiceCapability[] {
+    const advertised = this.routes[0]!.profile.capabilities;
+    return route.profile.capabilities.filter((capability) => advertised.includes(capability));
+  }
+
+  #request(segment: RawSegment, route: ResolvedRoute, prepared: PreparedText): SegmentRequest {
+    return { ...segment, route, text: prepared.text, voiceTags: prepared.voiceTags };
   }
 }
 

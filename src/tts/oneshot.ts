@@ -5,6 +5,7 @@ import type { Ledger } from '../billing/ledger.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ResolvedRoute, VoiceCatalog } from '../voices/catalog.ts';
+import type { VoiceRouteRole } from './failover.ts';
 import { failoverFor } from './failover-ledger.ts';
 import {
   type AudioPersister,
@@ -35,7 +36,9 @@ export interface OneShotResult {
   chargeMillicredits: number;
   /** The route that produced the audio (the first of the failover set, unless it failed). */
   route: ResolvedRoute;
-  /** True when the voice cannot apply tags and the request's tags and cues were removed. */
+  /** Whether the voice's default route served, or another after a failover. */
+  voiceRoute: VoiceRouteRole;
+  /** True when the serving route cannot apply tags and the request's tags and cues were removed. */
   tagsSkipped: boolean;
 }
 
@@ -119,8 +122,10 @@ export class OneShotSynthesis {
       body.output_format,
       options.routeId,
     );
+    // Prepared for the default route: refuses what it cannot speak and sizes the reservation
+    // (a fallback route never speaks more: it applies tags only where the voice has them).
     const prepared = prepareText(body.text, body.params?.voice_tags, voice.capabilities);
-    const chars = codePointLength(prepared.text);
+    const reserved = codePointLength(prepared.text);
     const auditId = `aud_${uuidv7()}`;
     await ledger.start({
       requestId,
@@ -135,7 +140,7 @@ export class OneShotSynthesis {
       outputFormat: format,
       partnerSessionId: body.partner_session_id,
       contextId: body.context_id,
-      reserveChars: chars,
+      reserveChars: reserved,
       millicreditsPer1kChars: voice.route.pricing.millicreditsPer1kChars,
       passThrough: voice.route.pricing.passThrough,
     });
@@ -150,8 +155,8 @@ export class OneShotSynthesis {
     try {
       const pcm = failover.synthesize(
         {
-          text: prepared.text,
-          voiceTags: prepared.voiceTags,
+          text: body.text,
+          voiceTags: body.params?.voice_tags ?? [],
           speed: body.params?.speed,
           format,
         },
@@ -192,6 +197,8 @@ export class OneShotSynthesis {
       throw failure;
     }
     const synthesisMs = performance.now() - started;
+    const spoken = failover.prepared ?? prepared;
+    const chars = codePointLength(spoken.text);
     let audio: Buffer | SpooledAudio;
     let chargeMillicredits: number;
     try {
@@ -217,7 +224,8 @@ export class OneShotSynthesis {
       synthesisMs,
       chargeMillicredits,
       route: failover.served ?? voice.route,
-      tagsSkipped: prepared.tagsSkipped,
+      voiceRoute: failover.role,
+      tagsSkipped: spoken.tagsSkipped,
     };
   }
 

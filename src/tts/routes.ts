@@ -39,6 +39,8 @@ export function ttsRoutes(oneShot: OneShotSynthesis): AnyRoute[] {
             'X-Audit-Id': 'Audit ledger id.',
             'X-Audio-Format': 'Delivered format (authoritative).',
             'X-Audio-Duration-Ms': 'Duration of encoded playback.',
+            'X-Voice-Route':
+              'Which route of the voice served: `default` (the one the catalog entry describes) or `fallback` (another, after the default failed before any audio; it delivers the requested format, and drops voice tags when it has none). Never names the provider or model.',
             'X-Charge-Credits': 'Credits the request was charged (1 credit = 1,000 millicredits).',
             'Server-Timing': 'synth: synthesis and encoding time.',
           },
@@ -55,6 +57,7 @@ export function ttsRoutes(oneShot: OneShotSynthesis): AnyRoute[] {
             'x-audio-format': result.format,
             'x-audit-id': result.auditId,
             'x-audio-duration-ms': String(result.durationMs),
+            'x-voice-route': result.voiceRoute,
             'x-charge-credits': String(result.chargeMillicredits / MILLICREDITS_PER_CREDIT),
             'server-timing': `synth;dur=${result.synthesisMs.toFixed(1)}`,
             'cache-control': 'no-store',

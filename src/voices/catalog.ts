@@ -11,7 +11,7 @@ import type {
   UpstreamProviderRegistry,
 } from '../providers/upstream-registry.ts';
 import type { ProviderAccounts } from './provider-accounts.ts';
-import { routeProfile } from './route-profile.ts';
+import { type RouteProfile, routeProfile } from './route-profile.ts';
 import {
   isServingState,
   type StoredRoute,
@@ -37,6 +37,8 @@ export interface ResolvedRoute {
   providerVoiceId: string;
   model?: string;
   pricing: RoutePricing;
+  /** What this route delivers; a request fails over only to routes that can serve it. */
+  profile: RouteProfile;
 }
 
 /** A voice as the catalog knows it: the public entry and the routes behind it. */
@@ -50,7 +52,8 @@ export interface CatalogVoice {
   route: ResolvedRoute;
   /**
    * The failover set, `route` first: further Ready enabled routes tried in order when the
-   * one before fails retryably before any audio (src/tts/failover.ts).
+   * one before fails retryably before any audio and can serve the request's format
+   * (src/tts/failover.ts).
    */
   routes: readonly ResolvedRoute[];
 }
@@ -131,6 +134,7 @@ export class VoiceCatalog {
             provider: family.provider,
             providerVoiceId: voice.providerVoiceId,
             pricing: family.pricing,
+            profile: { capabilities: voice.capabilities, outputFormats: voice.outputFormats },
           },
         })),
       )
@@ -203,6 +207,8 @@ export class VoiceCatalog {
   }
 
   async #resolveRoute(route: StoredRoute): Promise<ResolvedRoute> {
+    // Only routes with a profile reach here (publish() and #onRoute() check it).
+    const profile = routeProfile(route)!;
     if (route.provider === 'native') {
       return {
         id: `native:${route.model}:${route.id}`,
@@ -210,6 +216,7 @@ export class VoiceCatalog {
         provider: this.options.nativeProvider,
         providerVoiceId: route.providerVoiceId,
         pricing: this.options.nativePricing,
+        profile,
       };
     }
     return {
@@ -219,6 +226,7 @@ export class VoiceCatalog {
       providerVoiceId: route.providerVoiceId,
       model: route.model,
       pricing: this.options.upstreamPricing[route.provider],
+      profile,
     };
   }
 
@@ -240,7 +248,7 @@ export class VoiceCatalog {
 }
 
 /**
- * What clients are offered for a stored voice (its failover set's common formats and
+ * What clients are offered for a stored voice (its default route's formats and
  * capabilities), or null when no route serves it; no provider is built.
  */
 export function offeredBy(
@@ -255,14 +263,16 @@ export function offeredBy(
 /**
  * The public face of a stored voice and its failover set (the serving route first, then
  * the other Ready enabled routes on known models, oldest first), or null when no route can
- * serve it. Formats and capabilities are those every route of the set delivers, so a
- * request that fails over still gets what the voice advertised.
+ * serve it. Formats and capabilities are the serving route's: the catalog describes the
+ * variant that speaks. A request fails over only to a route that delivers its format, and
+ * a route without `voice_tags` strips the request's tags (src/tts/failover.ts).
  */
 function publish(
   voice: StoredVoice,
 ): { voice: Omit<CatalogVoice, 'route' | 'routes'>; routes: StoredRoute[] } | null {
   const first = servingRoute(voice);
-  if (!first || !routeProfile(first)) return null;
+  const profile = first && routeProfile(first);
+  if (!first || !profile) return null;
   const routes = [
     first,
     ...voice.routes.filter(
@@ -273,18 +283,13 @@ function publish(
         routeProfile(route) !== undefined,
     ),
   ];
-  const models = routes.map((route) => routeProfile(route)!);
   return {
     voice: {
       id: voice.id,
       name: voice.name,
       nsfw: voice.nsfw,
-      outputFormats: models[0]!.outputFormats.filter((format) =>
-        models.every((model) => model.outputFormats.includes(format)),
-      ),
-      capabilities: models[0]!.capabilities.filter((capability) =>
-        models.every((model) => model.capabilities.includes(capability)),
-      ),
+      outputFormats: profile.outputFormats,
+      capabilities: profile.capabilities,
     },
     routes,
   };

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { sessionReportSchema, transcriptTurnSchema } from '../agents/session-schemas.ts';
+import { sessionSchema as streamingSessionSchema } from '../streaming-sessions/schemas.ts';
+import { transcriptionSessionDetailSchema } from '../transcription/schemas.ts';
 
 const envelope = <Type extends string, Data extends z.ZodType>(type: Type, data: Data) =>
   z.strictObject({
@@ -45,6 +47,34 @@ export const WEBHOOK_EVENT_SCHEMAS = {
         .extend({ ...sessionParties, transcript: z.array(transcriptTurnSchema) })
         .strict(),
     ).meta({ title: 'AgentSessionEndedEvent' }),
+  },
+  'transcription_session.started': {
+    summary:
+      'A realtime transcription session opened (its `start` was accepted): the session as GET /v1/realtime-transcription-sessions/{sessionId} gives it.',
+    schema: envelope('transcription_session.started', transcriptionSessionDetailSchema).meta({
+      title: 'TranscriptionSessionStartedEvent',
+    }),
+  },
+  'transcription_session.ended': {
+    summary:
+      'A realtime transcription session ended (or failed): the session as GET /v1/realtime-transcription-sessions/{sessionId} gives it, with its cost and whole transcript.',
+    schema: envelope('transcription_session.ended', transcriptionSessionDetailSchema).meta({
+      title: 'TranscriptionSessionEndedEvent',
+    }),
+  },
+  'streaming_session.started': {
+    summary:
+      'A streaming session was created: the session as GET /v1/streaming-sessions/{sessionId} gives it.',
+    schema: envelope('streaming_session.started', streamingSessionSchema).meta({
+      title: 'StreamingSessionStartedEvent',
+    }),
+  },
+  'streaming_session.ended': {
+    summary:
+      'A streaming session was ended (PATCH `status: ended`): the session as GET /v1/streaming-sessions/{sessionId} gives it, with its usage.',
+    schema: envelope('streaming_session.ended', streamingSessionSchema).meta({
+      title: 'StreamingSessionEndedEvent',
+    }),
   },
   'webhook.test': {
     summary: 'Sent by POST /v1/webhooks/{webhookId}/test, to that endpoint only.',

@@ -2,9 +2,19 @@
  * Event types an endpoint may subscribe to. `agent_session.started` is sent when a worker
  * takes a live session; `agent_session.ended` when it ends, with the session's report (its
  * recording included, which is stored before the session ends) and transcript.
- * `webhook.test` is sent only when asked for, to one endpoint.
+ * `transcription_session.*` when a realtime transcription session opens and ends, and
+ * `streaming_session.*` when a streaming session is created and ended, each with the
+ * session as GET answers it at that moment. `webhook.test` is sent only when asked for,
+ * to one endpoint.
  */
-export const WEBHOOK_EVENT_TYPES = ['agent_session.started', 'agent_session.ended'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'agent_session.started',
+  'agent_session.ended',
+  'transcription_session.started',
+  'transcription_session.ended',
+  'streaming_session.started',
+  'streaming_session.ended',
+] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

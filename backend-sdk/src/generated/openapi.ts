@@ -774,6 +774,74 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "transcription_session.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A realtime transcription session opened (its `start` was accepted): the session as GET /v1/realtime-transcription-sessions/{sessionId} gives it. */
+        post: operations["webhook:transcription_session.started"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transcription_session.ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A realtime transcription session ended (or failed): the session as GET /v1/realtime-transcription-sessions/{sessionId} gives it, with its cost and whole transcript. */
+        post: operations["webhook:transcription_session.ended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "streaming_session.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A streaming session was created: the session as GET /v1/streaming-sessions/{sessionId} gives it. */
+        post: operations["webhook:streaming_session.started"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "streaming_session.ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A streaming session was ended (PATCH `status: ended`): the session as GET /v1/streaming-sessions/{sessionId} gives it, with its usage. */
+        post: operations["webhook:streaming_session.ended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1190,6 +1258,8 @@ export interface operations {
                     "X-Audio-Format"?: string;
                     /** @description Duration of encoded playback. */
                     "X-Audio-Duration-Ms"?: string;
+                    /** @description Which route of the voice served: `default` (the one the catalog entry describes) or `fallback` (another, after the default failed before any audio; it delivers the requested format, and drops voice tags when it has none). Never names the provider or model. */
+                    "X-Voice-Route"?: string;
                     /** @description Credits the request was charged (1 credit = 1,000 millicredits). */
                     "X-Charge-Credits"?: string;
                     /** @description synth: synthesis and encoding time. */
@@ -9413,7 +9483,7 @@ export interface operations {
                             id: string;
                             url: string;
                             description: string;
-                            events: ("agent_session.started" | "agent_session.ended")[];
+                            events: ("agent_session.started" | "agent_session.ended" | "transcription_session.started" | "transcription_session.ended" | "streaming_session.started" | "streaming_session.ended")[];
                             enabled: boolean;
                             created_at: string;
                             updated_at: string;
@@ -9540,7 +9610,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description Event types to deliver (at least one; repeats are kept once). */
-                    events: ("agent_session.started" | "agent_session.ended")[];
+                    events: ("agent_session.started" | "agent_session.ended" | "transcription_session.started" | "transcription_session.ended" | "streaming_session.started" | "streaming_session.ended")[];
                     /** @description Free text for people, at most 200 characters. */
                     description?: string;
                     /** @description Deliver events to the endpoint. Default true. */
@@ -9564,7 +9634,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("agent_session.started" | "agent_session.ended")[];
+                        events: ("agent_session.started" | "agent_session.ended" | "transcription_session.started" | "transcription_session.ended" | "streaming_session.started" | "streaming_session.ended")[];
                         enabled: boolean;
                         created_at: string;
                         updated_at: string;
@@ -9788,7 +9858,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("agent_session.started" | "agent_session.ended")[];
+                        events: ("agent_session.started" | "agent_session.ended" | "transcription_session.started" | "transcription_session.ended" | "streaming_session.started" | "streaming_session.ended")[];
                         enabled: boolean;
                         created_at: string;
                         updated_at: string;
@@ -10127,7 +10197,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description Event types to deliver (at least one; repeats are kept once). */
-                    events?: ("agent_session.started" | "agent_session.ended")[];
+                    events?: ("agent_session.started" | "agent_session.ended" | "transcription_session.started" | "transcription_session.ended" | "streaming_session.started" | "streaming_session.ended")[];
                     /** @description Free text for people, at most 200 characters. */
                     description?: string;
                     /** @description Deliver events to the endpoint. Default true. */
@@ -10149,7 +10219,7 @@ export interface operations {
                         id: string;
                         url: string;
                         description: string;
-                        events: ("agent_session.started" | "agent_session.ended")[];
+                        events: ("agent_session.started" | "agent_session.ended" | "transcription_session.started" | "transcription_session.ended" | "streaming_session.started" | "streaming_session.ended")[];
                         enabled: boolean;
                         created_at: string;
                         updated_at: string;
@@ -10599,7 +10669,7 @@ export interface operations {
                         /** @description The event id, the same on every attempt (`webhook-id`). */
                         event_id: string;
                         /** @enum {string} */
-                        event_type: "agent_session.started" | "agent_session.ended" | "webhook.test";
+                        event_type: "agent_session.started" | "agent_session.ended" | "transcription_session.started" | "transcription_session.ended" | "streaming_session.started" | "streaming_session.ended" | "webhook.test";
                         /**
                          * @description `pending`: due or being retried; `delivered`: the endpoint answered 2xx; `failed`: every attempt failed.
                          * @enum {string}
@@ -10625,7 +10695,7 @@ export interface operations {
                             /** @description Event id (`evt_...`); also the `webhook-id` header. */
                             id: string;
                             /** @enum {string} */
-                            type: "agent_session.started" | "agent_session.ended" | "webhook.test";
+                            type: "agent_session.started" | "agent_session.ended" | "transcription_session.started" | "transcription_session.ended" | "streaming_session.started" | "streaming_session.ended" | "webhook.test";
                             /** @description When the event happened (ISO 8601, UTC). */
                             timestamp: string;
                             /** @description The event's data; its shape is per type. */
@@ -10859,7 +10929,7 @@ export interface operations {
                             /** @description The event id, the same on every attempt (`webhook-id`). */
                             event_id: string;
                             /** @enum {string} */
-                            event_type: "agent_session.started" | "agent_session.ended" | "webhook.test";
+                            event_type: "agent_session.started" | "agent_session.ended" | "transcription_session.started" | "transcription_session.ended" | "streaming_session.started" | "streaming_session.ended" | "webhook.test";
                             /**
                              * @description `pending`: due or being retried; `delivered`: the endpoint answered 2xx; `failed`: every attempt failed.
                              * @enum {string}
@@ -10885,7 +10955,7 @@ export interface operations {
                                 /** @description Event id (`evt_...`); also the `webhook-id` header. */
                                 id: string;
                                 /** @enum {string} */
-                                type: "agent_session.started" | "agent_session.ended" | "webhook.test";
+                                type: "agent_session.started" | "agent_session.ended" | "transcription_session.started" | "transcription_session.ended" | "streaming_session.started" | "streaming_session.ended" | "webhook.test";
                                 /** @description When the event happened (ISO 8601, UTC). */
                                 timestamp: string;
                                 /** @description The event's data; its shape is per type. */
@@ -11073,7 +11143,7 @@ export interface operations {
                         /** @description The event id, the same on every attempt (`webhook-id`). */
                         event_id: string;
                         /** @enum {string} */
-                        event_type: "agent_session.started" | "agent_session.ended" | "webhook.test";
+                        event_type: "agent_session.started" | "agent_session.ended" | "transcription_session.started" | "transcription_session.ended" | "streaming_session.started" | "streaming_session.ended" | "webhook.test";
                         /**
                          * @description `pending`: due or being retried; `delivered`: the endpoint answered 2xx; `failed`: every attempt failed.
                          * @enum {string}
@@ -11099,7 +11169,7 @@ export interface operations {
                             /** @description Event id (`evt_...`); also the `webhook-id` header. */
                             id: string;
                             /** @enum {string} */
-                            type: "agent_session.started" | "agent_session.ended" | "webhook.test";
+                            type: "agent_session.started" | "agent_session.ended" | "transcription_session.started" | "transcription_session.ended" | "streaming_session.started" | "streaming_session.ended" | "webhook.test";
                             /** @description When the event happened (ISO 8601, UTC). */
                             timestamp: string;
                             /** @description The event's data; its shape is per type. */
@@ -11288,7 +11358,7 @@ export interface operations {
                         /** @description The event id, the same on every attempt (`webhook-id`). */
                         event_id: string;
                         /** @enum {string} */
-                        event_type: "agent_session.started" | "agent_session.ended" | "webhook.test";
+                        event_type: "agent_session.started" | "agent_session.ended" | "transcription_session.started" | "transcription_session.ended" | "streaming_session.started" | "streaming_session.ended" | "webhook.test";
                         /**
                          * @description `pending`: due or being retried; `delivered`: the endpoint answered 2xx; `failed`: every attempt failed.
                          * @enum {string}
@@ -11314,7 +11384,7 @@ export interface operations {
                             /** @description Event id (`evt_...`); also the `webhook-id` header. */
                             id: string;
                             /** @enum {string} */
-                            type: "agent_session.started" | "agent_session.ended" | "webhook.test";
+                            type: "agent_session.started" | "agent_session.ended" | "transcription_session.started" | "transcription_session.ended" | "streaming_session.started" | "streaming_session.ended" | "webhook.test";
                             /** @description When the event happened (ISO 8601, UTC). */
                             timestamp: string;
                             /** @description The event's data; its shape is per type. */
@@ -13694,6 +13764,302 @@ export interface operations {
                             interrupted: boolean;
                             created_at: string;
                         }[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none in time, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:transcription_session.started": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every attempt: deduplicate by it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse ones far from now. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of the endpoint secret after `whsec_` (two for a day after a rotation; one must match). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (`evt_...`), also `webhook-id`: deduplicate by it. */
+                    id: string;
+                    /** @constant */
+                    type: "transcription_session.started";
+                    /** @description When it happened (ISO 8601 UTC). */
+                    timestamp: string;
+                    /** RealtimeTranscriptionSessionDetail */
+                    data: {
+                        session_id: string;
+                        /**
+                         * @description `active` while it runs; `ended` after `stop` or when the client left; `failed` with `error_code`.
+                         * @enum {string}
+                         */
+                        status: "active" | "ended" | "failed";
+                        /** @description The code of the `error` event that ended it. */
+                        error_code: string | null;
+                        /** @enum {string} */
+                        audio_format: "pcm_16000" | "pcm_24000" | "pcm_48000";
+                        /** @description The language the client named (BCP 47). */
+                        language: string | null;
+                        partner_session_id: string | null;
+                        /** @description Audio received (while active: as of the last credit reservation). */
+                        audio_ms: number;
+                        /** @description What the session was charged; null while active. */
+                        cost: {
+                            /** @description Credits charged (1,000 credits = 1 USD). */
+                            credits: number;
+                            /** @description The same in USD. */
+                            amount: number;
+                            /** @constant */
+                            currency: "USD";
+                            /** @constant */
+                            pass_through: false;
+                        } | null;
+                        audit_id: string;
+                        started_at: string;
+                        ended_at: string | null;
+                        /** @description The final segments joined with spaces. */
+                        transcript: string;
+                        /** @description The final segments, in order. */
+                        segments: {
+                            /** @description 1, 2, 3, ... as the finals were delivered. */
+                            segment_id: number;
+                            text: string;
+                            /** @description Offset in the session's audio, from its first sample. */
+                            start_ms: number;
+                            end_ms: number;
+                            /** @description As the engine reported it, or as requested. */
+                            language: string | null;
+                        }[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none in time, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:transcription_session.ended": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every attempt: deduplicate by it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse ones far from now. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of the endpoint secret after `whsec_` (two for a day after a rotation; one must match). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (`evt_...`), also `webhook-id`: deduplicate by it. */
+                    id: string;
+                    /** @constant */
+                    type: "transcription_session.ended";
+                    /** @description When it happened (ISO 8601 UTC). */
+                    timestamp: string;
+                    /** RealtimeTranscriptionSessionDetail */
+                    data: {
+                        session_id: string;
+                        /**
+                         * @description `active` while it runs; `ended` after `stop` or when the client left; `failed` with `error_code`.
+                         * @enum {string}
+                         */
+                        status: "active" | "ended" | "failed";
+                        /** @description The code of the `error` event that ended it. */
+                        error_code: string | null;
+                        /** @enum {string} */
+                        audio_format: "pcm_16000" | "pcm_24000" | "pcm_48000";
+                        /** @description The language the client named (BCP 47). */
+                        language: string | null;
+                        partner_session_id: string | null;
+                        /** @description Audio received (while active: as of the last credit reservation). */
+                        audio_ms: number;
+                        /** @description What the session was charged; null while active. */
+                        cost: {
+                            /** @description Credits charged (1,000 credits = 1 USD). */
+                            credits: number;
+                            /** @description The same in USD. */
+                            amount: number;
+                            /** @constant */
+                            currency: "USD";
+                            /** @constant */
+                            pass_through: false;
+                        } | null;
+                        audit_id: string;
+                        started_at: string;
+                        ended_at: string | null;
+                        /** @description The final segments joined with spaces. */
+                        transcript: string;
+                        /** @description The final segments, in order. */
+                        segments: {
+                            /** @description 1, 2, 3, ... as the finals were delivered. */
+                            segment_id: number;
+                            text: string;
+                            /** @description Offset in the session's audio, from its first sample. */
+                            start_ms: number;
+                            end_ms: number;
+                            /** @description As the engine reported it, or as requested. */
+                            language: string | null;
+                        }[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none in time, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:streaming_session.started": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every attempt: deduplicate by it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse ones far from now. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of the endpoint secret after `whsec_` (two for a day after a rotation; one must match). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (`evt_...`), also `webhook-id`: deduplicate by it. */
+                    id: string;
+                    /** @constant */
+                    type: "streaming_session.started";
+                    /** @description When it happened (ISO 8601 UTC). */
+                    timestamp: string;
+                    /** StreamingSession */
+                    data: {
+                        id: string;
+                        partner_session_id: string;
+                        /** @enum {string} */
+                        status: "active" | "ended";
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        created_at: string;
+                        updated_at: string;
+                        ended_at: string | null;
+                        /** @description The speech requests sent with the session’s `partner_session_id`, as the ledger has them. */
+                        usage: {
+                            requests: number;
+                            succeeded: number;
+                            failed: number;
+                            cancelled: number;
+                            running: number;
+                            chars: number;
+                            audio_ms: number;
+                            credits: number;
+                        };
+                        /** @description The playback events the client reported. */
+                        events: {
+                            count: number;
+                            by_type: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none in time, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:streaming_session.ended": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every attempt: deduplicate by it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt; refuse ones far from now. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of the endpoint secret after `whsec_` (two for a day after a rotation; one must match). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id (`evt_...`), also `webhook-id`: deduplicate by it. */
+                    id: string;
+                    /** @constant */
+                    type: "streaming_session.ended";
+                    /** @description When it happened (ISO 8601 UTC). */
+                    timestamp: string;
+                    /** StreamingSession */
+                    data: {
+                        id: string;
+                        partner_session_id: string;
+                        /** @enum {string} */
+                        status: "active" | "ended";
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        created_at: string;
+                        updated_at: string;
+                        ended_at: string | null;
+                        /** @description The speech requests sent with the session’s `partner_session_id`, as the ledger has them. */
+                        usage: {
+                            requests: number;
+                            succeeded: number;
+                            failed: number;
+                            cancelled: number;
+                            running: number;
+                            chars: number;
+                            audio_ms: number;
+                            credits: number;
+                        };
+                        /** @description The playback events the client reported. */
+                        events: {
+                            count: number;
+                            by_type: {
+                                [key: string]: number;
+                            };
+                        };
                     };
                 };
             };

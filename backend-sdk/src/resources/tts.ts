@@ -2,7 +2,12 @@ import { AwpInvalidResponseError } from '../errors.ts';
 import { type HttpContext, send } from '../internal/http.ts';
 import type { RequestOptions } from '../options.ts';
 import { TtsStream, type TtsStreamOptions } from '../tts/stream.ts';
-import type { SynthesizeRequest, SynthesizeResult, TtsStreamToken } from '../types/tts.ts';
+import type {
+  SynthesizeRequest,
+  SynthesizeResult,
+  TtsStreamToken,
+  VoiceRoute,
+} from '../types/tts.ts';
 import type { OutputFormat } from '../types/voices.ts';
 
 /** Speech synthesis: one-shot over HTTP and streaming over `/v1/tts/stream`. */
@@ -57,6 +62,7 @@ export class Tts {
       auditId,
       durationMs: Number(header('x-audio-duration-ms') ?? Number.NaN),
       chargeCredits: charge === undefined ? undefined : Number(charge),
+      voiceRoute: voiceRouteOf(header('x-voice-route')),
     };
   }
 
@@ -93,4 +99,8 @@ export class Tts {
     } as const;
     return (await send<TtsStreamToken>(this.http, call, options)).body;
   }
+}
+
+function voiceRouteOf(value: string | undefined): VoiceRoute | undefined {
+  return value === 'default' || value === 'fallback' ? value : undefined;
 }

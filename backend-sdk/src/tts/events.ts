@@ -75,6 +75,10 @@ export class StreamDecoder {
             cost: event.cost as StreamResult['cost'],
             audioPersisted: event.audio_persisted === true,
             chunks: this.#nextSeq - 1,
+            voiceRoute:
+              event.voice_route === 'default' || event.voice_route === 'fallback'
+                ? event.voice_route
+                : undefined,
           },
         };
       }

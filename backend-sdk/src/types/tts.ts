@@ -21,6 +21,9 @@ export interface SynthesizeRequest {
   params?: SynthesisParams;
 }
 
+/** Which route of a voice served a request; never a provider or model. */
+export type VoiceRoute = 'default' | 'fallback';
+
 /** What `client.tts.synthesize` resolves with: the audio and the audit headers. */
 export interface SynthesizeResult {
   /** The encoded audio, exactly as delivered. */
@@ -37,6 +40,12 @@ export interface SynthesizeResult {
   durationMs: number;
   /** Credits the request cost (`X-Charge-Credits`); undefined from services without it. */
   chargeCredits: number | undefined;
+  /**
+   * Which route of the voice served (`X-Voice-Route`): `default`, the variant its catalog
+   * entry describes, or `fallback` after a failover (voice tags dropped when that route
+   * has none). Undefined from services without it.
+   */
+  voiceRoute: VoiceRoute | undefined;
 }
 
 /** Answer of `POST /v1/tts/stream-tokens`. */
@@ -97,4 +106,6 @@ export interface StreamResult {
   audioPersisted: boolean;
   /** Audio chunks delivered. */
   chunks: number;
+  /** Which route of the voice served (`voice_route` of `finish`); see {@link SynthesizeResult}. */
+  voiceRoute: VoiceRoute | undefined;
 }

@@ -1,7 +1,15 @@
 import type { AgentSessionReport, AgentSessionTranscriptTurn } from './sessions.ts';
+import type { StreamingSession } from './streaming-sessions.ts';
+import type { TranscriptionSessionDetail } from './transcription.ts';
 
 /** Event types a webhook endpoint may subscribe to. */
-export type WebhookEventType = 'agent_session.started' | 'agent_session.ended';
+export type WebhookEventType =
+  | 'agent_session.started'
+  | 'agent_session.ended'
+  | 'transcription_session.started'
+  | 'transcription_session.ended'
+  | 'streaming_session.started'
+  | 'streaming_session.ended';
 
 /** A webhook endpoint (`/v1/webhooks`); its secret is shown only when made or rotated. */
 export interface WebhookEndpoint {
@@ -81,6 +89,38 @@ export interface AgentSessionStartedData {
 export type WebhookEvent =
   | { id: string; type: 'agent_session.ended'; timestamp: string; data: AgentSessionEndedData }
   | { id: string; type: 'agent_session.started'; timestamp: string; data: AgentSessionStartedData }
+  | {
+      id: string;
+      /** A realtime transcription session opened; `timestamp` is its `started_at`. */
+      type: 'transcription_session.started';
+      timestamp: string;
+      /** The session as `client.transcription.sessions.get()` reads it then. */
+      data: TranscriptionSessionDetail;
+    }
+  | {
+      id: string;
+      /** A realtime transcription session ended or failed; `timestamp` is its `ended_at`. */
+      type: 'transcription_session.ended';
+      timestamp: string;
+      /** The session with its cost and whole transcript. */
+      data: TranscriptionSessionDetail;
+    }
+  | {
+      id: string;
+      /** A streaming session was created; `timestamp` is its `created_at`. */
+      type: 'streaming_session.started';
+      timestamp: string;
+      /** The session as `client.streamingSessions.get()` reads it then. */
+      data: StreamingSession;
+    }
+  | {
+      id: string;
+      /** A streaming session was ended; `timestamp` is its `ended_at`. */
+      type: 'streaming_session.ended';
+      timestamp: string;
+      /** The session with its usage. */
+      data: StreamingSession;
+    }
   | {
       id: string;
       type: 'webhook.test';

@@ -8,6 +8,7 @@ import { publicCost } from '../../billing/cost.ts';
 import type { LedgerOutcome } from '../../billing/ledger.ts';
 import { ApiError, errorBody } from '../../errors.ts';
 import type { CatalogVoice } from '../../voices/catalog.ts';
+import type { RouteFailover } from '../failover.ts';
 import { failoverFor } from '../failover-ledger.ts';
 import { MAX_STREAM_TOTAL_TEXT_CHARS } from '../schemas.ts';
 import { ProviderUsage, synthesisFailure } from '../synthesize.ts';
@@ -72,6 +73,7 @@ export class StreamSession {
   #slot: StreamSlot | undefined;
   readonly #row: StreamLedgerRow;
   #production: Promise<void> | undefined;
+  #failover: RouteFailover | undefined;
   readonly #usage = new ProviderUsage();
   #charsSynthesized = 0;
   #counter: DurationCounter | undefined;
@@ -271,6 +273,7 @@ export class StreamSession {
     const signal = this.#abort.signal;
     this.#counter = getOutputFormatInfo(format).createDurationCounter();
     const failover = failoverFor(voice, this.requestId, this.deps.ledger, this.deps.logger);
+    this.#failover = failover;
     await transcodeToEvents({
       transcoders: this.deps.transcoders ?? inThreadTranscoder,
       format,
@@ -287,7 +290,6 @@ export class StreamSession {
         speakSegments({
           segments: this.#segments,
           failover,
-          capabilities: voice.capabilities,
           voiceTags: request.params?.voice_tags,
           speed: request.params?.speed,
           format,
@@ -337,6 +339,7 @@ export class StreamSession {
       cost: publicCost(cost, target.voice.route.pricing),
       audit_id: this.#auditId,
       audio_persisted: false,
+      voice_route: this.#failover?.role ?? 'default',
     });
     this.channel.close(1000, 'finish');
     this.#slot?.release();

@@ -1,17 +1,15 @@
 import type { OutputFormat } from '../../../media/formats.ts';
 import type { PcmChunk } from '../../../media/pcm.ts';
 import { ApiError } from '../../errors.ts';
-import type { VoiceCapability } from '../../providers/provider.ts';
 import type { RouteFailover } from '../failover.ts';
 import type { ProviderUsage } from '../synthesize.ts';
-import { codePointLength, prepareText } from '../tags.ts';
+import { codePointLength } from '../tags.ts';
 
 /** One streaming request's segments and where their PCM goes. */
 export interface SpeakSegmentsInput {
   /** Flushed text, in order; ends after `stop`. */
   segments: AsyncIterable<string>;
   failover: RouteFailover;
-  capabilities: readonly VoiceCapability[];
   voiceTags: string[] | undefined;
   speed: number | undefined;
   format: OutputFormat;
@@ -24,25 +22,25 @@ export interface SpeakSegmentsInput {
 }
 
 /**
- * Synthesizes each flushed segment in turn into `write`. A flushed segment with nothing
- * speakable in it (only cues or punctuation) is skipped; a tag-only request on a voice
- * without tags fails, and so does a request where nothing was speakable at all.
+ * Synthesizes each flushed segment in turn into `write`, prepared for the route serving
+ * the request. A flushed segment with nothing speakable in it (only cues or punctuation)
+ * is skipped; a tag-only request on a voice without tags fails, and so does a request
+ * where nothing was speakable at all.
  */
 export async function speakSegments(input: SpeakSegmentsInput): Promise<void> {
   const { signal } = input;
   let spoken = false;
   for await (const segment of input.segments) {
-    let prepared: ReturnType<typeof prepareText>;
     try {
-      prepared = prepareText(segment, input.voiceTags, input.capabilities);
+      input.failover.prepare(segment, input.voiceTags);
     } catch (error) {
       if (segment === '') throw error;
       continue;
     }
     const pcm = input.failover.synthesize(
       {
-        text: prepared.text,
-        voiceTags: prepared.voiceTags,
+        text: segment,
+        voiceTags: input.voiceTags ?? [],
         speed: input.speed,
         format: input.format,
       },
@@ -51,7 +49,7 @@ export async function speakSegments(input: SpeakSegmentsInput): Promise<void> {
     );
     for await (const chunk of pcm) await input.write(chunk);
     signal.throwIfAborted();
-    input.spoken(codePointLength(prepared.text));
+    input.spoken(codePointLength(input.failover.prepared?.text ?? ''));
     spoken = true;
   }
   signal.throwIfAborted();

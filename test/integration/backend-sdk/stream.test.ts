@@ -116,6 +116,7 @@ describe('server SDK synthesis helpers', () => {
       audioPersisted: false,
       chunks: chunks.length,
       cost: { currency: 'USD' },
+      voiceRoute: 'default',
     });
     expect(stream.requestId).toBe(result.requestId);
     const row = await ledgerRow(result.requestId);
@@ -206,6 +207,7 @@ describe('server SDK synthesis helpers', () => {
     expect(row).toMatchObject({ status: 'succeeded', audit_id: speech.auditId });
     expect(speech.chargeCredits).toBe(Number(row?.cost_millicredits) / 1000);
     expect(speech.chargeCredits).toBeGreaterThan(0);
+    expect(speech.voiceRoute).toBe('default');
   });
 
   it('refuses a bad key at the handshake with UnauthorizedError', async () => {

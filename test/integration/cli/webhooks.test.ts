@@ -120,7 +120,7 @@ describe.each(DIALECTS)('operator webhook commands on %s', (dialect) => {
       ]);
       expect(text.status).toBe(0);
       expect(text.stdout).toMatch(
-        /^Added webhook wh_\w{20} for agent_session\.started, agent_session\.ended\nSigning secret \(shown once\): whsec_\S{44}\n$/,
+        /^Added webhook wh_\w{20} for agent_session\.started, agent_session\.ended, transcription_session\.started, transcription_session\.ended, streaming_session\.started, streaming_session\.ended\nSigning secret \(shown once\): whsec_\S{44}\n$/,
       );
       for (const [args, code] of [
         [['add', ...scope(), '--url', 'ftp://example.com/'], 'invalid_request'],

@@ -260,6 +260,10 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(webhooks)).toEqual([
       'agent_session.started',
       'agent_session.ended',
+      'transcription_session.started',
+      'transcription_session.ended',
+      'streaming_session.started',
+      'streaming_session.ended',
       'webhook.test',
     ]);
     for (const [name, { post }] of Object.entries(webhooks)) {
@@ -291,5 +295,21 @@ describe('the OpenAPI document', () => {
         'transcript',
       ]),
     );
+    const dataOf = (name: string) => {
+      const schema = webhooks[name]?.post.requestBody?.content['application/json']?.schema as
+        | { properties: { data: { required: string[] } } }
+        | undefined;
+      return schema?.properties.data.required;
+    };
+    for (const name of ['transcription_session.started', 'transcription_session.ended']) {
+      expect(dataOf(name), name).toEqual(
+        expect.arrayContaining(['session_id', 'status', 'cost', 'transcript', 'segments']),
+      );
+    }
+    for (const name of ['streaming_session.started', 'streaming_session.ended']) {
+      expect(dataOf(name), name).toEqual(
+        expect.arrayContaining(['id', 'partner_session_id', 'status', 'usage', 'events']),
+      );
+    }
   });
 });

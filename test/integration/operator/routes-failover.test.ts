@@ -139,16 +139,16 @@ describe.each(DIALECTS)('voice routes and failover on %s', (dialect) => {
     await fish?.close();
   });
 
-  it('advertises only what every route of the failover set delivers, and refuses a second attach', async () => {
+  it('advertises what its default route delivers, and refuses a second attach', async () => {
     expect(await publicEntry()).toEqual({
       id: voiceId,
       name: 'Twin',
-      output_formats: FISH_FORMATS,
-      // eleven_multilingual_v2 has no voice tags, so the set has none.
+      output_formats: EL_FORMATS,
+      // eleven_multilingual_v2 has no voice tags.
       capabilities: ['tts'],
       nsfw: false,
     });
-    const outside = await tts('pcm_48000');
+    const outside = await tts('aac_44100_128');
     expect(outside.response.status).toBe(400);
     expect(JSON.parse(outside.bytes.toString())).toMatchObject({ code: 'invalid_request' });
 
@@ -182,7 +182,7 @@ describe.each(DIALECTS)('voice routes and failover on %s', (dialect) => {
     );
   });
 
-  it('fails over a one-shot request to the next route before any audio, unnoticed by the client', async () => {
+  it('fails over a one-shot request to the next route before any audio, in the same format', async () => {
     for (const failure of [503, 429, 500] as const) {
       elevenlabs.failNext({ kind: 'status', status: failure });
       const fi = fish.requests.length;
@@ -351,11 +351,12 @@ describe.each(DIALECTS)('voice routes and failover on %s', (dialect) => {
       enabled: true,
     });
     expect(enabled.status).toBe(200);
+    // The Fish default still describes the voice; the ElevenLabs route only backs it up.
     expect(await publicEntry()).toMatchObject({
       output_formats: FISH_FORMATS,
-      capabilities: ['tts'],
+      capabilities: ['tts', 'voice_tags'],
     });
-    // Making the ElevenLabs route default again gives its formats back once Fish is disabled.
+    // Making the ElevenLabs route default again gives its formats back.
     await owner.request('PUT', `/voices/${voiceId}/default-route`, { route_id: elRoute });
     await owner.request('PATCH', `/voices/${voiceId}/routes/${fishRoute}`, { enabled: false });
     expect(await publicEntry()).toMatchObject({ output_formats: EL_FORMATS });

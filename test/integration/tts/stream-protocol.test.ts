@@ -107,6 +107,7 @@ describe('streaming protocol', () => {
       cost: { amount: expect.any(Number), currency: 'USD', pass_through: false },
       audit_id: expect.stringMatching(/^aud_/),
       audio_persisted: false,
+      voice_route: 'default',
     });
     expect((finish!.cost as { amount: number }).amount).toBeGreaterThan(0);
     const pcm = audioOf(events);

@@ -27,6 +27,7 @@ function routeOf(chunks: number, log: string[]): ResolvedRoute {
     providerVoiceId: 'v',
     model: 'model',
     pricing: {} as ResolvedRoute['pricing'],
+    profile: { capabilities: ['tts'], outputFormats: ['pcm_24000'] },
   };
 }
 

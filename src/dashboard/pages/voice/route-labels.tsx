@@ -48,8 +48,8 @@ export function anyCloning(voices: readonly Voice[]): boolean {
 }
 
 /**
- * What clients are offered (spec rule 12): the formats of the voice's serving routes, or
- * why synthesis cannot find it.
+ * What clients are offered (spec rule 12): the formats and tags of the voice's default
+ * route, or why synthesis cannot find it.
  */
 export function OfferedSummary(props: { voice: Voice }) {
   const { offered } = props.voice;

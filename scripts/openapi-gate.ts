@@ -56,7 +56,12 @@ function bumpsMajorOrMinor(previous: string, next: string): boolean {
 }
 
 function git(...gitArgs: string[]): string | undefined {
-  const result = spawnSync('git', gitArgs, { cwd: ROOT, encoding: 'utf8' });
+  // The document is over a megabyte: spawnSync's default 1 MiB output buffer would cut it.
+  const result = spawnSync('git', gitArgs, {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
   return result.status === 0 ? result.stdout : undefined;
 }
 

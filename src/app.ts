@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
@@ -20,6 +21,7 @@ import type { Database } from './db/schema.ts';
 import { demoRoutes } from './demo/routes.ts';
 import { googleCalendarRoutes } from './google-calendar/routes.ts';
 import { googleCalendarFromConfig } from './google-calendar/service.ts';
+import { BodyBudget } from './http/body-budget.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { routeHandler } from './http/pipeline.ts';
 import type { AnyRoute } from './http/route.ts';
@@ -314,6 +316,7 @@ export function createApi(deps: ApiDependencies): Api {
     demoPage: config.DEMO_PAGE,
   });
 
+  const uploadDir = config.UPLOAD_SPOOL_DIR ?? path.resolve(config.DATA_DIR, 'uploads');
   const server = new UwsHttpServer({
     routes: [
       ...[...routes, ...operatorApi.routes].map((route) => ({
@@ -322,6 +325,7 @@ export function createApi(deps: ApiDependencies): Api {
         bodyLimitBytes: route.bodyLimitBytes ?? config.BODY_LIMIT_BYTES,
         ...routeHandler(route, authenticator),
         ...(route.cors ? { cors: route.cors } : {}),
+        ...(route.spoolBody ? { spoolBody: true } : {}),
       })),
       // Not part of /v1 (no OpenAPI entry); answers only when DEMO_PAGE is on.
       ...demoRoutes({ enabled: config.DEMO_PAGE, db, agents, tokens: agentSessionTokens }),
@@ -329,6 +333,8 @@ export function createApi(deps: ApiDependencies): Api {
       ...dashboardPageRoutes(),
     ],
     allowsOrigin: (origin) => origins.allows(origin),
+    bodyBudget: new BodyBudget(config.BODY_BUDGET_BYTES),
+    spoolDirectory: uploadDir,
     webSockets: [streamRoute, transcription.route],
     hostEnvironments: config.ENVIRONMENT_HOSTS,
     logger,
@@ -361,6 +367,7 @@ export function createApi(deps: ApiDependencies): Api {
     start: async () => {
       // Before listening: files of this process id are taken for a crashed earlier life's.
       await spool.prepare();
+      await mkdir(uploadDir, { recursive: true, mode: 0o700 });
       await heartbeat.start();
       if (config.RUN_JOBS_IN_PROCESS) {
         workers = startJobWorkers({ config, db, logger, instanceId });

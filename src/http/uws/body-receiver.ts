@@ -27,13 +27,19 @@ export class BodyReceiver {
   #pending: { chunk: Buffer; isLast: boolean }[] = [];
   #sink: Sink | null = null;
   #discarded = false;
+  #sawLast = false;
+  #onDropped: ((isLast: boolean) => void) | null = null;
 
   constructor(
     private readonly res: UwsResponse,
     private readonly signal: AbortSignal,
   ) {
     res.onData((chunk, isLast) => {
-      if (this.#discarded) return;
+      if (isLast) this.#sawLast = true;
+      if (this.#discarded) {
+        this.#onDropped?.(isLast);
+        return;
+      }
       // uWS reuses the chunk's memory after this callback returns: copy it.
       const copy = Buffer.from(new Uint8Array(chunk));
       if (this.#sink) this.#sink(copy, isLast);
@@ -49,14 +55,34 @@ export class BodyReceiver {
   }
 
   /**
-   * Drops the body and lets the socket flow again, so the rest of it is read and thrown
-   * away: the answer then reaches the client before the connection closes, where closing
-   * over unread bytes would reset it (and the client could lose the answer). Call before
-   * the response is ended, never after.
+   * Drops the body, lets the socket flow again and resolves once the rest of it arrived
+   * (read and thrown away, never kept), the client went away, nothing came for `idleMs`
+   * (a client that stopped sending), or `maxMs` passed: a refusal answered then closes a
+   * connection with nothing unread, where closing over unread bytes would reset it.
    */
-  drainAway(): void {
+  drainAway(limits: { idleMs: number; maxMs: number }): Promise<void> {
     this.discard();
-    if (!this.signal.aborted) this.res.resume();
+    if (this.signal.aborted) return Promise.resolve();
+    this.res.resume();
+    if (this.#sawLast) return Promise.resolve();
+    return new Promise((resolve) => {
+      let idle: NodeJS.Timeout | undefined;
+      const done = () => {
+        clearTimeout(total);
+        clearTimeout(idle);
+        this.#onDropped = null;
+        this.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const total = setTimeout(done, limits.maxMs);
+      const rearm = () => {
+        clearTimeout(idle);
+        idle = setTimeout(done, limits.idleMs);
+      };
+      rearm();
+      this.signal.addEventListener('abort', done, { once: true });
+      this.#onDropped = (isLast) => (isLast ? done() : rearm());
+    });
   }
 
   /** The whole body in memory. */
@@ -88,10 +114,13 @@ export class BodyReceiver {
     const file = path.join(directory, `awp-upload-${randomUUID()}`);
     const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
     let failed = false;
+    // uWS forbids touching a response once answered: only resume while the body flows.
+    let receiving = true;
     return new Promise<string>((resolve, reject) => {
       const fail = (error: Error) => {
         if (failed) return;
         failed = true;
+        receiving = false;
         this.discard();
         out.destroy();
         rm(file, { force: true }).then(
@@ -101,7 +130,7 @@ export class BodyReceiver {
       };
       out.on('error', fail);
       out.on('drain', () => {
-        if (!this.signal.aborted && !failed) this.res.resume();
+        if (receiving && !this.signal.aborted) this.res.resume();
       });
       let size = 0;
       this.#start(fail, (chunk, isLast) => {
@@ -113,6 +142,7 @@ export class BodyReceiver {
         }
         const more = out.write(chunk);
         if (isLast) {
+          receiving = false;
           out.end(() => {
             if (!failed) resolve(file);
           });
@@ -133,7 +163,9 @@ export class BodyReceiver {
     this.#sink = sink;
     const pending = this.#pending;
     this.#pending = [];
+    // Resumed even when the whole body already arrived: the socket stays paused otherwise,
+    // and the next request on this connection would never be read.
+    this.res.resume();
     for (const { chunk, isLast } of pending) sink(chunk, isLast);
-    if (!this.#discarded && !pending.some((entry) => entry.isLast)) this.res.resume();
   }
 }

@@ -80,6 +80,13 @@ interface Served {
 }
 
 const EMPTY = Buffer.alloc(0);
+/**
+ * How a refused request's body is read and dropped before its answer goes out and the
+ * connection closes: until it ends, until the client pauses this long, or at most this
+ * long (a client still sending then may see a reset instead of the answer), as web
+ * servers' lingering close does.
+ */
+const REFUSED_BODY_DRAIN = { idleMs: 2_000, maxMs: 30_000 };
 
 /**
  * The only module that touches uWS request and response objects. It owns the uWS rules:
@@ -356,25 +363,24 @@ export class UwsHttpServer {
 
     requestContext
       .run({ request_id: requestId, method, route: routeLabel }, run)
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         const response = errorResponse(error, requestId, method, routeLabel, this.options.logger);
-        // A body left unread would be taken for the next request on this connection.
-        if (hasBody && !bodyRead) response.headers = { ...response.headers, connection: 'close' };
+        if (hasBody && !bodyRead) {
+          // A body left unread would be taken for the next request on this connection.
+          response.headers = { ...response.headers, connection: 'close' };
+          // Its rest is read and dropped before the answer goes out: closing over unread
+          // bytes resets the connection, and the client could lose the answer.
+          await receiver?.drainAway(REFUSED_BODY_DRAIN);
+        }
         return response;
       })
       .then((response) => {
         release();
         if (state.done) return;
         if (crossOrigin) response.headers = { ...crossOrigin, ...response.headers };
-        // Refused before its body was read: the rest of the body is read and dropped while
-        // the answer goes out, then the client closes (it was told `connection: close`).
-        const lingering = receiver !== null && !bodyRead;
-        if (lingering) receiver.drainAway();
-        writeResponse(res, state, response, requestId, this.options.logger, {
-          keepSocketOpen: lingering,
-          onDone: () =>
-            this.finish(state, method, routeLabel, response.status, startedAt, requestId),
-        });
+        writeResponse(res, state, response, requestId, this.options.logger, () =>
+          this.finish(state, method, routeLabel, response.status, startedAt, requestId),
+        );
       })
       .catch((error: unknown) => {
         this.options.logger.error({ err: error, request_id: requestId }, 'writing response failed');

@@ -13,21 +13,11 @@ export interface ResponseState {
   aborted: AbortController;
 }
 
-export interface WriteOptions {
-  /** Runs once the last byte was handed to uWS (or the stream ended or failed). */
-  onDone: () => void;
-  /**
-   * With `connection: close`: send the header but leave closing to the client, while the
-   * rest of an unread request body is drained (closing over unread bytes resets the
-   * connection, and the client may lose the answer).
-   */
-  keepSocketOpen?: boolean;
-}
-
 /**
  * Writes a handler's answer, corked: status, `x-request-id`, headers, then the body.
  * JSON and text bodies get a default content type; a stream is piped with backpressure;
- * a large buffer goes out with `tryEnd`/`onWritable` as the socket drains.
+ * a large buffer goes out with `tryEnd`/`onWritable` as the socket drains. `onDone` runs
+ * once the last byte was handed to uWS (or the stream ended or failed).
  */
 export function writeResponse(
   res: UwsResponse,
@@ -35,7 +25,7 @@ export function writeResponse(
   response: HttpResponse,
   requestId: string,
   logger: Logger,
-  { onDone, keepSocketOpen = false }: WriteOptions,
+  onDone: () => void,
 ): void {
   const headers: Record<string, string> = { ...response.headers };
   let payload: Buffer;
@@ -50,8 +40,8 @@ export function writeResponse(
     payload = Buffer.from(JSON.stringify(response.body), 'utf8');
     headers['content-type'] ??= 'application/json';
   }
-  const closeConnection = headers.connection === 'close' && !keepSocketOpen;
-  if (!keepSocketOpen) delete headers.connection;
+  const closeConnection = headers.connection === 'close';
+  delete headers.connection;
 
   res.cork(() => {
     res.writeStatus(`${response.status} ${STATUS_CODES[response.status] ?? ''}`.trimEnd());

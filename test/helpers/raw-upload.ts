@@ -35,8 +35,8 @@ export class RssSampler {
 export interface RawUpload {
   /** Status of the answer; null when the connection ended without one. */
   status: Promise<number | null>;
-  /** Body bytes the client managed to hand to its socket before the answer. */
-  sentBytes(): number;
+  /** The answer's body; null when the connection ended without a whole one. */
+  body: Promise<string | null>;
   destroy(): void;
 }
 
@@ -76,18 +76,31 @@ export function rawUpload(
     pump();
   });
   socket.on('drain', pump);
+  let resolveBody!: (body: string | null) => void;
+  const body = new Promise<string | null>((resolve) => {
+    resolveBody = resolve;
+  });
   const status = new Promise<number | null>((resolve) => {
     socket.on('data', (chunk: Buffer) => {
       received += chunk.toString('latin1');
       const match = /^HTTP\/1\.1 (\d{3}) /.exec(received);
       if (match && !answered) {
+        // The server answered: stop sending, as a client reading its answer would.
         answered = true;
         resolve(Number(match[1]));
+      }
+      const headEnd = received.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: (\d+)/i.exec(received);
+      if (headEnd >= 0 && length && received.length >= headEnd + 4 + Number(length[1])) {
+        resolveBody(received.slice(headEnd + 4, headEnd + 4 + Number(length[1])));
         socket.destroy();
       }
     });
     socket.on('error', () => {});
-    socket.on('close', () => resolve(null));
+    socket.on('close', () => {
+      resolve(null);
+      resolveBody(null);
+    });
   });
-  return { status, sentBytes: () => sent, destroy: () => socket.destroy() };
+  return { status, body, destroy: () => socket.destroy() };
 }

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { addMember, signedIn } from '../../helpers/operator.ts';
 import { RssSampler, rawUpload, rssBytes } from '../../helpers/raw-upload.ts';
+import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
@@ -9,6 +12,9 @@ vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
 const UPLOADS = 60;
 const UPLOAD_BYTES = 50 * 1024 * 1024;
 const MAX_GROWTH_BYTES = 100 * 1024 * 1024;
+const PASSWORD = 'correct horse battery staple';
+/** Small enough that one upload of a few megabytes is past it. */
+const BUDGET_BYTES = 4 * 1024 * 1024;
 /** The operator upload routes: voice creation, a sample, a character card. */
 const PATHS = [
   '/operator/api/voices',
@@ -18,18 +24,23 @@ const PATHS = [
 
 describe.each(DIALECTS)('operator uploads before authentication on %s', (dialect) => {
   let database: TestDatabase;
+  let handle: DatabaseHandle;
   let server: RunningServer;
 
   beforeAll(
     async () => {
       database = await createTestDatabase(dialect);
-      server = await startServer({ database });
+      handle = await openTestDatabase(database);
+      const ws = await seedWorkspace(handle);
+      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
+      server = await startServer({ database, env: { BODY_BUDGET_BYTES: String(BUDGET_BYTES) } });
     },
     budget({ servers: 1 }),
   );
 
   afterAll(async () => {
     await server?.stop();
+    await handle?.close();
     await database?.drop();
   });
 
@@ -61,6 +72,32 @@ describe.each(DIALECTS)('operator uploads before authentication on %s', (dialect
     expect({ growthUnderBound: peak - before < MAX_GROWTH_BYTES, statuses }).toEqual({
       growthUnderBound: true,
       statuses: Array(UPLOADS).fill(401),
+    });
+  });
+
+  it('answers a signed-in upload past the body budget 503 service_unavailable, unread', async () => {
+    const owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
+    const upload = rawUpload(server.url, {
+      method: 'POST',
+      path: '/operator/api/voices',
+      headers: {
+        origin: server.url,
+        cookie: owner.cookie ?? '',
+        'content-type': 'multipart/form-data; boundary=xyz',
+      },
+      lengthBytes: BUDGET_BYTES + 1,
+    });
+    const [status, body] = await Promise.all([upload.status, upload.body]);
+    expect({ status, body: JSON.parse(body ?? '{}') }).toEqual({
+      status: 503,
+      body: {
+        event: 'error',
+        request_id: expect.any(String),
+        code: 'service_unavailable',
+        retryable: true,
+        detail:
+          'The server is receiving as many request bodies as it accepts at once; retry shortly.',
+      },
     });
   });
 });

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
@@ -25,6 +24,7 @@ import { BodyBudget } from './http/body-budget.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { routeHandler } from './http/pipeline.ts';
 import type { AnyRoute } from './http/route.ts';
+import { prepareUploadDirectory } from './http/upload-directory.ts';
 import { type Listener, UwsHttpServer } from './http/uws/server.ts';
 import { openVoiceCloning } from './jobs/voice-cloning.ts';
 import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
@@ -367,7 +367,7 @@ export function createApi(deps: ApiDependencies): Api {
     start: async () => {
       // Before listening: files of this process id are taken for a crashed earlier life's.
       await spool.prepare();
-      await mkdir(uploadDir, { recursive: true, mode: 0o700 });
+      await prepareUploadDirectory(uploadDir, logger);
       await heartbeat.start();
       if (config.RUN_JOBS_IN_PROCESS) {
         workers = startJobWorkers({ config, db, logger, instanceId });

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { UPLOAD_FILE_PREFIX } from '../upload-directory.ts';
 import { BodyTooLargeError } from './read-body.ts';
 
 /** The client went away before its whole body arrived. */
@@ -111,7 +112,7 @@ export class BodyReceiver {
    * removes it itself.
    */
   toFile(limitBytes: number, directory: string): Promise<string> {
-    const file = path.join(directory, `awp-upload-${randomUUID()}`);
+    const file = path.join(directory, `${UPLOAD_FILE_PREFIX}${randomUUID()}`);
     const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
     let failed = false;
     // uWS forbids touching a response once answered: only resume while the body flows.

@@ -97,7 +97,7 @@ export class CloneRunner {
           transcript: file.transcript,
         })),
       );
-      const measured = measureVoice(recordings);
+      const measured = await measureVoice(recordings);
       if (measured.voicedFrames < 10) {
         throw new PermanentCloneError(
           'Too little voiced speech in the recordings to derive a voice.',

@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { runProcess } from '../../helpers/audio.ts';
@@ -15,27 +18,34 @@ const MAX_GROWTH_BYTES = 100 * 1024 * 1024;
 /** An hour of digital silence: about half a megabyte of FLAC, 115 MB once decoded. */
 const BOMB_SECONDS = 3600;
 
-/** A long silent FLAC, far under the 10 MB upload limit. */
+/**
+ * A long silent FLAC, far under the 10 MB upload limit. Written to a file: ffmpeg fills in
+ * the STREAMINFO's total sample count only on output it can seek back into.
+ */
 async function silentFlac(seconds: number): Promise<Buffer> {
-  const result = await runProcess('ffmpeg', [
-    '-v',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    'anullsrc=r=16000:cl=mono',
-    '-t',
-    String(seconds),
-    '-sample_fmt',
-    's16',
-    '-c:a',
-    'flac',
-    '-f',
-    'flac',
-    'pipe:1',
-  ]);
-  if (result.code !== 0) throw new Error(`ffmpeg failed: ${result.stderr}`);
-  return result.stdout;
+  const dir = await mkdtemp(path.join(tmpdir(), 'awp-bomb-'));
+  const file = path.join(dir, 'silence.flac');
+  try {
+    const result = await runProcess('ffmpeg', [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'anullsrc=r=16000:cl=mono',
+      '-t',
+      String(seconds),
+      '-sample_fmt',
+      's16',
+      '-c:a',
+      'flac',
+      file,
+    ]);
+    if (result.code !== 0) throw new Error(`ffmpeg failed: ${result.stderr}`);
+    return await readFile(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /**

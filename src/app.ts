@@ -22,9 +22,11 @@ import type { Database } from './db/schema.ts';
 import { demoRoutes } from './demo/routes.ts';
 import { googleCalendarRoutes } from './google-calendar/routes.ts';
 import { googleCalendarFromConfig } from './google-calendar/service.ts';
+import { BodyBudget } from './http/body-budget.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { routeHandler } from './http/pipeline.ts';
 import type { AnyRoute } from './http/route.ts';
+import { prepareUploadDirectory } from './http/upload-directory.ts';
 import { type Listener, UwsHttpServer } from './http/uws/server.ts';
 import { openVoiceCloning } from './jobs/voice-cloning.ts';
 import { type JobWorkers, startJobWorkers } from './jobs/workers.ts';
@@ -361,6 +363,7 @@ export function createApi(deps: ApiDependencies): Api {
     demoPage: config.DEMO_PAGE,
   });
 
+  const uploadDir = config.UPLOAD_SPOOL_DIR ?? path.resolve(config.DATA_DIR, 'uploads');
   const server = new UwsHttpServer({
     routes: [
       ...[...routes, ...operatorApi.routes].map((route) => ({
@@ -369,6 +372,7 @@ export function createApi(deps: ApiDependencies): Api {
         bodyLimitBytes: route.bodyLimitBytes ?? config.BODY_LIMIT_BYTES,
         ...routeHandler(route, authenticator),
         ...(route.cors ? { cors: route.cors } : {}),
+        ...(route.spoolBody ? { spoolBody: true } : {}),
       })),
       // Not part of /v1 (no OpenAPI entry); answers only when DEMO_PAGE is on.
       ...demoRoutes({ enabled: config.DEMO_PAGE, db, agents, tokens: agentSessionTokens }),
@@ -376,6 +380,8 @@ export function createApi(deps: ApiDependencies): Api {
       ...dashboardPageRoutes(),
     ],
     allowsOrigin: (origin) => origins.allows(origin),
+    bodyBudget: new BodyBudget(config.BODY_BUDGET_BYTES),
+    spoolDirectory: uploadDir,
     webSockets: [streamRoute, transcription.route],
     hostEnvironments: config.ENVIRONMENT_HOSTS,
     logger,
@@ -408,6 +414,7 @@ export function createApi(deps: ApiDependencies): Api {
     start: async () => {
       // Before listening: files of this process id are taken for a crashed earlier life's.
       await spool.prepare();
+      await prepareUploadDirectory(uploadDir, logger);
       await heartbeat.start();
       if (config.RUN_JOBS_IN_PROCESS) {
         workers = startJobWorkers({ config, db, logger, instanceId });

@@ -64,6 +64,22 @@ export const configSchema = z.object({
     .int()
     .positive()
     .default(256 * 1024),
+  /**
+   * Bytes of request bodies one api process reads at once (each request reserves its
+   * declared length after it authenticated); beyond it a request is answered 503
+   * `service_unavailable` (retryable) before its body is read.
+   */
+  BODY_BUDGET_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(256 * 1024 * 1024),
+  /** Folder of uploads received to disk (voice recordings, cards). Default DATA_DIR/uploads. */
+  UPLOAD_SPOOL_DIR: z.string().min(1).optional(),
+  /** Voice recordings decoded (ffprobe, ffmpeg) at once per process; more wait their turn. */
+  SAMPLE_DECODE_CONCURRENCY: z.coerce.number().int().positive().default(2),
+  /** Longest one ffmpeg decode of a voice recording may run before it is killed. */
+  SAMPLE_DECODE_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
   /** How long SIGTERM waits for in-flight requests before closing. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(10_000),
   /** How long an api process may serve a cached key lookup; bounds revocation delay. */

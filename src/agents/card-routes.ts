@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { requireAuth } from '../auth/context.ts';
+import { bodyBytes } from '../http/request-body.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { HttpResponse } from '../http/types.ts';
 import type { Agents } from './agents.ts';
@@ -26,11 +27,12 @@ export function cardRoutes(agents: Agents): AnyRoute[] {
       tags: ['agents'],
       auth: AUTH,
       bodyLimitBytes: MAX_PNG_BYTES,
+      spoolBody: true,
       requestContent: { 'application/json': z.looseObject({}), 'image/png': 'binary' },
       responses: { 200: { description: 'The Agent with the imported card.', schema: agentSchema } },
       handle: async ({ auth, request }) => {
         const caller = requireAuth(auth);
-        const card = cardFromUpload(request.headers['content-type'], request.body);
+        const card = cardFromUpload(request.headers['content-type'], await bodyBytes(request));
         const scope = { workspaceId: caller.workspaceId, environment: caller.environment };
         const updated = await agents.update(scope, request.params.agentId ?? '', {
           character_card: card,

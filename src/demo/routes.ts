@@ -83,10 +83,9 @@ export function demoRoutes(options: DemoRouteOptions): MountedRoute[] {
     method,
     pattern,
     bodyLimitBytes: BODY_LIMIT_BYTES,
-    handler: async (request) => {
-      guard(request);
-      return handle(request);
-    },
+    // From the headers alone: a request the demo does not serve is refused unread.
+    beforeBody: async (request) => guard(request),
+    handler: handle,
   });
 
   return [

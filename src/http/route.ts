@@ -25,7 +25,13 @@ export type RouteAuth =
    * A one-use Agent session token (`Authorization: Bearer`), which the route itself
    * consumes: only it knows which Agent the call is for.
    */
-  | { kind: 'agent_session_token' };
+  | { kind: 'agent_session_token' }
+  /**
+   * The route's own guard (the operator API: session cookie, Origin check, role), run on
+   * the headers before the first body byte is read; what it resolves is the route's
+   * `principal`, and what it throws is the answer.
+   */
+  | { kind: 'guard'; check: (request: HttpRequest) => Promise<unknown> };
 
 /**
  * Cross-origin access for browsers: `allowlist` answers preflight and adds CORS headers
@@ -50,8 +56,10 @@ export interface ResponseSpec {
 
 export interface RouteContext<Body, Query> {
   request: HttpRequest;
-  /** The authenticated caller; null only on routes with `auth: { kind: 'none' }`. */
+  /** The caller a workspace key authenticated; null on routes with another `auth`. */
   auth: AuthContext | null;
+  /** What the route's guard resolved (`auth: { kind: 'guard' }`); undefined otherwise. */
+  principal: unknown;
   body: Body;
   query: Query;
 }
@@ -71,6 +79,11 @@ export interface RouteDefinition<Body = unknown, Query = unknown> {
   cors?: RouteCors;
   /** Overrides the default body size limit. */
   bodyLimitBytes?: number;
+  /**
+   * The body goes to a temporary file (`request.bodyFile`, removed once the handler
+   * returned) instead of memory: uploads of megabytes.
+   */
+  spoolBody?: boolean;
   body?: z.ZodType<Body>;
   /**
    * For routes that read `request.body` themselves (no `body` schema): the accepted content

@@ -10,8 +10,13 @@ export interface HttpRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** Path parameters by name (`/v1/agents/:agentId` gives `agentId`). */
   readonly params: Readonly<Record<string, string>>;
-  /** Raw body, already size-limited. Empty when the request has none. */
+  /** Raw body, already size-limited. Empty when the request has none or it was spooled. */
   readonly body: Buffer;
+  /**
+   * On routes that spool their body to disk (`spoolBody`): the temporary file holding it,
+   * readable until the handler's promise settles, then removed. Absent without a body.
+   */
+  readonly bodyFile?: string;
   /** Server-assigned id of this request (UUIDv7), echoed in `X-Request-Id`. */
   readonly requestId: string;
   /** Environment addressed by the request (host map, else the listener's). */

@@ -7,6 +7,7 @@ import { VoiceClonerRegistry } from '../providers/cloning/registry.ts';
 import { UpstreamProviderError } from '../providers/upstream/status.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
 import { CloneRunner } from '../voices/cloning/runner.ts';
+import { SampleDecoder } from '../voices/cloning/sample-decoder.ts';
 import { SampleStore } from '../voices/cloning/sample-store.ts';
 import { VoiceCloning } from '../voices/cloning/service.ts';
 import type { CloneJobQueue } from '../voices/cloning/types.ts';
@@ -132,8 +133,17 @@ export function openVoiceCloning(deps: { config: Config; db: Kysely<Database>; l
       attempts: config.CLONE_JOB_ATTEMPTS,
       backoffDelayMs: config.CLONE_JOB_BACKOFF_MS,
     }),
+    sampleDecoder(config),
   );
   return { cloning, close: () => queue.close() };
+}
+
+/** The bounds of decoding recordings in this process (SAMPLE_DECODE_*). */
+function sampleDecoder(config: Config): SampleDecoder {
+  return new SampleDecoder({
+    concurrency: config.SAMPLE_DECODE_CONCURRENCY,
+    timeoutMs: config.SAMPLE_DECODE_TIMEOUT_MS,
+  });
 }
 
 /** The clone worker of a jobs process (or of the api in single-node mode). */
@@ -173,6 +183,7 @@ export function startVoiceCloningWorker(deps: {
       return registry.cloner(provider, account);
     },
     logger,
+    sampleDecoder(config),
   );
   const worker = createVoiceCloningWorker({
     connectionUrl: config.REDIS_URL,

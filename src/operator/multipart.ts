@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ApiError, unsupportedMediaTypeError } from '../errors.ts';
+import { bodyBlob } from '../http/request-body.ts';
 import type { HttpRequest } from '../http/types.ts';
 import { validate } from '../http/validate.ts';
 
@@ -20,7 +21,8 @@ export interface UploadForm<Metadata> {
  * Reads a `multipart/form-data` upload: a `metadata` field holding JSON (validated by
  * `schema`) and file fields. Parsed by the runtime's own fetch implementation (undici's
  * `Response.formData()`), so no parser is hand-written and none is added; the server has
- * already limited the body's size.
+ * already limited the body's size, and on spooling routes the form is read from its file
+ * only now, once the whole upload arrived.
  */
 export async function readUploadForm<Metadata>(
   request: HttpRequest,
@@ -32,13 +34,8 @@ export async function readUploadForm<Metadata>(
   }
   let form: FormData;
   try {
-    // A view of the same bytes: the upload is not copied before it is parsed.
-    const bytes = new Uint8Array(
-      request.body.buffer as ArrayBuffer,
-      request.body.byteOffset,
-      request.body.byteLength,
-    );
-    form = await new Response(bytes, { headers: { 'content-type': type } }).formData();
+    const body = await bodyBlob(request);
+    form = await new Response(body, { headers: { 'content-type': type } }).formData();
   } catch {
     throw new ApiError('invalid_request', 'The multipart body could not be read.');
   }

@@ -30,13 +30,16 @@ export interface OperatorRouteDefinition<Body, Query> {
   errors?: readonly ErrorCode[];
   /** Largest body accepted (uploads); default the server's `BODY_LIMIT_BYTES`. */
   bodyLimitBytes?: number;
+  /** The body goes to a temporary file (`request.bodyFile`): uploads of megabytes. */
+  spoolBody?: boolean;
   handle(context: OperatorRouteContext<Body, Query>): Promise<HttpResponse>;
 }
 
 /**
- * An operator API route: the member check (session, CSRF, role) runs before the body and
- * query are validated, so an unauthenticated caller learns nothing about a route's input.
- * The operator API is internal and stays out of `/v1/openapi.json`.
+ * An operator API route: the member check (session, CSRF, role) is the route's guard, run
+ * on the headers before the first body byte is read, so an unauthenticated caller can make
+ * the server neither hold its upload nor tell it anything about the route's input. The
+ * operator API is internal and stays out of `/v1/openapi.json`.
  */
 export function operatorRoute<Body = undefined, Query = undefined>(
   guard: OperatorGuard,
@@ -48,13 +51,13 @@ export function operatorRoute<Body = undefined, Query = undefined>(
     operationId: route.operationId,
     summary: route.summary,
     tags: ['operator'],
-    // The session cookie is checked here, not by the /v1 key pipeline.
-    auth: { kind: 'none' },
+    auth: { kind: 'guard', check: (request) => guard.requireMember(request, route.roles) },
     responses: {},
     ...(route.errors ? { errors: route.errors } : {}),
     ...(route.bodyLimitBytes ? { bodyLimitBytes: route.bodyLimitBytes } : {}),
-    handle: async ({ request }) => {
-      const member = await guard.requireMember(request, route.roles);
+    ...(route.spoolBody ? { spoolBody: true } : {}),
+    handle: async ({ request, principal }) => {
+      const member = principal as OperatorPrincipal;
       const query = route.query
         ? validate(route.query, Object.fromEntries(request.query), 'query')
         : (undefined as Query);

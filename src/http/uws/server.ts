@@ -4,19 +4,23 @@ import type {
   HttpResponse as UwsResponse,
   us_listen_socket,
 } from 'uWebSockets.js';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { v7 as uuidv7 } from 'uuid';
 import type { Environment } from '../../config.ts';
 import { ApiError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { Metrics } from '../../observability/metrics.ts';
 import { requestContext } from '../../observability/request-context.ts';
+import { BodyBudget } from '../body-budget.ts';
 import { corsHeaders, preflightHeaders } from '../cors.ts';
 import type { HttpMethod, RouteCors } from '../route.ts';
 import type { Handler, HttpRequest, HttpResponse } from '../types.ts';
 import type { WebSocketRoute } from '../websocket.ts';
+import { BodyReceiver } from './body-receiver.ts';
 import { errorResponse } from './error-response.ts';
 import { uws } from './native.ts';
-import { BodyTooLargeError, readBody } from './read-body.ts';
+import { BodyTooLargeError } from './read-body.ts';
 import { paramNames, patternRegex } from './route-pattern.ts';
 import { mountWebSocket } from './websocket.ts';
 import { type ResponseState, writeResponse } from './write-response.ts';
@@ -35,6 +39,11 @@ export interface MountedRoute {
   beforeBody?: (request: HttpRequest) => Promise<void>;
   /** Cross-origin policy; omitted: no CORS headers, `OPTIONS` answers 405. */
   cors?: RouteCors;
+  /**
+   * Write the body to a temporary file (`request.bodyFile`) instead of memory: uploads of
+   * megabytes (voice recordings, character cards).
+   */
+  spoolBody?: boolean;
 }
 
 export interface Listener {
@@ -53,9 +62,31 @@ export interface UwsServerOptions {
   webSockets?: WebSocketRoute[];
   /** Origins `cors: 'allowlist'` routes answer (STREAM_ALLOWED_ORIGINS). Default: none. */
   allowsOrigin?: (origin: string) => boolean;
+  /** Bytes of request bodies read at once (BODY_BUDGET_BYTES). Default: no budget. */
+  bodyBudget?: BodyBudget;
+  /** Where spooled bodies are written. Default: the system's temporary folder. */
+  spoolDirectory?: string;
+}
+
+/** How `serve` handles one request: the route's settings, or those of a built-in answer. */
+interface Served {
+  label: string;
+  /** null: the body is never read (unmatched requests, preflights). */
+  bodyLimitBytes: number | null;
+  handler: Handler;
+  cors?: RouteCors;
+  beforeBody?: (request: HttpRequest) => Promise<void>;
+  spoolBody?: boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
+/**
+ * How a refused request's body is read and dropped before its answer goes out and the
+ * connection closes: until it ends, until the client pauses this long, or at most this
+ * long (a client still sending then may see a reset instead of the answer), as web
+ * servers' lingering close does.
+ */
+const REFUSED_BODY_DRAIN = { idleMs: 2_000, maxMs: 30_000 };
 
 /**
  * The only module that touches uWS request and response objects. It owns the uWS rules:
@@ -67,8 +98,12 @@ export class UwsHttpServer {
   private readonly matchers: { method: HttpMethod; regex: RegExp }[];
   private inFlightCount = 0;
   private idleWaiters: (() => void)[] = [];
+  private readonly bodyBudget: BodyBudget;
+  private readonly spoolDirectory: string;
 
   constructor(private readonly options: UwsServerOptions) {
+    this.bodyBudget = options.bodyBudget ?? new BodyBudget(Number.POSITIVE_INFINITY);
+    this.spoolDirectory = options.spoolDirectory ?? tmpdir();
     this.matchers = options.routes.map((route) => ({
       method: route.method,
       regex: patternRegex(route.pattern),
@@ -162,22 +197,22 @@ export class UwsHttpServer {
           params[name] = decodeURIComponent(req.getParameter(index) ?? '');
         });
       } catch {
-        this.serve(res, req, environment, route.pattern, {}, null, async () => {
-          throw new ApiError('invalid_request', 'The path has a malformed percent-escape.');
-        });
+        this.serve(
+          res,
+          req,
+          environment,
+          {},
+          {
+            label: route.pattern,
+            bodyLimitBytes: null,
+            handler: async () => {
+              throw new ApiError('invalid_request', 'The path has a malformed percent-escape.');
+            },
+          },
+        );
         return;
       }
-      this.serve(
-        res,
-        req,
-        environment,
-        route.pattern,
-        params,
-        route.bodyLimitBytes,
-        route.handler,
-        route.cors,
-        route.beforeBody,
-      );
+      this.serve(res, req, environment, params, { ...route, label: route.pattern });
     });
   }
 
@@ -194,11 +229,21 @@ export class UwsHttpServer {
     for (const [pattern, { cors, methods }] of byPattern) {
       app.options(pattern, (res, req) => {
         const origin = req.getHeader('origin') || undefined;
-        this.serve(res, req, environment, pattern, {}, null, async () => {
-          const headers = preflightHeaders(cors, origin, methods, allowsOrigin);
-          if (!headers) throw new ApiError('forbidden', 'This Origin may not call this route.');
-          return { status: 204, headers };
-        });
+        this.serve(
+          res,
+          req,
+          environment,
+          {},
+          {
+            label: pattern,
+            bodyLimitBytes: null,
+            handler: async () => {
+              const headers = preflightHeaders(cors, origin, methods, allowsOrigin);
+              if (!headers) throw new ApiError('forbidden', 'This Origin may not call this route.');
+              return { status: 204, headers };
+            },
+          },
+        );
       });
     }
   }
@@ -208,29 +253,35 @@ export class UwsHttpServer {
     const allowed = this.matchers.filter((m) => m.regex.test(path)).map((m) => m.method);
     // Nothing of the body is read: the answer does not depend on it, and a request with
     // an unknown method or path is answered at once (the connection then closes).
-    this.serve(res, req, environment, '(unmatched)', {}, null, async () => {
-      if (allowed.length > 0) {
-        throw Object.assign(
-          new ApiError('method_not_allowed', `Use ${allowed.join(' or ')} on this path.`),
-          { allow: allowed.join(', ') },
-        );
-      }
-      throw new ApiError('not_found', 'No such route.');
-    });
+    this.serve(
+      res,
+      req,
+      environment,
+      {},
+      {
+        label: '(unmatched)',
+        bodyLimitBytes: null,
+        handler: async () => {
+          if (allowed.length > 0) {
+            throw Object.assign(
+              new ApiError('method_not_allowed', `Use ${allowed.join(' or ')} on this path.`),
+              { allow: allowed.join(', ') },
+            );
+          }
+          throw new ApiError('not_found', 'No such route.');
+        },
+      },
+    );
   }
 
   private serve(
     res: UwsResponse,
     req: UwsRequest,
     listenerEnvironment: Environment,
-    routeLabel: string,
     params: Record<string, string>,
-    /** null: the body is never read (unmatched requests). */
-    bodyLimitBytes: number | null,
-    handler: Handler,
-    cors?: RouteCors,
-    beforeBody?: (request: HttpRequest) => Promise<void>,
+    served: Served,
   ): void {
+    const { label: routeLabel, bodyLimitBytes, handler, cors, beforeBody } = served;
     const startedAt = performance.now();
     const state: ResponseState = { done: false, aborted: new AbortController() };
     this.inFlightCount++;
@@ -257,21 +308,15 @@ export class UwsHttpServer {
       ? corsHeaders(cors, headers.origin, this.options.allowsOrigin ?? (() => false))
       : undefined;
 
-    let body: Promise<Buffer>;
     const contentLength = headers['content-length'];
     const chunked = /chunked/i.test(headers['transfer-encoding'] ?? '');
     const hasBody = chunked || (contentLength !== undefined && contentLength !== '0');
-    if (!hasBody || bodyLimitBytes === null) {
-      body = Promise.resolve(EMPTY);
-    } else if (Number(contentLength) > bodyLimitBytes) {
-      body = Promise.reject(new BodyTooLargeError(bodyLimitBytes));
-    } else {
-      body = readBody(res, bodyLimitBytes);
-    }
-
-    // Observed here so a refusal before the body arrived leaves no unhandled rejection.
-    body.catch(() => {});
-    let refusedBeforeBody = false;
+    // The socket is paused here: no body byte is read before the route decided to read it.
+    const receiver =
+      hasBody && bodyLimitBytes !== null ? new BodyReceiver(res, state.aborted.signal) : null;
+    let bodyRead = false;
+    let reservedBytes = 0;
+    let bodyFile: string | undefined;
     const run = async (): Promise<HttpResponse> => {
       const request: { -readonly [K in keyof HttpRequest]: HttpRequest[K] } = {
         method,
@@ -285,28 +330,52 @@ export class UwsHttpServer {
         remoteAddress,
         signal: state.aborted.signal,
       };
-      if (beforeBody) {
-        try {
-          await beforeBody(request);
-        } catch (error) {
-          refusedBeforeBody = true;
-          throw error;
+      await beforeBody?.(request);
+      if (receiver && bodyLimitBytes !== null) {
+        if (Number(contentLength) > bodyLimitBytes) throw new BodyTooLargeError(bodyLimitBytes);
+        reservedBytes = chunked ? bodyLimitBytes : Number(contentLength);
+        if (!this.bodyBudget.tryReserve(reservedBytes)) {
+          reservedBytes = 0;
+          throw new ApiError(
+            'service_unavailable',
+            'The server is receiving as many request bodies as it accepts at once; retry shortly.',
+          );
+        }
+        bodyRead = true;
+        if (served.spoolBody) {
+          bodyFile = await receiver.toFile(bodyLimitBytes, this.spoolDirectory);
+          request.bodyFile = bodyFile;
+        } else {
+          request.body = await receiver.toMemory(bodyLimitBytes);
         }
       }
-      request.body = await body;
       return handler(request);
+    };
+    const release = () => {
+      this.bodyBudget.release(reservedBytes);
+      reservedBytes = 0;
+      if (bodyFile !== undefined) {
+        rm(bodyFile, { force: true }).catch((error: unknown) =>
+          this.options.logger.warn({ err: error, request_id: requestId }, 'upload not removed'),
+        );
+      }
     };
 
     requestContext
       .run({ request_id: requestId, method, route: routeLabel }, run)
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         const response = errorResponse(error, requestId, method, routeLabel, this.options.logger);
-        // A body left unread would be taken for the next request on this connection.
-        if (hasBody && (bodyLimitBytes === null || refusedBeforeBody))
+        if (hasBody && !bodyRead) {
+          // A body left unread would be taken for the next request on this connection.
           response.headers = { ...response.headers, connection: 'close' };
+          // Its rest is read and dropped before the answer goes out: closing over unread
+          // bytes resets the connection, and the client could lose the answer.
+          await receiver?.drainAway(REFUSED_BODY_DRAIN);
+        }
         return response;
       })
       .then((response) => {
+        release();
         if (state.done) return;
         if (crossOrigin) response.headers = { ...crossOrigin, ...response.headers };
         writeResponse(res, state, response, requestId, this.options.logger, () =>

@@ -2,6 +2,7 @@ import type { Agents } from '../../agents/agents.ts';
 import { cardDownload, cardExportQuerySchema, cardFromUpload } from '../../agents/card-transfer.ts';
 import { MAX_PNG_BYTES } from '../../agents/png.ts';
 import { agentBody } from '../../agents/schemas.ts';
+import { bodyBytes } from '../../http/request-body.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import { AGENT_BUILDER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
@@ -22,9 +23,10 @@ export function agentCardRoutes(guard: OperatorGuard, agents: Agents): AnyRoute[
         'Replaces the Agent’s card from a card file (V3, V2 or V1 JSON, or a PNG card image) as a new draft revision.',
       roles: AGENT_BUILDER_ROLES,
       bodyLimitBytes: MAX_PNG_BYTES,
+      spoolBody: true,
       errors: ['invalid_request', 'not_found'],
       handle: async ({ member, request }) => {
-        const card = cardFromUpload(request.headers['content-type'], request.body);
+        const card = cardFromUpload(request.headers['content-type'], await bodyBytes(request));
         const updated = await agents.update(
           { workspaceId: member.workspaceId, environment: request.environment },
           request.params.agentId ?? '',

@@ -133,6 +133,7 @@ export function cloneRoutes(guard: OperatorGuard, cloning: VoiceCloning): AnyRou
       summary: 'Creates a voice from recordings and submits its first clone to the providers.',
       roles: VOICE_MANAGER_ROLES,
       bodyLimitBytes: MAX_RECORDINGS_PER_REQUEST * SAMPLE_LIMITS.maxBytes + FORM_OVERHEAD_BYTES,
+      spoolBody: true,
       errors: ['invalid_request'],
       handle: async ({ member, request }) => {
         const form = await readUploadForm(request, createSchema);
@@ -164,6 +165,7 @@ export function cloneRoutes(guard: OperatorGuard, cloning: VoiceCloning): AnyRou
       summary: 'Adds a recording; Ready routes become Update available.',
       roles: VOICE_MANAGER_ROLES,
       bodyLimitBytes: SAMPLE_LIMITS.maxBytes + FORM_OVERHEAD_BYTES,
+      spoolBody: true,
       errors: ['voice_not_found', 'invalid_request'],
       handle: async ({ member, request }) => {
         const form = await readUploadForm(request, sampleSchema);

@@ -45,7 +45,9 @@ export function sessionRoutes(
       operationId: 'operatorSignIn',
       summary: 'Signs a workspace member in with email and password; sets the session cookie.',
       tags: ['operator'],
-      auth: { kind: 'none' },
+      // A sign-in form posted from another site would sign the victim into the attacker's
+      // account (login CSRF): the Origin check applies here too, before the body is read.
+      auth: { kind: 'guard', check: async (request) => guard.checkOrigin(request) },
       responses: {},
       errors: [
         'invalid_request',
@@ -55,9 +57,6 @@ export function sessionRoutes(
         'rate_limited',
       ],
       handle: async ({ request }) => {
-        // A sign-in form posted from another site would sign the victim into the attacker's
-        // account (login CSRF): the Origin check applies here too.
-        guard.checkOrigin(request);
         const body = validate(
           signInSchema,
           parseJsonBody(request.body, request.headers['content-type']),
@@ -85,11 +84,10 @@ export function sessionRoutes(
       operationId: 'operatorSignOut',
       summary: 'Ends the session and clears the cookie.',
       tags: ['operator'],
-      auth: { kind: 'none' },
+      auth: { kind: 'guard', check: async (request) => guard.checkOrigin(request) },
       responses: {},
       errors: ['forbidden'],
       handle: async ({ request }) => {
-        guard.checkOrigin(request);
         const sessionId = guard.sessionId(request);
         if (sessionId) await sessions.signOut(sessionId);
         return { status: 204, headers: { 'set-cookie': guard.clearedCookie(request) } };

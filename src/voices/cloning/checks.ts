@@ -4,6 +4,7 @@ import { ApiError } from '../../errors.ts';
 import { modelProfile, NATIVE_CLONE_MODEL } from '../route-profile.ts';
 import type { StoredVoice } from '../voice-store.ts';
 import { validateSample } from './sample-audio.ts';
+import type { SampleDecoder } from './sample-decoder.ts';
 import type { CloneTarget, SampleInput } from './types.ts';
 
 /** Checks and small queries the cloning service runs before it writes anything. */
@@ -52,7 +53,7 @@ export async function checkTargets(
 }
 
 /** Validates a recording (transcript, language, audio) before it is stored. */
-export async function prepare(input: SampleInput): Promise<PreparedSample> {
+export async function prepare(input: SampleInput, decoder: SampleDecoder): Promise<PreparedSample> {
   const transcript = input.transcript.trim();
   if (transcript === '' || [...transcript].length > MAX_TRANSCRIPT_CHARS) {
     throw new ApiError(
@@ -64,7 +65,7 @@ export async function prepare(input: SampleInput): Promise<PreparedSample> {
     throw new ApiError('invalid_request', 'The language must be a BCP 47 tag such as en-US.');
   }
   const contentType = input.contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  const probed = await validateSample(input.audio, contentType);
+  const probed = await validateSample(input.audio, contentType, decoder);
   return {
     input,
     contentType,

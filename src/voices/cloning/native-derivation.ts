@@ -19,6 +19,13 @@ export interface DerivedNativeVoice {
 const FRAME = Math.round(ANALYSIS_RATE_HZ * 0.04);
 const HOP = Math.round(ANALYSIS_RATE_HZ * 0.02);
 const MIN_F0_HZ = 60;
+/**
+ * Frames whose pitch is searched between two yields to the event loop: a few tens of
+ * milliseconds of work, so five minutes of recordings never hold the process for seconds.
+ */
+const FRAMES_PER_SLICE = 50;
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 const MAX_F0_HZ = 400;
 
 /**
@@ -27,9 +34,9 @@ const MAX_F0_HZ = 400;
  * 60..400 Hz lag range is at least 0.5. Speaking rate: transcript words over the time of
  * active frames, so pauses do not slow the derived voice.
  */
-export function measureVoice(
+export async function measureVoice(
   recordings: readonly { pcm: Int16Array; transcript: string }[],
-): MeasuredVoice {
+): Promise<MeasuredVoice> {
   const pitches: number[] = [];
   let activeFrames = 0;
   let words = 0;
@@ -41,14 +48,15 @@ export function measureVoice(
       for (let i = start; i < start + FRAME; i += 1) sum += (pcm[i] ?? 0) ** 2;
       energies.push(sum / FRAME);
     }
-    const loudest = Math.max(0, ...energies);
+    const loudest = energies.reduce((max, energy) => Math.max(max, energy), 0);
     const floor = loudest / 1000;
-    energies.forEach((energy, index) => {
-      if (energy <= floor || energy === 0) return;
+    for (const [index, energy] of energies.entries()) {
+      if (energy <= floor || energy === 0) continue;
       activeFrames += 1;
+      if (activeFrames % FRAMES_PER_SLICE === 0) await yieldToEventLoop();
       const f0 = framePitch(pcm, index * HOP);
       if (f0 !== null) pitches.push(f0);
-    });
+    }
   }
   pitches.sort((a, b) => a - b);
   const medianPitchHz = pitches.length > 0 ? (pitches[pitches.length >> 1] ?? 0) : 0;

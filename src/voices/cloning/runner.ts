@@ -8,6 +8,7 @@ import type { UpstreamProviderKind } from '../../providers/upstream-registry.ts'
 import { modelProfile } from '../route-profile.ts';
 import { deriveNativeVoice, measureVoice } from './native-derivation.ts';
 import { decodeForAnalysis } from './sample-audio.ts';
+import { SampleDecoder } from './sample-decoder.ts';
 import type { SampleStore } from './sample-store.ts';
 
 /** Opens the cloner of a vendor on a route's account (null: the deployment's key). */
@@ -38,6 +39,8 @@ export class CloneRunner {
     private readonly samples: SampleStore,
     private readonly clonerFor: ClonerFor,
     private readonly logger: Logger,
+    /** Bounds the decoding of recordings (concurrency, time, output). */
+    private readonly decoder: SampleDecoder = new SampleDecoder(),
   ) {}
 
   async run(
@@ -90,11 +93,11 @@ export class CloneRunner {
     if (route.provider === 'native') {
       const recordings = await Promise.all(
         files.map(async (file) => ({
-          pcm: await decodeForAnalysis(file.data),
+          pcm: await decodeForAnalysis(file.data, this.decoder),
           transcript: file.transcript,
         })),
       );
-      const measured = measureVoice(recordings);
+      const measured = await measureVoice(recordings);
       if (measured.voicedFrames < 10) {
         throw new PermanentCloneError(
           'Too little voiced speech in the recordings to derive a voice.',

@@ -15,6 +15,7 @@ import {
 } from './checks.ts';
 import { attachRoute, refreshRoute, retryOperation, submitAttempt } from './clone-submissions.ts';
 import { toAttempt, toSample } from './rows.ts';
+import { SampleDecoder } from './sample-decoder.ts';
 import { type SampleStore, sampleObjectKey } from './sample-store.ts';
 import type {
   CloneJobQueue,
@@ -54,6 +55,8 @@ export class VoiceCloning {
     private readonly db: Kysely<Database>,
     private readonly samples: SampleStore,
     private readonly queue: CloneJobQueue,
+    /** Bounds the decoding of uploaded recordings (concurrency, time, output). */
+    private readonly decoder: SampleDecoder = new SampleDecoder(),
   ) {
     this.routes = new VoiceRouteSettings(db);
   }
@@ -88,7 +91,9 @@ export class VoiceCloning {
     await requireWorkspace(this.db, input.workspaceId);
     // Targets and recordings are checked before anything is stored: all or nothing.
     await checkTargets(this.db, input.workspaceId, input.targets);
-    const prepared = await Promise.all(input.samples.map((sample) => prepare(sample)));
+    const prepared = await Promise.all(
+      input.samples.map((sample) => prepare(sample, this.decoder)),
+    );
     const voiceId = `voice_${randomBase62(20)}`;
     const now = new Date().toISOString();
     await this.db
@@ -130,7 +135,7 @@ export class VoiceCloning {
   ): Promise<VoiceSample> {
     requirePermission(input.permissionConfirmed);
     await loadVoice(this.db, input.workspaceId, input.environment, input.voiceId);
-    const prepared = await prepare(input.sample);
+    const prepared = await prepare(input.sample, this.decoder);
     const sample = await this.#storeSample(input.workspaceId, input.voiceId, prepared, input.actor);
     await this.db
       .updateTable('voice_routes')

@@ -23,7 +23,7 @@ async function espeakRecording(voice: string, pitch: number, wpm: number): Promi
 
 async function derive(voice: string, pitch: number, wpm: number) {
   const pcm = await decodeForAnalysis(await espeakRecording(voice, pitch, wpm));
-  return deriveNativeVoice(measureVoice([{ pcm, transcript: SENTENCE }]), 'en-US');
+  return deriveNativeVoice(await measureVoice([{ pcm, transcript: SENTENCE }]), 'en-US');
 }
 
 function parse(reference: string) {

@@ -1,0 +1,142 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { runProcess } from '../../helpers/audio.ts';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
+import { RssSampler, rssBytes } from '../../helpers/raw-upload.ts';
+import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { budget } from '../../helpers/wait.ts';
+
+vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
+
+const PASSWORD = 'correct horse battery staple';
+const MAX_GROWTH_BYTES = 100 * 1024 * 1024;
+/** An hour of digital silence: about half a megabyte of FLAC, 115 MB once decoded. */
+const BOMB_SECONDS = 3600;
+
+/**
+ * A long silent FLAC, far under the 10 MB upload limit. Written to a file: ffmpeg fills in
+ * the STREAMINFO's total sample count only on output it can seek back into.
+ */
+async function silentFlac(seconds: number): Promise<Buffer> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'awp-bomb-'));
+  const file = path.join(dir, 'silence.flac');
+  try {
+    const result = await runProcess('ffmpeg', [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'anullsrc=r=16000:cl=mono',
+      '-t',
+      String(seconds),
+      '-sample_fmt',
+      's16',
+      '-c:a',
+      'flac',
+      file,
+    ]);
+    if (result.code !== 0) throw new Error(`ffmpeg failed: ${result.stderr}`);
+    return await readFile(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The same FLAC with the total sample count of its STREAMINFO block set to 0 ("unknown"),
+ * as a stream written live has it: nothing declares the duration, only decoding tells.
+ */
+function withoutDeclaredLength(flac: Buffer): Buffer {
+  const copy = Buffer.from(flac);
+  // 'fLaC', a 4-byte block header, then STREAMINFO: its bytes 13..17 end in the 36-bit count.
+  copy[21] = (copy[21] ?? 0) & 0xf0;
+  copy.fill(0, 22, 26);
+  return copy;
+}
+
+describe.each(DIALECTS)('decoding an uploaded recording is bounded on %s', (dialect) => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let server: RunningServer;
+  let owner: OperatorClient;
+  let bomb: Buffer;
+
+  const upload = (audio: Buffer) =>
+    owner.upload(
+      '/voices',
+      {
+        name: 'Silence',
+        permission_confirmed: true,
+        targets: [{ provider: 'native' }],
+        recordings: [{ language: 'en-US', transcript: 'Nothing at all.' }],
+      },
+      [{ field: 'recording', fileName: 'silence.flac', contentType: 'audio/flac', data: audio }],
+    );
+
+  beforeAll(
+    async () => {
+      database = await createTestDatabase(dialect);
+      handle = await openTestDatabase(database);
+      const ws = await seedWorkspace(handle);
+      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
+      [server, bomb] = await Promise.all([startServer({ database }), silentFlac(BOMB_SECONDS)]);
+      owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
+    },
+    budget({ servers: 1, extraMs: 60_000 }),
+  );
+
+  afterAll(async () => {
+    await server?.stop();
+    await handle?.close();
+    await database?.drop();
+  });
+
+  it('refuses a FLAC declaring an hour of silence with invalid_request within a second', async () => {
+    expect(bomb.byteLength).toBeLessThan(1024 * 1024);
+    const pid = server.process.pid ?? 0;
+    const before = rssBytes(pid);
+    const sampler = new RssSampler(pid);
+    const startedAt = performance.now();
+    const response = await upload(bomb);
+    const elapsedMs = performance.now() - startedAt;
+    const peak = sampler.stop();
+    expect({
+      status: response.status,
+      code: (response.body as { code: string }).code,
+      detail: (response.body as { detail: string }).detail,
+      withinASecond: elapsedMs < 1000,
+      growthUnderBound: peak - before < MAX_GROWTH_BYTES,
+    }).toEqual({
+      status: 400,
+      code: 'invalid_request',
+      detail: 'The recording lasts 3600.0 s; 1 s to 5 min is accepted.',
+      withinASecond: true,
+      growthUnderBound: true,
+    });
+  });
+
+  it('stops decoding a FLAC that declares no length past five minutes, holding none of it', async () => {
+    const pid = server.process.pid ?? 0;
+    const before = rssBytes(pid);
+    const sampler = new RssSampler(pid);
+    const response = await upload(withoutDeclaredLength(bomb));
+    const peak = sampler.stop();
+    expect({
+      status: response.status,
+      code: (response.body as { code: string }).code,
+      detail: (response.body as { detail: string }).detail,
+      growthUnderBound: peak - before < MAX_GROWTH_BYTES,
+    }).toEqual({
+      status: 400,
+      code: 'invalid_request',
+      detail: 'The recording lasts 301.0 s; 1 s to 5 min is accepted.',
+      growthUnderBound: true,
+    });
+  });
+});

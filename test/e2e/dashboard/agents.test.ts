@@ -459,9 +459,10 @@ describe('dashboard: Agents', () => {
       'Answer in two short sentences.',
     );
     expect(await form.getByLabel('Model', { exact: true }).inputValue()).toBe('o4-mini');
-    // No Save, Discard or Publish: the only buttons are the sidebar's and Memory's look-up
-    // (reading what the Agent remembers); Knowledge has no Add document.
-    expect(await other.getByRole('button').allTextContents()).toEqual(['Sign out', 'Look up']);
+    // No Save, Discard or Publish: the only button is the sidebar's. Knowledge has no Add
+    // document, and there is no Memory section: what the Agent remembers of an end user is
+    // that end user's data, withheld from Members like transcripts.
+    expect(await other.getByRole('button').allTextContents()).toEqual(['Sign out']);
     expect(await other.getByRole('link', { name: 'Talk in demo' }).count()).toBe(1);
 
     const client = await signedIn(fixture.server.devUrl, MEMBER_EMAIL, MEMBER_PASSWORD);

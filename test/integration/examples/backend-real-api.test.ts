@@ -109,6 +109,7 @@ describe('examples/backend against the real api', () => {
     expect(status, JSON.stringify(body)).toBe(201);
     expect(Object.keys(body).sort()).toEqual([
       'agent_id',
+      'avatar',
       'expires_at',
       'livekit',
       'room',
@@ -116,6 +117,10 @@ describe('examples/backend against the real api', () => {
     ]);
     expect(body.agent_id).toBe(agentId);
     expect(body.room).toBe(room);
+    // The Agent's avatar, passed on as the api gave it (the same as a managed start's).
+    expect(body.avatar).toEqual(
+      expect.objectContaining({ id: expect.any(String), image_url: expect.any(String) }),
+    );
     // The api knows it as an application session, with the backend's identity bound.
     const report = await apiClient(server.url, key)('GET', `/v1/agent-sessions/${body.session_id}`);
     expect(report.status).toBe(200);

@@ -151,7 +151,8 @@ describe.each(DIALECTS)('document search on %s', (dialect) => {
       snapshot.environment,
       snapshot.agentId,
     );
-    expect(deleted).toBe(true);
+    // Deleted (not null), with no sessions whose recordings must go too.
+    expect(deleted).toEqual({ sessionIds: [] });
     expect(await countChunks(handle, snapshot.agentId)).toBe(0);
     expect(await search.search(doomed, 'refund', 5)).toEqual([]);
     if (dialect === 'sqlite') {

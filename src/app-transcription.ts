@@ -4,7 +4,7 @@ import type { SttConfig } from '../worker/stt/config.ts';
 import type { Authenticator } from './auth/authenticate.ts';
 import type { CredentialWatch } from './auth/credential-watch.ts';
 import type { StreamTokens } from './auth/stream-tokens.ts';
-import { MILLICREDITS_PER_CREDIT } from './billing/cost.ts';
+import { MILLICREDITS_PER_CREDIT } from './billing/pricing.ts';
 import type { Config, Environment } from './config.ts';
 import type { Database } from './db/schema.ts';
 import type { AnyRoute } from './http/route.ts';

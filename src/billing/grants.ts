@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { CreditGrantReason, Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { lockWorkspaceRow } from './balance.ts';
-import { MILLICREDITS_PER_CREDIT } from './cost.ts';
+import { MILLICREDITS_PER_CREDIT } from './pricing.ts';
 
 /** One grant as the operator tool shows it. */
 export interface CreditGrant {

@@ -3,7 +3,7 @@ import type { Environment } from '../config.ts';
 import type { Database, SynthesisStatus } from '../db/schema.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { creditBalance, debitBalance } from './balance.ts';
-import { costMillicredits } from './cost.ts';
+import { synthesisCostMillicredits } from './pricing.ts';
 
 export interface LedgerStart {
   requestId: string;
@@ -89,7 +89,7 @@ export class Ledger {
 
   /** Opens the row and reserves credit; `insufficient_credit` leaves a failed row. */
   async start(entry: LedgerStart): Promise<void> {
-    const reserve = costMillicredits(entry.reserveChars, entry.millicreditsPer1kChars);
+    const reserve = synthesisCostMillicredits(entry.reserveChars, entry.millicreditsPer1kChars);
     const now = new Date().toISOString();
     const row = {
       request_id: entry.requestId,
@@ -158,7 +158,7 @@ export class Ledger {
         if (!row) return false;
         const reserved = Number(row.reserved_millicredits);
         const extra =
-          costMillicredits(
+          synthesisCostMillicredits(
             Number(row.chars_requested),
             Number(row.price_millicredits_per_1k_chars),
           ) - reserved;
@@ -233,7 +233,10 @@ export class Ledger {
       const reserved = Number(claimed.reserved_millicredits);
       const cost = Math.min(
         reserved,
-        costMillicredits(outcome.charsSynthesized, Number(claimed.price_millicredits_per_1k_chars)),
+        synthesisCostMillicredits(
+          outcome.charsSynthesized,
+          Number(claimed.price_millicredits_per_1k_chars),
+        ),
       );
       await trx
         .updateTable('synthesis_requests')

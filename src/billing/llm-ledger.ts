@@ -2,9 +2,9 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Environment } from '../config.ts';
 import type { Database, LlmRequestStatus } from '../db/schema.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
-import { llmCostMillicredits } from '../llm/pricing.ts';
 import type { LlmModelInfo, LlmUsage } from '../llm/provider.ts';
 import { creditBalance, debitBalance } from './balance.ts';
+import { llmCostMillicredits } from './pricing.ts';
 
 type Trx = Transaction<Database>;
 

@@ -1,7 +1,7 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Environment } from '../config.ts';
 import type { Database, SynthesisRequestsTable, SynthesisStatus } from '../db/schema.ts';
-import { MILLICREDITS_PER_CREDIT } from './cost.ts';
+import { MILLICREDITS_PER_CREDIT } from './pricing.ts';
 
 /** One synthesis request as the dashboard's Usage page lists it. */
 export interface RecentRequest {

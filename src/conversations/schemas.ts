@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { timeZoneSchema } from '../agents/tools/calendar/time-zone-schema.ts';
-import { MILLICREDITS_PER_CREDIT } from '../billing/cost.ts';
 import type { LlmCharge } from '../billing/llm-ledger.ts';
+import { MILLICREDITS_PER_CREDIT } from '../billing/pricing.ts';
 import type { LlmUsage } from '../llm/provider.ts';
 import type { MessageRecord } from './conversation-store.ts';
 import type { PublicMessage } from './conversations.ts';

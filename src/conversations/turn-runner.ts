@@ -2,10 +2,10 @@ import { v7 as uuidv7 } from 'uuid';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import type { PreparedTools } from '../agents/tools/toolbox.ts';
 import type { LlmLedger } from '../billing/llm-ledger.ts';
+import { llmCostMillicredits } from '../billing/pricing.ts';
 import { ApiError } from '../errors.ts';
 import { usageBound } from '../llm/bounds.ts';
 import { LlmError } from '../llm/errors.ts';
-import { llmCostMillicredits } from '../llm/pricing.ts';
 import type {
   LlmChatRequest,
   LlmMessage,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MILLICREDITS_PER_CREDIT } from '../billing/cost.ts';
+import { MILLICREDITS_PER_CREDIT } from '../billing/pricing.ts';
 import type { StreamingEventRecord } from './records.ts';
 import type { StreamingSessionReport } from './report.ts';
 

@@ -1,4 +1,4 @@
-import { MILLICREDITS_PER_CREDIT } from '../billing/cost.ts';
+import { MILLICREDITS_PER_CREDIT } from '../billing/pricing.ts';
 
 /**
  * Audio whose cost a session holds ahead of it: credit is reserved in steps of this much
@@ -6,11 +6,6 @@ import { MILLICREDITS_PER_CREDIT } from '../billing/cost.ts';
  * before the audio is transcribed.
  */
 export const RESERVE_AHEAD_MS = 10_000;
-
-/** Cost of `audioMs` of audio at `millicreditsPerMinute`, rounded up to a whole millicredit. */
-export function audioCostMillicredits(audioMs: number, millicreditsPerMinute: number): number {
-  return Math.ceil((Math.round(audioMs) * millicreditsPerMinute) / 60_000);
-}
 
 /** The `cost` object of `finish` and of session reads. */
 export interface TranscriptionCost {

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { creditBalance, debitBalance } from '../billing/balance.ts';
+import { audioCostMillicredits } from '../billing/pricing.ts';
 import type { Environment } from '../config.ts';
 import type { Database, TranscriptionSessionStatus } from '../db/schema.ts';
 import type { ErrorCode } from '../errors.ts';
-import { audioCostMillicredits } from './pricing.ts';
 import { emitTranscriptionSessionEvent } from './session-events.ts';
 
 /** What a session's row is opened with. */

@@ -1,9 +1,9 @@
 import type { LlmCharge, LlmLedger } from '../billing/llm-ledger.ts';
+import { llmCostMillicredits } from '../billing/pricing.ts';
 import type { Environment } from '../config.ts';
 import { toTurnError } from '../conversations/turn-errors.ts';
 import { usageBound } from '../llm/bounds.ts';
 import { LlmError } from '../llm/errors.ts';
-import { llmCostMillicredits } from '../llm/pricing.ts';
 import type { LlmUsage } from '../llm/provider.ts';
 import { type TranslationModel, translationMessages } from './translator.ts';
 

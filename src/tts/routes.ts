@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { getOutputFormatInfo, OUTPUT_FORMATS } from '../../media/formats.ts';
 import { requireAuth } from '../auth/context.ts';
-import { MILLICREDITS_PER_CREDIT } from '../billing/cost.ts';
+import { MILLICREDITS_PER_CREDIT } from '../billing/pricing.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { OneShotSynthesis } from './oneshot.ts';
 import { type OneShotBody, oneShotBodySchema } from './schemas.ts';

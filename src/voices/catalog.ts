@@ -1,4 +1,5 @@
 import type { OutputFormat } from '../../media/formats.ts';
+import type { RoutePricing } from '../billing/pricing.ts';
 import type { Environment } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -19,13 +20,6 @@ import {
   servingRoute,
   type VoiceStore,
 } from './voice-store.ts';
-
-/** Price of a route, in millicredits per 1,000 characters. */
-export interface RoutePricing {
-  millicreditsPer1kChars: number;
-  /** True on upstream routes billed at provider cost. */
-  passThrough: boolean;
-}
 
 /** The route a voice is synthesized through. Internal: never shown to clients. */
 export interface ResolvedRoute {

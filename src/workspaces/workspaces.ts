@@ -1,11 +1,10 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { CreditGrants, recordGrant } from '../billing/grants.ts';
+import { MILLICREDITS_PER_CREDIT } from '../billing/pricing.ts';
 import type { Database, WorkspaceStatus } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import type { Capability } from './capabilities.ts';
-
-export const MILLICREDITS_PER_CREDIT = 1000;
 
 /** Throws `not_found` unless the workspace exists. */
 export async function requireWorkspace(db: Kysely<Database>, id: string): Promise<void> {

@@ -7,7 +7,6 @@ import {
 } from '../../src/agents/live-sessions.ts';
 import { userIdentity } from '../../src/agents/livekit-rooms.ts';
 import { StreamTokens } from '../../src/auth/stream-tokens.ts';
-import { MILLICREDITS_PER_CREDIT } from '../../src/billing/cost.ts';
 import { type Config, tokenSigningSecret } from '../../src/config.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
 import { llmCatalogFromConfig } from '../../src/llm/registry.ts';
@@ -31,6 +30,7 @@ import { keepRecording, recordingOption } from './recording.ts';
 import { SpokenContext } from './spoken-context.ts';
 import { TranscriptPublisher } from './transcripts.ts';
 import { TurnLatencies, watchTurnLatencies } from './turn-latency.ts';
+import { LiveSessionMeter } from './usage.ts';
 
 export interface SessionDependencies {
   config: Config;
@@ -83,20 +83,17 @@ export async function runLiveSession(ctx: JobContext, deps: SessionDependencies)
     Math.max(250, Math.floor(config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS / 4)),
   );
 
-  const usage = { llmMillicredits: 0, sttMs: 0 };
+  const usage = new LiveSessionMeter({
+    sessionCreditsPerMinute: config.PRICE_AGENT_SESSION_CREDITS_PER_MINUTE,
+    sttCreditsPerMinute: config.PRICE_STT_CREDITS_PER_MINUTE,
+  });
   let ended = false;
   const finish = async (state: 'ended' | 'failed', reason: string) => {
     if (ended) return;
     ended = true;
     clearInterval(heartbeat);
     const sessionMs = Date.now() - startedAt;
-    const millicredits = Math.ceil(
-      (sessionMs / 60_000) *
-        config.PRICE_AGENT_SESSION_CREDITS_PER_MINUTE *
-        MILLICREDITS_PER_CREDIT +
-        usage.llmMillicredits +
-        (usage.sttMs / 60_000) * config.PRICE_STT_CREDITS_PER_MINUTE * MILLICREDITS_PER_CREDIT,
-    );
+    const millicredits = usage.totalMillicredits(sessionMs);
     await sessions.end(sessionId, state, reason, { sessionMs, millicredits });
     log.info({ state, reason, session_ms: sessionMs, millicredits }, 'session over');
   };
@@ -118,7 +115,7 @@ async function runInRoom(
   deps: SessionDependencies,
   record: LiveSessionRecord,
   sessions: LiveSessions,
-  usage: { llmMillicredits: number; sttMs: number },
+  usage: LiveSessionMeter,
   finish: (state: 'ended' | 'failed', reason: string) => Promise<void>,
   maxDurationMs: number | undefined,
 ): Promise<void> {
@@ -211,7 +208,7 @@ async function runInRoom(
     provider: deps.stt,
     language,
     onAudio: (ms) => {
-      usage.sttMs += ms;
+      usage.transcribed(ms);
       sessions.addUsage(record.id, { sttMs: ms }).catch(() => {});
     },
   });
@@ -224,14 +221,7 @@ async function runInRoom(
       model: snapshot.llmModel,
       thinkingLevel: snapshot.thinkingLevel,
       onUsage: (tokens) => {
-        const cost = price
-          ? Math.ceil(
-              (tokens.inputTokens * price.inputMillicreditsPer1M +
-                tokens.outputTokens * price.outputMillicreditsPer1M) /
-                1_000_000,
-            )
-          : 0;
-        usage.llmMillicredits += cost;
+        const cost = usage.modelCall(tokens, price);
         sessions
           .addUsage(record.id, {
             llmInputTokens: tokens.inputTokens,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MILLICREDITS_PER_CREDIT } from '../../billing/cost.ts';
+import { MILLICREDITS_PER_CREDIT } from '../../billing/pricing.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import type { VoiceGeneration } from '../../playground/generation-store.ts';

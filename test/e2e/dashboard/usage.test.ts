@@ -7,9 +7,9 @@ import type { Locator, Page } from 'playwright-core';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentStore } from '../../../src/agents/agent-store.ts';
-import { MILLICREDITS_PER_CREDIT } from '../../../src/billing/cost.ts';
 import { CreditGrants } from '../../../src/billing/grants.ts';
 import { LlmLedger } from '../../../src/billing/llm-ledger.ts';
+import { MILLICREDITS_PER_CREDIT } from '../../../src/billing/pricing.ts';
 import { LLM_ENV } from '../../helpers/agents.ts';
 import {
   type DashboardFixture,

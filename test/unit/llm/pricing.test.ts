@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { llmCostMillicredits } from '../../../src/llm/pricing.ts';
+import { llmCostMillicredits } from '../../../src/billing/pricing.ts';
 
 // Defaults of the OpenAI-compatible provider: 1,000 / 4,000 credits per 1M tokens.
 const openai = { inputMillicreditsPer1M: 1_000_000, outputMillicreditsPer1M: 4_000_000 };

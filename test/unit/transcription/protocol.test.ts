@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { audioCostMillicredits } from '../../../src/billing/pricing.ts';
 import { ApiError } from '../../../src/errors.ts';
 import { PcmInput } from '../../../src/transcription/audio-input.ts';
-import { audioCostMillicredits, transcriptionCost } from '../../../src/transcription/pricing.ts';
+import { transcriptionCost } from '../../../src/transcription/pricing.ts';
 import { parseClientEvent } from '../../../src/transcription/protocol.ts';
 import { transcriptionWebsocketUrl } from '../../../src/transcription/route.ts';
 

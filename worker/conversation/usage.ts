@@ -1,0 +1,51 @@
+import {
+  liveSessionCostMillicredits,
+  llmCostMillicredits,
+  MILLICREDITS_PER_CREDIT,
+  type TokenPrices,
+  type TokenUsage,
+} from '../../src/billing/pricing.ts';
+
+/** A live session's per-minute prices (the api's configuration, in credits). */
+export interface LiveSessionPricing {
+  sessionCreditsPerMinute: number;
+  sttCreditsPerMinute: number;
+}
+
+/**
+ * A live session's usage as the worker reports it (tokens, transcribed audio, time),
+ * priced by the billing module: the same tokens cost what a text conversation pays.
+ */
+export class LiveSessionMeter {
+  #llmMillicredits = 0;
+  #sttMs = 0;
+
+  constructor(private readonly pricing: LiveSessionPricing) {}
+
+  /**
+   * Records one model call at `model`'s prices (none: a model the catalog does not price,
+   * free); returns its cost in millicredits.
+   */
+  modelCall(tokens: TokenUsage, model: TokenPrices | undefined): number {
+    const cost = model ? llmCostMillicredits(tokens, model) : 0;
+    this.#llmMillicredits += cost;
+    return cost;
+  }
+
+  /** Records audio the recognizer transcribed. */
+  transcribed(ms: number): void {
+    this.#sttMs += ms;
+  }
+
+  /** What the whole session costs after `sessionMs` of time. */
+  totalMillicredits(sessionMs: number): number {
+    return liveSessionCostMillicredits(
+      { sessionMs, sttMs: this.#sttMs, llmMillicredits: this.#llmMillicredits },
+      {
+        sessionMillicreditsPerMinute:
+          this.pricing.sessionCreditsPerMinute * MILLICREDITS_PER_CREDIT,
+        sttMillicreditsPerMinute: this.pricing.sttCreditsPerMinute * MILLICREDITS_PER_CREDIT,
+      },
+    );
+  }
+}

@@ -12,15 +12,13 @@ import type { LlmCatalog } from '../llm/registry.ts';
 import type { ConversationRecord, ConversationStore, MessageRecord } from './conversation-store.ts';
 import { promptNames, renderCardPrompt, renderOpeningMessage } from './prompt.ts';
 import { replayTurn } from './replay.ts';
+import { fitHistory, HISTORY_MESSAGES, type HistoryTurn } from './tool-history.ts';
 import type { PublicMessage, SendInput, Turn } from './turn.ts';
 import { checkIdentity } from './turn-errors.ts';
 import { runTurn } from './turn-runner.ts';
 
 export type { PublicMessage, SendInput, Turn, TurnEvent, TurnUsage } from './turn.ts';
 export { publicMessage } from './turn.ts';
-
-/** Messages of the history sent to the model (the newest ones). */
-export const HISTORY_MESSAGES = 200;
 
 /**
  * Text conversations with published Agents: each turn renders the active publication's
@@ -53,7 +51,7 @@ export class Conversations {
     const { info, provider } = await this.model(published);
 
     let conversation: ConversationRecord | null = null;
-    let history: { role: 'user' | 'assistant'; text: string }[] = [];
+    let history: HistoryTurn[] = [];
     if (input.conversationId !== undefined) {
       conversation = await store.get(input.scope, input.agentId, input.conversationId);
       if (!conversation || conversation.endUserId !== (input.endUserId ?? null)) {
@@ -62,10 +60,7 @@ export class Conversations {
           `No conversation ${input.conversationId} of this end user.`,
         );
       }
-      history = (await store.recent(conversation.id, HISTORY_MESSAGES)).map((m) => ({
-        role: m.role,
-        text: m.text,
-      }));
+      history = fitHistory(await store.recent(conversation.id, HISTORY_MESSAGES));
     }
     const userName = input.userName ?? conversation?.userName ?? null;
     const card = published.characterCard.data;

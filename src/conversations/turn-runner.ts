@@ -16,6 +16,7 @@ import type {
   LlmUsage,
 } from '../llm/provider.ts';
 import type { ConversationStore } from './conversation-store.ts';
+import type { StoredToolRound } from './tool-history.ts';
 import type { SendInput, TurnEvent } from './turn.ts';
 import { toTurnError } from './turn-errors.ts';
 
@@ -40,7 +41,8 @@ interface CallResult {
  * When the Agent's capabilities offer tools, a call that asks for tools has them run and
  * their results sent back in a further call (holding more credit first), until the model
  * answers in text or {@link MAX_MODEL_CALLS_PER_TURN} calls were made. The answer's text
- * is everything the model said across the calls; its usage is their sum. A turn that
+ * is everything the model said across the calls; its usage is their sum; its tool rounds
+ * (each call's text, tool calls and results) are stored with it for later turns. A turn that
  * fails or is cancelled leaves no message behind and costs nothing.
  */
 export async function* runTurn(params: {
@@ -60,6 +62,7 @@ export async function* runTurn(params: {
   const offered = tools.definitions.length > 0 ? { tools: [...tools.definitions] } : {};
   const messages: LlmMessage[] = [...params.request.messages];
   const total: LlmUsage = { inputTokens: 0, outputTokens: 0 };
+  const rounds: StoredToolRound[] = [];
   let text = '';
   let settled = false;
   try {
@@ -113,12 +116,15 @@ export async function* runTurn(params: {
         toolCalls: result.toolCalls,
         ...(result.reasoning ? { reasoning: result.reasoning } : {}),
       });
+      const round: StoredToolRound = { text: result.text, calls: [] };
+      rounds.push(round);
       for (const toolCall of result.toolCalls) {
         yield { type: 'tool_call', id: toolCall.id, name: toolCall.name };
         const outcome = await tools.call(toolCall, input.signal);
         if (input.signal.aborted) throw new LlmError('cancelled', 'the turn was cancelled');
         yield { type: 'tool_result', id: toolCall.id, name: toolCall.name, ok: outcome.ok };
         messages.push({ role: 'tool', toolCallId: toolCall.id, content: outcome.output });
+        round.calls.push({ ...toolCall, output: outcome.output, ok: outcome.ok });
       }
     }
     const id = uuidv7();
@@ -135,6 +141,7 @@ export async function* runTurn(params: {
         llmProvider: provider.name,
         llmModel: params.request.model,
         usage: { ...total, costMillicredits: c.chargedMillicredits },
+        toolRounds: rounds,
         createdAt,
       });
       return { assistantMessageId: id };

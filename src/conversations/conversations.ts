@@ -16,6 +16,7 @@ import { fitHistory, HISTORY_MESSAGES, type HistoryTurn } from './tool-history.t
 import type { PublicMessage, SendInput, Turn } from './turn.ts';
 import { checkIdentity } from './turn-errors.ts';
 import { runTurn } from './turn-runner.ts';
+import { TurnToolBilling } from './turn-tool-billing.ts';
 
 export type { PublicMessage, SendInput, Turn, TurnEvent, TurnUsage } from './turn.ts';
 export { publicMessage } from './turn.ts';
@@ -82,6 +83,7 @@ export class Conversations {
     };
     history.push({ role: 'user', text: input.text });
 
+    const billing = new TurnToolBilling(this.deps.ledger, input.requestId, input.scope.workspaceId);
     const tools = await this.deps.toolbox.prepare(published, {
       workspaceId: input.scope.workspaceId,
       environment: input.scope.environment,
@@ -89,6 +91,7 @@ export class Conversations {
       endUserId: input.endUserId ?? null,
       timeZone: input.timeZone ?? null,
       origin: { kind: 'conversation', conversationId },
+      billing,
     });
     const request = {
       model: info.name,
@@ -170,6 +173,7 @@ export class Conversations {
         info,
         request,
         tools,
+        billing,
         ledger: this.deps.ledger,
         store,
         ids: { conversationId, userMessageId: userMessage.id },

@@ -19,6 +19,7 @@ import type { ConversationStore } from './conversation-store.ts';
 import type { StoredToolRound } from './tool-history.ts';
 import type { SendInput, TurnEvent } from './turn.ts';
 import { toTurnError } from './turn-errors.ts';
+import type { TurnToolBilling } from './turn-tool-billing.ts';
 
 /**
  * Model calls one turn may make: after this many rounds of tool calls the last call must
@@ -52,11 +53,13 @@ export async function* runTurn(params: {
   info: LlmModelInfo;
   request: ChatRequest;
   tools: PreparedTools;
+  /** The priced tool calls (web searches) the turn's tools made, charged at the end. */
+  billing: TurnToolBilling;
   ledger: LlmLedger;
   store: ConversationStore;
   ids: { conversationId: string; userMessageId: string };
 }): AsyncGenerator<TurnEvent> {
-  const { input, published, provider, info, tools, ledger, store, ids } = params;
+  const { input, published, provider, info, tools, billing, ledger, store, ids } = params;
   const removeUserMessage = async (trx: Parameters<ConversationStore['deleteMessage']>[0]) =>
     store.deleteMessage(trx, ids.userMessageId);
   const offered = tools.definitions.length > 0 ? { tools: [...tools.definitions] } : {};
@@ -129,23 +132,28 @@ export async function* runTurn(params: {
     }
     const id = uuidv7();
     const createdAt = new Date().toISOString();
-    const charge = await ledger.succeed(input.requestId, total, async (trx, c) => {
-      await store.append(trx, {
-        id,
-        conversationId: ids.conversationId,
-        workspaceId: input.scope.workspaceId,
-        role: 'assistant',
-        text,
-        requestId: input.requestId,
-        publicationId: published.publication.id,
-        llmProvider: provider.name,
-        llmModel: params.request.model,
-        usage: { ...total, costMillicredits: c.chargedMillicredits },
-        toolRounds: rounds,
-        createdAt,
-      });
-      return { assistantMessageId: id };
-    });
+    const charge = await ledger.succeed(
+      input.requestId,
+      total,
+      async (trx, c) => {
+        await store.append(trx, {
+          id,
+          conversationId: ids.conversationId,
+          workspaceId: input.scope.workspaceId,
+          role: 'assistant',
+          text,
+          requestId: input.requestId,
+          publicationId: published.publication.id,
+          llmProvider: provider.name,
+          llmModel: params.request.model,
+          usage: { ...total, costMillicredits: c.chargedMillicredits },
+          toolRounds: rounds,
+          createdAt,
+        });
+        return { assistantMessageId: id };
+      },
+      billing.charges,
+    );
     settled = true;
     if (!charge) throw new ApiError('internal_error', 'The turn was closed before it ended.');
     yield {

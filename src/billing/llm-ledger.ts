@@ -37,6 +37,14 @@ export interface LlmCharge {
   costMillicredits: number;
 }
 
+/** Tool calls a turn is charged for beside its tokens (web searches). */
+export interface LlmToolCharges {
+  webSearches: number;
+  webSearchMillicredits: number;
+}
+
+const NO_TOOL_CHARGES: LlmToolCharges = { webSearches: 0, webSearchMillicredits: 0 };
+
 /** Ends `reserveMore`'s transaction when nothing may be held. */
 class NotHeld extends Error {}
 
@@ -166,14 +174,16 @@ export class LlmLedger {
   }
 
   /**
-   * Settles a call that answered: charges the exact cost of `usage` (from the reservation,
-   * plus a conditional debit in the rare case the usage exceeds it), returns the rest and
-   * runs `write` in the same transaction. Null when the row was already closed.
+   * Settles a call that answered: charges the exact cost of `usage` and of the priced tool
+   * calls the turn made (`tools`, held before each with `reserveMore`) from the
+   * reservation, plus a conditional debit in the rare case the cost exceeds it, returns
+   * the rest and runs `write` in the same transaction. Null when the row was already closed.
    */
   async succeed(
     requestId: string,
     usage: LlmUsage,
     write: (trx: Trx, charge: LlmCharge) => Promise<{ assistantMessageId: string | null }>,
+    tools: LlmToolCharges = NO_TOOL_CHARGES,
   ): Promise<LlmCharge | null> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
@@ -189,17 +199,20 @@ export class LlmLedger {
         .executeTakeFirst();
       if (!row) return null;
       const reserved = Number(row.reserved_millicredits);
-      const cost = llmCostMillicredits(usage, {
-        inputMillicreditsPer1M: Number(row.input_price_millicredits_per_1m),
-        outputMillicreditsPer1M: Number(row.output_price_millicredits_per_1m),
-      });
+      const cost =
+        llmCostMillicredits(usage, {
+          inputMillicreditsPer1M: Number(row.input_price_millicredits_per_1m),
+          outputMillicreditsPer1M: Number(row.output_price_millicredits_per_1m),
+        }) + tools.webSearchMillicredits;
       let charged = cost;
       if (cost > reserved && !(await debitBalance(trx, row.workspace_id, cost - reserved))) {
         charged = reserved;
       }
       const charge = { chargedMillicredits: charged, costMillicredits: cost };
       const { assistantMessageId } = await write(trx, charge);
-      if (!(await this.close(trx, requestId, 'succeeded', null, charge, usage))) return null;
+      if (!(await this.close(trx, requestId, 'succeeded', null, charge, usage, tools))) {
+        return null;
+      }
       await this.assistant(trx, requestId, assistantMessageId);
       if (reserved > charged) await creditBalance(trx, row.workspace_id, reserved - charged);
       return charge;
@@ -275,6 +288,7 @@ export class LlmLedger {
     errorCode: ErrorCode | null,
     charge: LlmCharge,
     usage: LlmUsage | null,
+    tools: LlmToolCharges = NO_TOOL_CHARGES,
   ): Promise<boolean> {
     const result = await trx
       .updateTable('llm_requests')
@@ -284,6 +298,8 @@ export class LlmLedger {
         cost_millicredits: charge.chargedMillicredits,
         input_tokens: usage?.inputTokens ?? 0,
         output_tokens: usage?.outputTokens ?? 0,
+        web_searches: tools.webSearches,
+        web_search_millicredits: tools.webSearchMillicredits,
         reserved_millicredits: 0,
         finished_at: new Date().toISOString(),
       })

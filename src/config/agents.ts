@@ -112,6 +112,12 @@ export const agentConfigShape = {
   /** Longest wait for the search engine's answer. */
   WEB_SEARCH_TIMEOUT_MS: z.coerce.number().int().positive().default(8000),
   /**
+   * Price of one web search with the deployment's engine, in millicredits, charged on the
+   * turn that made it (5,000 = 5 credits = USD 0.005, Brave's list price). A workspace that
+   * brings its own search key is not charged.
+   */
+  WEB_SEARCH_PRICE_MILLICREDITS: z.coerce.number().int().nonnegative().default(5000),
+  /**
    * Google OAuth 2.0 client (a "Web application" client of a Google Cloud project) through
    * which end users connect their Google Calendar. Unset: the calendar routes answer 503
    * `provider_auth_missing` and Agents' calendar tools say the calendar is unavailable.

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Environment } from '../config.ts';
 import type { ConversationMessagesTable, Database, LlmRequestStatus } from '../db/schema.ts';
+import { parseToolRounds, type StoredToolRound, serializeToolRounds } from './tool-history.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -25,6 +26,8 @@ export interface MessageRecord {
   clientMessageId: string | null;
   requestId: string | null;
   usage: { inputTokens: number; outputTokens: number; costMillicredits: number } | null;
+  /** The tool rounds of an answer whose turn called tools; null otherwise. */
+  toolRounds: StoredToolRound[] | null;
   createdAt: string;
 }
 
@@ -48,6 +51,7 @@ export interface NewMessage {
   llmProvider?: string | null;
   llmModel?: string | null;
   usage?: { inputTokens: number; outputTokens: number; costMillicredits: number } | null;
+  toolRounds?: readonly StoredToolRound[];
   createdAt: string;
 }
 
@@ -123,6 +127,7 @@ export class ConversationStore {
         input_tokens: message.usage?.inputTokens ?? null,
         output_tokens: message.usage?.outputTokens ?? null,
         cost_millicredits: message.usage?.costMillicredits ?? null,
+        tool_rounds: serializeToolRounds(message.toolRounds ?? []),
         created_at: message.createdAt,
       })
       .execute();
@@ -220,6 +225,7 @@ function toMessage(row: Selectable<ConversationMessagesTable>): MessageRecord {
             costMillicredits: Number(row.cost_millicredits ?? 0),
           }
         : null,
+    toolRounds: parseToolRounds(row.tool_rounds),
     createdAt: row.created_at,
   };
 }

@@ -12,15 +12,14 @@ import type { LlmCatalog } from '../llm/registry.ts';
 import type { ConversationRecord, ConversationStore, MessageRecord } from './conversation-store.ts';
 import { promptNames, renderCardPrompt, renderOpeningMessage } from './prompt.ts';
 import { replayTurn } from './replay.ts';
+import { fitHistory, HISTORY_MESSAGES, type HistoryTurn } from './tool-history.ts';
 import type { PublicMessage, SendInput, Turn } from './turn.ts';
 import { checkIdentity } from './turn-errors.ts';
 import { runTurn } from './turn-runner.ts';
+import { TurnToolBilling } from './turn-tool-billing.ts';
 
 export type { PublicMessage, SendInput, Turn, TurnEvent, TurnUsage } from './turn.ts';
 export { publicMessage } from './turn.ts';
-
-/** Messages of the history sent to the model (the newest ones). */
-export const HISTORY_MESSAGES = 200;
 
 /**
  * Text conversations with published Agents: each turn renders the active publication's
@@ -53,7 +52,7 @@ export class Conversations {
     const { info, provider } = await this.model(published);
 
     let conversation: ConversationRecord | null = null;
-    let history: { role: 'user' | 'assistant'; text: string }[] = [];
+    let history: HistoryTurn[] = [];
     if (input.conversationId !== undefined) {
       conversation = await store.get(input.scope, input.agentId, input.conversationId);
       if (!conversation || conversation.endUserId !== (input.endUserId ?? null)) {
@@ -62,10 +61,7 @@ export class Conversations {
           `No conversation ${input.conversationId} of this end user.`,
         );
       }
-      history = (await store.recent(conversation.id, HISTORY_MESSAGES)).map((m) => ({
-        role: m.role,
-        text: m.text,
-      }));
+      history = fitHistory(await store.recent(conversation.id, HISTORY_MESSAGES));
     }
     const userName = input.userName ?? conversation?.userName ?? null;
     const card = published.characterCard.data;
@@ -87,6 +83,7 @@ export class Conversations {
     };
     history.push({ role: 'user', text: input.text });
 
+    const billing = new TurnToolBilling(this.deps.ledger, input.requestId, input.scope.workspaceId);
     const tools = await this.deps.toolbox.prepare(published, {
       workspaceId: input.scope.workspaceId,
       environment: input.scope.environment,
@@ -94,6 +91,7 @@ export class Conversations {
       endUserId: input.endUserId ?? null,
       timeZone: input.timeZone ?? null,
       origin: { kind: 'conversation', conversationId },
+      billing,
     });
     const request = {
       model: info.name,
@@ -175,6 +173,7 @@ export class Conversations {
         info,
         request,
         tools,
+        billing,
         ledger: this.deps.ledger,
         store,
         ids: { conversationId, userMessageId: userMessage.id },

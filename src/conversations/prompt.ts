@@ -1,5 +1,6 @@
 import type { CardData } from '../agents/character-card.ts';
 import type { LlmMessage } from '../llm/provider.ts';
+import { type HistoryTurn, historyMessages } from './tool-history.ts';
 
 /**
  * How a published character card becomes the messages a language model receives. Text
@@ -25,11 +26,8 @@ export interface PromptNames {
   user: string;
 }
 
-/** One turn of a conversation as the model sees it. */
-export interface PromptTurn {
-  role: 'user' | 'assistant';
-  text: string;
-}
+/** One turn of a conversation as the model sees it, with the tool rounds it replays. */
+export type PromptTurn = HistoryTurn;
 
 /** One line-group of an example exchange; `narration` is text before any speaker label. */
 export interface ExampleTurn {
@@ -142,8 +140,9 @@ export function renderOpeningMessage(card: CardData, names: PromptNames): string
 /**
  * The messages a model receives for one turn: the system prompt, the capabilities'
  * instructions (when any), the example exchanges (a system message), the conversation so far (which starts with the opening
- * message when the card has one), and `post_history_instructions` as a last system
- * message. Conversation text is passed through unchanged.
+ * message when the card has one; an answer with tool rounds brings its tool calls and
+ * results), and `post_history_instructions` as a last system message. Conversation text is
+ * passed through unchanged.
  */
 export function renderCardPrompt(
   card: CardData,
@@ -161,7 +160,7 @@ export function renderCardPrompt(
   }
   const examples = renderExamples(card, names);
   if (examples !== undefined) messages.push({ role: 'system', content: examples });
-  for (const turn of options.history) messages.push({ role: turn.role, content: turn.text });
+  for (const turn of options.history) messages.push(...historyMessages(turn));
   const after = substituteNames(
     card.post_history_instructions.replace(/\{\{\s*original\s*\}\}/gi, ''),
     names,

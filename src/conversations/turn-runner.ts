@@ -16,8 +16,10 @@ import type {
   LlmUsage,
 } from '../llm/provider.ts';
 import type { ConversationStore } from './conversation-store.ts';
+import type { StoredToolRound } from './tool-history.ts';
 import type { SendInput, TurnEvent } from './turn.ts';
 import { toTurnError } from './turn-errors.ts';
+import type { TurnToolBilling } from './turn-tool-billing.ts';
 
 /**
  * Model calls one turn may make: after this many rounds of tool calls the last call must
@@ -40,7 +42,8 @@ interface CallResult {
  * When the Agent's capabilities offer tools, a call that asks for tools has them run and
  * their results sent back in a further call (holding more credit first), until the model
  * answers in text or {@link MAX_MODEL_CALLS_PER_TURN} calls were made. The answer's text
- * is everything the model said across the calls; its usage is their sum. A turn that
+ * is everything the model said across the calls; its usage is their sum; its tool rounds
+ * (each call's text, tool calls and results) are stored with it for later turns. A turn that
  * fails or is cancelled leaves no message behind and costs nothing.
  */
 export async function* runTurn(params: {
@@ -50,16 +53,19 @@ export async function* runTurn(params: {
   info: LlmModelInfo;
   request: ChatRequest;
   tools: PreparedTools;
+  /** The priced tool calls (web searches) the turn's tools made, charged at the end. */
+  billing: TurnToolBilling;
   ledger: LlmLedger;
   store: ConversationStore;
   ids: { conversationId: string; userMessageId: string };
 }): AsyncGenerator<TurnEvent> {
-  const { input, published, provider, info, tools, ledger, store, ids } = params;
+  const { input, published, provider, info, tools, billing, ledger, store, ids } = params;
   const removeUserMessage = async (trx: Parameters<ConversationStore['deleteMessage']>[0]) =>
     store.deleteMessage(trx, ids.userMessageId);
   const offered = tools.definitions.length > 0 ? { tools: [...tools.definitions] } : {};
   const messages: LlmMessage[] = [...params.request.messages];
   const total: LlmUsage = { inputTokens: 0, outputTokens: 0 };
+  const rounds: StoredToolRound[] = [];
   let text = '';
   let settled = false;
   try {
@@ -113,32 +119,41 @@ export async function* runTurn(params: {
         toolCalls: result.toolCalls,
         ...(result.reasoning ? { reasoning: result.reasoning } : {}),
       });
+      const round: StoredToolRound = { text: result.text, calls: [] };
+      rounds.push(round);
       for (const toolCall of result.toolCalls) {
         yield { type: 'tool_call', id: toolCall.id, name: toolCall.name };
         const outcome = await tools.call(toolCall, input.signal);
         if (input.signal.aborted) throw new LlmError('cancelled', 'the turn was cancelled');
         yield { type: 'tool_result', id: toolCall.id, name: toolCall.name, ok: outcome.ok };
         messages.push({ role: 'tool', toolCallId: toolCall.id, content: outcome.output });
+        round.calls.push({ ...toolCall, output: outcome.output, ok: outcome.ok });
       }
     }
     const id = uuidv7();
     const createdAt = new Date().toISOString();
-    const charge = await ledger.succeed(input.requestId, total, async (trx, c) => {
-      await store.append(trx, {
-        id,
-        conversationId: ids.conversationId,
-        workspaceId: input.scope.workspaceId,
-        role: 'assistant',
-        text,
-        requestId: input.requestId,
-        publicationId: published.publication.id,
-        llmProvider: provider.name,
-        llmModel: params.request.model,
-        usage: { ...total, costMillicredits: c.chargedMillicredits },
-        createdAt,
-      });
-      return { assistantMessageId: id };
-    });
+    const charge = await ledger.succeed(
+      input.requestId,
+      total,
+      async (trx, c) => {
+        await store.append(trx, {
+          id,
+          conversationId: ids.conversationId,
+          workspaceId: input.scope.workspaceId,
+          role: 'assistant',
+          text,
+          requestId: input.requestId,
+          publicationId: published.publication.id,
+          llmProvider: provider.name,
+          llmModel: params.request.model,
+          usage: { ...total, costMillicredits: c.chargedMillicredits },
+          toolRounds: rounds,
+          createdAt,
+        });
+        return { assistantMessageId: id };
+      },
+      billing.charges,
+    );
     settled = true;
     if (!charge) throw new ApiError('internal_error', 'The turn was closed before it ended.');
     yield {

@@ -55,6 +55,8 @@ export type * from './schema/transcription.ts';
 export type * from './schema/voices.ts';
 export type * from './schema/webhooks.ts';
 
+import type { WorkspaceSearchKeysTable } from './schema/websearch.ts';
+
 /**
  * Table types shared by both dialects. Timestamps are ISO 8601 UTC strings and booleans
  * are 0/1 integers so SQLite and PostgreSQL read and write the same values.
@@ -97,4 +99,5 @@ export interface Database {
   agent_document_chunks: AgentDocumentChunksTable;
   transcription_sessions: TranscriptionSessionsTable;
   transcription_segments: TranscriptionSegmentsTable;
+  workspace_search_keys: WorkspaceSearchKeysTable;
 }

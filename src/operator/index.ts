@@ -32,6 +32,7 @@ import type { ProviderAccounts } from '../voices/provider-accounts.ts';
 import type { VoiceStore } from '../voices/voice-store.ts';
 import { WebhookDeliveries } from '../webhooks/deliveries.ts';
 import { WebhookEndpoints } from '../webhooks/endpoints.ts';
+import { WorkspaceSearchKeys } from '../websearch/workspace-search-keys.ts';
 import { MemberAdmin } from '../workspaces/member-admin.ts';
 import { OperatorGuard } from './guard.ts';
 import { accountRoutes } from './routes/account-routes.ts';
@@ -49,6 +50,7 @@ import { streamingSessionRoutes } from './routes/streaming-session-routes.ts';
 import { transcriptionSessionRoutes } from './routes/transcription-session-routes.ts';
 import { usageRoutes } from './routes/usage-routes.ts';
 import { voiceRoutes } from './routes/voice-routes.ts';
+import { webSearchKeyRoutes } from './routes/web-search-key-routes.ts';
 import { webhookRoutes } from './routes/webhook-routes.ts';
 import { OperatorSessions } from './sessions.ts';
 import { SignInThrottle } from './sign-in-throttle.ts';
@@ -148,6 +150,7 @@ export function createOperatorApi(options: OperatorApiOptions): {
         store: options.keyStore,
       }),
       ...accountRoutes(guard, options.accounts),
+      ...webSearchKeyRoutes(guard, new WorkspaceSearchKeys(options.db, options.secretBox)),
       ...usageRoutes(guard, options.db),
       ...webhookRoutes(
         guard,

@@ -17,7 +17,7 @@ export interface RecordedSearch {
   path: string;
   query: Record<string, string>;
   headers: Record<string, string>;
-  auth: { present: boolean; valid: boolean };
+  auth: { present: boolean; valid: boolean; key?: 'deployment' | 'extra' };
   status: number;
 }
 
@@ -65,7 +65,7 @@ abstract class FakeSearchEngine {
     });
   }
 
-  protected abstract credential(req: IncomingMessage): { present: boolean; valid: boolean };
+  protected abstract credential(req: IncomingMessage): RecordedSearch['auth'];
   protected abstract answer(
     path: string,
     query: Record<string, string>,
@@ -96,6 +96,14 @@ abstract class FakeSearchEngine {
  */
 export class FakeBraveSearch extends FakeSearchEngine {
   readonly apiKey = `BSA${randomBytes(12).toString('hex')}`;
+  readonly #extraKeys = new Set<string>();
+
+  /** A further key the fake accepts (another subscriber's); requests record which was used. */
+  extraKey(): string {
+    const key = `BSA${randomBytes(12).toString('hex')}`;
+    this.#extraKeys.add(key);
+    return key;
+  }
 
   static async start(pages: readonly FakePage[]): Promise<FakeBraveSearch> {
     const fake = new FakeBraveSearch(pages);
@@ -103,9 +111,13 @@ export class FakeBraveSearch extends FakeSearchEngine {
     return fake;
   }
 
-  protected credential(req: IncomingMessage) {
+  protected credential(req: IncomingMessage): RecordedSearch['auth'] {
     const token = req.headers['x-subscription-token'];
-    return { present: token !== undefined, valid: token === this.apiKey };
+    if (token === this.apiKey) return { present: true, valid: true, key: 'deployment' };
+    if (typeof token === 'string' && this.#extraKeys.has(token)) {
+      return { present: true, valid: true, key: 'extra' };
+    }
+    return { present: token !== undefined, valid: false };
   }
 
   protected answer(

@@ -23,6 +23,23 @@ export interface AgentToolContext {
   origin:
     | { kind: 'conversation'; conversationId: string }
     | { kind: 'live_session'; sessionId: string };
+  /**
+   * Credit for tools that have a price (web search with the deployment's engine), held on
+   * the turn that calls them. Absent where the channel charges no tool call (live
+   * sessions bill their own way).
+   */
+  billing?: ToolBilling;
+}
+
+/** How a priced tool call is paid for on the turn that makes it. */
+export interface ToolBilling {
+  /**
+   * Holds `millicredits` of the workspace's credit for one call; false, with nothing held,
+   * when the credit cannot cover it.
+   */
+  hold(millicredits: number): Promise<boolean>;
+  /** A held web search was made: its price is charged when the turn settles. */
+  webSearchMade(millicredits: number): void;
 }
 
 /**

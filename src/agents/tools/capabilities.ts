@@ -6,9 +6,11 @@ import { MemoryStore } from '../../memory/memory-store.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
 import {
+  braveWithKeyFromConfig,
   webSearchCapability,
   webSearchProviderFromConfig,
 } from '../../websearch/web-search-capability.ts';
+import { WorkspaceSearchKeys } from '../../websearch/workspace-search-keys.ts';
 import type { AgentCapability } from './agent-tool.ts';
 import { calendarCapabilityFromConfig } from './calendar/capability.ts';
 import { documentsCapability } from './documents.ts';
@@ -18,7 +20,7 @@ import { AgentToolbox } from './toolbox.ts';
 export interface CapabilityDependencies {
   config: Config;
   db: Kysely<Database>;
-  /** Opens sealed credentials (calendar connections). */
+  /** Opens sealed credentials (calendar connections, workspaces' search keys). */
   secretBox: SecretBox;
   logger: Logger;
 }
@@ -35,7 +37,14 @@ export function agentCapabilities(deps: CapabilityDependencies): AgentCapability
     memoryCapability(new MemoryStore(deps.db)),
     documentsCapability(deps.db),
     calendarCapabilityFromConfig(deps),
-    search && webSearchCapability(search, deps.config.WEB_SEARCH_MAX_RESULTS),
+    search &&
+      webSearchCapability({
+        engine: search,
+        maxResults: deps.config.WEB_SEARCH_MAX_RESULTS,
+        priceMillicredits: deps.config.WEB_SEARCH_PRICE_MILLICREDITS,
+        workspaceKeys: new WorkspaceSearchKeys(deps.db, deps.secretBox),
+        withKey: (apiKey) => braveWithKeyFromConfig(deps.config, apiKey),
+      }),
   ];
   return capabilities.filter((c): c is AgentCapability => c !== undefined);
 }

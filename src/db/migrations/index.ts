@@ -24,6 +24,7 @@ import * as streamingSessions from './0022-streaming-sessions.ts';
 import * as llmCallsWithoutAgent from './0023-llm-calls-without-agent.ts';
 import * as keyCreators from './0024-key-creators.ts';
 import * as deploymentSettings from './0025-deployment-settings.ts';
+import * as toolHistoryAndSearchBilling from './0029-tool-history-and-search-billing.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0023-llm-calls-without-agent': llmCallsWithoutAgent,
   '0024-key-creators': keyCreators,
   '0025-deployment-settings': deploymentSettings,
+  '0029-tool-history-and-search-billing': toolHistoryAndSearchBilling,
 };

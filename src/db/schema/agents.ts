@@ -97,6 +97,11 @@ export interface ConversationMessagesTable {
   input_tokens: number | null;
   output_tokens: number | null;
   cost_millicredits: number | null;
+  /**
+   * JSON of the tool rounds of an answer whose turn called tools (`StoredToolRound[]`,
+   * src/conversations/tool-history.ts); null otherwise.
+   */
+  tool_rounds: string | null;
   created_at: string;
 }
 
@@ -126,6 +131,9 @@ export interface LlmRequestsTable {
   cost_millicredits: Generated<number>;
   input_tokens: Generated<number>;
   output_tokens: Generated<number>;
+  /** Web searches the turn was charged for, and their part of `cost_millicredits`. */
+  web_searches: Generated<number>;
+  web_search_millicredits: Generated<number>;
   status: LlmRequestStatus;
   error_code: string | null;
   instance_id: string;

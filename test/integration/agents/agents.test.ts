@@ -252,15 +252,8 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
     ).toBe('avatar_mei');
   });
 
-  it('accepts only language models and thinking levels the deployment offers', async () => {
-    const bad = [
-      { llm_provider: 'mistral' },
-      { llm_model: 'gpt-3' },
-      { llm_provider: 'openai', llm_model: 'claude-haiku-4-5' },
-      { llm_provider: 'openai', llm_model: 'gpt-4.1-mini', thinking_level: 'high' },
-      { thinking_level: 'extreme' },
-      { thinking_level: 'low' }, // the default model (gpt-4.1-mini) does not reason
-    ];
+  it('accepts only language models the deployment offers, and keeps any thinking level', async () => {
+    const bad = [{ llm_provider: 'mistral' }, { thinking_level: 'extreme' }];
     for (const fields of bad) {
       expectError(
         await api('POST', '/v1/agents', { slug: slug(), ...fields }),
@@ -268,6 +261,24 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
         'invalid_request',
       );
     }
+    // A model is a catalog entry (GET /v1/models): one this deployment lacks is not found.
+    for (const fields of [
+      { llm_model: 'gpt-3' },
+      { llm_provider: 'openai', llm_model: 'claude-haiku-4-5' },
+    ]) {
+      expectError(await api('POST', '/v1/agents', { slug: slug(), ...fields }), 404, 'not_found');
+    }
+    // A level the model does not reason at is kept as given (the model runs `off`), and
+    // applies once the Agent switches to a model that reasons.
+    const plain = await createAgent({
+      llm_provider: 'openai',
+      llm_model: 'gpt-4.1-mini',
+      thinking_level: 'high',
+    });
+    expect(plain).toMatchObject({ llm_model: 'gpt-4.1-mini', thinking_level: 'high' });
+    expect((await createAgent({ thinking_level: 'low' })).thinking_level).toBe('low');
+    const kept = await api('PATCH', `/v1/agents/${plain.id}`, { llm_model: 'o4-mini' });
+    expect(kept.body).toMatchObject({ llm_model: 'o4-mini', thinking_level: 'high' });
     const reasoning = await createAgent({
       llm_provider: 'openai',
       llm_model: 'o4-mini',
@@ -292,8 +303,8 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
     expect(model.body).toMatchObject({ llm_provider: 'anthropic', llm_model: 'claude-haiku-4-5' });
     expectError(
       await api('PATCH', `/v1/agents/${reasoning.id}`, { llm_model: 'gpt-4.1' }),
-      400,
-      'invalid_request',
+      404,
+      'not_found',
     );
   });
 

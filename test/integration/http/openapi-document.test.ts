@@ -1,7 +1,7 @@
 // One OpenAPI document for every deployment: two apis configured differently (language
 // models, speech-to-text engine, public addresses, prices) serve the same bytes, and those
 // bytes are docs/openapi.json. What each deployment offers is `GET /v1/models`, and a
-// write naming a model the deployment does not offer is refused with `invalid_request`.
+// write naming a model the deployment does not offer is 404 `not_found`.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_FILE, serializeOpenApiDocument } from '../../../scripts/openapi-file.ts';
@@ -138,7 +138,7 @@ describe('one OpenAPI document for every deployment', () => {
     expect(anonymous.body.code).toBe('unauthorized');
   });
 
-  it('a model the deployment does not offer is refused with invalid_request', async () => {
+  it('a model the deployment does not offer is not found', async () => {
     const create = (d: Deployment, slug: string, fields: Record<string, unknown>) =>
       apiClient(d.server.url, d.ws.productionKey)('POST', '/v1/agents', {
         slug,
@@ -149,20 +149,20 @@ describe('one OpenAPI document for every deployment', () => {
       llm_provider: 'anthropic',
       llm_model: 'claude-haiku-4-5',
     });
-    expect(offeredThere.status).toBe(400);
-    expect(offeredThere.body.code).toBe('invalid_request');
+    expect(offeredThere.status).toBe(404);
+    expect(offeredThere.body.code).toBe('not_found');
     expect(offeredThere.body.detail).toBe(
-      'llm_model "claude-haiku-4-5" is not offered by llm_provider "anthropic".',
+      'llm_model "claude-haiku-4-5" is not offered by llm_provider "anthropic"; see GET /v1/models.',
     );
 
     const unknownModel = await create(configured, 'unknown-model', {
       llm_provider: 'openai',
       llm_model: 'gpt-0',
     });
-    expect(unknownModel.status).toBe(400);
-    expect(unknownModel.body.code).toBe('invalid_request');
+    expect(unknownModel.status).toBe(404);
+    expect(unknownModel.body.code).toBe('not_found');
     expect(unknownModel.body.detail).toBe(
-      'llm_model "gpt-0" is not offered by llm_provider "openai".',
+      'llm_model "gpt-0" is not offered by llm_provider "openai"; see GET /v1/models.',
     );
 
     const unsupported = await create(configured, 'unsupported', { llm_provider: 'mistral' });

@@ -170,12 +170,8 @@ export class Agents {
       id,
       async (current) => {
         if (!(await this.hasPublicVoice(scope, current.draft.voiceId))) throw notApiReady();
-        const { llmProvider, llmModel, thinkingLevel } = current.draft;
-        if (
-          llmProvider === null ||
-          llmModel === null ||
-          !this.llm.allowsThinking(llmProvider, llmModel, thinkingLevel)
-        ) {
+        const { llmProvider, llmModel } = current.draft;
+        if (llmProvider === null || llmModel === null || !this.llm.model(llmProvider, llmModel)) {
           throw new ApiError(
             'conflict',
             'The Agent has no language model this deployment offers; set llm_provider and llm_model.',
@@ -284,31 +280,26 @@ export class Agents {
     }
     if (provider === null || model === null) {
       if (input.llm_provider !== undefined || input.llm_model !== undefined) {
+        // The software's document lists every model family; which models this deployment
+        // runs is its configuration (GET /v1/models): naming another is a bad request.
         throw new ApiError(
           'invalid_request',
-          `This deployment does not offer ${input.llm_provider ?? ''} ${input.llm_model ?? ''}.`.replace(
+          `This deployment does not offer ${input.llm_provider ?? ''} ${input.llm_model ?? ''}; see GET /v1/models.`.replace(
             / +/g,
             ' ',
           ),
         );
-      }
-      if (thinkingLevel !== 'off') {
-        throw new ApiError('invalid_request', 'thinking_level needs a language model selection.');
       }
       return { llmProvider: provider, llmModel: model, thinkingLevel };
     }
     if (!this.llm.model(provider, model)) {
       throw new ApiError(
         'invalid_request',
-        `llm_model "${model}" is not offered by llm_provider "${provider}".`,
+        `llm_model "${model}" is not offered by llm_provider "${provider}"; see GET /v1/models.`,
       );
     }
-    if (!this.llm.allowsThinking(provider, model, thinkingLevel)) {
-      throw new ApiError(
-        'invalid_request',
-        `thinking_level "${thinkingLevel}" is not allowed for ${provider} ${model}.`,
-      );
-    }
+    // Any level is kept as asked: a model runs it as the nearest level it supports (see
+    // `nearestThinkingLevel`), so switching to a reasoning model later applies it.
     return { llmProvider: provider, llmModel: model, thinkingLevel };
   }
 }

@@ -30,7 +30,7 @@ export function agentRoutes(agents: Agents, recordings: SessionRecordings): AnyR
       operationId: 'createAgent',
       errors: ['voice_not_found', 'not_found', 'conflict'],
       summary:
-        'Create an Agent (draft revision 1); publish it to start sessions. What the schema cannot state: `thinking_level` must be one the language model takes (`llm_model`, else the default model), otherwise 400 `invalid_request`.',
+        'Create an Agent (draft revision 1); publish it to start sessions. A `thinking_level` the language model does not support is kept and runs as the nearest level the model supports.',
       tags: TAGS,
       auth: AUTH,
       body: schemas.create as unknown as z.ZodType<AgentInput>,
@@ -78,7 +78,7 @@ export function agentRoutes(agents: Agents, recordings: SessionRecordings): AnyR
       operationId: 'updateAgent',
       errors: ['not_found', 'voice_not_found', 'conflict'],
       summary:
-        'Edit an Agent (a new draft revision): `character_card` replaces the whole card; legacy character fields edit one card field each. What the schema cannot state: `thinking_level` must be one the Agent’s language model takes (the one in the body, else its current one), otherwise 400 `invalid_request`.',
+        'Edit an Agent (a new draft revision): `character_card` replaces the whole card; legacy character fields edit one card field each. A `thinking_level` the language model does not support is kept and runs as the nearest level the model supports.',
       tags: TAGS,
       auth: AUTH,
       body: schemas.patch as unknown as z.ZodType<AgentInput>,

@@ -53,7 +53,11 @@ export function agentSchemas() {
         'Language-model name, of the chosen provider. Model names are configuration: `GET /v1/models` lists the ones this deployment offers, and any other is refused with `invalid_request`.',
       )
       .meta({ examples: ['gpt-4.1-mini', 'claude-sonnet-4-6', LOCAL_MODEL_NAME] }),
-    thinking_level: z.enum(THINKING_LEVELS).describe('Reasoning level the model allows.'),
+    thinking_level: z
+      .enum(THINKING_LEVELS)
+      .describe(
+        'Reasoning level. Any level is kept as given; the language model runs the nearest level it supports (`GET /v1/models` lists them): a model without reasoning runs `off`.',
+      ),
     web_search_enabled: z.boolean(),
     memory_enabled: z.boolean(),
     calendar_enabled: z.boolean(),

@@ -39,7 +39,9 @@ const toolSchema = z
         const problem = toolParametersProblem(schema);
         if (problem) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
       })
-      .describe('JSON Schema of the arguments: `{"type": "object", "properties": {...}}`.'),
+      .describe('JSON Schema of the arguments: `{"type": "object", "properties": {...}}`.')
+      // Stated for the document too: the arguments are an object.
+      .meta({ required: ['type'], properties: { type: { const: 'object' } } }),
     cancellable: z
       .boolean({ error: 'must be a boolean' })
       .default(false)

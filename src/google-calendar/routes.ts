@@ -103,7 +103,7 @@ export function googleCalendarRoutes(
       path: CALLBACK_PATH,
       operationId: 'completeGoogleCalendarOAuth',
       summary:
-        "Google's redirect back after consent (public; the browser arrives here, never your backend). Stores the connection, then sends the browser to the flow's `return_url` (303) or answers a small page. A state is good once and for 10 minutes. What the schema cannot state: Google sends `code` (consent) or `error` (refusal) with the state; a callback with neither is a 400 page.",
+        "Google's redirect back after consent (public; the browser arrives here, never your backend). Stores the connection, then sends the browser to the flow's `return_url` (303) or answers a small page. A state is good once and for 10 minutes. Google sends `code` (consent) or `error` (refusal) with the state; a callback with neither is 400 `invalid_request`. Without `return_url`: 200 connected; 403 when access was not granted (declined, an error from Google, the calendar scope left out, or the code refused at exchange); 409 when the state was used or expired; 404 for a state the service did not issue; 503 when Google cannot be reached.",
       tags: TAGS,
       auth: { kind: 'none' },
       query: callbackQuerySchema,
@@ -119,9 +119,23 @@ export function googleCalendarRoutes(
         },
         400: {
           description:
-            'Not connected, and no `return_url` to go to: a small page naming why (declined, expired, used). A query outside the documented one (an empty value) is the error object instead.',
-          contentType: 'text/html',
+            'A query outside the documented one (an empty value, neither `code` nor `error`): the error object.',
           schema: errorSchemaFor(['invalid_request']),
+        },
+        403: {
+          description:
+            'Not connected, and no `return_url` to go to: access was not granted (declined at Google, an error from Google, the calendar scope left out, or the code refused at exchange). A small page naming why.',
+          contentType: 'text/html',
+        },
+        409: {
+          description:
+            'Not connected, and no `return_url` to go to: the state was used already or expired. A small page naming why.',
+          contentType: 'text/html',
+        },
+        503: {
+          description:
+            'Not connected, and no `return_url` to go to: Google could not be reached, or this deployment has no Google client. A small page.',
+          contentType: 'text/html',
         },
         404: {
           description:
@@ -176,8 +190,23 @@ export function googleCalendarRoutes(
   ];
 }
 
-/** A page's status: an unknown state names no consent flow (404); other failures are 400. */
+/**
+ * A page's status. The request is well formed in every case (a malformed one never gets
+ * here): what failed is the authorization (403), the flow's state (409: used or expired;
+ * 404: never issued) or Google (503).
+ */
+const CALLBACK_STATUS: Record<CallbackOutcome['result'], number> = {
+  connected: 200,
+  access_denied: 403,
+  scope_denied: 403,
+  authorization_failed: 403,
+  exchange_failed: 403,
+  state_invalid: 404,
+  state_used: 409,
+  state_expired: 409,
+  unavailable: 503,
+};
+
 function callbackStatus(result: CallbackOutcome['result']): number {
-  if (result === 'connected') return 200;
-  return result === 'state_invalid' ? 404 : 400;
+  return CALLBACK_STATUS[result];
 }

@@ -58,7 +58,10 @@ export const connectionSchema = z
   })
   .meta({ title: 'GoogleCalendarConnection' });
 
-/** Google's redirect back; Google may add parameters of its own, which are ignored. */
+/**
+ * Google's redirect back: `code` on consent or `error` on refusal (RFC 6749 4.1.2), with the
+ * state. Google may add parameters of its own, which are ignored.
+ */
 export const callbackQuerySchema = z
   .looseObject({
     state: z.string().min(1).optional().describe('The flow’s state.'),
@@ -66,7 +69,14 @@ export const callbackQuerySchema = z
     error: z.string().min(1).optional().describe('Why there is no code (`access_denied`, ...).'),
     scope: z.string().min(1).optional().describe('The scopes granted.'),
   })
-  .meta({ title: 'GoogleCalendarOAuthCallback' });
+  .refine((query) => query.code !== undefined || query.error !== undefined, {
+    message: 'Google sends code (consent) or error (refusal)',
+  })
+  // For the document: the query as one object, so it can say "code or error".
+  .meta({
+    title: 'GoogleCalendarOAuthCallback',
+    anyOf: [{ required: ['code'] }, { required: ['error'] }],
+  });
 
 export type CallbackQuery = z.infer<typeof callbackQuerySchema>;
 

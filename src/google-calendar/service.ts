@@ -122,8 +122,10 @@ export class GoogleCalendar {
         redirectUri: request.redirectUri,
       });
     } catch (error) {
-      this.#warn(log, googleFailure(error), 'google calendar code exchange failed');
-      return outcome('exchange_failed');
+      const failure = googleFailure(error);
+      this.#warn(log, failure, 'google calendar code exchange failed');
+      // Google out of reach is not a refusal of the code.
+      return outcome(failure.kind === 'unavailable' ? 'unavailable' : 'exchange_failed');
     }
     if (!tokens.scopes.includes(CALENDAR_EVENTS_SCOPE)) {
       await this.#revoke(oauth, tokens.refreshToken ?? tokens.accessToken, log);

@@ -90,8 +90,24 @@ export function buildOpenApiDocument(
       const schema = jsonSchema(route.query, 'input') as {
         properties?: Record<string, unknown>;
         required?: string[];
+        anyOf?: unknown;
+        title?: string;
       };
-      for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      // A rule across parameters ("code or error") needs the query as one object: OpenAPI's
+      // form style with explode sends each property as its own parameter, as before.
+      if (schema.anyOf) {
+        parameters.push({
+          name: 'query',
+          in: 'query',
+          style: 'form',
+          explode: true,
+          required: true,
+          schema,
+        });
+      }
+      for (const [name, property] of Object.entries(
+        schema.anyOf ? {} : (schema.properties ?? {}),
+      )) {
         parameters.push({
           name,
           in: 'query',
@@ -206,6 +222,7 @@ export function buildOpenApiDocument(
         '`endpointing`, `partner_session_id`), audio as binary frames or base64 `audio` events,',
         '`flush`, `stop`. Server events: `started`, `transcript` (interim and final), `flushed`,',
         '`usage`, `finish`, or one `error`. Frames over 64 KiB close with 1009, invalid JSON with 1008.',
+        'A frame after `stop` ends the session with an `invalid_request` error instead of `finish`.',
       ].join('\n'),
     },
     servers: [{ url: '/' }],

@@ -51,8 +51,8 @@ const SERVICE_FAILURES: readonly ErrorCode[] = [
  * or base64 `audio` events), optional `flush`, and `stop`; `started`, `transcript`
  * (interim and final), `flushed`, then `usage` and `finish`, or one `error`.
  *
- * Client frames are handled one at a time in arrival order; frames after `stop` are
- * ignored. Credit is reserved ahead of the audio; audio it cannot cover ends the session.
+ * Client frames are handled one at a time in arrival order; a frame after `stop` ends the
+ * session with an `invalid_request` error. Credit is reserved ahead of the audio; audio it cannot cover ends the session.
  * `stop`, a limit (length, credit) and a client that leaves all end the session in order:
  * the audio received is transcribed, its finals delivered (when someone listens) and
  * stored, and it is charged. A failure of the client's making (a bad frame, silence past
@@ -76,6 +76,9 @@ export class TranscriptionSession {
   #coveredMs = 0;
   #transcripts: TranscriptDelivery | undefined;
   #interims = true;
+  #stopReceived = false;
+  /** The error a frame after `stop` turned the ending into. */
+  #afterStop: ApiError | undefined;
 
   constructor(
     private readonly deps: TranscriptionDependencies,
@@ -90,7 +93,7 @@ export class TranscriptionSession {
 
   /** One parsed JSON frame. */
   receive(value: unknown): void {
-    if (!this.#accepting()) return;
+    if (this.#refusedAfterStop() || !this.#accepting()) return;
     let event: ClientEvent;
     try {
       event = parseClientEvent(value);
@@ -98,13 +101,30 @@ export class TranscriptionSession {
       this.#fail(error);
       return;
     }
+    // Marked on arrival: frames after it in wire order are refused, even while it waits.
+    if (event.event === 'stop') this.#stopReceived = true;
     this.#enqueue(() => this.#handle(event));
   }
 
   /** One binary frame: audio. */
   receiveAudio(data: Buffer): void {
-    if (!this.#accepting()) return;
+    if (this.#refusedAfterStop() || !this.#accepting()) return;
     this.#enqueue(() => this.#handle({ event: 'audio', data }));
+  }
+
+  /**
+   * The spec's order ends with `stop`: a frame after it is dropped, and the ending the stop
+   * began closes with the terminal `invalid_request` error instead of `usage` and `finish`
+   * (the audio before the stop is still transcribed and charged, as for any failure of the
+   * client's making). After `finish` nothing is sent.
+   */
+  #refusedAfterStop(): boolean {
+    if (!this.#stopReceived) return false;
+    this.#afterStop ??= new ApiError(
+      'invalid_request',
+      'No event may follow stop: one WebSocket carries one session.',
+    );
+    return true;
   }
 
   drained(): void {
@@ -303,7 +323,7 @@ export class TranscriptionSession {
     await this.#consumer;
     await this.#transcripts?.stored();
     if (this.#state !== 'ending') return;
-    const error = ending.kind === 'limit' ? ending.error : undefined;
+    const error = ending.kind === 'limit' ? ending.error : this.#afterStop;
     const charged = await this.deps.store.close(this.id, {
       status: error ? 'failed' : 'ended',
       errorCode: error?.code,

@@ -118,7 +118,7 @@ export interface paths {
         /** Agents of the workspace and environment in creation order; Agents without a public voice selection are omitted. */
         get: operations["listAgents"];
         put?: never;
-        /** Create an Agent (draft revision 1); publish it to start sessions. What the schema cannot state: `thinking_level` must be one the language model takes (`llm_model`, else the default model), otherwise 400 `invalid_request`. */
+        /** Create an Agent (draft revision 1); publish it to start sessions. A `thinking_level` the language model does not support is kept and runs as the nearest level the model supports. */
         post: operations["createAgent"];
         delete?: never;
         options?: never;
@@ -141,7 +141,7 @@ export interface paths {
         delete: operations["deleteAgent"];
         options?: never;
         head?: never;
-        /** Edit an Agent (a new draft revision): `character_card` replaces the whole card; legacy character fields edit one card field each. What the schema cannot state: `thinking_level` must be one the Agent’s language model takes (the one in the body, else its current one), otherwise 400 `invalid_request`. */
+        /** Edit an Agent (a new draft revision): `character_card` replaces the whole card; legacy character fields edit one card field each. A `thinking_level` the language model does not support is kept and runs as the nearest level the model supports. */
         patch: operations["updateAgent"];
         trace?: never;
     };
@@ -710,7 +710,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Google's redirect back after consent (public; the browser arrives here, never your backend). Stores the connection, then sends the browser to the flow's `return_url` (303) or answers a small page. A state is good once and for 10 minutes. What the schema cannot state: Google sends `code` (consent) or `error` (refusal) with the state; a callback with neither is a 400 page. */
+        /** Google's redirect back after consent (public; the browser arrives here, never your backend). Stores the connection, then sends the browser to the flow's `return_url` (303) or answers a small page. A state is good once and for 10 minutes. Google sends `code` (consent) or `error` (refusal) with the state; a callback with neither is 400 `invalid_request`. Without `return_url`: 200 connected; 403 when access was not granted (declined, an error from Google, the calendar scope left out, or the code refused at exchange); 409 when the state was used or expired; 404 for a state the service did not issue; 503 when Google cannot be reached. */
         get: operations["completeGoogleCalendarOAuth"];
         put?: never;
         post?: never;
@@ -1975,7 +1975,7 @@ export interface operations {
                      */
                     llm_model?: string;
                     /**
-                     * @description Reasoning level the model allows.
+                     * @description Reasoning level. Any level is kept as given; the language model runs the nearest level it supports (`GET /v1/models` lists them): a model without reasoning runs `off`.
                      * @enum {string}
                      */
                     thinking_level?: "off" | "low" | "medium" | "high";
@@ -2796,7 +2796,7 @@ export interface operations {
                      */
                     llm_model?: string;
                     /**
-                     * @description Reasoning level the model allows.
+                     * @description Reasoning level. Any level is kept as given; the language model runs the nearest level it supports (`GET /v1/models` lists them): a model without reasoning runs `off`.
                      * @enum {string}
                      */
                     thinking_level?: "off" | "low" | "medium" | "high";
@@ -8449,6 +8449,9 @@ export interface operations {
                             description: string;
                             /** @description JSON Schema of the arguments: `{"type": "object", "properties": {...}}`. */
                             parameters: {
+                                /** @constant */
+                                type: "object";
+                            } & {
                                 [key: string]: unknown;
                             };
                             /**
@@ -13155,11 +13158,19 @@ export interface operations {
     };
     completeGoogleCalendarOAuth: {
         parameters: {
-            query?: {
-                state?: string;
-                code?: string;
-                error?: string;
-                scope?: string;
+            query: {
+                query: ({
+                    /** @description The flow’s state. */
+                    state?: string;
+                    /** @description The authorization code, on consent. */
+                    code?: string;
+                    /** @description Why there is no code (`access_denied`, ...). */
+                    error?: string;
+                    /** @description The scopes granted. */
+                    scope?: string;
+                } & {
+                    [key: string]: unknown;
+                }) | unknown | unknown;
             };
             header?: never;
             path?: never;
@@ -13189,7 +13200,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not connected, and no `return_url` to go to: a small page naming why (declined, expired, used). A query outside the documented one (an empty value) is the error object instead. */
+            /** @description A query outside the documented one (an empty value, neither `code` nor `error`): the error object. */
             400: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -13209,11 +13220,32 @@ export interface operations {
                         /** @description Human-readable explanation; never match on it. */
                         detail: string;
                     };
+                };
+            };
+            /** @description Not connected, and no `return_url` to go to: access was not granted (declined at Google, an error from Google, the calendar scope left out, or the code refused at exchange). A small page naming why. */
+            403: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
                     "text/html": string;
                 };
             };
             /** @description A `state` the service did not issue, or none: a small page saying the link is not valid. */
             404: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not connected, and no `return_url` to go to: the state was used already or expired. A small page naming why. */
+            409: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
                     "X-Request-Id"?: string;
@@ -13243,6 +13275,17 @@ export interface operations {
                         /** @description Human-readable explanation; never match on it. */
                         detail: string;
                     };
+                };
+            };
+            /** @description Not connected, and no `return_url` to go to: Google could not be reached, or this deployment has no Google client. A small page. */
+            503: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Error object; match on `code`. An unknown path answers 404 `not_found`; a method the path does not have answers 405 `method_not_allowed` with an `Allow` header. */

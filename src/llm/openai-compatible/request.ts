@@ -4,6 +4,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import type { LlmChatRequest, LlmMessage, LlmToolDefinition } from '../provider.ts';
+import { nearestThinkingLevel, THINKING_LEVEL_ORDER } from '../thinking.ts';
 import { isOpenAiReasoningModel } from './models.ts';
 
 /** Our messages as Chat Completions messages (assistant tool calls, tool results by id). */
@@ -39,7 +40,7 @@ export function toChatTools(tools: readonly LlmToolDefinition[]): ChatCompletion
 
 /**
  * The streamed Chat Completions body of a request. `thinkingLevel` becomes
- * `reasoning_effort` (omitted for `off`); reasoning models get `max_completion_tokens`
+ * `reasoning_effort` on reasoning models (omitted for `off`, and on other models); reasoning models get `max_completion_tokens`
  * and no `temperature`, other models `max_tokens`.
  */
 export function toChatCompletionBody(request: LlmChatRequest): ChatCompletionCreateParamsStreaming {
@@ -54,9 +55,12 @@ export function toChatCompletionBody(request: LlmChatRequest): ChatCompletionCre
     body.tools = toChatTools(request.tools);
     if (request.toolChoice === 'none') body.tool_choice = 'none';
   }
-  if (request.thinkingLevel !== undefined && request.thinkingLevel !== 'off') {
-    body.reasoning_effort = request.thinkingLevel;
-  }
+  // A model without reasoning runs any asked level as `off`, the nearest it supports.
+  const level = nearestThinkingLevel(
+    reasoning ? THINKING_LEVEL_ORDER : ['off'],
+    request.thinkingLevel ?? 'off',
+  );
+  if (level !== 'off') body.reasoning_effort = level;
   if (request.maxOutputTokens !== undefined) {
     if (reasoning) body.max_completion_tokens = request.maxOutputTokens;
     else body.max_tokens = request.maxOutputTokens;

@@ -252,14 +252,13 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
     ).toBe('avatar_mei');
   });
 
-  it('accepts only language models and thinking levels the deployment offers', async () => {
+  it('accepts only language models the deployment offers, and keeps any thinking level', async () => {
     const bad = [
       { llm_provider: 'mistral' },
+      { thinking_level: 'extreme' },
+      // Models the deployment does not run (GET /v1/models lists the ones it does).
       { llm_model: 'gpt-3' },
       { llm_provider: 'openai', llm_model: 'claude-haiku-4-5' },
-      { llm_provider: 'openai', llm_model: 'gpt-4.1-mini', thinking_level: 'high' },
-      { thinking_level: 'extreme' },
-      { thinking_level: 'low' }, // the default model (gpt-4.1-mini) does not reason
     ];
     for (const fields of bad) {
       expectError(
@@ -268,6 +267,17 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
         'invalid_request',
       );
     }
+    // A level the model does not reason at is kept as given (the model runs `off`), and
+    // applies once the Agent switches to a model that reasons.
+    const plain = await createAgent({
+      llm_provider: 'openai',
+      llm_model: 'gpt-4.1-mini',
+      thinking_level: 'high',
+    });
+    expect(plain).toMatchObject({ llm_model: 'gpt-4.1-mini', thinking_level: 'high' });
+    expect((await createAgent({ thinking_level: 'low' })).thinking_level).toBe('low');
+    const kept = await api('PATCH', `/v1/agents/${plain.id}`, { llm_model: 'o4-mini' });
+    expect(kept.body).toMatchObject({ llm_model: 'o4-mini', thinking_level: 'high' });
     const reasoning = await createAgent({
       llm_provider: 'openai',
       llm_model: 'o4-mini',

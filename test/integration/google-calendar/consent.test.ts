@@ -173,6 +173,18 @@ describe.each(DIALECTS)('Google Calendar consent on %s', (dialect) => {
     expect(tokenRequests()).toHaveLength(exchanges);
   });
 
+  it('answers a page with the status of what failed: 403 not granted, 409 used', async () => {
+    const flow = await start(randomUUID(), '');
+    fake.planConsent({ account: fake.account('ada@example.com'), decision: 'deny' });
+    const back = await consentRedirect(flow.authorization_url);
+    const declined = await fetch(back, { redirect: 'manual' });
+    expect(declined.status).toBe(403);
+    expect(await declined.text()).toContain('content="access_denied"');
+    const replay = await fetch(back, { redirect: 'manual' });
+    expect(replay.status).toBe(409);
+    expect(await replay.text()).toContain('content="state_used"');
+  });
+
   it('refuses a state past its ten minutes', async () => {
     const endUserId = randomUUID();
     const flow = await start(endUserId);
@@ -191,7 +203,7 @@ describe.each(DIALECTS)('Google Calendar consent on %s', (dialect) => {
 
   it('refuses forged and missing states with a 404 page and empty values with 400, never calling Google', async () => {
     const exchanges = tokenRequests().length;
-    for (const query of ['?state=forged-state&code=4/0Aforged', '?code=4/0Aforged', '']) {
+    for (const query of ['?state=forged-state&code=4/0Aforged', '?code=4/0Aforged']) {
       const callback = await fetch(`${server.url}${CALLBACK_PATH}${query}`, { redirect: 'manual' });
       expect(callback.status).toBe(404);
       expect(callback.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -199,8 +211,9 @@ describe.each(DIALECTS)('Google Calendar consent on %s', (dialect) => {
       expect(html).toContain('content="state_invalid"');
       expect(html).not.toMatch(/at .*\.js|Error:/);
     }
-    // Empty parameters are outside the documented query: the error object, as any route.
-    for (const query of ['?state=&code=4/0Aforged', '?state=forged-state&code=']) {
+    // Empty parameters, or neither code nor error, are outside the documented query: the
+    // error object, as any route.
+    for (const query of ['?state=&code=4/0Aforged', '?state=forged-state&code=', '', '?state=s']) {
       const callback = await fetch(`${server.url}${CALLBACK_PATH}${query}`, { redirect: 'manual' });
       expect([callback.status, ((await callback.json()) as { code: string }).code]).toEqual([
         400,

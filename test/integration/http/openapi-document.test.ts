@@ -152,7 +152,7 @@ describe('one OpenAPI document for every deployment', () => {
     expect(offeredThere.status).toBe(400);
     expect(offeredThere.body.code).toBe('invalid_request');
     expect(offeredThere.body.detail).toBe(
-      'llm_model "claude-haiku-4-5" is not offered by llm_provider "anthropic".',
+      'llm_model "claude-haiku-4-5" is not offered by llm_provider "anthropic"; see GET /v1/models.',
     );
 
     const unknownModel = await create(configured, 'unknown-model', {
@@ -162,7 +162,7 @@ describe('one OpenAPI document for every deployment', () => {
     expect(unknownModel.status).toBe(400);
     expect(unknownModel.body.code).toBe('invalid_request');
     expect(unknownModel.body.detail).toBe(
-      'llm_model "gpt-0" is not offered by llm_provider "openai".',
+      'llm_model "gpt-0" is not offered by llm_provider "openai"; see GET /v1/models.',
     );
 
     const unsupported = await create(configured, 'unsupported', { llm_provider: 'mistral' });

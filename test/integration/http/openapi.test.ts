@@ -205,9 +205,15 @@ describe('the OpenAPI document', () => {
     );
     expect(deliveries.test('2026-11-28T10:00:00.000Z~whd_cAKocC3jkRtgP9BRa25l')).toBe(true);
     expect(deliveries.test('whd_cAKocC3jkRtgP9BRa25l')).toBe(false);
+    // The callback's query is one form-exploded object: it can say "code or error".
+    const callback = query('/v1/google-calendar/oauth/callback', 'query') as {
+      properties: Record<string, unknown>;
+      anyOf: unknown;
+    };
     for (const name of ['state', 'code', 'error', 'scope']) {
-      expect(query('/v1/google-calendar/oauth/callback', name)).toMatchObject({ minLength: 1 });
+      expect(callback.properties[name]).toMatchObject({ minLength: 1 });
     }
+    expect(callback.anyOf).toEqual([{ required: ['code'] }, { required: ['error'] }]);
     const create = document.paths['/v1/agents']?.post?.requestBody?.content['application/json']
       ?.schema as { properties: Record<string, { anyOf?: { pattern?: string }[] }> };
     const language = new RegExp(

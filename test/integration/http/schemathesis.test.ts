@@ -6,8 +6,10 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES } from '../../../src/workspaces/capabilities.ts';
+import { FakeGoogle } from '../../fakes/google.ts';
 import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { ROOT, type RunningServer, startServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
@@ -40,6 +42,8 @@ describe('schemathesis against the running service', () => {
   let server: RunningServer;
   let key: string;
   let llm: FakeOpenAiChat | undefined;
+  let livekit: LivekitServer | undefined;
+  let google: FakeGoogle | undefined;
 
   beforeAll(
     async () => {
@@ -59,9 +63,12 @@ describe('schemathesis against the running service', () => {
       // The language models are a fake that answers at once: the fuzzer's translations and
       // messages must not wait on the embedded model.
       llm = await FakeOpenAiChat.start();
+      // A LiveKit server, as a deployment with Agents has: session starts are answered 201.
+      livekit = await startLivekit();
       // Every request counts against the rate limit: fuzzing is many requests in a burst.
-      // A Google OAuth client, so consent flows start (Google itself is never called: the
-      // fuzzer cannot produce a state the service issued).
+      // A Google on loopback, so consent flows start and a code the fuzzer sends with a state
+      // it was issued is refused by Google (403 page), as on a deployment that reaches Google.
+      google = await FakeGoogle.start();
       server = await startServer({
         database,
         env: {
@@ -69,17 +76,21 @@ describe('schemathesis against the running service', () => {
           OPENAI_BASE_URL: llm.baseUrl,
           OPENAI_API_KEY: llm.apiKey ?? '',
           LOCAL_LLM: 'false',
-          GOOGLE_OAUTH_CLIENT_ID: 'schemathesis.apps.googleusercontent.com',
-          GOOGLE_OAUTH_CLIENT_SECRET: 'schemathesis-client-secret',
+          LIVEKIT_URL: livekit.url,
+          LIVEKIT_API_KEY: livekit.apiKey,
+          LIVEKIT_API_SECRET: livekit.apiSecret,
+          ...google.env(),
         },
       });
     },
-    budget({ servers: 1 }),
+    budget({ servers: 2 }),
   );
 
   afterAll(async () => {
     await server?.stop();
     await llm?.close();
+    await livekit?.stop();
+    await google?.close();
     await database?.drop();
   });
 

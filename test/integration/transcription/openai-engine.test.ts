@@ -326,6 +326,32 @@ describe.each(DIALECTS)('realtime transcription (OpenAI-compatible engine) on %s
     });
   });
 
+  it.each([
+    ['a flush', (client: StreamClient) => client.send({ event: 'flush' })],
+    ['a second stop', (client: StreamClient) => client.send({ event: 'stop' })],
+    [
+      'an audio event',
+      (client: StreamClient) =>
+        client.send({ event: 'audio', audio: silence(20, 16_000).toString('base64') }),
+    ],
+    ['a binary audio frame', (client: StreamClient) => client.socket.send(silence(20, 16_000))],
+  ])('answers %s after stop with invalid_request instead of finish', async (_name, late) => {
+    const client = await openTranscription(server.url, ws.productionKey);
+    start(client);
+    await client.waitFor((e) => e.event === 'started');
+    sendAudio(client, silence(200, 16_000), 16_000);
+    client.send({ event: 'stop' });
+    late(client);
+    expect((await client.closed).code).toBe(1000);
+    expect(client.events.map((e) => e.event)).not.toContain('finish');
+    expect(client.events.at(-1)).toMatchObject({
+      event: 'error',
+      code: 'invalid_request',
+      retryable: false,
+      detail: 'No event may follow stop: one WebSocket carries one session.',
+    });
+  });
+
   it('ends a session without client frames for the idle timeout', async () => {
     const client = await openTranscription(server.url, ws.productionKey);
     start(client);

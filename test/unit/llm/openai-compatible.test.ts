@@ -162,6 +162,13 @@ describe('OpenAI-compatible request body', () => {
       thinkingLevel: 'off',
     });
     expect(off.body).not.toHaveProperty('reasoning_effort');
+    // A model without reasoning runs any level as `off`, the nearest it supports.
+    const unsupported = await send({
+      model: 'gpt-4.1-mini',
+      messages: [{ role: 'user', content: 'Hi' }],
+      thinkingLevel: 'high',
+    });
+    expect(unsupported.body).not.toHaveProperty('reasoning_effort');
     const plain = await send({
       model: 'gpt-4.1-mini',
       messages: [{ role: 'user', content: 'Hi' }],

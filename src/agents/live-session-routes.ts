@@ -16,7 +16,7 @@ import { type LivekitRooms, sessionRoom } from './livekit-rooms.ts';
 import { recordingResponse, type SessionRecordings } from './session-recordings.ts';
 import { sessionReportBody } from './session-report-view.ts';
 import { sessionReportSchema } from './session-schemas.ts';
-import type { AgentSessionTokens } from './session-tokens.ts';
+import type { AgentSessionClaims, AgentSessionTokens } from './session-tokens.ts';
 import { timeZoneSchema } from './tools/calendar/time-zone-schema.ts';
 
 const MAX_OVERRIDE_CHARS = 100_000;
@@ -97,6 +97,10 @@ export interface LiveSessionRouteOptions {
  */
 export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] {
   const { tokens, sessions, rooms } = options;
+  // The token's claims as checked before the body was read, so the handler checks it once.
+  const checkedTokens = new WeakMap<HttpRequest, AgentSessionClaims>();
+  const checkToken = (request: HttpRequest) =>
+    tokens.check(sessionBearer(request), request.params.agentId ?? '', request.environment);
   return [
     defineRoute({
       method: 'POST',
@@ -123,19 +127,14 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
       },
       // Credential first (401/403 before the body is read), but not used up yet.
       checkBeforeBody: async (request) => {
-        await tokens.check(
-          sessionBearer(request),
-          request.params.agentId ?? '',
-          request.environment,
-        );
+        checkedTokens.set(request, await checkToken(request));
       },
       handle: async ({ request }) => {
         const bearer = sessionBearer(request);
         const agentId = request.params.agentId ?? '';
-        // Checked before the body was read; checked again here for its claims, and still not
-        // used up: the token is consumed only by a start that succeeds, or refused for the
-        // token's own sake.
-        const checked = await tokens.check(bearer, agentId, request.environment);
+        // Checked before the body was read, and not used up yet: the token is consumed only by
+        // a start that succeeds, or refused for the token's own sake.
+        const checked = checkedTokens.get(request) ?? (await checkToken(request));
         const body =
           request.body.byteLength > 0
             ? validate(

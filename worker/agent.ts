@@ -3,9 +3,7 @@
 // process (models), `entry` once per session.
 import { defineAgent, type JobContext, type JobProcess, type VAD } from '@livekit/agents';
 import * as silero from '@livekit/agents-plugin-silero';
-import { loadConfig } from '../src/config.ts';
-import { openDatabase } from '../src/db/connect.ts';
-import { createLogger } from '../src/observability/logger.ts';
+import { createLogger, loadConfig, WorkerApi } from '../src/worker-boundary/index.ts';
 import { loadWorkerConfig } from './config.ts';
 import { runLiveSession } from './conversation/session.ts';
 import { createSttProvider, loadSttConfig } from './stt/config.ts';
@@ -44,19 +42,15 @@ export default defineAgent({
     const data = ctx.proc.userData as ProcessData;
     const config = loadConfig();
     const logger = createLogger(config.LOG_LEVEL, 'worker');
-    const db = await openDatabase({
-      databaseUrl: config.DATABASE_URL,
-      dataDir: config.DATA_DIR,
-      maxConnections: 2,
-    });
+    const api = await WorkerApi.open(config);
     ctx.addShutdownCallback(async () => {
       await data.stt.close();
-      await db.close();
+      await api.close();
     });
     await runLiveSession(ctx, {
       config,
       workerConfig: loadWorkerConfig(),
-      db,
+      api,
       vad: data.vad,
       stt: data.stt,
       sttLanguage: data.sttLanguage,

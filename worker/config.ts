@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { APPLICATION_LIMITS } from '../src/application/types.ts';
-import { ConfigError } from '../src/config.ts';
+import { APPLICATION_LIMITS, ConfigError } from '../src/worker-boundary/index.ts';
 
 /** The agent worker's own variables; the shared ones (database, LLM, prices) are the api's. */
 export const workerConfigSchema = z.object({

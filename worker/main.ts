@@ -2,7 +2,7 @@
 // AGENT_NAME (explicit dispatch only) and forks a job process per live session.
 import { AgentServer, initializeLogger, ServerOptions } from '@livekit/agents';
 import { siblingEntry } from '../media/runtime-entry.ts';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { ConfigError, loadConfig } from '../src/worker-boundary/index.ts';
 import { loadWorkerConfig } from './config.ts';
 
 /** The job entry the framework forks, compiled or source like this file. */

@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { ApiError } from '../errors.ts';
-import { audioStorageDir } from '../storage/audio-storage-dir.ts';
+import { audioStoreFromConfig } from '../storage/audio-store-from-config.ts';
 import { LocalDiskAudioStore } from '../storage/local-disk-store.ts';
 import { sampleStorageDir } from '../voices/cloning/sample-store.ts';
 import { CAPABILITIES, type Capability } from '../workspaces/capabilities.ts';
@@ -89,10 +89,7 @@ export function registerWorkspaceCommands(
     const config = loadConfig();
     const erased = await eraseWorkspace(
       (await db()).db,
-      [
-        new LocalDiskAudioStore(audioStorageDir(config)),
-        new LocalDiskAudioStore(sampleStorageDir(config.DATA_DIR)),
-      ],
+      [audioStoreFromConfig(config), new LocalDiskAudioStore(sampleStorageDir(config.DATA_DIR))],
       options.workspace,
     );
     printResult(

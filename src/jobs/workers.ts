@@ -7,8 +7,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
-import { audioStorageDir } from '../storage/audio-storage-dir.ts';
-import { LocalDiskAudioStore } from '../storage/local-disk-store.ts';
+import { audioStoreFromConfig } from '../storage/audio-store-from-config.ts';
 import { expireDeliveriesBefore } from '../webhooks/deliveries.ts';
 import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { WebhookEndpoints } from '../webhooks/endpoints.ts';
@@ -45,7 +44,7 @@ export function startJobWorkers(deps: {
   const retention =
     config.RECORDING_RETENTION_DAYS > 0
       ? new RecordingRetention({
-          recordings: new SessionRecordings(db, new LocalDiskAudioStore(audioStorageDir(config))),
+          recordings: new SessionRecordings(db, audioStoreFromConfig(config)),
           retentionDays: config.RECORDING_RETENTION_DAYS,
           logger,
         })
@@ -107,7 +106,7 @@ function startAudioPersistence(
     connectionUrl: config.REDIS_URL,
     prefix: config.REDIS_PREFIX,
     spoolDir,
-    store: new LocalDiskAudioStore(audioStorageDir(config)),
+    store: audioStoreFromConfig(config),
     onPersisted: (stored) => ledger.markAudioPersistedMany(stored),
     logger,
   });

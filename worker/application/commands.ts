@@ -1,5 +1,5 @@
 import { llm, type voice } from '@livekit/agents';
-import type { Logger } from '../../src/observability/logger.ts';
+import type { Logger } from '../../src/worker-boundary/index.ts';
 import type { BackendLink } from './link.ts';
 import type { SpokenUpdates } from './replies.ts';
 import type { ToolRunner } from './tools.ts';

@@ -1,5 +1,5 @@
 import { llm, voice } from '@livekit/agents';
-import type { Logger } from '../../src/observability/logger.ts';
+import type { Logger } from '../../src/worker-boundary/index.ts';
 import type { MessageIds } from '../conversation/message-ids.ts';
 import type { RequestTracker } from './requests.ts';
 

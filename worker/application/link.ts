@@ -5,12 +5,12 @@ import {
   RoomEvent,
   type TextStreamReader,
 } from '@livekit/rtc-node';
+import type { Logger } from '../../src/worker-boundary/index.ts';
 import {
   APPLICATION_LIMITS,
   APPLICATION_PROTOCOL_VERSION,
   APPLICATION_VERSION_ATTRIBUTE,
-} from '../../src/application/types.ts';
-import type { Logger } from '../../src/observability/logger.ts';
+} from '../../src/worker-boundary/index.ts';
 import { encodeMessage, parseJson } from './wire.ts';
 
 /** A message that passed the identity and size checks. */

@@ -1,5 +1,5 @@
 import type { voice } from '@livekit/agents';
-import type { Logger } from '../../src/observability/logger.ts';
+import type { Logger } from '../../src/worker-boundary/index.ts';
 import type { RequestTracker } from './requests.ts';
 import type { WireError } from './wire.ts';
 

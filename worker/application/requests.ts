@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { APPLICATION_LIMITS } from '../../src/application/types.ts';
-import type { Logger } from '../../src/observability/logger.ts';
+import type { Logger } from '../../src/worker-boundary/index.ts';
+import { APPLICATION_LIMITS } from '../../src/worker-boundary/index.ts';
 import type { BackendLink } from './link.ts';
 import {
   APPLICATION_TOPICS,

@@ -1,8 +1,10 @@
 import { llm, voice } from '@livekit/agents';
 import type { Room } from '@livekit/rtc-node';
-import type { ApplicationSession } from '../../src/agents/live-sessions.ts';
-import type { LlmToolDefinition } from '../../src/llm/provider.ts';
-import type { Logger } from '../../src/observability/logger.ts';
+import type {
+  ApplicationSession,
+  LlmToolDefinition,
+  Logger,
+} from '../../src/worker-boundary/index.ts';
 import type { MessageIds } from '../conversation/message-ids.ts';
 import { CommandHandler } from './commands.ts';
 import { ApplicationAgent, InputGate, userMessage } from './input.ts';

@@ -1,7 +1,9 @@
 import { llm, type voice } from '@livekit/agents';
-import type { ApplicationTool } from '../../src/application/types.ts';
-import type { LlmToolDefinition } from '../../src/llm/provider.ts';
-import type { Logger } from '../../src/observability/logger.ts';
+import type {
+  ApplicationTool,
+  LlmToolDefinition,
+  Logger,
+} from '../../src/worker-boundary/index.ts';
 import { type RequestOutcome, type RequestTracker, TooManyPendingError } from './requests.ts';
 import type { CancelReason } from './wire.ts';
 

@@ -4,7 +4,7 @@
  * with zod; everything past this file trusts the types.
  */
 import { z } from 'zod';
-import { APPLICATION_LIMITS } from '../../src/application/types.ts';
+import { APPLICATION_LIMITS } from '../../src/worker-boundary/index.ts';
 
 /** Text-stream topics, one per direction and kind of message. */
 export const APPLICATION_TOPICS = {

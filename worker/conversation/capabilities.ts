@@ -1,38 +1,5 @@
 import { llm } from '@livekit/agents';
-import type { LiveSessionRecord } from '../../src/agents/live-sessions.ts';
-import { createAgentToolbox } from '../../src/agents/tools/capabilities.ts';
-import type { PreparedTools } from '../../src/agents/tools/toolbox.ts';
-import type { Config } from '../../src/config.ts';
-import type { DatabaseHandle } from '../../src/db/connect.ts';
-import type { Logger } from '../../src/observability/logger.ts';
-import { SecretBox } from '../../src/secrets/secret-box.ts';
-
-/**
- * The published Agent's capabilities (memory, documents, calendar, web search) for one
- * live session, prepared as in text conversations: their instructions join the prompt and
- * their tools are the framework's tools. Application sessions have none (the spec turns
- * them off there).
- */
-export async function prepareSessionCapabilities(
-  record: LiveSessionRecord,
-  deps: { config: Config; db: DatabaseHandle; log: Logger },
-): Promise<PreparedTools> {
-  const { config } = deps;
-  const toolbox = createAgentToolbox({
-    config,
-    db: deps.db.db,
-    secretBox: SecretBox.fromConfig({ secretsKey: config.SECRETS_KEY, dataDir: config.DATA_DIR }),
-    logger: deps.log,
-  });
-  return toolbox.prepare(record.snapshot, {
-    workspaceId: record.workspaceId,
-    environment: record.environment,
-    agentId: record.snapshot.agentId,
-    endUserId: record.endUserId,
-    timeZone: record.sessionContext?.timeZone ?? null,
-    origin: { kind: 'live_session', sessionId: record.id },
-  });
-}
+import type { PreparedTools } from '../../src/worker-boundary/index.ts';
 
 /**
  * The prepared tools as the framework's function tools. A call runs through the toolbox,

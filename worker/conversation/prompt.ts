@@ -1,5 +1,4 @@
-import type { CharacterCard } from '../../src/agents/character-card.ts';
-import type { SessionContext } from '../../src/agents/live-sessions.ts';
+import type { CharacterCard, SessionContext } from '../../src/worker-boundary/index.ts';
 
 /** What a live session says to the model before any turn, and how it greets. */
 export interface RenderedPrompt {

@@ -1,12 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { JobContext } from '@livekit/agents';
-import { SessionRecordings } from '../../src/agents/session-recordings.ts';
-import type { Config } from '../../src/config.ts';
-import type { DatabaseHandle } from '../../src/db/connect.ts';
-import type { Logger } from '../../src/observability/logger.ts';
-import { audioStorageDir } from '../../src/storage/audio-storage-dir.ts';
-import { LocalDiskAudioStore } from '../../src/storage/local-disk-store.ts';
+import type { Logger, WorkerApi } from '../../src/worker-boundary/index.ts';
 
 /** `AgentSession.start`'s `record`, audio on and the rest off. */
 interface AudioOnly {
@@ -27,22 +22,19 @@ export function recordingOption(recordingEnabled: boolean | undefined): AudioOnl
 
 /**
  * Keeps the recording of an ended session: the recorder has closed the file by the time
- * the session's close event fires; it moves into the audio store and the session names it.
+ * the session's close event fires; it moves into the deployment's audio store (the api's
+ * storage seam) and the session names it.
  * A failure is logged and leaves the session without a recording; the job's copy is removed
  * either way.
  */
 export async function keepRecording(
   ctx: JobContext,
   session: { id: string; workspaceId: string },
-  deps: { config: Config; db: DatabaseHandle; log: Logger },
+  deps: { api: Pick<WorkerApi, 'saveRecording'>; log: Logger },
 ): Promise<void> {
   const file = path.join(ctx.sessionDirectory, 'audio.ogg');
   try {
-    const recordings = new SessionRecordings(
-      deps.db.db,
-      new LocalDiskAudioStore(audioStorageDir(deps.config)),
-    );
-    const { durationMs } = await recordings.save(session, file);
+    const { durationMs } = await deps.api.saveRecording(session, file);
     deps.log.info({ recording_ms: durationMs }, 'session recording kept');
   } catch (error) {
     deps.log.warn({ err: error }, 'session recording not kept');

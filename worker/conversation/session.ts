@@ -2,16 +2,13 @@ import { type JobContext, type VAD, voice } from '@livekit/agents';
 import { DisconnectReason, type RemoteParticipant, RoomEvent } from '@livekit/rtc-node';
 import {
   agentSessionLedgerId,
+  type Config,
   type LiveSessionRecord,
-  LiveSessions,
-} from '../../src/agents/live-sessions.ts';
-import { userIdentity } from '../../src/agents/livekit-rooms.ts';
-import { StreamTokens } from '../../src/auth/stream-tokens.ts';
-import { type Config, tokenSigningSecret } from '../../src/config.ts';
-import type { DatabaseHandle } from '../../src/db/connect.ts';
-import { llmCatalogFromConfig } from '../../src/llm/registry.ts';
-import type { Logger } from '../../src/observability/logger.ts';
-import { sampleLanguages } from '../../src/voices/cloning/sample-languages.ts';
+  type Logger,
+  userIdentity,
+  type WorkerApi,
+  type WorkerSessionStore,
+} from '../../src/worker-boundary/index.ts';
 import { ApplicationRuntime } from '../application/runtime.ts';
 import type { WorkerConfig } from '../config.ts';
 import { AwpLlm } from '../models/awp-llm.ts';
@@ -20,7 +17,7 @@ import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
 import { vadWatchingPauses } from '../models/vad-pauses.ts';
 import { userSpeechLanguage } from '../stt/language.ts';
 import type { SttProvider } from '../stt/provider.ts';
-import { capabilityFrameworkTools, prepareSessionCapabilities } from './capabilities.ts';
+import { capabilityFrameworkTools } from './capabilities.ts';
 import { type InputMode, registerControls } from './controls.ts';
 import { endReason } from './end-reason.ts';
 import { MessageIds } from './message-ids.ts';
@@ -35,7 +32,8 @@ import { LiveSessionMeter } from './usage.ts';
 export interface SessionDependencies {
   config: Config;
   workerConfig: WorkerConfig;
-  db: DatabaseHandle;
+  /** The api's services for this job (src/worker-boundary). */
+  api: WorkerApi;
   vad: VAD;
   stt: SttProvider;
   /** `STT_LANGUAGE`, when set (worker/stt/language.ts). */
@@ -65,9 +63,7 @@ export async function runLiveSession(ctx: JobContext, deps: SessionDependencies)
   const sessionId = metadata.session_id;
   if (!sessionId) throw new Error('dispatch metadata has no session_id');
   const log = logger.child({ session_id: sessionId });
-  const sessions = new LiveSessions(deps.db.db, {
-    heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
-  });
+  const { sessions } = deps.api;
   const record = await sessions.byId(sessionId);
   if (!record || !(await sessions.markActive(sessionId))) {
     log.warn('the session is unknown or already over; leaving');
@@ -114,7 +110,7 @@ async function runInRoom(
   ctx: JobContext,
   deps: SessionDependencies,
   record: LiveSessionRecord,
-  sessions: LiveSessions,
+  sessions: WorkerSessionStore,
   usage: LiveSessionMeter,
   finish: (state: 'ended' | 'failed', reason: string) => Promise<void>,
   maxDurationMs: number | undefined,
@@ -125,7 +121,7 @@ async function runInRoom(
   if (!snapshot.llmProvider || !snapshot.llmModel || !snapshot.voiceId) {
     throw new Error('the published Agent has no language model or voice');
   }
-  const catalog = llmCatalogFromConfig(config, log);
+  const catalog = deps.api.languageModels(log);
   const provider = await catalog.provider(snapshot.llmProvider);
   if (!provider)
     throw new Error(`language-model provider ${snapshot.llmProvider} is not configured`);
@@ -141,9 +137,7 @@ async function runInRoom(
           messageIds,
         })
       : undefined;
-  const capabilities = app
-    ? undefined
-    : await prepareSessionCapabilities(record, { config, db: deps.db, log });
+  const capabilities = app ? undefined : await deps.api.prepareCapabilities(record, log);
   const prompt = app
     ? { instructions: record.application?.spec.instructions ?? '', greeting: '' }
     : renderSessionPrompt(
@@ -161,7 +155,6 @@ async function runInRoom(
     (turn) => app?.transcript(turn),
     messageIds,
   );
-  const streamTokens = new StreamTokens(tokenSigningSecret(config));
   const apiBase =
     record.environment === 'production' ? workerConfig.AWP_API_URL : workerConfig.AWP_API_DEV_URL;
 
@@ -170,19 +163,7 @@ async function runInRoom(
     streamUrl: `${apiBase.replace(/^http/, 'ws').replace(/\/+$/, '')}/v1/tts/stream`,
     // Agent speech tokens: the Agents product's own credential for this session (charged
     // to it, outside the key's synthesis limits), not a `tts` stream token.
-    token: async () =>
-      (
-        await streamTokens.mint(
-          {
-            keyId: record.apiKeyId,
-            workspaceId: record.workspaceId,
-            environment: record.environment,
-            agentSessionId: record.id,
-          },
-          Date.now(),
-          'agent_speech',
-        )
-      ).token,
+    token: () => deps.api.agentSpeechToken(record),
     voiceId: snapshot.voiceId,
     partnerSessionId: agentSessionLedgerId(record.id),
     onAudio: (order, text, samples) => playout.addAudio(order, text, samples),
@@ -191,7 +172,7 @@ async function runInRoom(
   const language = await userSpeechLanguage(
     deps.sttLanguage,
     voiceId,
-    () => sampleLanguages(deps.db.db, record.workspaceId, voiceId),
+    () => deps.api.voiceSampleLanguages(record.workspaceId, voiceId),
     snapshot.language ?? null,
   );
   log.info({ stt: deps.stt.name, language: language ?? 'detected' }, 'recognizer language');
@@ -402,7 +383,7 @@ async function runInRoom(
   const reason = await closed;
   clearTimeout(limit);
   if (snapshot.recordingEnabled) {
-    await keepRecording(ctx, record, { config, db: deps.db, log });
+    await keepRecording(ctx, record, { api: deps.api, log });
   }
   await transcripts.settled();
   await finish('ended', endReason(reason));

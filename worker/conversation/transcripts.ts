@@ -1,8 +1,7 @@
 import type { llm } from '@livekit/agents';
 import type { Room } from '@livekit/rtc-node';
 import { v7 as uuidv7 } from 'uuid';
-import type { LiveSessions } from '../../src/agents/live-sessions.ts';
-import type { Logger } from '../../src/observability/logger.ts';
+import type { Logger, WorkerSessionStore } from '../../src/worker-boundary/index.ts';
 import { MessageIds } from './message-ids.ts';
 
 /** Topics of docs/agent-protocol.md. */
@@ -25,7 +24,7 @@ export class TranscriptPublisher {
 
   constructor(
     private readonly room: Room,
-    private readonly sessions: LiveSessions,
+    private readonly sessions: Pick<WorkerSessionStore, 'addTurn'>,
     private readonly sessionId: string,
     private readonly log: Logger,
     /** Each turn once persisted (application sessions tell their backend). */

@@ -1,5 +1,5 @@
 import { voice } from '@livekit/agents';
-import type { LatencyStats, TurnLatencySummary } from '../../src/agents/live-session-records.ts';
+import type { LatencyStats, TurnLatencySummary } from '../../src/worker-boundary/index.ts';
 
 /** One spoken turn's end, as LiveKit's end-of-utterance metrics report it. */
 export interface EndOfTurn {

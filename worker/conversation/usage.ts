@@ -4,7 +4,7 @@ import {
   MILLICREDITS_PER_CREDIT,
   type TokenPrices,
   type TokenUsage,
-} from '../../src/billing/pricing.ts';
+} from '../../src/worker-boundary/index.ts';
 
 /** A live session's per-minute prices (the api's configuration, in credits). */
 export interface LiveSessionPricing {

@@ -6,7 +6,7 @@ import type {
   LlmToolDefinition,
   LlmUsage,
   ThinkingLevel,
-} from '../../src/llm/provider.ts';
+} from '../../src/worker-boundary/index.ts';
 
 /** The tool the model calls to stay quiet on purpose this turn. */
 export const STAY_QUIET_TOOL: LlmToolDefinition = {

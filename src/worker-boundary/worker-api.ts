@@ -1,0 +1,119 @@
+import { type LiveSessionRecord, LiveSessions } from '../agents/live-sessions.ts';
+import { SessionRecordings } from '../agents/session-recordings.ts';
+import { createAgentToolbox } from '../agents/tools/capabilities.ts';
+import type { PreparedTools } from '../agents/tools/toolbox.ts';
+import { StreamTokens } from '../auth/stream-tokens.ts';
+import { type Config, tokenSigningSecret } from '../config.ts';
+import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
+import { type LlmCatalog, llmCatalogFromConfig } from '../llm/registry.ts';
+import type { Logger } from '../observability/logger.ts';
+import { SecretBox } from '../secrets/secret-box.ts';
+import { audioStoreFromConfig } from '../storage/audio-store-from-config.ts';
+import { sampleLanguages } from '../voices/cloning/sample-languages.ts';
+
+/** What the worker writes of the session it runs: its state, transcript, usage, latency. */
+export type WorkerSessionStore = Pick<
+  LiveSessions,
+  'byId' | 'markActive' | 'heartbeat' | 'end' | 'addUsage' | 'addTurn' | 'recordLatency'
+>;
+
+/**
+ * The api's services one live session's job uses, behind one object: the worker asks for
+ * what it needs (its session, a speech credential, the model catalog, the Agent's
+ * capabilities, a place for the recording) and never learns how they are stored. The
+ * database connection, the secrets box, the stream-token key and the audio store stay in
+ * here, built from the same configuration the api reads.
+ */
+export class WorkerApi {
+  readonly sessions: WorkerSessionStore;
+  readonly #streamTokens: StreamTokens;
+
+  private constructor(
+    readonly config: Config,
+    private readonly handle: DatabaseHandle,
+  ) {
+    this.sessions = new LiveSessions(handle.db, {
+      heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
+    });
+    this.#streamTokens = new StreamTokens(tokenSigningSecret(config));
+  }
+
+  /** Opens the services for one job (its own small database pool); `close` releases them. */
+  static async open(config: Config): Promise<WorkerApi> {
+    const handle = await openDatabase({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      maxConnections: 2,
+    });
+    return new WorkerApi(config, handle);
+  }
+
+  /**
+   * A short-lived `agent_speech` token for the session's speech over the api's
+   * `/v1/tts/stream`: the Agents product's own credential (charged to the session, outside
+   * the key's synthesis limits).
+   */
+  async agentSpeechToken(record: LiveSessionRecord): Promise<string> {
+    const minted = await this.#streamTokens.mint(
+      {
+        keyId: record.apiKeyId,
+        workspaceId: record.workspaceId,
+        environment: record.environment,
+        agentSessionId: record.id,
+      },
+      Date.now(),
+      'agent_speech',
+    );
+    return minted.token;
+  }
+
+  /** The configured language models and their prices, as text conversations see them. */
+  languageModels(log: Logger): LlmCatalog {
+    return llmCatalogFromConfig(this.config, log);
+  }
+
+  /**
+   * The published Agent's capabilities (memory, documents, calendar, web search) for the
+   * session, prepared as in text conversations.
+   */
+  async prepareCapabilities(record: LiveSessionRecord, log: Logger): Promise<PreparedTools> {
+    const { config } = this;
+    const toolbox = createAgentToolbox({
+      config,
+      db: this.handle.db,
+      secretBox: SecretBox.fromConfig({ secretsKey: config.SECRETS_KEY, dataDir: config.DATA_DIR }),
+      logger: log,
+    });
+    return toolbox.prepare(record.snapshot, {
+      workspaceId: record.workspaceId,
+      environment: record.environment,
+      agentId: record.snapshot.agentId,
+      endUserId: record.endUserId,
+      timeZone: record.sessionContext?.timeZone ?? null,
+      origin: { kind: 'live_session', sessionId: record.id },
+    });
+  }
+
+  /** The languages of a workspace voice's recordings (none for other voices). */
+  voiceSampleLanguages(workspaceId: string, voiceId: string): Promise<string[]> {
+    return sampleLanguages(this.handle.db, workspaceId, voiceId);
+  }
+
+  /**
+   * Moves a finished recording into the deployment's audio store and names it on the
+   * session; its duration, 0 when nothing was kept (see `SessionRecordings.save`).
+   */
+  saveRecording(
+    session: { id: string; workspaceId: string },
+    file: string,
+  ): Promise<{ durationMs: number }> {
+    return new SessionRecordings(this.handle.db, audioStoreFromConfig(this.config)).save(
+      session,
+      file,
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+}

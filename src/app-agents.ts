@@ -117,9 +117,9 @@ export function createAgentSide(deps: {
         sessions: liveSessions,
         rooms: livekitRooms,
         maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
-        publicBaseUrls,
         maxSessionsPerWorkspace: config.AGENT_SESSIONS_MAX_CONCURRENT_PER_WORKSPACE,
       }),
+      publicBaseUrls,
     ),
   ];
   return {

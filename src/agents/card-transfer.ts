@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ApiError, unsupportedMediaTypeError } from '../errors.ts';
-import type { HttpResponse } from '../http/types.ts';
 import type { AgentRecord } from './agent-records.ts';
 import { avatarImage, DEFAULT_AVATAR_ID, findAvatar } from './avatars/catalog.ts';
 import { cardFromJsonFile, cardFromPng, cardToPng } from './card-files.ts';
@@ -24,8 +23,15 @@ export function cardFromUpload(contentType: string | undefined, body: Buffer): C
   throw unsupportedMediaTypeError('Send the card as application/json or image/png.');
 }
 
+/** A card file to download: its status, headers (name, type, caching) and contents. */
+export interface CardDownload {
+  status: 200;
+  headers: Record<string, string>;
+  body: CharacterCard | Buffer;
+}
+
 /** The draft's card as a file to download: V3 JSON, or a PNG card image of its avatar. */
-export function cardDownload(agent: AgentRecord, format: 'json' | 'png'): HttpResponse {
+export function cardDownload(agent: AgentRecord, format: 'json' | 'png'): CardDownload {
   const card = agent.draft.characterCard;
   const disposition = (ext: string) => `attachment; filename="${agent.slug}.${ext}"`;
   if (format === 'json') {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { decodePageCursor, encodePageCursor } from '../http/page-cursor.ts';
-import type { LiveSessionReport, LiveSessions } from './live-sessions.ts';
+import type { LiveSessionReport } from './live-session-records.ts';
 import { recentSessions, type SessionScope, timedTranscript } from './session-history.ts';
 
 /** One listed session: its report, its Agent's slug and its end user. */
@@ -12,6 +12,14 @@ export interface ListedSession {
 }
 
 /**
+ * Where listed sessions' reports come from: `LiveSessions`, which fails a silent worker's
+ * session as it reads it.
+ */
+export interface SessionReports {
+  report(scope: SessionScope, id: string): Promise<LiveSessionReport | undefined>;
+}
+
+/**
  * The scope's sessions newest first, each with the report `GET /v1/agent-sessions/{id}`
  * gives (a silent worker's session is failed on read), of one Agent or end user, older
  * than the position `cursor` names. `nextCursor` is the last one's position when the page
@@ -19,7 +27,7 @@ export interface ListedSession {
  */
 export async function listSessionReports(
   db: Kysely<Database>,
-  sessions: LiveSessions,
+  sessions: SessionReports,
   scope: SessionScope,
   query: {
     agentId?: string | undefined;

@@ -1,4 +1,6 @@
+import { avatarEntry } from '../agents/avatar-routes.ts';
 import { requireAuth } from '../auth/context.ts';
+import type { Environment } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import {
@@ -13,7 +15,10 @@ import { APPLICATION_LIMITS } from './types.ts';
  * `POST /v1/agents/{agentId}/application-sessions`: a customer backend starts a session
  * whose instructions, history and tools it owns (workspace key only: never a browser).
  */
-export function applicationSessionRoutes(service: ApplicationSessions): AnyRoute[] {
+export function applicationSessionRoutes(
+  service: ApplicationSessions,
+  publicBaseUrls: Partial<Record<Environment, string>>,
+): AnyRoute[] {
   return [
     defineRoute<ApplicationStartBody>({
       method: 'POST',
@@ -49,7 +54,9 @@ export function applicationSessionRoutes(service: ApplicationSessions): AnyRoute
         return {
           status: 201,
           headers: { 'cache-control': 'no-store' },
-          body: await service.start(caller, body, request),
+          body: await service.start(caller, body, (avatar) =>
+            avatarEntry(avatar, request, publicBaseUrls),
+          ),
         };
       },
     }),

@@ -2,17 +2,20 @@ import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import type { Agents } from '../agents/agents.ts';
-import { avatarEntry } from '../agents/avatar-routes.ts';
 import { type Avatar, DEFAULT_AVATAR_ID, findAvatar } from '../agents/avatars/catalog.ts';
 import type { LiveSessionRecord, LiveSessions } from '../agents/live-sessions.ts';
 import { type LivekitRooms, sessionRoom } from '../agents/livekit-rooms.ts';
 import type { AuthContext } from '../auth/context.ts';
-import type { Environment } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
-import type { HttpRequest } from '../http/types.ts';
 import { backendIdentity, mintControlToken } from './control-token.ts';
 import type { ApplicationStartBody, ApplicationStarted } from './schemas.ts';
+
+/**
+ * The avatar as a start answers it, its `image_url` absolute for the caller: the route
+ * builds it from the request and the public base URLs.
+ */
+export type AvatarEntryOf = (avatar: Avatar) => ApplicationStarted['session']['avatar'];
 
 export interface ApplicationSessionsOptions {
   db: Kysely<Database>;
@@ -21,8 +24,6 @@ export interface ApplicationSessionsOptions {
   /** Undefined when no LiveKit is configured: starts answer 503. */
   rooms: LivekitRooms | undefined;
   maxDurationMs: number;
-  /** Public base URLs per environment: the avatar's `image_url` is absolute. */
-  publicBaseUrls: Partial<Record<Environment, string>>;
   /** Sessions a workspace may run at once (0: no limit); beyond it `429 rate_limited`. */
   maxSessionsPerWorkspace: number;
 }
@@ -40,7 +41,7 @@ export class ApplicationSessions {
   async start(
     caller: AuthContext,
     body: ApplicationStartBody,
-    request: HttpRequest,
+    avatarEntryOf: AvatarEntryOf,
   ): Promise<ApplicationStarted> {
     const { sessions } = this.options;
     const existing = await sessions.applicationStart(
@@ -48,7 +49,7 @@ export class ApplicationSessions {
       body.chatSessionId,
       body.requestId,
     );
-    if (existing) return this.#resume(caller, body, existing, request);
+    if (existing) return this.#resume(caller, body, existing, avatarEntryOf);
 
     const scope = { workspaceId: caller.workspaceId, environment: caller.environment };
     const published = await this.#publishedAgent(scope, body.agentId);
@@ -85,7 +86,7 @@ export class ApplicationSessions {
         body.chatSessionId,
         body.requestId,
       );
-      if (winner) return this.#resume(caller, body, winner, request);
+      if (winner) return this.#resume(caller, body, winner, avatarEntryOf);
       throw error;
     }
     try {
@@ -98,7 +99,7 @@ export class ApplicationSessions {
         `The LiveKit server did not accept the session: ${(error as Error).message}`,
       );
     }
-    const avatar = this.#avatar(published.avatarId, request);
+    const avatar = this.#avatar(published.avatarId, avatarEntryOf);
     return this.#credentials(rooms, sessionId, body.agentId, expiresAt, avatar);
   }
 
@@ -107,7 +108,7 @@ export class ApplicationSessions {
     caller: AuthContext,
     body: ApplicationStartBody,
     record: LiveSessionRecord,
-    request: HttpRequest,
+    avatarEntryOf: AvatarEntryOf,
   ): Promise<ApplicationStarted> {
     if (record.agentId !== body.agentId || record.environment !== caller.environment) {
       throw new ApiError(
@@ -126,15 +127,15 @@ export class ApplicationSessions {
         'The session this chatSessionId and requestId started is over; start a new one with a new requestId.',
       );
     }
-    const avatar = this.#avatar(record.snapshot.avatarId, request);
+    const avatar = this.#avatar(record.snapshot.avatarId, avatarEntryOf);
     return this.#credentials(this.#rooms(), record.id, record.agentId, expiresAt, avatar);
   }
 
   /** The session's avatar as a managed session's start answers it (the catalog default else). */
-  #avatar(avatarId: string, request: HttpRequest): ApplicationStarted['session']['avatar'] {
+  #avatar(avatarId: string, avatarEntryOf: AvatarEntryOf): ApplicationStarted['session']['avatar'] {
     const avatar: Avatar | undefined = findAvatar(avatarId) ?? findAvatar(DEFAULT_AVATAR_ID);
     if (!avatar) throw new Error('the avatar catalog has no default avatar');
-    return avatarEntry(avatar, request, this.options.publicBaseUrls);
+    return avatarEntryOf(avatar);
   }
 
   async #credentials(

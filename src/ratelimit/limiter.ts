@@ -1,8 +1,11 @@
 import type { Redis } from 'ioredis';
 import { ApiError } from '../errors.ts';
+import type { RateLimitDecision } from './decision.ts';
 import { GCRA_SCRIPT } from './gcra-script.ts';
 import { type GcraBucket, LocalGcra } from './local-gcra.ts';
 import { RateLimitStoreTimeoutError } from './store-timeout-error.ts';
+
+export type { RateLimitDecision } from './decision.ts';
 
 /**
  * A rate for one bucket. `perMinute` is the steady rate; `burst` is how many cells may go
@@ -34,22 +37,6 @@ export interface RateLimit {
 export interface BucketLimit {
   bucket: string;
   limit: RateLimit;
-}
-
-/**
- * The answer to one `consume`. `remaining` counts unit-cost requests that would pass right
- * now; `retryAfterMs` is 0 when allowed, else the wait until this same cost would pass.
- *
- * @example
- * ```ts
- * const { allowed, retryAfterMs } = await limiter.consume('key:k_1', { perMinute: 60 });
- * if (!allowed) response.setHeader('retry-after', String(Math.ceil(retryAfterMs / 1000)));
- * ```
- */
-export interface RateLimitDecision {
-  allowed: boolean;
-  retryAfterMs: number;
-  remaining: number;
 }
 
 /**

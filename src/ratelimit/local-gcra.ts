@@ -1,4 +1,4 @@
-import type { RateLimitDecision } from './limiter.ts';
+import type { RateLimitDecision } from './decision.ts';
 
 /** Buckets kept before a sweep drops the idle ones; bounds memory under many keys. */
 const SWEEP_AT_SIZE = 10_000;

@@ -7,18 +7,12 @@ import {
   AwpStreamClosedError,
   AwpTimeoutError,
 } from '../errors.ts';
-import { nextRetryDelayMs, type RetryPolicy } from '../retry.ts';
+import { nextRetryDelayMs } from '../retry.ts';
 import { connectOnce } from '../tts/handshake.ts';
 import { abortableSleep } from './signals.ts';
+import type { StreamContext } from './stream-context.ts';
 
-/** Settings of the client a socket needs. */
-export interface StreamContext {
-  baseUrl: string;
-  apiKey: string;
-  timeoutMs: number;
-  retry: RetryPolicy;
-  userAgent: string;
-}
+export type { StreamContext } from './stream-context.ts';
 
 /** How one socket of the service is opened and paced. */
 export interface EventSocketOptions {

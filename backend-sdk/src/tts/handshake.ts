@@ -7,7 +7,7 @@ import {
   apiError,
   isApiErrorBody,
 } from '../errors.ts';
-import type { StreamContext } from '../internal/event-socket.ts';
+import type { StreamContext } from '../internal/stream-context.ts';
 import { parseRetryAfterMs } from '../retry.ts';
 
 /** `wss://host/v1/tts/stream` (or another WebSocket `path`) for a base URL `https://host`. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: installs what is missing, starts a private Redis and PostgreSQL (unless
 # TEST_REDIS_URL / TEST_POSTGRES_URL point at running ones), checks formatting, types and
-# import cycles, then runs the whole suite (integration tests on SQLite and PostgreSQL).
+# import rules, then runs the whole suite (integration tests on SQLite and PostgreSQL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh test
@@ -36,10 +36,10 @@ if [ "$free_kib" -lt $((1280 * 1024)) ]; then
   exit 1
 fi
 
-echo "[test] format, lint, types, import cycles" >&2
+echo "[test] format, lint, types, import rules (cycles, layers, worker boundary)" >&2
 biome check .
 tsc --noEmit -p tsconfig.json
-npm run -s cycles
+npm run -s deps
 
 # The committed OpenAPI document: generated from the code, lint-free, and no breaking change
 # against the main branch without a new version (docs/api-changelog.md).

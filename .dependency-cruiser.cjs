@@ -85,7 +85,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(node_modules|dist|generated)/|\\.d\\.ts$' },
+    exclude: { path: '(^|/)(node_modules|dist)/|\\.d\\.ts$' },
     // Type-only imports count: a cycle through types is still a cycle.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

@@ -2,9 +2,7 @@ import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { ApiError } from '../errors.ts';
-import { audioStorageDir } from '../storage/audio-storage-dir.ts';
-import { LocalDiskAudioStore } from '../storage/local-disk-store.ts';
-import { sampleStorageDir } from '../voices/cloning/sample-store.ts';
+import { openAudioStores } from '../storage/stores.ts';
 import { CAPABILITIES, type Capability } from '../workspaces/capabilities.ts';
 import { eraseWorkspace } from '../workspaces/workspace-erasure.ts';
 import { Workspaces } from '../workspaces/workspaces.ts';
@@ -89,10 +87,7 @@ export function registerWorkspaceCommands(
     const config = loadConfig();
     const erased = await eraseWorkspace(
       (await db()).db,
-      [
-        new LocalDiskAudioStore(audioStorageDir(config)),
-        new LocalDiskAudioStore(sampleStorageDir(config.DATA_DIR)),
-      ],
+      Object.values(openAudioStores(config)),
       options.workspace,
     );
     printResult(

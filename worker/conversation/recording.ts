@@ -5,8 +5,7 @@ import { SessionRecordings } from '../../src/agents/session-recordings.ts';
 import type { Config } from '../../src/config.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
 import type { Logger } from '../../src/observability/logger.ts';
-import { audioStorageDir } from '../../src/storage/audio-storage-dir.ts';
-import { LocalDiskAudioStore } from '../../src/storage/local-disk-store.ts';
+import { openAudioStores } from '../../src/storage/stores.ts';
 
 /** `AgentSession.start`'s `record`, audio on and the rest off. */
 interface AudioOnly {
@@ -38,10 +37,7 @@ export async function keepRecording(
 ): Promise<void> {
   const file = path.join(ctx.sessionDirectory, 'audio.ogg');
   try {
-    const recordings = new SessionRecordings(
-      deps.db.db,
-      new LocalDiskAudioStore(audioStorageDir(deps.config)),
-    );
+    const recordings = new SessionRecordings(deps.db.db, openAudioStores(deps.config).audio);
     const { durationMs } = await recordings.save(session, file);
     deps.log.info({ recording_ms: durationMs }, 'session recording kept');
   } catch (error) {

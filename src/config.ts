@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentConfigShape } from './config/agents.ts';
 import { bool, hostMap, port } from './config/fields.ts';
+import { storageConfigShape } from './config/storage.ts';
 import { derivedSecret } from './secrets/secret-box.ts';
 
 export { ENVIRONMENTS, type Environment } from './config/environments.ts';
@@ -295,6 +296,7 @@ export const configSchema = z.object({
   /** Concurrent streaming requests per workspace (0 = unlimited), across api processes. */
   STREAM_MAX_CONCURRENT_PER_WORKSPACE: z.coerce.number().int().nonnegative().default(500),
   ...agentConfigShape,
+  ...storageConfigShape,
   /** Create a development workspace with two keys on first start and print them. */
   BOOTSTRAP_WORKSPACE: bool.default(false),
   /** Serve the demo page and its dev-only token endpoint under /demo (development, loopback only). */

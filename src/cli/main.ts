@@ -11,6 +11,7 @@ import { registerMemberPasswordCommand } from './member-commands.ts';
 import { json, outputOf, workspaceOption } from './options.ts';
 import { printResult } from './output.ts';
 import { registerProviderAccountCommands } from './provider-account-commands.ts';
+import { registerStorageCommands } from './storage-commands.ts';
 import { registerVoiceCommands } from './voice-commands.ts';
 import { registerWebhookCommands } from './webhook-commands.ts';
 import { registerWorkspaceCommands } from './workspace-commands.ts';
@@ -71,6 +72,7 @@ registerWebhookCommands(program, db);
 registerVoiceCommands(program, db);
 registerCreditCommands(program, db);
 registerAgentCommands(program, db);
+registerStorageCommands(program);
 
 async function run(): Promise<number> {
   const wantsJson = process.argv.includes('--json');

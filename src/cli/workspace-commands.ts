@@ -2,9 +2,7 @@ import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { ApiError } from '../errors.ts';
-import { audioStoreFromConfig } from '../storage/audio-store-from-config.ts';
-import { LocalDiskAudioStore } from '../storage/local-disk-store.ts';
-import { sampleStorageDir } from '../voices/cloning/sample-store.ts';
+import { openAudioStores } from '../storage/stores.ts';
 import { CAPABILITIES, type Capability } from '../workspaces/capabilities.ts';
 import { eraseWorkspace } from '../workspaces/workspace-erasure.ts';
 import { Workspaces } from '../workspaces/workspaces.ts';
@@ -89,7 +87,7 @@ export function registerWorkspaceCommands(
     const config = loadConfig();
     const erased = await eraseWorkspace(
       (await db()).db,
-      [audioStoreFromConfig(config), new LocalDiskAudioStore(sampleStorageDir(config.DATA_DIR))],
+      Object.values(openAudioStores(config)),
       options.workspace,
     );
     printResult(

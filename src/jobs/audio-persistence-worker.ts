@@ -8,7 +8,8 @@ import {
 } from '../storage/audio-store.ts';
 import type { AudioPersistenceEntry, AudioPersistenceJobData } from './audio-persistence-job.ts';
 import { InvalidSpoolFileError, spoolFilePath } from './persistence-spool.ts';
-import { bullPrefix, QUEUE_NAMES, workerConnectionOptions } from './queues.ts';
+import { bullPrefix, workerConnectionOptions } from './queues.ts';
+import { spoolQueueName } from './spool-queue.ts';
 
 export interface AudioPersistenceWorkerOptions {
   connectionUrl: string;
@@ -70,7 +71,7 @@ export function createAudioPersistenceWorker(
   };
 
   const worker = new Worker<AudioPersistenceJobData, AudioPersistenceResult>(
-    QUEUE_NAMES.audioPersistence,
+    spoolQueueName(options.spoolDir),
     processor,
     {
       connection: workerConnectionOptions(connectionUrl),

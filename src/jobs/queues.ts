@@ -9,6 +9,9 @@ export const QUEUE_NAMES = {
 
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
 
+/** A persistence queue of one spool folder (spool-queue.ts). */
+export type SpoolQueueName = `${typeof QUEUE_NAMES.audioPersistence}-${string}`;
+
 /** BullMQ's key prefix for a deployment: its keys sit beside ours under `REDIS_PREFIX`. */
 export function bullPrefix(redisPrefix: string): string {
   return `${redisPrefix}:bull`;
@@ -73,7 +76,10 @@ export interface CreateQueueOptions {
  * });
  * ```
  */
-export function createQueue<Data>(name: QueueName, options: CreateQueueOptions): Queue<Data> {
+export function createQueue<Data>(
+  name: QueueName | SpoolQueueName,
+  options: CreateQueueOptions,
+): Queue<Data> {
   const queue = new QuietlyClosingQueue<Data>(name, {
     connection: queueConnectionOptions(options.redisUrl),
     prefix: bullPrefix(options.redisPrefix),

@@ -6,6 +6,7 @@ import type { Logger } from '../observability/logger.ts';
 import { VoiceClonerRegistry } from '../providers/cloning/registry.ts';
 import { UpstreamProviderError } from '../providers/upstream/status.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
+import { openAudioStores } from '../storage/stores.ts';
 import { CloneRunner } from '../voices/cloning/runner.ts';
 import { SampleDecoder } from '../voices/cloning/sample-decoder.ts';
 import { SampleStore } from '../voices/cloning/sample-store.ts';
@@ -128,7 +129,7 @@ export function openVoiceCloning(deps: { config: Config; db: Kysely<Database>; l
   });
   const cloning = new VoiceCloning(
     deps.db,
-    SampleStore.onDisk(config.DATA_DIR),
+    new SampleStore(openAudioStores(config).samples),
     new VoiceCloningQueue(queue, {
       attempts: config.CLONE_JOB_ATTEMPTS,
       backoffDelayMs: config.CLONE_JOB_BACKOFF_MS,
@@ -171,7 +172,7 @@ export function startVoiceCloningWorker(deps: {
   );
   const runner = new CloneRunner(
     db,
-    SampleStore.onDisk(config.DATA_DIR),
+    new SampleStore(openAudioStores(config).samples),
     async (provider, accountId) => {
       if (accountId === null) return registry.cloner(provider, null);
       const account = await accounts.credential(accountId);

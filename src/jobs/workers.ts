@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
-import { audioStoreFromConfig } from '../storage/audio-store-from-config.ts';
+import { openAudioStores } from '../storage/stores.ts';
 import { expireDeliveriesBefore } from '../webhooks/deliveries.ts';
 import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { WebhookEndpoints } from '../webhooks/endpoints.ts';
@@ -15,9 +15,10 @@ import type { AudioPersistenceJobData } from './audio-persistence-job.ts';
 import { createAudioPersistenceWorker } from './audio-persistence-worker.ts';
 import { LostSessionSweep } from './lost-sessions.ts';
 import { PersistenceSweeper } from './persistence-sweeper.ts';
-import { createQueue, QUEUE_NAMES } from './queues.ts';
+import { createQueue } from './queues.ts';
 import { RecordingRetention } from './recording-retention.ts';
 import { RetentionSweep } from './retention-sweep.ts';
+import { spoolQueueName } from './spool-queue.ts';
 import { startVoiceCloningWorker } from './voice-cloning.ts';
 
 export interface JobWorkers {
@@ -44,7 +45,7 @@ export function startJobWorkers(deps: {
   const retention =
     config.RECORDING_RETENTION_DAYS > 0
       ? new RecordingRetention({
-          recordings: new SessionRecordings(db, audioStoreFromConfig(config)),
+          recordings: new SessionRecordings(db, openAudioStores(config).audio),
           retentionDays: config.RECORDING_RETENTION_DAYS,
           logger,
         })
@@ -106,11 +107,11 @@ function startAudioPersistence(
     connectionUrl: config.REDIS_URL,
     prefix: config.REDIS_PREFIX,
     spoolDir,
-    store: audioStoreFromConfig(config),
+    store: openAudioStores(config).audio,
     onPersisted: (stored) => ledger.markAudioPersistedMany(stored),
     logger,
   });
-  const queue = createQueue<AudioPersistenceJobData>(QUEUE_NAMES.audioPersistence, {
+  const queue = createQueue<AudioPersistenceJobData>(spoolQueueName(spoolDir), {
     redisUrl: config.REDIS_URL,
     redisPrefix: config.REDIS_PREFIX,
     logger,

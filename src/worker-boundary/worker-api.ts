@@ -8,7 +8,7 @@ import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
 import { type LlmCatalog, llmCatalogFromConfig } from '../llm/registry.ts';
 import type { Logger } from '../observability/logger.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
-import { audioStoreFromConfig } from '../storage/audio-store-from-config.ts';
+import { openAudioStores } from '../storage/stores.ts';
 import { sampleLanguages } from '../voices/cloning/sample-languages.ts';
 
 /** What the worker writes of the session it runs: its state, transcript, usage, latency. */
@@ -107,7 +107,7 @@ export class WorkerApi {
     session: { id: string; workspaceId: string },
     file: string,
   ): Promise<{ durationMs: number }> {
-    return new SessionRecordings(this.handle.db, audioStoreFromConfig(this.config)).save(
+    return new SessionRecordings(this.handle.db, openAudioStores(this.config).audio).save(
       session,
       file,
     );

@@ -1,11 +1,4 @@
-import path from 'node:path';
 import { type AudioStore, InvalidObjectKeyError } from '../../storage/audio-store.ts';
-import { LocalDiskAudioStore } from '../../storage/local-disk-store.ts';
-
-/** Directory of voice recordings on the local disk. */
-export function sampleStorageDir(dataDir: string): string {
-  return path.resolve(dataDir, 'voice-samples');
-}
 
 /** Where a sample lives: `{workspaceId}/{voiceId}/{sampleId}.{ext}`. */
 export function sampleObjectKey(parts: {
@@ -24,13 +17,6 @@ export function sampleObjectKey(parts: {
  */
 export class SampleStore {
   constructor(private readonly store: AudioStore) {}
-
-  static onDisk(dataDir: string): SampleStore {
-    // A recording exists only here once its upload was answered: flushed before the answer.
-    return new SampleStore(
-      new LocalDiskAudioStore(sampleStorageDir(dataDir), { syncWrites: true }),
-    );
-  }
 
   async put(objectKey: string, audio: Buffer, contentType: string): Promise<void> {
     await this.store.put(objectKey, audio, contentType);

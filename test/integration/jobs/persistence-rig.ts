@@ -21,7 +21,8 @@ import {
   PersistenceSweeper,
   type PersistenceSweeperOptions,
 } from '../../../src/jobs/persistence-sweeper.ts';
-import { createQueue, QUEUE_NAMES } from '../../../src/jobs/queues.ts';
+import { createQueue } from '../../../src/jobs/queues.ts';
+import { spoolQueueName } from '../../../src/jobs/spool-queue.ts';
 import { createRedis } from '../../../src/redis/client.ts';
 import { type AudioStore, audioFileExtension } from '../../../src/storage/audio-store.ts';
 import { LocalDiskAudioStore } from '../../../src/storage/local-disk-store.ts';
@@ -119,7 +120,7 @@ export function persistenceRig(dialect: TestDialect) {
     state.rootDir = await mkdtemp(join(tmpdir(), 'awp-audio-'));
     state.log = captureLogger();
     state.redis = createRedis(REDIS_URL);
-    state.queue = createQueue<AudioPersistenceJobData>(QUEUE_NAMES.audioPersistence, {
+    state.queue = createQueue<AudioPersistenceJobData>(spoolQueueName(state.spoolDir), {
       redisUrl: REDIS_URL,
       redisPrefix: state.prefix,
       logger: state.log.logger,

@@ -5,7 +5,8 @@ import { pino } from 'pino';
 import { v7 as uuidv7 } from 'uuid';
 import { describe, expect, it } from 'vitest';
 import type { AudioPersistenceJobData } from '../../../src/jobs/audio-persistence-job.ts';
-import { createQueue, QUEUE_NAMES } from '../../../src/jobs/queues.ts';
+import { createQueue } from '../../../src/jobs/queues.ts';
+import { spoolQueueName } from '../../../src/jobs/spool-queue.ts';
 import { DIALECTS } from '../../helpers/database.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import {
@@ -23,7 +24,7 @@ describe.each(DIALECTS)('the audio persistence sweeper on %s', (dialect) => {
   const { finishedRequest, producer, startWorker, sweeper, persistedLocation, jobs } = rig;
 
   it('returns from enqueue without Redis, keeps the file, and the sweeper stores it once Redis answers', async () => {
-    const deadQueue = createQueue<AudioPersistenceJobData>(QUEUE_NAMES.audioPersistence, {
+    const deadQueue = createQueue<AudioPersistenceJobData>(spoolQueueName(rig.spoolDir), {
       redisUrl: UNREACHABLE_REDIS_URL,
       redisPrefix: rig.prefix,
       logger: pino({ level: 'silent' }),

@@ -11,7 +11,8 @@ import {
   AudioPersistence,
   type AudioPersistenceRequest,
 } from '../../../src/jobs/audio-persistence-producer.ts';
-import { createQueue, QUEUE_NAMES } from '../../../src/jobs/queues.ts';
+import { createQueue } from '../../../src/jobs/queues.ts';
+import { spoolQueueName } from '../../../src/jobs/spool-queue.ts';
 import { SpoolSpace } from '../../../src/jobs/spool-space.ts';
 import { createRedis } from '../../../src/redis/client.ts';
 import { captureLogger } from '../../helpers/log-capture.ts';
@@ -43,7 +44,7 @@ describe('the persistence spool keeps its disk above AUDIO_SPOOL_MIN_FREE_BYTES'
     spoolDir = await mkdtemp(join(tmpdir(), 'awp-spool-space-'));
     log = captureLogger();
     redis = createRedis(REDIS_URL);
-    queue = createQueue<AudioPersistenceJobData>(QUEUE_NAMES.audioPersistence, {
+    queue = createQueue<AudioPersistenceJobData>(spoolQueueName(spoolDir), {
       redisUrl: REDIS_URL,
       redisPrefix: prefix,
       logger: log.logger,

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import type { AudioPersistenceJobData } from '../../../src/jobs/audio-persistence-job.ts';
 import { createQueue, QUEUE_NAMES } from '../../../src/jobs/queues.ts';
+import { spoolQueueName } from '../../../src/jobs/spool-queue.ts';
 import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
 import { createRedis } from '../../../src/redis/client.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
@@ -81,7 +82,7 @@ describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
   });
 
   const queueOf = (server: RunningServer) => {
-    const queue = createQueue<AudioPersistenceJobData>(QUEUE_NAMES.audioPersistence, {
+    const queue = createQueue<AudioPersistenceJobData>(spoolQueueName(persistenceSpoolDir()), {
       redisUrl: REDIS_URL,
       redisPrefix: server.env.REDIS_PREFIX!,
       logger: pino({ level: 'silent' }),
@@ -222,7 +223,7 @@ describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
       intervalMs: 100,
     });
     const prefix = off.env.REDIS_PREFIX!;
-    expect(await redis.keys(`${prefix}:bull:${QUEUE_NAMES.audioPersistence}:*`)).toEqual([]);
+    expect(await redis.keys(`${prefix}:bull:${QUEUE_NAMES.audioPersistence}*`)).toEqual([]);
     for (const requestId of ids) {
       const current = await row(requestId);
       expect(current.status).toBe('succeeded');

@@ -1,0 +1,71 @@
+import type { Dirent } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import type { AudioStore } from './audio-store.ts';
+import type { LocalDiskAudioStore } from './local-disk-store.ts';
+
+export interface CopyReport {
+  /** Objects written to the target. */
+  copied: number;
+  /** Objects the target already held (a copy run again resumes where it stopped). */
+  skipped: number;
+  bytes: number;
+}
+
+/**
+ * Copies every object of a local store into `target` under the same key, for a deployment
+ * that moves from one host's disk to a bucket. Objects the target already has are skipped,
+ * so an interrupted copy is finished by running it again. The local store is left as it
+ * was; remove it once the fleet runs on the bucket.
+ */
+export async function copyLocalStore(
+  source: LocalDiskAudioStore,
+  target: AudioStore,
+): Promise<CopyReport> {
+  const report: CopyReport = { copied: 0, skipped: 0, bytes: 0 };
+  for (const folder of await topFolders(source.rootDir)) {
+    for (const key of await source.list(`${folder}/`)) {
+      if ((await target.head(key)) !== null) {
+        report.skipped += 1;
+        continue;
+      }
+      const audio = await source.get(key);
+      if (audio === null) continue; // removed meanwhile (retention, erasure)
+      await target.put(key, audio, contentTypeOf(key));
+      report.copied += 1;
+      report.bytes += audio.length;
+    }
+  }
+  return report;
+}
+
+async function topFolders(rootDir: string): Promise<string[]> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(rootDir, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return entries
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+    .map((entry) => entry.name)
+    .sort();
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  ogg: 'audio/ogg',
+  aac: 'audio/aac',
+  pcm: 'audio/pcm',
+  wav: 'audio/wav',
+  mp3: 'audio/mpeg',
+  flac: 'audio/flac',
+  webm: 'audio/webm',
+  m4a: 'audio/mp4',
+};
+
+/** The content type of a stored object, from its key's extension (the local disk keeps none). */
+function contentTypeOf(key: string): string {
+  return (
+    CONTENT_TYPES[key.slice(key.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream'
+  );
+}

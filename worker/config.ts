@@ -1,5 +1,5 @@
+import { APPLICATION_LIMITS } from '@awp/protocol';
 import { z } from 'zod';
-import { APPLICATION_LIMITS } from '../src/application/types.ts';
 import { ConfigError } from '../src/config.ts';
 
 /** The agent worker's own variables; the shared ones (database, LLM, prices) are the api's. */

@@ -1,3 +1,4 @@
+import { APPLICATION_LIMITS } from '@awp/protocol';
 import { requireAuth } from '../auth/context.ts';
 import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
@@ -7,7 +8,6 @@ import {
   applicationStartSchema,
 } from './schemas.ts';
 import type { ApplicationSessions } from './service.ts';
-import { APPLICATION_LIMITS } from './types.ts';
 
 /**
  * `POST /v1/agents/{agentId}/application-sessions`: a customer backend starts a session

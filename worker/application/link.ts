@@ -1,15 +1,15 @@
 import {
+  APPLICATION_LIMITS,
+  APPLICATION_PROTOCOL_VERSION,
+  APPLICATION_VERSION_ATTRIBUTE,
+} from '@awp/protocol';
+import {
   type Participant,
   type RemoteParticipant,
   type Room,
   RoomEvent,
   type TextStreamReader,
 } from '@livekit/rtc-node';
-import {
-  APPLICATION_LIMITS,
-  APPLICATION_PROTOCOL_VERSION,
-  APPLICATION_VERSION_ATTRIBUTE,
-} from '../../src/application/types.ts';
 import type { Logger } from '../../src/observability/logger.ts';
 import { encodeMessage, parseJson } from './wire.ts';
 

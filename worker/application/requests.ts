@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { APPLICATION_LIMITS } from '../../src/application/types.ts';
+import { APPLICATION_LIMITS } from '@awp/protocol';
 import type { Logger } from '../../src/observability/logger.ts';
 import type { BackendLink } from './link.ts';
 import {

@@ -3,6 +3,7 @@
 import {
   ERROR_CODES,
   type ErrorCode,
+  type ErrorEvent,
   INVALID_REQUEST_STATUS,
   type InvalidRequestStatus,
 } from '@awp/protocol';
@@ -56,13 +57,7 @@ export function unsupportedMediaTypeError(detail: string): ApiError {
 }
 
 /** The spec's error object, as sent on HTTP and as a streaming event. */
-export interface ErrorBody {
-  event: 'error';
-  request_id: string;
-  code: ErrorCode;
-  retryable: boolean;
-  detail: string;
-}
+export type ErrorBody = ErrorEvent;
 
 export function errorBody(error: ApiError, requestId: string): ErrorBody {
   return {

@@ -3,3 +3,4 @@
 export * from './application.ts';
 export * from './errors.ts';
 export * from './livekit.ts';
+export * from './streams.ts';

@@ -21,6 +21,7 @@ COPY package.json package-lock.json .npmrc ./
 COPY backend-sdk/package.json backend-sdk/
 COPY client-sdk/package.json client-sdk/
 COPY react/package.json react/
+COPY protocol/package.json protocol/
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 RUN npm ci && npm cache clean --force
 

@@ -1,5 +1,6 @@
+import { APPLICATION_LIMITS } from '@awp/protocol';
 import { z } from 'zod';
-import { APPLICATION_LIMITS, ConfigError } from '../src/worker-boundary/index.ts';
+import { ConfigError } from '../src/worker-boundary/index.ts';
 
 /** The agent worker's own variables; the shared ones (database, LLM, prices) are the api's. */
 export const workerConfigSchema = z.object({

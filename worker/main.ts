@@ -1,5 +1,6 @@
 // `npm run worker`: one LiveKit agent worker process. It registers with LiveKit under
 // AGENT_NAME (explicit dispatch only) and forks a job process per live session.
+import { agentIdentity } from '@awp/protocol';
 import { AgentServer, initializeLogger, ServerOptions } from '@livekit/agents';
 import { siblingEntry } from '../media/runtime-entry.ts';
 import { ConfigError, loadConfig } from '../src/worker-boundary/index.ts';
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
           await request.reject();
           return;
         }
-        await request.accept('Agent', `agent-${sessionId}`);
+        await request.accept('Agent', agentIdentity(sessionId));
       },
     }),
   );

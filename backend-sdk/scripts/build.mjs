@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Builds the server SDK package into backend-sdk/dist/: ESM modules, their declarations and
-// source maps (tsc, type-checked), which the package `exports` point at.
+// source maps (tsc, type-checked), which the package `exports` point at, with the shared
+// protocol compiled into dist/protocol/ so the package depends on nothing of this repository.
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { shipProtocol } from '../../protocol/scripts/ship.mjs';
 
 const PACKAGE = path.resolve(import.meta.dirname, '..');
 const DIST = path.join(PACKAGE, 'dist');
@@ -24,6 +26,7 @@ export function buildBackendSdk({ quiet = false } = {}) {
     if (quiet) process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
     throw new Error(`the backend SDK TypeScript build failed (exit ${result.status})`);
   }
+  shipProtocol(DIST, { quiet });
   return Date.now() - started;
 }
 

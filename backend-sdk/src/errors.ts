@@ -2,34 +2,13 @@
  * Errors of the server SDK. Every failure is an {@link AwpError}; API failures are one
  * subclass per error code of the service (match with `instanceof` or on `code`, never on
  * the message), and failures on this side (network, timeout, abort, a broken stream) have
- * their own subclasses.
+ * their own subclasses. The codes, their statuses and retryability are the shared protocol's
+ * registry, which the package build ships inside this library.
  */
+import { ERROR_CODES, type ErrorCode, type ErrorCodeEntry } from '@awp/protocol';
 
 /** Error codes the service documents; other strings may appear from newer services. */
-export type ApiErrorCode =
-  | 'invalid_request'
-  | 'memory_identity_required'
-  | 'documents_identity_required'
-  | 'calendar_identity_required'
-  | 'unauthorized'
-  | 'insufficient_credit'
-  | 'organization_suspended'
-  | 'capability_disabled'
-  | 'forbidden'
-  | 'session_token_agent_mismatch'
-  | 'not_found'
-  | 'voice_not_found'
-  | 'method_not_allowed'
-  | 'conflict'
-  | 'agent_not_api_ready'
-  | 'agent_not_published'
-  | 'rate_limited'
-  | 'internal_error'
-  | 'provider_error'
-  | 'provider_auth_missing'
-  | 'provider_unavailable'
-  | 'organization_account_missing'
-  | 'service_unavailable';
+export type ApiErrorCode = ErrorCode;
 
 /** Codes of failures detected by the SDK itself rather than answered by the service. */
 export type LibraryErrorCode =
@@ -194,6 +173,33 @@ export class AwpStreamSequenceError extends AwpError {
 /** The service answered something that is not the documented shape. @example `e instanceof AwpInvalidResponseError` */
 export class AwpInvalidResponseError extends AwpError {}
 
+/** The class of each API error code. */
+const ERROR_CLASS_OF_CODE: Record<ApiErrorCode, typeof AwpError> = {
+  invalid_request: InvalidRequestError,
+  memory_identity_required: MemoryIdentityRequiredError,
+  documents_identity_required: DocumentsIdentityRequiredError,
+  calendar_identity_required: CalendarIdentityRequiredError,
+  unauthorized: UnauthorizedError,
+  insufficient_credit: InsufficientCreditError,
+  organization_suspended: OrganizationSuspendedError,
+  capability_disabled: CapabilityDisabledError,
+  forbidden: ForbiddenError,
+  session_token_agent_mismatch: SessionTokenAgentMismatchError,
+  not_found: NotFoundError,
+  voice_not_found: VoiceNotFoundError,
+  method_not_allowed: MethodNotAllowedError,
+  conflict: ConflictError,
+  agent_not_api_ready: AgentNotApiReadyError,
+  agent_not_published: AgentNotPublishedError,
+  rate_limited: RateLimitedError,
+  internal_error: InternalServerError,
+  provider_error: ProviderError,
+  provider_auth_missing: ProviderAuthMissingError,
+  provider_unavailable: ProviderUnavailableError,
+  organization_account_missing: OrganizationAccountMissingError,
+  service_unavailable: ServiceUnavailableError,
+};
+
 /**
  * The class, documented HTTP status and default retryability of each API error code. The
  * codes the service adds to the spec's own carry `fallback`: the spec code a client that
@@ -204,77 +210,20 @@ export const API_ERROR_CLASSES: Readonly<
     ApiErrorCode,
     { status: number; retryable: boolean; type: typeof AwpError; fallback?: ApiErrorCode }
   >
-> = {
-  invalid_request: { status: 400, retryable: false, type: InvalidRequestError },
-  memory_identity_required: { status: 400, retryable: false, type: MemoryIdentityRequiredError },
-  documents_identity_required: {
-    status: 400,
-    retryable: false,
-    type: DocumentsIdentityRequiredError,
-  },
-  calendar_identity_required: {
-    status: 400,
-    retryable: false,
-    type: CalendarIdentityRequiredError,
-  },
-  unauthorized: { status: 401, retryable: false, type: UnauthorizedError },
-  insufficient_credit: { status: 402, retryable: false, type: InsufficientCreditError },
-  organization_suspended: { status: 403, retryable: false, type: OrganizationSuspendedError },
-  capability_disabled: { status: 403, retryable: false, type: CapabilityDisabledError },
-  forbidden: { status: 403, retryable: false, type: ForbiddenError, fallback: 'invalid_request' },
-  session_token_agent_mismatch: {
-    status: 403,
-    retryable: false,
-    type: SessionTokenAgentMismatchError,
-  },
-  not_found: { status: 404, retryable: false, type: NotFoundError, fallback: 'invalid_request' },
-  voice_not_found: {
-    status: 404,
-    retryable: false,
-    type: VoiceNotFoundError,
-    fallback: 'invalid_request',
-  },
-  method_not_allowed: {
-    status: 405,
-    retryable: false,
-    type: MethodNotAllowedError,
-    fallback: 'invalid_request',
-  },
-  conflict: { status: 409, retryable: false, type: ConflictError, fallback: 'invalid_request' },
-  agent_not_api_ready: { status: 409, retryable: false, type: AgentNotApiReadyError },
-  agent_not_published: {
-    status: 409,
-    retryable: false,
-    type: AgentNotPublishedError,
-    fallback: 'agent_not_api_ready',
-  },
-  rate_limited: {
-    status: 429,
-    retryable: true,
-    type: RateLimitedError,
-    fallback: 'provider_unavailable',
-  },
-  internal_error: {
-    status: 500,
-    retryable: true,
-    type: InternalServerError,
-    fallback: 'provider_error',
-  },
-  provider_error: { status: 502, retryable: false, type: ProviderError },
-  provider_auth_missing: { status: 503, retryable: false, type: ProviderAuthMissingError },
-  provider_unavailable: { status: 503, retryable: true, type: ProviderUnavailableError },
-  organization_account_missing: {
-    status: 503,
-    retryable: false,
-    type: OrganizationAccountMissingError,
-  },
-  service_unavailable: {
-    status: 503,
-    retryable: true,
-    type: ServiceUnavailableError,
-    fallback: 'provider_unavailable',
-  },
-};
+> = Object.fromEntries(
+  Object.entries(ERROR_CLASS_OF_CODE).map(([code, type]) => {
+    const entry: ErrorCodeEntry = ERROR_CODES[code as ApiErrorCode];
+    return [
+      code,
+      {
+        status: entry.status,
+        retryable: entry.retryable,
+        type,
+        ...(entry.fallback === undefined ? {} : { fallback: entry.fallback }),
+      },
+    ];
+  }),
+) as Record<ApiErrorCode, { status: number; retryable: boolean; type: typeof AwpError }>;
 
 /** The error object the service sends on HTTP and as a stream `error` event. */
 export interface ApiErrorBody {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds the client SDK package into client-sdk/dist/:
 //   dist/*.js + *.d.ts       ESM modules and types (tsc, type-checked), the package `exports`
+//   dist/protocol/           the shared protocol (@awp/protocol) the modules import, compiled in
 //   dist/browser/awp-client.js   one ESM file with livekit-client inside, for a <script type=module>
 //   dist/browser/awp-transcription.js   one ESM file of the transcription client alone (no LiveKit)
 //   (both with the default api origin AWP_API_ORIGIN when it is set at build time)
@@ -10,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { shipProtocol } from '../../protocol/scripts/ship.mjs';
 
 const PACKAGE = path.resolve(import.meta.dirname, '..');
 const DIST = path.join(PACKAGE, 'dist');
@@ -32,6 +34,7 @@ export async function buildClientSdk({ quiet = false } = {}) {
       throw new Error(`the client SDK TypeScript build failed (${config}, exit ${result.status})`);
     }
   }
+  shipProtocol(DIST, { quiet });
   const esbuild = await import(require.resolve('esbuild', { paths: [require.resolve('tsx')] }));
   // The deployment's production api origin, fixed in the browser bundles when given at
   // build time: clients built so default `apiOrigin` to it (src/api-origin.ts).

@@ -1,4 +1,13 @@
 import {
+  ATTR_AUDIO_RESPONSE,
+  RPC_INPUT_MODE,
+  RPC_INTERRUPT,
+  RPC_PTT_CANCEL,
+  RPC_PTT_COMMIT,
+  RPC_PTT_START,
+  TOPIC_CHAT,
+} from '@awp/protocol';
+import {
   type Participant,
   type RemoteParticipant,
   type RemoteTrack,
@@ -22,15 +31,6 @@ import { AudioPlayback } from './internal/audio-playback.ts';
 import { openMicrophone, setInitialMode, waitForAgent } from './internal/connect-steps.ts';
 import { ControlQueue, callAgent } from './internal/controls.ts';
 import { Emitter } from './internal/emitter.ts';
-import {
-  ATTR_AUDIO_RESPONSE,
-  RPC_INPUT_MODE,
-  RPC_INTERRUPT,
-  RPC_PTT_CANCEL,
-  RPC_PTT_COMMIT,
-  RPC_PTT_START,
-  TOPIC_CHAT,
-} from './internal/protocol.ts';
 import { registerStreams, unregisterStreams } from './internal/room-streams.ts';
 import { aborted, SessionStarter } from './internal/start-session.ts';
 import { toError } from './internal/to-error.ts';

@@ -1,3 +1,5 @@
+import type { ErrorCodeSubset } from '@awp/protocol';
+
 /**
  * Codes the client library itself produces (the api's codes pass through unchanged).
  *
@@ -35,8 +37,11 @@ export type LibraryErrorCode =
   | 'control_failed'
   | 'aborted';
 
-/** Codes of the api's error object (docs/errors.md) a conversation can meet. */
-export type ApiErrorCode =
+/**
+ * Codes of the api's error object (docs/errors.md) a conversation can meet: a subset of the
+ * api's registry (the shared protocol's `ErrorCode`).
+ */
+export type ApiErrorCode = ErrorCodeSubset<
   | 'invalid_request'
   | 'unauthorized'
   | 'insufficient_credit'
@@ -56,7 +61,8 @@ export type ApiErrorCode =
   | 'service_unavailable'
   | 'provider_error'
   | 'provider_unavailable'
-  | 'provider_auth_missing';
+  | 'provider_auth_missing'
+>;
 
 /**
  * Every code a {@link ConversationError} can carry. Codes the service adds later arrive

@@ -28,7 +28,7 @@ export interface ConversationSession {
 }
 
 /** How the end user's turns end. */
-export type InputMode = 'push-to-talk' | 'automatic';
+export type { InputMode } from '@awp/protocol';
 
 /** State of the connection to the conversation. */
 export type ConnectionState = 'disconnected' | 'connecting' | 'connected' | 'reconnecting';

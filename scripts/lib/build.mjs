@@ -1,17 +1,22 @@
 // The release build: TypeScript of the service, jobs process, operator tool and agent
 // worker compiled to JavaScript in dist/ (source maps on), plus the runtime files that are
-// not TypeScript; then the packages (client-sdk, react after it, backend-sdk) and the
+// not TypeScript and the shared protocol (dist/protocol/, which their `@awp/protocol`
+// imports are pointed at); then the packages (client-sdk, react after it, backend-sdk) and the
 // dashboard. `ensureBuilt()` rebuilds only when dist/ is missing or older than the
 // sources, so `npm start` and the `awp` bin always run current compiled code.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { shipProtocol } from '../../protocol/scripts/ship.mjs';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const DIST = path.join(ROOT, 'dist');
 const STAMP = path.join(DIST, '.build-stamp');
 const SOURCE_DIRS = ['src', 'media', 'worker'];
+/** The shared protocol, compiled into dist/protocol/ and into each SDK's dist/. */
+const PROTOCOL_DIRS = ['protocol/src', 'protocol/scripts'];
+const PROTOCOL_FILES = ['protocol/package.json', 'protocol/tsconfig.json'];
 const CONFIG_FILES = ['package.json', 'tsconfig.json', 'tsconfig.build.json'];
 /** Runtime files copied as they are (everything else in the source folders is TypeScript). */
 const ASSET = /\.(py|json|svg|png|jpg|webp|html|css|txt|wasm)$/;
@@ -43,6 +48,8 @@ function* walk(dir) {
 function sourceFiles() {
   const files = CONFIG_FILES.map((f) => path.join(ROOT, f)).filter((f) => existsSync(f));
   for (const dir of SOURCE_DIRS) files.push(...walk(path.join(ROOT, dir)));
+  for (const dir of PROTOCOL_DIRS) files.push(...walk(path.join(ROOT, dir)));
+  files.push(...PROTOCOL_FILES.map((f) => path.join(ROOT, f)).filter((f) => existsSync(f)));
   for (const dir of CLIENT_SDK_DIRS) files.push(...walk(path.join(ROOT, dir)));
   files.push(...CLIENT_SDK_FILES.map((f) => path.join(ROOT, f)).filter((f) => existsSync(f)));
   for (const dir of REACT_DIRS) files.push(...walk(path.join(ROOT, dir)));
@@ -73,6 +80,7 @@ export function build({ quiet = false } = {}) {
     if (quiet) process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
     throw new Error(`the TypeScript build failed (exit ${result.status})`);
   }
+  shipProtocol(DIST, { quiet });
   for (const dir of SOURCE_DIRS) {
     for (const file of walk(path.join(ROOT, dir))) {
       if (!ASSET.test(file) || file.endsWith('.d.ts')) continue;

@@ -39,10 +39,8 @@ export function userIdentity(sessionId: string): string {
   return `user-${sessionId}`;
 }
 
-/** Identity of the agent in a session's room. */
-export function agentIdentity(sessionId: string): string {
-  return `agent-${sessionId}`;
-}
+/** Identity of the agent in a session's room (the client SDK finds the Agent by it). */
+export { agentIdentity } from '@awp/protocol';
 
 /** Room name of a session. */
 export function sessionRoom(sessionId: string): string {

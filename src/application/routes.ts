@@ -1,3 +1,4 @@
+import { APPLICATION_LIMITS } from '@awp/protocol';
 import { avatarEntry } from '../agents/avatar-routes.ts';
 import { requireAuth } from '../auth/context.ts';
 import type { Environment } from '../config.ts';
@@ -9,7 +10,6 @@ import {
   applicationStartSchema,
 } from './schemas.ts';
 import type { ApplicationSessions } from './service.ts';
-import { APPLICATION_LIMITS } from './types.ts';
 
 /**
  * `POST /v1/agents/{agentId}/application-sessions`: a customer backend starts a session

@@ -1,7 +1,7 @@
+import { APPLICATION_LIMITS } from '@awp/protocol';
 import { z } from 'zod';
 import { avatarSchema } from '../agents/avatar-routes.ts';
 import { toolParametersProblem } from './json-schema.ts';
-import { APPLICATION_LIMITS } from './types.ts';
 
 /** Tool names as language models accept them. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -1,6 +1,7 @@
 /**
  * Backend-owned application sessions (protocol v2): what a customer backend supplies when it
- * starts one. The api validates and stores it with the session; the worker runs it.
+ * starts one. The api validates and stores it with the session; the worker runs it. Its
+ * version, handshake attribute and limits are the shared protocol's (`@awp/protocol`).
  */
 
 /** What a duplicate call of a tool already running does (names compared, not arguments). */
@@ -31,20 +32,3 @@ export interface ApplicationSpec {
   history: ApplicationMessage[];
   tools: ApplicationTool[];
 }
-
-/** The protocol version the worker advertises and backends require. */
-export const APPLICATION_PROTOCOL_VERSION = 2;
-
-/** The worker's participant attribute carrying the protocol version (capability handshake). */
-export const APPLICATION_VERSION_ATTRIBUTE = 'animated-waffle.application.version';
-
-/** Limits of the spec ("Limits", application rows). */
-export const APPLICATION_LIMITS = {
-  startBodyBytes: 256 * 1024,
-  historyMessages: 200,
-  tools: 64,
-  envelopeChars: 256_000,
-  pendingCalls: 128,
-  firstResponseMs: 60_000,
-  controlJoinWindowMs: 5 * 60_000,
-} as const;

@@ -1,22 +1,20 @@
+import { TRANSCRIPTION_AUDIO_FORMATS, type TranscriptionAudioFormat } from '@awp/protocol';
 import { z } from 'zod';
 import { ApiError } from '../errors.ts';
 import { validate } from '../http/validate.ts';
 
 /** Largest client frame, text or binary (the spec's 64 KiB); bigger frames close with 1009. */
-export const MAX_FRAME_BYTES = 64 * 1024;
-
 /** Raw 16-bit little-endian mono PCM formats a session accepts, with their rates. */
-export const AUDIO_FORMATS = {
-  pcm_16000: 16_000,
-  pcm_24000: 24_000,
-  pcm_48000: 48_000,
-} as const;
+export {
+  TRANSCRIPTION_AUDIO_FORMATS as AUDIO_FORMATS,
+  TRANSCRIPTION_MAX_FRAME_BYTES as MAX_FRAME_BYTES,
+} from '@awp/protocol';
 
-export type AudioFormat = keyof typeof AUDIO_FORMATS;
+type AudioFormat = TranscriptionAudioFormat;
 
 const startSchema = z.strictObject({
   event: z.literal('start'),
-  audio_format: z.enum(Object.keys(AUDIO_FORMATS) as [AudioFormat, ...AudioFormat[]]),
+  audio_format: z.enum(Object.keys(TRANSCRIPTION_AUDIO_FORMATS) as [AudioFormat, ...AudioFormat[]]),
   language: z.string().min(2).max(35).optional(),
   interim_results: z.boolean().optional(),
   endpointing: z.enum(['vad', 'manual']).optional(),

@@ -1,3 +1,4 @@
+import type { TranscriptionServerEvent } from '@awp/protocol';
 import { v7 as uuidv7 } from 'uuid';
 import { SttError } from '../../worker/stt/errors.ts';
 import type { SttStream } from '../../worker/stt/provider.ts';
@@ -262,7 +263,7 @@ export class TranscriptionSession {
       language: language ?? null,
       interim_results: this.#interims,
       endpointing: serverFindsEnds ? 'vad' : provider.capabilities.streaming ? 'engine' : 'manual',
-    });
+    } satisfies TranscriptionServerEvent);
     this.#transcripts = new TranscriptDelivery(
       this.id,
       this.channel,
@@ -341,14 +342,14 @@ export class TranscriptionSession {
         event: 'usage',
         session_id: this.id,
         usage: { audio_ms: input.receivedMs },
-      });
+      } satisfies TranscriptionServerEvent);
       this.channel.send({
         event: 'finish',
         session_id: this.id,
         reason: 'stop',
         cost: transcriptionCost(charged ?? 0),
         audit_id: this.#auditId,
-      });
+      } satisfies TranscriptionServerEvent);
       this.channel.close(1000, 'finish');
     }
   }

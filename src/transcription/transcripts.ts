@@ -1,3 +1,4 @@
+import type { TranscriptionServerEvent } from '@awp/protocol';
 import type { SttEvent } from '../../worker/stt/provider.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { EventChannel } from '../tts/stream/channel.ts';
@@ -26,7 +27,10 @@ export class TranscriptDelivery {
   deliver(event: SttEvent): void {
     if (event.type === 'flushed') {
       if (this.router.flushes.shift() === 'client') {
-        this.channel.send({ event: 'flushed', session_id: this.sessionId });
+        this.channel.send({
+          event: 'flushed',
+          session_id: this.sessionId,
+        } satisfies TranscriptionServerEvent);
       }
       return;
     }
@@ -44,7 +48,7 @@ export class TranscriptDelivery {
       start_ms: startMs,
       end_ms: endMs,
       ...(event.language ? { language: event.language } : {}),
-    });
+    } satisfies TranscriptionServerEvent);
     if (!final) return;
     const segment = { segmentId, text: event.text, startMs, endMs, language: event.language };
     this.#writes = this.#writes

@@ -2,6 +2,8 @@
  * Everything the agent worker (`worker/`) may know of the api, in one module: the worker
  * imports `src/` only through this file (dependency-cruiser checks it, `npm run deps`),
  * apart from the speech-to-text seam in `src/stt/`, which both processes listen through.
+ * Names, limits and message shapes shared with the api and the SDKs come from
+ * `@awp/protocol`.
  *
  * The worker runs one live session per job. It may know:
  * - the shared configuration and logging (the api's variables: database, models, prices);
@@ -11,7 +13,6 @@
  *   languages and a place for the recording;
  * - the LiveKit identities the api gives a session's participants;
  * - the language-model seam's types (the worker's LLM adapter speaks them);
- * - the application protocol's limits and names (until they move to the protocol package);
  * - the pricing module: the worker measures usage (tokens, seconds of speech and of
  *   session) and prices it with the same functions the api uses.
  *
@@ -31,11 +32,6 @@ export { agentSessionLedgerId } from '../agents/live-sessions.ts';
 export { userIdentity } from '../agents/livekit-rooms.ts';
 export type { PreparedTools } from '../agents/tools/toolbox.ts';
 export type { ApplicationTool } from '../application/types.ts';
-export {
-  APPLICATION_LIMITS,
-  APPLICATION_PROTOCOL_VERSION,
-  APPLICATION_VERSION_ATTRIBUTE,
-} from '../application/types.ts';
 export {
   liveSessionCostMillicredits,
   llmCostMillicredits,

@@ -1,4 +1,9 @@
 import {
+  APPLICATION_LIMITS,
+  APPLICATION_PROTOCOL_VERSION,
+  APPLICATION_VERSION_ATTRIBUTE,
+} from '@awp/protocol';
+import {
   type Participant,
   type RemoteParticipant,
   type Room,
@@ -6,11 +11,6 @@ import {
   type TextStreamReader,
 } from '@livekit/rtc-node';
 import type { Logger } from '../../src/worker-boundary/index.ts';
-import {
-  APPLICATION_LIMITS,
-  APPLICATION_PROTOCOL_VERSION,
-  APPLICATION_VERSION_ATTRIBUTE,
-} from '../../src/worker-boundary/index.ts';
 import { encodeMessage, parseJson } from './wire.ts';
 
 /** A message that passed the identity and size checks. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { APPLICATION_LIMITS } from '@awp/protocol';
 import type { Logger } from '../../src/worker-boundary/index.ts';
-import { APPLICATION_LIMITS } from '../../src/worker-boundary/index.ts';
 import type { BackendLink } from './link.ts';
 import {
   APPLICATION_TOPICS,

@@ -1,3 +1,4 @@
+import type { JsonValue } from '@awp/protocol';
 import { llm, type voice } from '@livekit/agents';
 import type {
   ApplicationTool,
@@ -137,7 +138,8 @@ export class ToolRunner {
     let started: ReturnType<RequestTracker['start']>;
     try {
       started = this.requests.start(
-        { type: 'tool', tool: { callId: toolCallId, name, arguments: args ?? {} } },
+        // The framework parsed the arguments from the model's JSON text.
+        { type: 'tool', tool: { callId: toolCallId, name, arguments: (args ?? {}) as JsonValue } },
         (value) => firstProgress(value),
       );
     } catch (error) {

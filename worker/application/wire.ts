@@ -1,56 +1,15 @@
 /**
- * The wire of application sessions (protocol v2, docs/application-protocol.md): topics,
- * message shapes, error codes and the envelope limit. Incoming messages are checked here
- * with zod; everything past this file trusts the types.
+ * The wire of application sessions (protocol v2, docs/application-protocol.md) on the
+ * worker's side: its topics, message shapes and limits are the shared protocol's
+ * (`@awp/protocol`); incoming messages are checked here with zod, and everything past this
+ * file trusts the types.
  */
+
+import { APPLICATION_LIMITS } from '@awp/protocol';
 import { z } from 'zod';
-import { APPLICATION_LIMITS } from '../../src/worker-boundary/index.ts';
 
-/** Text-stream topics, one per direction and kind of message. */
-export const APPLICATION_TOPICS = {
-  request: 'application.request',
-  result: 'application.result',
-  cancel: 'application.cancel',
-  command: 'application.command',
-  commandResult: 'application.command_result',
-} as const;
-
-/** Error codes on the wire. */
-export type WireErrorCode =
-  | 'invalid_request'
-  | 'payload_too_large'
-  | 'too_many_pending'
-  | 'deadline_exceeded'
-  | 'duplicate_rejected'
-  | 'unknown_tool'
-  | 'unknown_call'
-  | 'reply_invalidated'
-  | 'not_authorized'
-  | 'unsupported_worker'
-  | 'session_ended';
-
-export interface WireError {
-  code: WireErrorCode | (string & {});
-  message: string;
-}
-
-/** Why the worker cancels a request (`application.cancel`). */
-export type CancelReason =
-  | 'interrupted'
-  | 'replaced'
-  | 'deadline'
-  | 'session_ended'
-  | 'backend_cancelled';
-
-/** The callbacks the worker sends on `application.request` (without `requestId`). */
-export type CallbackPayload =
-  | { type: 'input'; input: { id: string; text: string; modality: 'audio' | 'text' } }
-  | { type: 'tool'; tool: { callId: string; name: string; arguments: unknown } }
-  | {
-      type: 'transcript';
-      transcript: { id: string; role: 'user' | 'agent'; text: string; interrupted: boolean };
-    }
-  | { type: 'prepare_reply'; prepareReply: { id: string } };
+export type { CallbackPayload, CancelReason, WireError } from '@awp/protocol';
+export { APPLICATION_TOPICS } from '@awp/protocol';
 
 /** Thrown before sending a body longer than the envelope limit. */
 export class PayloadTooLargeError extends Error {

@@ -1,14 +1,21 @@
+import {
+  ATTR_INPUT_MODE,
+  type InputMode,
+  RPC_INPUT_MODE,
+  RPC_INTERRUPT,
+  RPC_PTT_CANCEL,
+  RPC_PTT_COMMIT,
+  RPC_PTT_START,
+} from '@awp/protocol';
 import type { voice } from '@livekit/agents';
 import { type Room, RpcError } from '@livekit/rtc-node';
 import type { AwpStt } from '../models/awp-stt.ts';
 
-export type InputMode = 'push-to-talk' | 'automatic';
+export type { InputMode } from '@awp/protocol';
 
-/** Participant attribute that says how user turns end. */
-export const INPUT_MODE_ATTRIBUTE = 'awp.input_mode';
 const OK = JSON.stringify({ ok: true });
 /**
- * Audio still taken after `awp.ptt.commit`, beyond the backlog the worker has not read
+ * Audio still taken after the push-to-talk commit, beyond the backlog the worker has not read
  * yet: the last words are still in flight (network, jitter buffer) when the user releases
  * the key.
  */
@@ -47,7 +54,7 @@ export async function registerControls(
   const participant = room.localParticipant;
   if (!participant) throw new Error('not connected to the room');
   let mode: InputMode = 'automatic';
-  await participant.setAttributes({ [INPUT_MODE_ATTRIBUTE]: mode });
+  await participant.setAttributes({ [ATTR_INPUT_MODE]: mode });
 
   const setMode = async (next: InputMode) => {
     mode = next;
@@ -59,10 +66,10 @@ export async function registerControls(
       recognizer.flush();
       session.clearUserTurn();
     }
-    await participant.setAttributes({ [INPUT_MODE_ATTRIBUTE]: next });
+    await participant.setAttributes({ [ATTR_INPUT_MODE]: next });
   };
 
-  participant.registerRpcMethod('awp.ptt.start', async () => {
+  participant.registerRpcMethod(RPC_PTT_START, async () => {
     if (mode !== 'push-to-talk') await setMode('push-to-talk');
     session.interrupt();
     // No clearUserTurn here: it restarts the framework's STT stream, losing the lead-in and
@@ -71,8 +78,8 @@ export async function registerControls(
     recognizer.utteranceStarted();
     return OK;
   });
-  participant.registerRpcMethod('awp.ptt.commit', async () => {
-    if (mode !== 'push-to-talk') throw invalid('Call awp.ptt.start first.');
+  participant.registerRpcMethod(RPC_PTT_COMMIT, async () => {
+    if (mode !== 'push-to-talk') throw invalid(`Call ${RPC_PTT_START} first.`);
     onCommit(Date.now());
     // The reply waits for the turn's audio only: a loaded recognizer can take longer than
     // the client's control timeout. The turn is committed once its transcript is in the
@@ -84,13 +91,13 @@ export async function registerControls(
       .catch(() => undefined);
     return OK;
   });
-  participant.registerRpcMethod('awp.ptt.cancel', async () => {
-    if (mode !== 'push-to-talk') throw invalid('Call awp.ptt.start first.');
+  participant.registerRpcMethod(RPC_PTT_CANCEL, async () => {
+    if (mode !== 'push-to-talk') throw invalid(`Call ${RPC_PTT_START} first.`);
     recognizer.discardUtterance();
     session.clearUserTurn();
     return OK;
   });
-  participant.registerRpcMethod('awp.input_mode', async (data) => {
+  participant.registerRpcMethod(RPC_INPUT_MODE, async (data) => {
     let requested: unknown;
     try {
       requested = (JSON.parse(data.payload || '{}') as { mode?: unknown }).mode;
@@ -103,7 +110,7 @@ export async function registerControls(
     await setMode(requested);
     return OK;
   });
-  participant.registerRpcMethod('awp.interrupt', async () => {
+  participant.registerRpcMethod(RPC_INTERRUPT, async () => {
     session.interrupt();
     return OK;
   });

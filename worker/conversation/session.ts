@@ -1,3 +1,4 @@
+import { ATTR_AUDIO_RESPONSE } from '@awp/protocol';
 import { type JobContext, type VAD, voice } from '@livekit/agents';
 import { DisconnectReason, type RemoteParticipant, RoomEvent } from '@livekit/rtc-node';
 import {
@@ -301,7 +302,7 @@ async function runInRoom(
             agentSession.generateReply({ userInput: message }),
           );
         }
-        const audio = event.info?.attributes?.['awp.audio_response'] !== 'false';
+        const audio = event.info?.attributes?.[ATTR_AUDIO_RESPONSE] !== 'false';
         agentSession.interrupt();
         if (audio) {
           agentSession.generateReply({ userInput: event.text });

@@ -1,15 +1,9 @@
+import { TOPIC_DECLINED, TOPIC_ERROR, TOPIC_TRANSCRIPT } from '@awp/protocol';
 import type { llm } from '@livekit/agents';
 import type { Room } from '@livekit/rtc-node';
 import { v7 as uuidv7 } from 'uuid';
 import type { Logger, WorkerSessionStore } from '../../src/worker-boundary/index.ts';
 import { MessageIds } from './message-ids.ts';
-
-/** Topics of docs/agent-protocol.md. */
-export const TOPICS = {
-  transcript: 'awp.transcript',
-  declined: 'awp.declined',
-  error: 'awp.error',
-} as const;
 
 const PERSIST_ATTEMPTS = 3;
 
@@ -93,16 +87,16 @@ export class TranscriptPublisher {
         }
       }
       this.onPersisted?.({ id, role: turn.role, text, interrupted: turn.interrupted });
-      await this.#send(TOPICS.transcript, { id, role: turn.role, text, final: true });
+      await this.#send(TOPIC_TRANSCRIPT, { id, role: turn.role, text, final: true });
     });
   }
 
   declined(reason: string): void {
-    this.#chain = this.#chain.then(() => this.#send(TOPICS.declined, { reason }));
+    this.#chain = this.#chain.then(() => this.#send(TOPIC_DECLINED, { reason }));
   }
 
   error(payload: { code: string; detail: string; retryable: boolean }): void {
-    this.#chain = this.#chain.then(() => this.#send(TOPICS.error, payload));
+    this.#chain = this.#chain.then(() => this.#send(TOPIC_ERROR, payload));
   }
 
   /** Resolves once every turn so far is persisted and sent. */

@@ -1,3 +1,4 @@
+import type { TranscriptionServerEvent } from '@awp/protocol';
 // Decoding of the realtime transcription socket's events.
 import { type AwpError, AwpInvalidResponseError, apiError, isApiErrorBody } from '../errors.ts';
 import type {
@@ -42,7 +43,7 @@ export class TranscriptionDecoder {
       return { error: this.invalid('the service sent a frame that is not an object') };
     }
     if (typeof event.session_id === 'string') this.sessionId ??= event.session_id;
-    switch (event.event) {
+    switch (event.event as TranscriptionServerEvent['event']) {
       case 'started':
         return {
           started: {

@@ -1,3 +1,4 @@
+import type { TtsServerEvent } from '@awp/protocol';
 // Decoding of the service's stream events: seq order, usage and finish, error events.
 import {
   type AwpError,
@@ -51,7 +52,7 @@ export class StreamDecoder {
 
   #event(event: Record<string, unknown>): Decoded {
     if (typeof event.request_id === 'string') this.requestId ??= event.request_id;
-    switch (event.event) {
+    switch (event.event as TtsServerEvent['event']) {
       case 'audio':
         return this.#audio(event);
       case 'usage': {

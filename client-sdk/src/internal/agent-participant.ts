@@ -1,6 +1,6 @@
+import { AGENT_IDENTITY_PREFIX, ATTR_AGENT_STATE, ATTR_INPUT_MODE } from '@awp/protocol';
 import { DisconnectReason, type Participant, ParticipantKind } from 'livekit-client';
 import type { AgentState, InputMode } from '../session.ts';
-import { AGENT_IDENTITY_PREFIX, ATTR_AGENT_STATE, ATTR_INPUT_MODE } from './protocol.ts';
 
 /** The input modes the Agent accepts. */
 export const INPUT_MODES: readonly InputMode[] = ['push-to-talk', 'automatic'];

@@ -1,8 +1,8 @@
+import { RPC_INPUT_MODE } from '@awp/protocol';
 import { type Room, RoomEvent } from 'livekit-client';
 import { ConversationError } from '../errors.ts';
 import type { InputMode } from '../session.ts';
 import { type ControlQueue, callAgent, isNotReady } from './controls.ts';
-import { RPC_INPUT_MODE } from './protocol.ts';
 import { aborted } from './start-session.ts';
 
 /**

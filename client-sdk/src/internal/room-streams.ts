@@ -1,6 +1,3 @@
-import type { Room } from 'livekit-client';
-import { ConversationError } from '../errors.ts';
-import type { ConversationEventMap, TranscriptRole } from '../events.ts';
 import {
   ATTR_SEGMENT_ID,
   ATTR_TRANSCRIBED_TRACK_ID,
@@ -9,7 +6,10 @@ import {
   TOPIC_ERROR,
   TOPIC_TRANSCRIPT,
   TOPIC_TRANSCRIPTION,
-} from './protocol.ts';
+} from '@awp/protocol';
+import type { Room } from 'livekit-client';
+import { ConversationError } from '../errors.ts';
+import type { ConversationEventMap, TranscriptRole } from '../events.ts';
 
 type Emit = <K extends keyof ConversationEventMap>(
   name: K,

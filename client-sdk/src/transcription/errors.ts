@@ -1,3 +1,5 @@
+import type { ErrorCodeSubset } from '@awp/protocol';
+
 /**
  * Codes the transcription client itself produces (the api's codes pass through unchanged).
  *
@@ -32,8 +34,11 @@ export type TranscriptionLibraryErrorCode =
   | 'protocol_error'
   | 'aborted';
 
-/** Codes of the api's `error` event (docs/errors.md) a transcription session can meet. */
-export type TranscriptionApiErrorCode =
+/**
+ * Codes of the api's `error` event (docs/errors.md) a transcription session can meet: a
+ * subset of the api's registry (the shared protocol's `ErrorCode`).
+ */
+export type TranscriptionApiErrorCode = ErrorCodeSubset<
   | 'invalid_request'
   | 'insufficient_credit'
   | 'rate_limited'
@@ -41,7 +46,8 @@ export type TranscriptionApiErrorCode =
   | 'service_unavailable'
   | 'provider_error'
   | 'provider_unavailable'
-  | 'provider_auth_missing';
+  | 'provider_auth_missing'
+>;
 
 /**
  * Every code a {@link TranscriptionError} can carry. Codes the service adds later arrive

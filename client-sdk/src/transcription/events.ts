@@ -1,3 +1,4 @@
+import type { TranscriptionAudioFormat, TranscriptionEndpointing } from '@awp/protocol';
 import type { TranscriptionError } from './errors.ts';
 
 /** State of a {@link TranscriptionClient}'s session. */
@@ -12,14 +13,14 @@ export type TranscriptionConnectionState =
   | 'stopping';
 
 /** How the session finds the end of an utterance, as the api reports it. */
-export type TranscriptionEndpointing = 'vad' | 'manual' | 'engine';
+export type { TranscriptionEndpointing } from '@awp/protocol';
 
 /** The api started the session (its `started` event, camelCased). */
 export interface TranscriptionStarted {
   /** Id of the session (`GET /v1/realtime-transcription-sessions/{sessionId}` reads it). */
   sessionId: string;
   /** The audio the client sends: always `pcm_16000` from this library. */
-  audioFormat: 'pcm_16000' | 'pcm_24000' | 'pcm_48000';
+  audioFormat: TranscriptionAudioFormat;
   /** The language asked for (canonical BCP 47), or null when the engine detects it. */
   language: string | null;
   interimResults: boolean;

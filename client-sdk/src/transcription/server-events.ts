@@ -1,3 +1,4 @@
+import type { TranscriptionServerEvent } from '@awp/protocol';
 import { TranscriptionError } from './errors.ts';
 import type {
   TranscriptionCost,
@@ -65,7 +66,7 @@ export function decodeServerFrame(text: string): ServerFrame {
       ? { kind: 'ignored' }
       : protocolError(`a ${JSON.stringify(event.event)} event without session_id`);
   }
-  switch (event.event) {
+  switch (event.event as TranscriptionServerEvent['event']) {
     case 'started':
       return {
         kind: 'started',
@@ -120,4 +121,10 @@ export function decodeServerFrame(text: string): ServerFrame {
   }
 }
 
-const KNOWN = new Set(['started', 'transcript', 'flushed', 'usage', 'finish']);
+const KNOWN = new Set<string>([
+  'started',
+  'transcript',
+  'flushed',
+  'usage',
+  'finish',
+] satisfies TranscriptionServerEvent['event'][]);

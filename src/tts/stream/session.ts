@@ -1,3 +1,4 @@
+import type { TtsServerEvent } from '@awp/protocol';
 import { v7 as uuidv7 } from 'uuid';
 import type { DurationCounter } from '../../../media/duration.ts';
 import { getOutputFormatInfo, type OutputFormat } from '../../../media/formats.ts';
@@ -331,7 +332,7 @@ export class StreamSession {
       request_id: this.requestId,
       usage: { chars: this.#charsSynthesized, audio_ms: Math.round(this.#usage.audioMs) },
       voice_id: target.voice.id,
-    });
+    } satisfies TtsServerEvent);
     this.channel.send({
       event: 'finish',
       request_id: this.requestId,
@@ -340,7 +341,7 @@ export class StreamSession {
       audit_id: this.#auditId,
       audio_persisted: false,
       voice_route: this.#failover?.role ?? 'default',
-    });
+    } satisfies TtsServerEvent);
     this.channel.close(1000, 'finish');
     this.#slot?.release();
     if (audio) {

@@ -16,7 +16,12 @@ describe('@awp/react package', () => {
   it('is an npm workspace at the client library’s version, depending on @awp/client-sdk', () => {
     const manifest = readJson('react/package.json');
     const clientSdk = readJson('client-sdk/package.json');
-    expect(readJson('package.json').workspaces).toEqual(['backend-sdk', 'client-sdk', 'react']);
+    expect(readJson('package.json').workspaces).toEqual([
+      'protocol',
+      'backend-sdk',
+      'client-sdk',
+      'react',
+    ]);
     expect(manifest).toMatchObject({
       name: '@awp/react',
       version: clientSdk.version,

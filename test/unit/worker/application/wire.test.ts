@@ -1,5 +1,5 @@
+import { APPLICATION_LIMITS } from '@awp/protocol';
 import { describe, expect, it } from 'vitest';
-import { APPLICATION_LIMITS } from '../../../../src/application/types.ts';
 import {
   commandMessageSchema,
   encodeMessage,

@@ -33,19 +33,12 @@ export const vendorConfigShape = Object.assign(
   ...VENDORS.map((descriptor) => descriptor.configShape),
 ) as UnionToIntersection<(typeof VENDORS)[number]['configShape']>;
 
-/** The descriptor of a registered vendor. */
-export function vendorDescriptor(kind: VendorKind): VendorDescriptor<VendorKind> {
-  return findVendor(VENDORS, kind);
-}
-
-/** The descriptor named `kind` in `vendors`; naming an unregistered vendor is a bug. */
-export function findVendor<K extends string>(
-  vendors: readonly VendorDescriptor<K>[],
-  kind: K,
-): VendorDescriptor<K> {
-  const found = vendors.find((descriptor) => descriptor.kind === kind);
-  if (!found) throw new Error(`no vendor "${kind}" is registered`);
-  return found;
+/**
+ * The registered vendor named `provider`, or undefined (the native provider, or a vendor no
+ * longer registered: its routes cannot serve).
+ */
+export function registeredVendor(provider: string): VendorDescriptor<VendorKind> | undefined {
+  return VENDORS.find((descriptor) => descriptor.kind === provider);
 }
 
 /** Each of `vendors` with its settings from a loaded configuration. */

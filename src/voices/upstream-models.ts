@@ -1,16 +1,16 @@
 import type { UpstreamModelInfo } from '../providers/upstream/model-info.ts';
 import type { UpstreamProviderKind } from '../providers/upstream-registry.ts';
-import { vendorDescriptor } from '../providers/vendors.ts';
+import { registeredVendor } from '../providers/vendors.ts';
 
 /** The model a route on `provider` may name, or undefined when routes cannot use it. */
 export function upstreamModel(
   provider: UpstreamProviderKind,
   model: string,
 ): UpstreamModelInfo | undefined {
-  return vendorDescriptor(provider).findModel(model);
+  return registeredVendor(provider)?.findModel(model);
 }
 
 /** True when `id` has the shape of a voice reference at `provider` (its adapter's rule). */
 export function isProviderVoiceId(provider: UpstreamProviderKind, id: string): boolean {
-  return vendorDescriptor(provider).isVoiceId(id);
+  return registeredVendor(provider)?.isVoiceId(id) ?? false;
 }

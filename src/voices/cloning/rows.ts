@@ -3,7 +3,7 @@ import type {
   VoiceRouteProvider,
   VoiceSamplesTable,
 } from '../../db/schema.ts';
-import { vendorDescriptor } from '../../providers/vendors.ts';
+import { registeredVendor } from '../../providers/vendors.ts';
 import type { CloneAttempt, VoiceSample } from './types.ts';
 
 /**
@@ -12,7 +12,7 @@ import type { CloneAttempt, VoiceSample } from './types.ts';
  * from everything.
  */
 export function appendsRecordings(provider: VoiceRouteProvider): boolean {
-  return provider !== 'native' && vendorDescriptor(provider).appendsRecordings;
+  return registeredVendor(provider)?.appendsRecordings ?? false;
 }
 
 export function toSample(row: VoiceSamplesTable): VoiceSample {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { vendorPricing } from '../../../src/app-synthesis.ts';
 import { MILLICREDITS_PER_CREDIT } from '../../../src/billing/pricing.ts';
 import { configSchema } from '../../../src/config.ts';
+import type { VoiceRouteProvider } from '../../../src/db/schema.ts';
 import { VoiceClonerRegistry } from '../../../src/providers/cloning/registry.ts';
 import {
   UPSTREAM_PROVIDERS,
@@ -16,6 +17,7 @@ import {
   vendorConfigShape,
 } from '../../../src/providers/vendors.ts';
 import { RECOMMENDED_MODELS } from '../../../src/voices/cloning/checks.ts';
+import { appendsRecordings } from '../../../src/voices/cloning/rows.ts';
 import { vendorCatalogs } from '../../../src/voices/imports.ts';
 import { acmeVendor } from '../../fakes/acme-vendor.ts';
 import { FakeElevenLabsCatalog } from '../../fakes/elevenlabs-catalog.ts';
@@ -31,7 +33,13 @@ describe('registered vendors', () => {
   it('are what routes, clone targets and configuration enumerate', () => {
     expect(VENDOR_KINDS).toEqual(['elevenlabs', 'fishaudio']);
     expect(UPSTREAM_PROVIDERS).toEqual(VENDOR_KINDS);
-    expect(Object.keys(RECOMMENDED_MODELS).sort()).toEqual(['elevenlabs', 'fishaudio', 'native']);
+    expect(RECOMMENDED_MODELS).toEqual({
+      elevenlabs: 'eleven_multilingual_v2',
+      fishaudio: 's2.1-pro',
+      native: 'espeak-ng-derived',
+    });
+    const providers: VoiceRouteProvider[] = ['elevenlabs', 'fishaudio', 'native'];
+    expect(providers.map(appendsRecordings)).toEqual([true, false, false]);
     const vendorKeys = VENDORS.flatMap((descriptor) => Object.keys(descriptor.configShape));
     expect(vendorKeys.sort()).toEqual([
       'ELEVENLABS_API_BASE',

@@ -3,6 +3,7 @@ import type { OutputFormat } from '../media/formats.ts';
 import { inThreadTranscoder, type TranscoderOptions } from '../media/transcode.ts';
 import { passPcmThroughInThread } from '../media/transcoder-placement.ts';
 import { TranscodePool } from '../media/worker/transcode-pool.ts';
+import { MILLICREDITS_PER_CREDIT, type RoutePricing } from './billing/pricing.ts';
 import type { Config } from './config.ts';
 import type { AudioPersistenceJobData } from './jobs/audio-persistence-job.ts';
 import { AudioPersistence } from './jobs/audio-persistence-producer.ts';
@@ -14,17 +15,41 @@ import type { Logger } from './observability/logger.ts';
 import type { Metrics } from './observability/metrics.ts';
 import { createKokoroEngine, defaultKokoroDir } from './providers/kokoro/index.ts';
 import { defaultEngineHelperPath, NativeProvider } from './providers/native/index.ts';
-import { UpstreamProviderRegistry } from './providers/upstream-registry.ts';
+import {
+  type UpstreamProviderKind,
+  UpstreamProviderRegistry,
+} from './providers/upstream-registry.ts';
+import type { ConfiguredVendor } from './providers/vendor-descriptor.ts';
 import { audioFileExtension } from './storage/audio-store.ts';
 import { capFfmpegEncoders } from './tts/encoder-cap.ts';
 import type { AudioPersister } from './tts/ports.ts';
+
+/** The price of each vendor's routes: its configured credits, passed through (pass_through). */
+export function vendorPricing<K extends string>(
+  vendors: readonly ConfiguredVendor<K>[],
+): Record<K, RoutePricing> {
+  return Object.fromEntries(
+    vendors.map(({ descriptor, settings }) => [
+      descriptor.kind,
+      {
+        millicreditsPer1kChars: settings.creditsPer1kChars * MILLICREDITS_PER_CREDIT,
+        passThrough: true,
+      },
+    ]),
+  ) as Record<K, RoutePricing>;
+}
 
 /**
  * The speech engines of this process: the native engine, the neural (Kokoro) engine when
  * NATIVE_NEURAL_VOICES is on, and the upstream vendor registry. Each owns processes or
  * connections the api closes on shutdown.
  */
-export function createSpeechProviders(config: Config, metrics: Metrics, logger: Logger) {
+export function createSpeechProviders(
+  config: Config,
+  vendors: readonly ConfiguredVendor<UpstreamProviderKind>[],
+  metrics: Metrics,
+  logger: Logger,
+) {
   const providerQueue = (pool: string) => ({
     maxWaiting: config.PROVIDER_QUEUE_MAX_WAITING,
     maxWaitMs: config.PROVIDER_QUEUE_MAX_WAIT_MS,
@@ -55,10 +80,7 @@ export function createSpeechProviders(config: Config, metrics: Metrics, logger: 
       })
     : null;
   const upstream = new UpstreamProviderRegistry({
-    vendors: {
-      elevenlabs: { baseUrl: config.ELEVENLABS_API_BASE, apiKey: config.ELEVENLABS_API_KEY },
-      fishaudio: { baseUrl: config.FISHAUDIO_API_BASE, apiKey: config.FISHAUDIO_API_KEY },
-    },
+    vendors,
     maxConcurrentPerAccount: config.UPSTREAM_MAX_CONCURRENT_PER_ACCOUNT,
     queue: providerQueue('upstream'),
     timeouts: {

@@ -7,7 +7,12 @@ import type { Agents } from './agents/agents.ts';
 import { LiveSessions } from './agents/live-sessions.ts';
 import { SessionRecordings } from './agents/session-recordings.ts';
 import { createAgentSide } from './app-agents.ts';
-import { createAudioPersister, createSpeechProviders, createTranscoders } from './app-synthesis.ts';
+import {
+  createAudioPersister,
+  createSpeechProviders,
+  createTranscoders,
+  vendorPricing,
+} from './app-synthesis.ts';
 import { createTranscriptionSide } from './app-transcription.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import { CredentialWatch } from './auth/credential-watch.ts';
@@ -38,6 +43,7 @@ import { type MetricsListener, startMetricsListener } from './observability/metr
 import { dashboardPageRoutes } from './operator/dashboard-pages.ts';
 import { secureCookieEnvironments } from './operator/guard.ts';
 import { createOperatorApi } from './operator/index.ts';
+import { configureVendors, VENDORS } from './providers/vendors.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { SecretBox } from './secrets/secret-box.ts';
 import { openAudioStores } from './storage/stores.ts';
@@ -127,11 +133,13 @@ export function createApi(deps: ApiDependencies): Api {
     logger,
   });
 
-  const { nativeProvider, neural, upstream } = createSpeechProviders(config, metrics, logger);
-  const upstreamPricing = (creditsPer1k: number) => ({
-    millicreditsPer1kChars: creditsPer1k * MILLICREDITS_PER_CREDIT,
-    passThrough: true,
-  });
+  const vendors = configureVendors(config, VENDORS);
+  const { nativeProvider, neural, upstream } = createSpeechProviders(
+    config,
+    vendors,
+    metrics,
+    logger,
+  );
   const voiceStore = new VoiceStore(db);
   const secretBox = SecretBox.fromConfig({
     secretsKey: config.SECRETS_KEY,
@@ -161,10 +169,7 @@ export function createApi(deps: ApiDependencies): Api {
     store: voiceStore,
     accounts: providerAccounts,
     upstream,
-    upstreamPricing: {
-      elevenlabs: upstreamPricing(config.PRICE_ELEVENLABS_CREDITS_PER_1K_CHARS),
-      fishaudio: upstreamPricing(config.PRICE_FISHAUDIO_CREDITS_PER_1K_CHARS),
-    },
+    upstreamPricing: vendorPricing(vendors),
     logger,
   });
   const ledger = new Ledger(db, instanceId);
@@ -339,10 +344,7 @@ export function createApi(deps: ApiDependencies): Api {
     llm: llmCatalog,
     liveSessions,
     recordings: sessionRecordings,
-    vendorBaseUrls: {
-      elevenlabs: config.ELEVENLABS_API_BASE,
-      fishaudio: config.FISHAUDIO_API_BASE,
-    },
+    vendors,
     upstreamTimeouts: {
       connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
       firstByteTimeoutMs: config.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentConfigShape } from './config/agents.ts';
 import { bool, hostMap, port } from './config/fields.ts';
 import { storageConfigShape } from './config/storage.ts';
+import { vendorConfigShape } from './providers/vendors.ts';
 import { derivedSecret } from './secrets/secret-box.ts';
 
 export { ENVIRONMENTS, type Environment } from './config/environments.ts';
@@ -193,14 +194,8 @@ export const configSchema = z.object({
   FFMPEG_MAX_ENCODERS: z.coerce.number().int().positive().default(16),
   /** libopus complexity (0-10) of `opus_48000_64`; chosen by the benchmark. */
   OPUS_COMPLEXITY: z.coerce.number().int().min(0).max(10).optional(),
-  /** ElevenLabs API origin (a fake in tests, a proxy in locked-down networks). */
-  ELEVENLABS_API_BASE: z.url().default('https://api.elevenlabs.io'),
-  /** Fish Audio API origin. */
-  FISHAUDIO_API_BASE: z.url().default('https://api.fish.audio'),
-  /** Deployment ElevenLabs key, for routes without a workspace provider account. */
-  ELEVENLABS_API_KEY: z.string().optional(),
-  /** Deployment Fish Audio key, for routes without a workspace provider account. */
-  FISHAUDIO_API_KEY: z.string().optional(),
+  /** Each upstream vendor's origin, deployment key and price (its descriptor's `configShape`). */
+  ...vendorConfigShape,
   /** Most concurrent upstream synthesis requests per provider account (FIFO queue beyond). */
   UPSTREAM_MAX_CONCURRENT_PER_ACCOUNT: z.coerce.number().int().positive().default(5),
   /** Upstream request: longest wait for the response headers. */
@@ -209,10 +204,6 @@ export const configSchema = z.object({
   UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /** Upstream request: longest wait for a new TCP connection. */
   UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
-  /** Price of ElevenLabs routes (provider cost, passed through), credits per 1,000 characters. */
-  PRICE_ELEVENLABS_CREDITS_PER_1K_CHARS: z.coerce.number().nonnegative().default(100),
-  /** Price of Fish Audio routes (provider cost, passed through), credits per 1,000 characters. */
-  PRICE_FISHAUDIO_CREDITS_PER_1K_CHARS: z.coerce.number().nonnegative().default(15),
   /**
    * Key that seals stored provider credentials (32+ characters). Required when processes on
    * several machines share a database; unset, a key is generated into DATA_DIR/secrets.key.

@@ -7,12 +7,13 @@ import type { VoiceRouteProvider } from '../db/schema.ts';
 import { ApiError, unsupportedMediaTypeError } from '../errors.ts';
 import { openVoiceCloning } from '../jobs/voice-cloning.ts';
 import { createLogger } from '../observability/logger.ts';
+import { VENDOR_KINDS } from '../providers/vendors.ts';
 import type { VoiceCloning } from '../voices/cloning/service.ts';
 import type { CloneTarget, SampleInput, VoiceDetails } from '../voices/cloning/types.ts';
 import { environmentOption, json, outputOf, workspaceOption } from './options.ts';
 import { printResult } from './output.ts';
 
-const PROVIDERS: readonly VoiceRouteProvider[] = ['elevenlabs', 'fishaudio', 'native'];
+const PROVIDERS: readonly VoiceRouteProvider[] = [...VENDOR_KINDS, 'native'];
 
 /** Content types by file extension of the recordings the tool uploads. */
 const CONTENT_TYPES: Readonly<Record<string, string>> = {

@@ -5,6 +5,7 @@ import type { Database } from '../db/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import { VoiceClonerRegistry } from '../providers/cloning/registry.ts';
 import { UpstreamProviderError } from '../providers/upstream/status.ts';
+import { configureVendors, VENDORS } from '../providers/vendors.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
 import { openAudioStores } from '../storage/stores.ts';
 import { CloneRunner } from '../voices/cloning/runner.ts';
@@ -155,10 +156,7 @@ export function startVoiceCloningWorker(deps: {
 }): { close(): Promise<void> } {
   const { config, db, logger } = deps;
   const registry = new VoiceClonerRegistry({
-    vendors: {
-      elevenlabs: { baseUrl: config.ELEVENLABS_API_BASE, apiKey: config.ELEVENLABS_API_KEY },
-      fishaudio: { baseUrl: config.FISHAUDIO_API_BASE, apiKey: config.FISHAUDIO_API_KEY },
-    },
+    vendors: configureVendors(config, VENDORS),
     timeouts: {
       connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
       // Uploads and training take longer than the first audio byte of synthesis.

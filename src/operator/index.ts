@@ -14,10 +14,9 @@ import type { LlmCatalog } from '../llm/registry.ts';
 import { AgentMemories } from '../memory/memories.ts';
 import { MemoryStore } from '../memory/memory-store.ts';
 import { Playground } from '../playground/playground.ts';
-import { ElevenLabsCatalog } from '../providers/elevenlabs/catalog.ts';
-import { FishAudioCatalog } from '../providers/fishaudio/catalog.ts';
 import type { UpstreamTimeouts } from '../providers/upstream/timeouts.ts';
 import type { UpstreamProviderKind } from '../providers/upstream-registry.ts';
+import type { ConfiguredVendor } from '../providers/vendor-descriptor.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import type { AudioStore } from '../storage/audio-store.ts';
@@ -27,7 +26,7 @@ import { TranscriptionSessionReads } from '../transcription/session-reads.ts';
 import type { OneShotSynthesis } from '../tts/oneshot.ts';
 import type { VoiceCatalog } from '../voices/catalog.ts';
 import type { VoiceCloning } from '../voices/cloning/service.ts';
-import { VoiceImports } from '../voices/imports.ts';
+import { VoiceImports, vendorCatalogs } from '../voices/imports.ts';
 import type { ProviderAccounts } from '../voices/provider-accounts.ts';
 import type { VoiceStore } from '../voices/voice-store.ts';
 import { WebhookDeliveries } from '../webhooks/deliveries.ts';
@@ -81,7 +80,8 @@ export interface OperatorApiOptions {
   liveSessions: LiveSessions;
   /** Recordings of live sessions (a session's page plays and deletes them). */
   recordings: SessionRecordings;
-  vendorBaseUrls: { readonly [K in UpstreamProviderKind]: string };
+  /** The registered vendors with this deployment's settings (catalog import). */
+  vendors: readonly ConfiguredVendor<UpstreamProviderKind>[];
   upstreamTimeouts?: Partial<UpstreamTimeouts>;
   sessionTtlMs: number;
   /** Redis of the sign-in throttle (failure counts, known addresses), under `redisPrefix`. */
@@ -125,16 +125,7 @@ export function createOperatorApi(options: OperatorApiOptions): {
     accounts: options.accounts,
     store: options.store,
     routes: routeSettings,
-    catalogFor: (provider, apiKey) => {
-      const settings = {
-        baseUrl: options.vendorBaseUrls[provider],
-        apiKey,
-        timeouts: options.upstreamTimeouts,
-      };
-      return provider === 'elevenlabs'
-        ? new ElevenLabsCatalog(settings)
-        : new FishAudioCatalog(settings);
-    },
+    catalogFor: vendorCatalogs(options.vendors, options.upstreamTimeouts),
   });
   const apiKeys = new ApiKeys(options.db);
   return {

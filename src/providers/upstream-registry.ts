@@ -1,25 +1,19 @@
-import { ElevenLabsProvider } from './elevenlabs/provider.ts';
-import { FishAudioProvider } from './fishaudio/provider.ts';
 import type { TtsProvider } from './provider.ts';
 import { ConcurrencyLimiter } from './upstream/concurrency-limiter.ts';
 import type { UpstreamLogger } from './upstream/logger.ts';
 import type { UpstreamTimeouts } from './upstream/timeouts.ts';
+import type { ConfiguredVendor } from './vendor-descriptor.ts';
+import { configuredVendor, VENDOR_KINDS, type VendorKind } from './vendors.ts';
 import type { WaitQueueOptions } from './wait-queue.ts';
 
-/** Upstream vendors a route can name. */
-export type UpstreamProviderKind = 'elevenlabs' | 'fishaudio';
+/** Upstream vendors a route can name: the registered ones (src/providers/vendors.ts). */
+export type UpstreamProviderKind = VendorKind;
 
-export const UPSTREAM_PROVIDERS: readonly UpstreamProviderKind[] = ['elevenlabs', 'fishaudio'];
+export const UPSTREAM_PROVIDERS: readonly UpstreamProviderKind[] = VENDOR_KINDS;
 
-/** Where one vendor lives and the deployment's own credential there. */
-export interface UpstreamVendorSettings {
-  readonly baseUrl: string;
-  /** Deployment-wide key, used by routes without a workspace provider account. */
-  readonly apiKey?: string | undefined;
-}
-
-export interface UpstreamRegistryOptions {
-  readonly vendors: { readonly [K in UpstreamProviderKind]: UpstreamVendorSettings };
+export interface UpstreamRegistryOptions<K extends string = UpstreamProviderKind> {
+  /** The vendors routes may name, with this deployment's settings. */
+  readonly vendors: readonly ConfiguredVendor<K>[];
   /** Most concurrent upstream requests per provider account (queued beyond). */
   readonly maxConcurrentPerAccount: number;
   /** Bounds of each account's queue (length, wait deadline); default unbounded. */
@@ -46,16 +40,16 @@ interface Entry {
  * key), so each account has its own keep-alive connections and its own bound on
  * concurrent upstream requests. Instances are created on first use.
  */
-export class UpstreamProviderRegistry {
-  readonly #options: UpstreamRegistryOptions;
+export class UpstreamProviderRegistry<K extends string = UpstreamProviderKind> {
+  readonly #options: UpstreamRegistryOptions<K>;
   readonly #entries = new Map<string, Entry>();
 
-  constructor(options: UpstreamRegistryOptions) {
+  constructor(options: UpstreamRegistryOptions<K>) {
     this.#options = options;
   }
 
   /** The adapter for `kind` on `account`, or on the deployment's key when `account` is null. */
-  provider(kind: UpstreamProviderKind, account: UpstreamAccount | null): TtsProvider {
+  provider(kind: K, account: UpstreamAccount | null): TtsProvider {
     const key = `${kind}:${account?.id ?? 'deployment'}`;
     const version = account?.version ?? 'deployment';
     const existing = this.#entries.get(key);
@@ -72,15 +66,14 @@ export class UpstreamProviderRegistry {
     this.#entries.clear();
   }
 
-  #create(kind: UpstreamProviderKind, account: UpstreamAccount | null): Entry['provider'] {
-    const vendor = this.#options.vendors[kind];
-    const common = {
-      baseUrl: vendor.baseUrl,
-      apiKey: account ? account.apiKey : vendor.apiKey,
+  #create(kind: K, account: UpstreamAccount | null): Entry['provider'] {
+    const { descriptor, settings } = configuredVendor(this.#options.vendors, kind);
+    return descriptor.createProvider({
+      baseUrl: settings.baseUrl,
+      apiKey: account ? account.apiKey : settings.apiKey,
       limiter: new ConcurrencyLimiter(this.#options.maxConcurrentPerAccount, this.#options.queue),
       ...(this.#options.timeouts ? { timeouts: this.#options.timeouts } : {}),
       ...(this.#options.logger ? { logger: this.#options.logger } : {}),
-    };
-    return kind === 'elevenlabs' ? new ElevenLabsProvider(common) : new FishAudioProvider(common);
+    });
   }
 }

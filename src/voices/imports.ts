@@ -7,17 +7,31 @@ import type {
   VendorCatalog,
   VendorCatalogPage,
 } from '../providers/upstream/catalog.ts';
+import type { UpstreamTimeouts } from '../providers/upstream/timeouts.ts';
 import type { UpstreamProviderKind } from '../providers/upstream-registry.ts';
+import type { ConfiguredVendor } from '../providers/vendor-descriptor.ts';
+import { configuredVendor } from '../providers/vendors.ts';
 import type { ProviderAccounts } from './provider-accounts.ts';
 import type { VoiceRouteSettings } from './route-settings.ts';
 import { upstreamModel } from './upstream-models.ts';
 import type { StoredVoice, VoiceStore } from './voice-store.ts';
 
 /** Builds the catalog client of a vendor for one API key. */
-export type VendorCatalogFactory = (
-  provider: UpstreamProviderKind,
+export type VendorCatalogFactory<K extends string = UpstreamProviderKind> = (
+  provider: K,
   apiKey: string,
 ) => VendorCatalog;
+
+/** Catalog clients of the configured vendors, each at its deployment's origin. */
+export function vendorCatalogs<K extends string>(
+  vendors: readonly ConfiguredVendor<K>[],
+  timeouts?: Partial<UpstreamTimeouts>,
+): VendorCatalogFactory<K> {
+  return (provider, apiKey) => {
+    const { descriptor, settings } = configuredVendor(vendors, provider);
+    return descriptor.createCatalog({ baseUrl: settings.baseUrl, apiKey, timeouts });
+  };
+}
 
 export interface ImportRequest {
   workspaceId: string;

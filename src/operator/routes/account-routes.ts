@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AnyRoute } from '../../http/route.ts';
-import { UPSTREAM_PROVIDERS } from '../../providers/upstream-registry.ts';
+import { VENDOR_KINDS } from '../../providers/vendors.ts';
 import type { ProviderAccount, ProviderAccounts } from '../../voices/provider-accounts.ts';
 import { VOICE_MANAGER_ROLES } from '../../workspaces/members.ts';
 import type { OperatorGuard } from '../guard.ts';
@@ -18,7 +18,7 @@ export function accountView(account: ProviderAccount) {
 }
 
 const addSchema = z.strictObject({
-  provider: z.enum(UPSTREAM_PROVIDERS as ['elevenlabs', 'fishaudio']),
+  provider: z.enum(VENDOR_KINDS),
   label: z.string().trim().min(1).max(100),
   api_key: z.string().min(1).max(512),
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ApiError } from '../../errors.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
+import { VENDOR_KINDS } from '../../providers/vendors.ts';
 import { SAMPLE_LIMITS } from '../../voices/cloning/sample-audio.ts';
 import type { VoiceCloning } from '../../voices/cloning/service.ts';
 import type {
@@ -28,7 +29,7 @@ const PERMISSION = z.literal(true, {
 });
 
 const targetSchema = z.strictObject({
-  provider: z.enum(['elevenlabs', 'fishaudio', 'native']),
+  provider: z.enum([...VENDOR_KINDS, 'native']),
   /** Default: the provider's recommended model (spec rule 6). */
   model: z.string().min(1).max(100).optional(),
   provider_account_id: z.string().min(1).max(100).optional(),

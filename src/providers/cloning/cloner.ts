@@ -1,5 +1,3 @@
-import type { UpstreamProviderKind } from '../upstream-registry.ts';
-
 /** One recording sent to a vendor. `fileName` is `{sampleId}.{ext}`: it identifies the sample. */
 export interface CloneFile {
   readonly fileName: string;
@@ -29,7 +27,8 @@ export interface CloneResult {
  * Failures are `UpstreamProviderError`s: `retryable` decides whether the job retries.
  */
 export interface VoiceCloner {
-  readonly provider: UpstreamProviderKind;
+  /** The vendor's provider name (its descriptor's `kind`). */
+  readonly provider: string;
   /**
    * True when the vendor can add recordings to an existing voice (a refresh then sends only
    * new ones); false when a refresh rebuilds a new voice from the full set.

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, VoiceRouteProvider } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
+import { VENDORS } from '../../providers/vendors.ts';
 import { modelProfile, NATIVE_CLONE_MODEL } from '../route-profile.ts';
 import type { StoredVoice } from '../voice-store.ts';
 import { validateSample } from './sample-audio.ts';
@@ -15,11 +16,10 @@ const MAX_TRANSCRIPT_CHARS = 5_000;
 const LANGUAGE_PATTERN = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 
 /** The model each provider clones onto unless the operator names one (spec rule 6). */
-export const RECOMMENDED_MODELS: Readonly<Record<VoiceRouteProvider, string>> = {
-  elevenlabs: 'eleven_multilingual_v2',
-  fishaudio: 's2.1-pro',
-  native: NATIVE_CLONE_MODEL,
-};
+export const RECOMMENDED_MODELS = Object.fromEntries([
+  ...VENDORS.map((descriptor) => [descriptor.kind, descriptor.recommendedCloneModel]),
+  ['native', NATIVE_CLONE_MODEL],
+]) as Readonly<Record<VoiceRouteProvider, string>>;
 
 /** A recording that passed every check, ready to store. */
 export interface PreparedSample {

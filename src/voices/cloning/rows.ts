@@ -3,15 +3,16 @@ import type {
   VoiceRouteProvider,
   VoiceSamplesTable,
 } from '../../db/schema.ts';
+import { registeredVendor } from '../../providers/vendors.ts';
 import type { CloneAttempt, VoiceSample } from './types.ts';
 
 /**
- * Whether a provider's voice can take more recordings after creation (ElevenLabs: edit
- * with files), so a refresh sends only the new ones. Fish Audio models cannot; the native
- * route re-derives from everything.
+ * Whether a provider's voice can take more recordings after creation (its vendor
+ * descriptor says), so a refresh sends only the new ones. The native route re-derives
+ * from everything.
  */
 export function appendsRecordings(provider: VoiceRouteProvider): boolean {
-  return provider === 'elevenlabs';
+  return registeredVendor(provider)?.appendsRecordings ?? false;
 }
 
 export function toSample(row: VoiceSamplesTable): VoiceSample {

@@ -1,40 +1,22 @@
-/** How a document's text is written. */
-export type AgentDocumentContentType = 'text/plain' | 'text/markdown';
+import type { RequestJson, ResponseJson } from './openapi.ts';
+
+/** Answer of `GET /v1/agents/{agentId}/documents`: newest first; `next_cursor` null on the last page. */
+export type AgentDocumentList = ResponseJson<'listAgentDocuments', 200>;
 
 /** A document of an Agent's knowledge base (`/v1/agents/{agentId}/documents`). */
-export interface AgentDocument {
-  /** UUID. */
-  id: string;
-  agent_id: string;
-  /** The end user who owns it; null when all the Agent's end users share it. */
-  end_user_id: string | null;
-  title: string;
-  content_type: AgentDocumentContentType;
-  /** Length of the text in characters (Unicode code points). */
-  chars: number;
-  created_at: string;
-  updated_at: string;
-}
+export type AgentDocument = AgentDocumentList['documents'][number];
+
+/** How a document's text is written. */
+export type AgentDocumentContentType = AgentDocument['content_type'];
 
 /** Answer of `GET /v1/agents/{agentId}/documents/{documentId}`: the document and its text. */
-export interface AgentDocumentWithText extends AgentDocument {
-  text: string;
-}
+export type AgentDocumentWithText = ResponseJson<'getAgentDocument', 200>;
 
 /** Body of `POST /v1/agents/{agentId}/documents`. */
-export interface AgentDocumentCreate {
-  /** One line, at most 200 characters; the Agent is told the titles it can search. */
-  title: string;
-  /** At most 200,000 characters; paragraphs separated by a blank line. */
-  text: string;
-  /** Default `text/plain`. */
-  content_type?: AgentDocumentContentType;
-  /** Your end user (UUID) who owns it; omit for a document all end users share. */
-  end_user_id?: string;
-}
+export type AgentDocumentCreate = RequestJson<'createAgentDocument'>;
 
 /** Body of `PUT /v1/agents/{agentId}/documents/{documentId}`: the new content (the owner stays). */
-export type AgentDocumentReplace = Omit<AgentDocumentCreate, 'end_user_id'>;
+export type AgentDocumentReplace = RequestJson<'replaceAgentDocument'>;
 
 /** Query of `GET /v1/agents/{agentId}/documents`. */
 export interface AgentDocumentListQuery {
@@ -46,12 +28,4 @@ export interface AgentDocumentListQuery {
   end_user_id?: string;
   /** True: only shared documents; false: only end users' own. */
   shared?: boolean;
-}
-
-/** Answer of `GET /v1/agents/{agentId}/documents`. */
-export interface AgentDocumentList {
-  /** Newest first. */
-  documents: AgentDocument[];
-  /** Pass as `cursor` for the next (older) page; null on the last page. */
-  next_cursor: string | null;
 }

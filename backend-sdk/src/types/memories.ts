@@ -1,16 +1,7 @@
-/** One fact an Agent remembers about one end user (its `memory_enabled` capability). */
-export interface AgentMemory {
-  id: string;
-  agent_id: string;
-  end_user_id: string;
-  text: string;
-  /** `agent`: saved by the Agent in a conversation; `api`: written by your backend. */
-  source: 'agent' | 'api';
-  created_at: string;
-}
+import type { ResponseJson } from './openapi.ts';
 
 /** `GET /v1/agents/{agentId}/memories`: oldest first, at most 100. */
-export interface AgentMemoryList {
-  end_user_id: string;
-  memories: AgentMemory[];
-}
+export type AgentMemoryList = ResponseJson<'listAgentMemories', 200>;
+
+/** One fact an Agent remembers about one end user (its `memory_enabled` capability). */
+export type AgentMemory = ResponseJson<'createAgentMemory', 201>;

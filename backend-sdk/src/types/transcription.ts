@@ -1,15 +1,10 @@
+import type { ResponseJson } from './openapi.ts';
+
 /** Raw 16-bit little-endian mono PCM at 16, 24 or 48 kHz. */
 export type TranscriptionAudioFormat = 'pcm_16000' | 'pcm_24000' | 'pcm_48000';
 
 /** Answer of `POST /v1/realtime-transcription-tokens`. */
-export interface TranscriptionToken {
-  /** Opens `/v1/realtime-transcription` (query `token` or bearer) until `expires_at`. */
-  token: string;
-  /** End of the 2-minute validity (ISO 8601). */
-  expires_at: string;
-  /** The WebSocket to open. */
-  websocket_url: string;
-}
+export type TranscriptionToken = ResponseJson<'createRealtimeTranscriptionToken', 201>;
 
 /** The `start` event of a realtime transcription session. */
 export interface TranscriptionStartRequest {
@@ -63,38 +58,17 @@ export interface TranscriptionResult {
   cost: { credits: number; amount: number; currency: string; pass_through: boolean };
 }
 
-/** A stored session, `GET /v1/realtime-transcription-sessions` and `/{sessionId}`. */
-export interface TranscriptionSession {
-  session_id: string;
-  status: 'active' | 'ended' | 'failed';
-  /** The code of the `error` event that ended it. */
-  error_code: string | null;
-  audio_format: TranscriptionAudioFormat;
-  language: string | null;
-  partner_session_id: string | null;
-  audio_ms: number;
-  /** What it was charged; null while active. */
-  cost: { credits: number; amount: number; currency: string; pass_through: boolean } | null;
-  audit_id: string;
-  started_at: string;
-  ended_at: string | null;
-}
+/** One page of sessions, newest first. */
+export type TranscriptionSessionList = ResponseJson<'listRealtimeTranscriptionSessions', 200>;
 
-/** A final segment of a stored session. */
-export interface TranscriptionSegment {
-  segment_id: number;
-  text: string;
-  start_ms: number;
-  end_ms: number;
-  language: string | null;
-}
+/** A stored session, `GET /v1/realtime-transcription-sessions` and `/{sessionId}`. */
+export type TranscriptionSession = TranscriptionSessionList['sessions'][number];
 
 /** `GET /v1/realtime-transcription-sessions/{sessionId}`: the session and its transcript. */
-export interface TranscriptionSessionDetail extends TranscriptionSession {
-  /** The final segments joined with spaces. */
-  transcript: string;
-  segments: TranscriptionSegment[];
-}
+export type TranscriptionSessionDetail = ResponseJson<'getRealtimeTranscriptionSession', 200>;
+
+/** A final segment of a stored session. */
+export type TranscriptionSegment = TranscriptionSessionDetail['segments'][number];
 
 /** Query of `GET /v1/realtime-transcription-sessions`. */
 export interface TranscriptionSessionListQuery {
@@ -102,10 +76,4 @@ export interface TranscriptionSessionListQuery {
   cursor?: string;
   /** 1 to 100, default 20. */
   limit?: number;
-}
-
-/** One page of sessions, newest first. */
-export interface TranscriptionSessionList {
-  sessions: TranscriptionSession[];
-  next_cursor: string | null;
 }

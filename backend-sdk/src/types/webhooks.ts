@@ -1,45 +1,22 @@
+import type { RequestJson, ResponseJson } from './openapi.ts';
 import type { AgentSessionReport, AgentSessionTranscriptTurn } from './sessions.ts';
 import type { StreamingSession } from './streaming-sessions.ts';
 import type { TranscriptionSessionDetail } from './transcription.ts';
 
-/** Event types a webhook endpoint may subscribe to. */
-export type WebhookEventType =
-  | 'agent_session.started'
-  | 'agent_session.ended'
-  | 'transcription_session.started'
-  | 'transcription_session.ended'
-  | 'streaming_session.started'
-  | 'streaming_session.ended';
-
 /** A webhook endpoint (`/v1/webhooks`); its secret is shown only when made or rotated. */
-export interface WebhookEndpoint {
-  /** `wh_...` */
-  id: string;
-  url: string;
-  description: string;
-  events: WebhookEventType[];
-  enabled: boolean;
-  created_at: string;
-  updated_at: string;
-}
+export type WebhookEndpoint = ResponseJson<'getWebhook', 200>;
+
+/** Event types a webhook endpoint may subscribe to. */
+export type WebhookEventType = WebhookEndpoint['events'][number];
 
 /** Body of `POST /v1/webhooks`. */
-export interface WebhookEndpointCreate {
-  /** Absolute http(s) URL, without a user name or password. */
-  url: string;
-  events: WebhookEventType[];
-  description?: string;
-  /** Default true. */
-  enabled?: boolean;
-}
+export type WebhookEndpointCreate = RequestJson<'createWebhook'>;
 
 /** Body of `PATCH /v1/webhooks/{id}`: the fields to change. */
-export type WebhookEndpointUpdate = Partial<WebhookEndpointCreate>;
+export type WebhookEndpointUpdate = RequestJson<'updateWebhook'>;
 
 /** Answer of `POST /v1/webhooks`: the endpoint and its signing secret (`whsec_...`). */
-export interface WebhookEndpointCreated extends WebhookEndpoint {
-  secret: string;
-}
+export type WebhookEndpointCreated = ResponseJson<'createWebhook', 201>;
 
 export type WebhookDeliveryState = 'pending' | 'delivered' | 'failed';
 

@@ -1,9 +1,4 @@
-import http, {
-  type ClientRequest,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-} from 'node:http';
-import https from 'node:https';
+import { type Dispatcher, Pool } from 'undici';
 import { resolveTimeouts, type UpstreamTimeouts } from './timeouts.ts';
 
 /** Why an upstream exchange failed below HTTP (no usable status). */
@@ -54,6 +49,8 @@ export interface UpstreamHttpClientOptions {
   readonly requestIdHeaders?: readonly string[] | undefined;
 }
 
+type ResponseHeaders = Dispatcher.ResponseData['headers'];
+
 const CONNECTION_FAILED_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
@@ -64,17 +61,16 @@ const CONNECTION_FAILED_CODES = new Set([
 ]);
 
 /**
- * HTTP/1.1 client for one vendor origin over a keep-alive agent (node:http / node:https),
- * so sequential synthesis requests reuse one TCP (and TLS) connection instead of paying a
- * handshake each.
+ * HTTP/1.1 client for one vendor origin: an undici `Pool` of keep-alive connections, so
+ * sequential synthesis requests reuse one TCP (and TLS) connection instead of paying a
+ * handshake each. undici enforces the timeouts (connect, headers, silence between body
+ * chunks: see {@link UpstreamTimeouts}), cancels on `signal` (the connection is destroyed,
+ * so the vendor sees it close) and only reuses a connection whose response was read to
+ * its end. This class names undici's failures as {@link UpstreamTransportError}s and adds:
  *
- * - Timeouts: connect, first byte (status and headers) and idle between body chunks, see
- *   {@link UpstreamTimeouts}. Each failure is an {@link UpstreamTransportError}.
- * - Cancellation: when `signal` aborts, the request and its connection are destroyed at
- *   once (the vendor sees the socket close) and the pending call rejects with
- *   `signal.reason`. A connection is only reused after a response was read to its end.
  * - A request that fails on a reused connection before any response byte (the vendor
  *   closed the idle connection as we wrote) is sent once more on a new connection.
+ * - The vendor's request id from the configured response headers.
  *
  * @example
  * const client = new UpstreamHttpClient({ baseUrl: 'https://api.fish.audio' });
@@ -84,29 +80,24 @@ const CONNECTION_FAILED_CODES = new Set([
 export class UpstreamHttpClient {
   readonly timeouts: UpstreamTimeouts;
   readonly #base: URL;
-  readonly #agent: http.Agent;
-  readonly #request: typeof http.request;
+  readonly #pool: Pool;
   readonly #requestIdHeaders: readonly string[];
 
   constructor(options: UpstreamHttpClientOptions) {
     this.#base = new URL(options.baseUrl);
-    const secure = this.#base.protocol === 'https:';
-    if (!secure && this.#base.protocol !== 'http:') {
+    if (this.#base.protocol !== 'https:' && this.#base.protocol !== 'http:') {
       throw new RangeError(`upstream base URL must be http or https, got ${this.#base.protocol}`);
     }
     this.timeouts = resolveTimeouts(options.timeouts);
-    const maxSockets = options.maxSockets ?? 32;
-    const agentOptions = {
-      keepAlive: true,
-      maxSockets,
-      maxFreeSockets: maxSockets,
-      timeout: options.idleSocketTimeoutMs ?? 15_000,
-      // Reuse the most recently used connection first: it is the least likely to have
-      // been closed by the vendor's idle timeout.
-      scheduling: 'lifo' as const,
-    };
-    this.#agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
-    this.#request = secure ? https.request : http.request;
+    const idleSocketTimeoutMs = options.idleSocketTimeoutMs ?? 15_000;
+    this.#pool = new Pool(this.#base.origin, {
+      connections: options.maxSockets ?? 32,
+      connect: { timeout: this.timeouts.connectTimeoutMs },
+      headersTimeout: this.timeouts.firstByteTimeoutMs,
+      bodyTimeout: this.timeouts.idleTimeoutMs,
+      keepAliveTimeout: idleSocketTimeoutMs,
+      keepAliveMaxTimeout: idleSocketTimeoutMs,
+    });
     this.#requestIdHeaders = (options.requestIdHeaders ?? []).map((name) => name.toLowerCase());
   }
 
@@ -118,88 +109,66 @@ export class UpstreamHttpClient {
    */
   async send(request: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse> {
     signal.throwIfAborted();
+    let data: Dispatcher.ResponseData;
     try {
-      return await this.#attempt(request, signal);
+      data = await this.#request(request, signal);
     } catch (error) {
-      if (!(error instanceof StaleConnectionError)) throw error;
-      return this.#attempt(request, signal, false);
+      if (!isStaleConnection(error, signal)) throw this.#beforeResponse(error, signal);
+      try {
+        data = await this.#request(request, signal);
+      } catch (retryError) {
+        throw this.#beforeResponse(retryError, signal);
+      }
     }
+    return new UpstreamResponse(data, this.#requestId(data.headers), signal, this.timeouts);
   }
 
   /** Closes every connection, idle or not. Requests in flight fail. */
   close(): void {
-    this.#agent.destroy();
+    this.#pool.destroy().catch(() => {});
   }
 
-  #url(path: string): URL {
+  #request(request: UpstreamRequest, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
     const prefix = this.#base.pathname.replace(/\/+$/, '');
-    return new URL(`${prefix}${path}`, this.#base);
-  }
-
-  #attempt(
-    request: UpstreamRequest,
-    signal: AbortSignal,
-    retryStale = true,
-  ): Promise<UpstreamResponse> {
-    return new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { ...request.headers };
-      if (request.body !== undefined) headers['content-length'] = String(request.body.byteLength);
-      const req = this.#request(this.#url(request.path), {
-        method: request.method,
-        headers,
-        agent: this.#agent,
-      });
-      const exchange = new Exchange(req, signal);
-      let settled = false;
-
-      exchange.startTimer(
-        this.timeouts.firstByteTimeoutMs,
-        () =>
-          new UpstreamTransportError(
-            'first_byte_timeout',
-            `no response within ${this.timeouts.firstByteTimeoutMs} ms`,
-          ),
-        'firstByte',
-      );
-      req.on('socket', (socket) => {
-        if (!socket.connecting) return;
-        exchange.startTimer(
-          this.timeouts.connectTimeoutMs,
-          () =>
-            new UpstreamTransportError(
-              'connect_timeout',
-              `connection not open within ${this.timeouts.connectTimeoutMs} ms`,
-            ),
-          'connect',
-        );
-        socket.once('connect', () => exchange.clearTimer('connect'));
-      });
-      req.on('error', (error) => {
-        if (settled) return;
-        settled = true;
-        exchange.release();
-        if (retryStale && req.reusedSocket && exchange.isStaleConnectionError(error)) {
-          reject(new StaleConnectionError());
-          return;
-        }
-        reject(exchange.translate(error));
-      });
-      req.on('response', (res) => {
-        exchange.clearTimer('firstByte');
-        exchange.clearTimer('connect');
-        if (settled) {
-          res.destroy();
-          return;
-        }
-        settled = true;
-        exchange.res = res;
-        resolve(new UpstreamResponse(exchange, res, this.#requestId(res.headers), this.timeouts));
-      });
-      req.end(request.body);
+    return this.#pool.request({
+      method: request.method,
+      path: `${prefix}${request.path}`,
+      headers: request.headers,
+      body: request.body ?? null,
+      signal,
     });
   }
 
-  #requestId(headers: IncomingHttpHeaders): string | undefined {
+  /** The error the caller sees for a request that failed before its response began. */
+  #beforeResponse(error: unknown, signal: AbortSignal): unknown {
+    if (signal.aborted) return signal.reason;
+    const code = errorCode(error);
+    if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+      return new UpstreamTransportError(
+        'connect_timeout',
+        `connection not open within ${this.timeouts.connectTimeoutMs} ms`,
+        { cause: error },
+      );
+    }
+    if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+      return new UpstreamTransportError(
+        'first_byte_timeout',
+        `no response within ${this.timeouts.firstByteTimeoutMs} ms`,
+        { cause: error },
+      );
+    }
+    const detail = code ?? (error as Error).message;
+    if (code !== undefined && CONNECTION_FAILED_CODES.has(code)) {
+      return new UpstreamTransportError('connection_failed', `cannot connect (${detail})`, {
+        cause: error,
+      });
+    }
+    return new UpstreamTransportError('connection_reset', `connection failed (${detail})`, {
+      cause: error,
+    });
+  }
+
+  #requestId(headers: ResponseHeaders): string | undefined {
     for (const name of this.#requestIdHeaders) {
       const value = headers[name];
       const first = Array.isArray(value) ? value[0] : value;
@@ -209,30 +178,48 @@ export class UpstreamHttpClient {
   }
 }
 
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Whether `error` is a kept-alive connection the vendor closed as we wrote: the socket
+ * broke before this response began, and it had already carried an earlier response.
+ */
+function isStaleConnection(error: unknown, signal: AbortSignal): boolean {
+  if (signal.aborted) return false;
+  const code = errorCode(error);
+  if (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET' && code !== 'EPIPE') return false;
+  const socket = (error as { socket?: { bytesRead?: number } | null }).socket;
+  return (socket?.bytesRead ?? 0) > 0;
+}
+
 /** A response whose status and headers arrived; the body is read on demand. */
 export class UpstreamResponse {
   readonly status: number;
-  readonly headers: IncomingHttpHeaders;
+  readonly headers: ResponseHeaders;
   /** The vendor's request id from the configured response headers, if any. */
   readonly requestId: string | undefined;
-  readonly #exchange: Exchange;
-  readonly #res: IncomingMessage;
+  readonly #body: Dispatcher.ResponseData['body'];
+  readonly #signal: AbortSignal;
   readonly #idleTimeoutMs: number;
+  #complete = false;
 
   constructor(
-    exchange: Exchange,
-    res: IncomingMessage,
+    data: Dispatcher.ResponseData,
     requestId: string | undefined,
+    signal: AbortSignal,
     timeouts: UpstreamTimeouts,
   ) {
-    this.#exchange = exchange;
-    this.#res = res;
-    this.#idleTimeoutMs = timeouts.idleTimeoutMs;
-    this.status = res.statusCode ?? 0;
-    this.headers = res.headers;
+    this.status = data.statusCode;
+    this.headers = data.headers;
     this.requestId = requestId;
+    this.#body = data.body;
+    this.#signal = signal;
+    this.#idleTimeoutMs = timeouts.idleTimeoutMs;
     // Errors surface through body(); this keeps an unread response from crashing.
-    res.on('error', () => {});
+    this.#body.on('error', () => {});
   }
 
   /**
@@ -241,36 +228,18 @@ export class UpstreamResponse {
    * Stopping early closes the connection.
    */
   async *body(): AsyncGenerator<Buffer, void, undefined> {
-    const exchange = this.#exchange;
-    const idle = () =>
-      exchange.startTimer(
-        this.#idleTimeoutMs,
-        () =>
-          new UpstreamTransportError(
-            'idle_timeout',
-            `response body silent for ${this.#idleTimeoutMs} ms`,
-          ),
-        'idle',
-      );
-    idle();
     try {
-      for await (const bytes of this.#res) {
-        exchange.clearTimer('idle');
-        yield bytes as Buffer;
-        idle();
-      }
+      for await (const bytes of this.#body) yield bytes as Buffer;
     } catch (error) {
-      throw exchange.translate(error);
+      throw this.#duringBody(error);
     } finally {
-      exchange.clearTimer('idle');
+      if (!this.#body.readableEnded) this.#body.destroy();
     }
-    exchange.signal.throwIfAborted();
-    if (!this.#res.complete) {
-      throw exchange.translate(
-        new UpstreamTransportError('truncated', 'connection closed before the body ended'),
-      );
-    }
-    exchange.release();
+    this.#signal.throwIfAborted();
+    this.#complete = true;
+    // undici hands a finished connection back to the pool one event-loop turn after the
+    // response ended; waiting that turn lets the caller's next request reuse it.
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   /**
@@ -292,91 +261,22 @@ export class UpstreamResponse {
    * pool, anything else destroys the connection. Safe to call more than once.
    */
   close(): void {
-    if (!this.#res.complete) this.#exchange.destroy();
-    this.#exchange.release();
-  }
-}
-
-type TimerName = 'connect' | 'firstByte' | 'idle';
-
-/** Timers, abort wiring and the first failure cause of one request/response pair. */
-class Exchange {
-  readonly req: ClientRequest;
-  readonly signal: AbortSignal;
-  res: IncomingMessage | undefined;
-  #cause: UpstreamTransportError | undefined;
-  readonly #timers = new Map<TimerName, NodeJS.Timeout>();
-  readonly #onAbort: () => void;
-  #released = false;
-
-  constructor(req: ClientRequest, signal: AbortSignal) {
-    this.req = req;
-    this.signal = signal;
-    this.#onAbort = () => this.destroy();
-    signal.addEventListener('abort', this.#onAbort, { once: true });
+    if (!this.#complete && !this.#body.destroyed) this.#body.destroy();
   }
 
-  startTimer(ms: number, cause: () => UpstreamTransportError, name: TimerName): void {
-    this.clearTimer(name);
-    const timer = setTimeout(() => {
-      this.#cause ??= cause();
-      this.destroy();
-    }, ms);
-    this.#timers.set(name, timer);
-  }
-
-  clearTimer(name: TimerName): void {
-    const timer = this.#timers.get(name);
-    if (timer === undefined) return;
-    clearTimeout(timer);
-    this.#timers.delete(name);
-  }
-
-  /** Destroys the request and its connection. */
-  destroy(): void {
-    this.res?.destroy();
-    this.req.destroy();
-  }
-
-  /** Stops timers and the abort listener; the exchange needs no more watching. */
-  release(): void {
-    if (this.#released) return;
-    this.#released = true;
-    for (const timer of this.#timers.values()) clearTimeout(timer);
-    this.#timers.clear();
-    this.signal.removeEventListener('abort', this.#onAbort);
-  }
-
-  /** Whether `error` is a reused connection the vendor closed before we wrote. */
-  isStaleConnectionError(error: unknown): boolean {
-    if (this.signal.aborted || this.#cause !== undefined || this.res !== undefined) return false;
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ECONNRESET' || code === 'EPIPE';
-  }
-
-  /** The error the caller should see for a low-level `error`. */
-  translate(error: unknown): unknown {
-    this.release();
-    if (this.signal.aborted) return this.signal.reason;
-    if (this.#cause !== undefined) return this.#cause;
-    if (error instanceof UpstreamTransportError) return error;
-    const code = (error as NodeJS.ErrnoException).code;
+  #duringBody(error: unknown): unknown {
+    if (this.#signal.aborted) return this.#signal.reason;
+    const code = errorCode(error);
+    if (code === 'UND_ERR_BODY_TIMEOUT') {
+      return new UpstreamTransportError(
+        'idle_timeout',
+        `response body silent for ${this.#idleTimeoutMs} ms`,
+        { cause: error },
+      );
+    }
     const detail = code ?? (error as Error).message;
-    if (this.res !== undefined) {
-      return new UpstreamTransportError('truncated', `response body cut short (${detail})`, {
-        cause: error,
-      });
-    }
-    if (code !== undefined && CONNECTION_FAILED_CODES.has(code)) {
-      return new UpstreamTransportError('connection_failed', `cannot connect (${detail})`, {
-        cause: error,
-      });
-    }
-    return new UpstreamTransportError('connection_reset', `connection failed (${detail})`, {
+    return new UpstreamTransportError('truncated', `response body cut short (${detail})`, {
       cause: error,
     });
   }
 }
-
-/** Internal marker: retry once on a new connection. */
-class StaleConnectionError extends Error {}

@@ -4,7 +4,7 @@
 // longer matches the API. Response types must equal the document's; request types must be
 // accepted by it. The resource types that are aliases of the generated ones need no check.
 import type { ApiErrorCode } from '../../../backend-sdk/src/errors.ts';
-import type { components } from '../../../backend-sdk/src/generated/openapi.ts';
+import type { components, operations } from '../../../backend-sdk/src/generated/openapi.ts';
 import type {
   Agent,
   AgentCreate,
@@ -21,12 +21,18 @@ import type {
 } from '../../../backend-sdk/src/types/messages.ts';
 import type { RequestJson } from '../../../backend-sdk/src/types/openapi.ts';
 import type { AgentSessionTokenRequest } from '../../../backend-sdk/src/types/sessions.ts';
+import type { TranscriptionSessionListQuery } from '../../../backend-sdk/src/types/transcription.ts';
+import type { SynthesizeRequest } from '../../../backend-sdk/src/types/tts.ts';
 
 /** True when each type is assignable to the other. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** True when every value of `A` is a valid `B`. */
 type Accepted<A, B> = [A] extends [B] ? true : false;
 type Holds<T extends true> = T;
+/** The query parameters of an operation (by its `operationId`). */
+type QueryOf<Operation extends keyof operations> = NonNullable<
+  operations[Operation]['parameters']['query']
+>;
 
 export type ResponseTypesMatch = [
   Holds<Same<ApiErrorCode, components['schemas']['Error']['code']>>,
@@ -42,4 +48,6 @@ export type RequestTypesAccepted = [
   Holds<Accepted<AgentUpdate, RequestJson<'updateAgent'>>>,
   Holds<Accepted<SendMessageRequest, RequestJson<'sendAgentMessage'>>>,
   Holds<Accepted<AgentSessionTokenRequest, RequestJson<'createAgentSessionToken'>>>,
+  Holds<Accepted<SynthesizeRequest, RequestJson<'synthesize'>>>,
+  Holds<Same<TranscriptionSessionListQuery, QueryOf<'listRealtimeTranscriptionSessions'>>>,
 ];

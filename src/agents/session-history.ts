@@ -1,12 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Environment } from '../config.ts';
 import type { Database } from '../db/schema.ts';
-
-/** Where sessions are looked up: a workspace in one environment. */
-export interface SessionScope {
-  workspaceId: string;
-  environment: Environment;
-}
+import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 
 /** One persisted transcript turn with the time it was stored. */
 export interface TimedTurn {
@@ -33,7 +27,7 @@ export interface SessionFilter {
 /** The scope's sessions that match `filter`, newest first, with their Agent's slug. */
 export async function recentSessions(
   db: Kysely<Database>,
-  scope: SessionScope,
+  scope: TenantScope,
   options: SessionFilter,
 ): Promise<
   {
@@ -48,8 +42,7 @@ export async function recentSessions(
     .selectFrom('agent_sessions as s')
     .leftJoin('agents as a', 'a.id', 's.agent_id')
     .select(['s.id', 's.agent_id', 'a.slug', 's.end_user_id', 's.created_at'])
-    .where('s.workspace_id', '=', scope.workspaceId)
-    .where('s.environment', '=', scope.environment);
+    .$call(inScope(scope, 's'));
   if (options.agentId !== undefined) query = query.where('s.agent_id', '=', options.agentId);
   if (options.sessionId !== undefined) query = query.where('s.id', '=', options.sessionId);
   if (options.endUserId !== undefined) query = query.where('s.end_user_id', '=', options.endUserId);

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { decodePageCursor, encodePageCursor } from '../http/page-cursor.ts';
 import type { LiveSessionReport, LiveSessions } from './live-sessions.ts';
-import { recentSessions, type SessionScope, timedTranscript } from './session-history.ts';
+import { recentSessions, timedTranscript } from './session-history.ts';
 
 /** One listed session: its report, its Agent's slug and its end user. */
 export interface ListedSession {
@@ -20,7 +21,7 @@ export interface ListedSession {
 export async function listSessionReports(
   db: Kysely<Database>,
   sessions: LiveSessions,
-  scope: SessionScope,
+  scope: TenantScope,
   query: {
     agentId?: string | undefined;
     endUserId?: string | undefined;

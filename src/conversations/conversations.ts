@@ -1,10 +1,11 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { PublishedAgent } from '../agents/agent-store.ts';
-import type { AgentScope, Agents } from '../agents/agents.ts';
+import type { Agents } from '../agents/agents.ts';
 import type { AgentToolbox } from '../agents/tools/toolbox.ts';
 import type { LlmLedger } from '../billing/llm-ledger.ts';
 import { TurnInProgressError, violatesUnique } from '../billing/llm-ledger.ts';
 import { llmCostMillicredits } from '../billing/pricing.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import { usageBound } from '../llm/bounds.ts';
 import type { LlmModelInfo, LlmProvider } from '../llm/provider.ts';
@@ -183,7 +184,7 @@ export class Conversations {
 
   /** One page of a conversation's messages, for the end user it belongs to. */
   async list(input: {
-    scope: AgentScope;
+    scope: TenantScope;
     agentId: string;
     conversationId: string;
     endUserId?: string | undefined;
@@ -215,7 +216,7 @@ export class Conversations {
     };
   }
 
-  private async published(scope: AgentScope, agentId: string): Promise<PublishedAgent> {
+  private async published(scope: TenantScope, agentId: string): Promise<PublishedAgent> {
     const published = await this.deps.agents.activePublication(scope, agentId);
     if (published) return published;
     await this.deps.agents.get(scope, agentId);

@@ -27,3 +27,8 @@ export function whereScope<Q extends Filterable<Q>>(
     .where(column('workspace_id'), '=', scope.workspaceId)
     .where(column('environment'), '=', scope.environment);
 }
+
+/** {@link whereScope} for a query chain: `query.$call(inScope(scope))`. */
+export function inScope(scope: TenantScope, table?: string) {
+  return <Q extends Filterable<Q>>(query: Q): Q => whereScope(query, scope, table);
+}

@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database, StreamingSessionStatus } from '../db/schema.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import { streamingSessionReport } from './report.ts';
 import { eventBody, sessionBody } from './schemas.ts';
-import type { StreamingScope, StreamingSessionRecord, StreamingSessionStore } from './store.ts';
+import type { StreamingSessionRecord, StreamingSessionStore } from './store.ts';
 
 /**
  * Reads of the streaming sessions of one workspace and environment, as the API shows
@@ -17,13 +18,13 @@ export class StreamingSessionReads {
   ) {}
 
   /** The session as the API shows it: its usage and event counts. */
-  async body(scope: StreamingScope, session: StreamingSessionRecord) {
+  async body(scope: TenantScope, session: StreamingSessionRecord) {
     return sessionBody(await streamingSessionReport(this.db, scope, session));
   }
 
   /** One page, newest first, older than the session `cursor` names; `next_cursor` when more remain. */
   async list(
-    scope: StreamingScope,
+    scope: TenantScope,
     query: {
       status?: StreamingSessionStatus | undefined;
       cursor?: string | undefined;
@@ -42,7 +43,7 @@ export class StreamingSessionReads {
   }
 
   /** One session of the scope; `404 not_found` for any other id. */
-  async find(scope: StreamingScope, id: string): Promise<StreamingSessionRecord> {
+  async find(scope: TenantScope, id: string): Promise<StreamingSessionRecord> {
     const session = await this.store.get(scope, id.toLowerCase());
     if (!session) throw new ApiError('not_found', `No streaming session ${id}.`);
     return session;
@@ -50,7 +51,7 @@ export class StreamingSessionReads {
 
   /** One page of the session's events in the order received, after number `cursor`. */
   async events(
-    scope: StreamingScope,
+    scope: TenantScope,
     id: string,
     query: { cursor?: string | undefined; limit: number; type?: string | undefined },
   ) {

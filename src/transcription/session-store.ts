@@ -40,8 +40,6 @@ export interface StoredSegment {
   language: string | undefined;
 }
 
-export type { SessionScope } from './session-reads.ts';
-
 /** Thrown inside a reservation's transaction to roll it back. */
 class NotCovered extends Error {}
 

@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhookDeliveryState } from '../db/schema.ts';
+import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import { decodePageCursor, encodePageCursor } from '../http/page-cursor.ts';
-import type { WebhookScope } from './outbox.ts';
 
 /** A delivery as callers see it: the event, its state and its last attempt. */
 export interface WebhookDelivery {
@@ -37,7 +37,7 @@ export class WebhookDeliveries {
   ) {}
 
   async list(
-    scope: WebhookScope,
+    scope: TenantScope,
     endpointId: string,
     options: { limit: number; cursor?: string | undefined; state?: WebhookDeliveryState },
   ): Promise<DeliveryPage> {
@@ -67,7 +67,7 @@ export class WebhookDeliveries {
     };
   }
 
-  async get(scope: WebhookScope, endpointId: string, id: string): Promise<WebhookDelivery> {
+  async get(scope: TenantScope, endpointId: string, id: string): Promise<WebhookDelivery> {
     await requireEndpoint(this.db, scope, endpointId);
     const row = await this.db
       .selectFrom('webhook_deliveries')
@@ -83,7 +83,7 @@ export class WebhookDeliveries {
    * Sends a delivered or failed event again, now, with a fresh retry schedule; a pending
    * one is made due now. The body and `webhook-id` stay, so receivers see the same event.
    */
-  async redeliver(scope: WebhookScope, endpointId: string, id: string): Promise<WebhookDelivery> {
+  async redeliver(scope: TenantScope, endpointId: string, id: string): Promise<WebhookDelivery> {
     await this.get(scope, endpointId, id);
     await this.db
       .updateTable('webhook_deliveries')
@@ -127,15 +127,14 @@ export async function expireDeliveriesBefore(
 
 async function requireEndpoint(
   db: Kysely<Database>,
-  scope: WebhookScope,
+  scope: TenantScope,
   endpointId: string,
 ): Promise<void> {
   const row = await db
     .selectFrom('webhook_endpoints')
     .select('id')
     .where('id', '=', endpointId)
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('environment', '=', scope.environment)
+    .$call(inScope(scope))
     .executeTakeFirst();
   if (!row)
     throw new ApiError('not_found', `No webhook endpoint ${endpointId} in this environment.`);

@@ -3,6 +3,7 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { Environment } from '../../config.ts';
 import type { AgentDocumentsTable, Database } from '../../db/schema.ts';
+import { inScope } from '../../db/tenant-scope.ts';
 import { chunkText } from './chunking.ts';
 import {
   type AgentDocument,
@@ -32,8 +33,7 @@ export class DocumentStore {
       .selectFrom('agents')
       .select('id')
       .where('id', '=', agentId)
-      .where('workspace_id', '=', workspaceId)
-      .where('environment', '=', environment)
+      .$call(inScope({ workspaceId, environment }))
       .executeTakeFirst();
     return row !== undefined;
   }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../../src/db/connect.ts';
-import { whereScope } from '../../../src/db/tenant-scope.ts';
+import { inScope, whereScope } from '../../../src/db/tenant-scope.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 
 const scope = { workspaceId: 'ws_1', environment: 'development' } as const;
@@ -52,6 +52,18 @@ describe.each(DIALECTS)('whereScope on %s', (dialect) => {
     const remove = whereScope(handle.db.deleteFrom('agents'), scope).compile();
     expect(remove.sql).toBe(
       `delete from "agents" where "workspace_id" = ${mark(1)} and "environment" = ${mark(2)}`,
+    );
+  });
+
+  it('inScope puts the same filter in a query chain', () => {
+    const query = handle.db
+      .selectFrom('agents')
+      .select('id')
+      .$call(inScope(scope))
+      .where('slug', '=', 'support')
+      .compile();
+    expect(query.sql).toBe(
+      `select "id" from "agents" where "workspace_id" = ${mark(1)} and "environment" = ${mark(2)} and "slug" = ${mark(3)}`,
     );
   });
 

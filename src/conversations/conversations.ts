@@ -15,7 +15,6 @@ import { promptNames, renderCardPrompt, renderOpeningMessage } from './prompt.ts
 import { replayTurn } from './replay.ts';
 import { fitHistory, HISTORY_MESSAGES, type HistoryTurn } from './tool-history.ts';
 import type { PublicMessage, SendInput, Turn } from './turn.ts';
-import { checkIdentity } from './turn-errors.ts';
 import { runTurn } from './turn-runner.ts';
 import { TurnToolBilling } from './turn-tool-billing.ts';
 
@@ -45,7 +44,7 @@ export class Conversations {
   async send(input: SendInput): Promise<Turn> {
     const { store } = this.deps;
     const published = await this.published(input.scope, input.agentId);
-    checkIdentity(published, input.endUserId);
+    this.deps.toolbox.requireEndUser(published, input.endUserId);
     if (input.clientMessageId !== undefined) {
       const replay = await replayTurn(this.deps.store, input);
       if (replay) return replay;

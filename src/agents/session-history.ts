@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { olderThan } from '../db/page.ts';
 import type { Database } from '../db/schema.ts';
 import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 
@@ -48,12 +49,7 @@ export async function recentSessions(
   if (options.endUserId !== undefined) query = query.where('s.end_user_id', '=', options.endUserId);
   const before = options.before;
   if (before !== undefined) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('s.created_at', '<', before.createdAt),
-        eb.and([eb('s.created_at', '=', before.createdAt), eb('s.id', '<', before.id)]),
-      ]),
-    );
+    query = query.where(olderThan({ at: before.createdAt, id: before.id }, 's.created_at', 's.id'));
   }
   const rows = await query
     .orderBy('s.created_at', 'desc')

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { fullPageCursor } from '../db/page.ts';
 import type { Database } from '../db/schema.ts';
 import type { TenantScope } from '../db/tenant-scope.ts';
 import { decodePageCursor, encodePageCursor } from '../http/page-cursor.ts';
@@ -44,7 +45,9 @@ export async function listSessionReports(
   }
   return {
     sessions: listed,
-    nextCursor: lastOfFullPage(found, query.limit),
+    nextCursor: fullPageCursor(found, query.limit, (last) =>
+      encodePageCursor({ at: last.createdAt, id: last.id }),
+    ),
   };
 }
 
@@ -57,11 +60,4 @@ export async function transcriptBody(db: Kysely<Database>, sessionId: string) {
     interrupted: turn.interrupted,
     created_at: turn.createdAt,
   }));
-}
-
-function lastOfFullPage(found: { id: string; createdAt: string }[], limit: number): string | null {
-  const last = found.at(-1);
-  return found.length === limit && last
-    ? encodePageCursor({ at: last.createdAt, id: last.id })
-    : null;
 }

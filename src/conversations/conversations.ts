@@ -5,6 +5,7 @@ import type { AgentToolbox } from '../agents/tools/toolbox.ts';
 import type { LlmLedger } from '../billing/llm-ledger.ts';
 import { TurnInProgressError, violatesUnique } from '../billing/llm-ledger.ts';
 import { llmCostMillicredits } from '../billing/pricing.ts';
+import { lookahead, takePage } from '../db/page.ts';
 import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import { usageBound } from '../llm/bounds.ts';
@@ -207,12 +208,9 @@ export class Conversations {
       }
       afterSeq = after.seq;
     }
-    const rows = await this.deps.store.page(conversation.id, afterSeq, input.limit + 1);
-    const messages = rows.slice(0, input.limit);
-    return {
-      messages,
-      nextCursor: rows.length > input.limit ? (messages.at(-1)?.id ?? null) : null,
-    };
+    const rows = await this.deps.store.page(conversation.id, afterSeq, lookahead(input.limit));
+    const page = takePage(rows, input.limit, (last) => last.id);
+    return { messages: page.rows, nextCursor: page.nextCursor };
   }
 
   private async published(scope: TenantScope, agentId: string): Promise<PublishedAgent> {

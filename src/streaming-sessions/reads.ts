@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { lookahead, takePage } from '../db/page.ts';
 import type { Database, StreamingSessionStatus } from '../db/schema.ts';
 import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
@@ -34,12 +35,12 @@ export class StreamingSessionReads {
     const rows = await this.store.list(scope, {
       status: query.status,
       ...(query.cursor ? { afterId: query.cursor.toLowerCase() } : {}),
-      limit: query.limit + 1,
+      limit: lookahead(query.limit),
     });
-    const page = rows.slice(0, query.limit);
+    const page = takePage(rows, query.limit, (last) => last.id);
     const sessions = [];
-    for (const session of page) sessions.push(await this.body(scope, session));
-    return { sessions, next_cursor: rows.length > query.limit ? (page.at(-1)?.id ?? null) : null };
+    for (const session of page.rows) sessions.push(await this.body(scope, session));
+    return { sessions, next_cursor: page.nextCursor };
   }
 
   /** One session of the scope; `404 not_found` for any other id. */
@@ -58,14 +59,14 @@ export class StreamingSessionReads {
     const session = await this.find(scope, id);
     const rows = await this.store.events(session.id, {
       afterSeq: query.cursor ? Number(query.cursor) : 0,
-      limit: query.limit + 1,
+      limit: lookahead(query.limit),
       type: query.type,
     });
-    const page = rows.slice(0, query.limit);
+    const page = takePage(rows, query.limit, (last) => String(last.seq));
     return {
       session_id: session.id,
-      events: page.map(eventBody),
-      next_cursor: rows.length > query.limit ? String(page.at(-1)?.seq) : null,
+      events: page.rows.map(eventBody),
+      next_cursor: page.nextCursor,
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { fullPageCursor, olderThan } from '../db/page.ts';
 import type { Database, TranscriptionSessionsTable } from '../db/schema.ts';
 import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
@@ -75,13 +76,7 @@ export class TranscriptionSessionReads {
   async list(scope: TenantScope, query: { cursor?: string | undefined; limit: number }) {
     let select = this.db.selectFrom('transcription_sessions').selectAll().$call(inScope(scope));
     if (query.cursor !== undefined) {
-      const before = decodePageCursor(query.cursor);
-      select = select.where((eb) =>
-        eb.or([
-          eb('started_at', '<', before.at),
-          eb.and([eb('started_at', '=', before.at), eb('id', '<', before.id)]),
-        ]),
-      );
+      select = select.where(olderThan(decodePageCursor(query.cursor), 'started_at', 'id'));
     }
     const rows = await select
       .orderBy('started_at', 'desc')
@@ -90,14 +85,9 @@ export class TranscriptionSessionReads {
       .execute();
     return {
       sessions: rows.map(sessionBody),
-      next_cursor: nextCursorOf(rows, query.limit),
+      next_cursor: fullPageCursor(rows, query.limit, (last) =>
+        encodePageCursor({ at: last.started_at, id: last.id }),
+      ),
     };
   }
-}
-
-function nextCursorOf(rows: { id: string; started_at: string }[], limit: number): string | null {
-  const last = rows.at(-1);
-  return rows.length === limit && last
-    ? encodePageCursor({ at: last.started_at, id: last.id })
-    : null;
 }

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { lookahead, olderThan, takePage } from '../db/page.ts';
 import type { Database, WebhookDeliveriesTable, WebhookDeliveryState } from '../db/schema.ts';
 import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
@@ -48,23 +49,15 @@ export class WebhookDeliveries {
       .where('endpoint_id', '=', endpointId)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
-      .limit(options.limit + 1);
+      .limit(lookahead(options.limit));
     if (options.state) query = query.where('state', '=', options.state);
     if (options.cursor !== undefined) {
-      const after = decodePageCursor(options.cursor);
-      query = query.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after.at),
-          eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)]),
-        ]),
-      );
+      query = query.where(olderThan(decodePageCursor(options.cursor), 'created_at', 'id'));
     }
-    const rows = await query.execute();
-    const page = rows.slice(0, options.limit).map(toDelivery);
-    return {
-      deliveries: page,
-      nextCursor: nextCursorOf(rows, options.limit),
-    };
+    const page = takePage(await query.execute(), options.limit, (last) =>
+      encodePageCursor({ at: last.created_at, id: last.id }),
+    );
+    return { deliveries: page.rows.map(toDelivery), nextCursor: page.nextCursor };
   }
 
   async get(scope: TenantScope, endpointId: string, id: string): Promise<WebhookDelivery> {
@@ -160,9 +153,3 @@ function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
 }
 
 /** The position of a page's last row when more rows follow it. */
-function nextCursorOf(rows: { id: string; created_at: string }[], limit: number): string | null {
-  const last = rows[limit - 1];
-  return rows.length > limit && last
-    ? encodePageCursor({ at: last.created_at, id: last.id })
-    : null;
-}

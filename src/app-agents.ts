@@ -61,17 +61,18 @@ export function createAgentSide(deps: {
     secret: deps.signingSecret,
     keys: deps.keyStore,
   });
+  const toolbox = createAgentToolbox({
+    config,
+    db,
+    secretBox: deps.secretBox,
+    logger: deps.logger,
+  });
   const conversations = new Conversations({
     agents,
     llm: llmCatalog,
     store: new ConversationStore(db),
     ledger: deps.llmLedger,
-    toolbox: createAgentToolbox({
-      config,
-      db,
-      secretBox: deps.secretBox,
-      logger: deps.logger,
-    }),
+    toolbox,
     maxOutputTokens: config.MESSAGES_MAX_OUTPUT_TOKENS,
   });
   const liveSessions = new LiveSessions(db, {
@@ -94,7 +95,7 @@ export function createAgentSide(deps: {
     ...agentRoutes(agents, deps.recordings),
     ...cardRoutes(agents),
     ...documentRoutes(new AgentDocuments(new DocumentStore(db))),
-    ...sessionTokenRoutes(agents, agentSessionTokens),
+    ...sessionTokenRoutes(agents, agentSessionTokens, toolbox),
     ...messageRoutes(conversations),
     ...avatarRoutes(publicBaseUrls),
     ...translationRoutes({ catalog: llmCatalog, ledger: deps.llmLedger, config }),

@@ -15,6 +15,9 @@ export type {
   PublishedAgent,
   RevisionRef,
 } from './agent-records.ts';
+
+import { inScope } from '../db/tenant-scope.ts';
+
 export { isUniqueViolation } from './unique-violation.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -69,8 +72,7 @@ export class AgentStore {
     id: string,
   ): Promise<AgentRecord | null> {
     const row = await this.select(this.db)
-      .where('agents.workspace_id', '=', workspaceId)
-      .where('agents.environment', '=', environment)
+      .$call(inScope({ workspaceId, environment }, 'agents'))
       .where('agents.id', '=', id)
       .executeTakeFirst();
     return row ? toRecord(row) : null;
@@ -82,9 +84,7 @@ export class AgentStore {
     environment: Environment,
     options: { afterId?: string | undefined; limit: number; slug?: string | undefined },
   ): Promise<AgentRecord[]> {
-    let query = this.select(this.db)
-      .where('agents.workspace_id', '=', workspaceId)
-      .where('agents.environment', '=', environment);
+    let query = this.select(this.db).$call(inScope({ workspaceId, environment }, 'agents'));
     if (options.afterId) query = query.where('agents.id', '>', options.afterId);
     if (options.slug !== undefined) query = query.where('agents.slug', '=', options.slug);
     const rows = await query.orderBy('agents.id').limit(options.limit).execute();
@@ -153,8 +153,7 @@ export class AgentStore {
       const found = await trx
         .selectFrom('agents')
         .select('id')
-        .where('workspace_id', '=', workspaceId)
-        .where('environment', '=', environment)
+        .$call(inScope({ workspaceId, environment }))
         .where('id', '=', id)
         .executeTakeFirst();
       if (!found) return null;
@@ -244,8 +243,7 @@ export class AgentStore {
         'p.documents_enabled as p_documents',
         'p.created_at as publication_created_at',
       ])
-      .where('agents.workspace_id', '=', workspaceId)
-      .where('agents.environment', '=', environment)
+      .$call(inScope({ workspaceId, environment }, 'agents'))
       .where('agents.id', '=', agentId)
       .executeTakeFirst();
     if (!row) return null;

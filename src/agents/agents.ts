@@ -1,4 +1,4 @@
-import type { Environment } from '../config.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import type { LlmProviderName, ThinkingLevel } from '../llm/provider.ts';
 import type { LlmCatalog } from '../llm/registry.ts';
@@ -18,12 +18,6 @@ import { LANGUAGE_TAG_PATTERN } from './language-tag.ts';
 const DEFAULT_PAGE = 50;
 /** Rows read per query when every Agent is listed. */
 const UNPAGED_BATCH = 500;
-
-/** The workspace and environment an Agent belongs to. */
-export interface AgentScope {
-  workspaceId: string;
-  environment: Environment;
-}
 
 /** A create or patch body, in the Agent resource's own field names (already schema-checked). */
 export type AgentInput = {
@@ -65,7 +59,7 @@ export class Agents {
     private readonly llm: LlmCatalog,
   ) {}
 
-  async create(scope: AgentScope, input: AgentInput): Promise<AgentRecord> {
+  async create(scope: TenantScope, input: AgentInput): Promise<AgentRecord> {
     if (input.slug === undefined) throw new ApiError('invalid_request', 'slug is required.');
     checkSlug(input.slug);
     const defaults = this.llm.defaultSelection();
@@ -88,14 +82,14 @@ export class Agents {
   }
 
   /** The Agent, whether or not it is API-ready; `404 not_found` when there is none. */
-  async get(scope: AgentScope, id: string): Promise<AgentRecord> {
+  async get(scope: TenantScope, id: string): Promise<AgentRecord> {
     const found = await this.store.get(scope.workspaceId, scope.environment, id);
     if (!found) throw notFound(id);
     return found;
   }
 
   /** The Agent as `GET /v1/agents/{id}` answers it: `409 agent_not_api_ready` without a voice. */
-  async getReady(scope: AgentScope, id: string): Promise<AgentRecord> {
+  async getReady(scope: TenantScope, id: string): Promise<AgentRecord> {
     const agent = await this.get(scope, id);
     if (!(await this.hasPublicVoice(scope, agent.draft.voiceId))) throw notApiReady();
     return agent;
@@ -106,7 +100,7 @@ export class Agents {
    * neither `limit` nor `cursor` is given (paging is opt-in), else one page (50 by default).
    */
   async list(
-    scope: AgentScope,
+    scope: TenantScope,
     options: { cursor?: string | undefined; limit?: number | undefined; slug?: string | undefined },
   ): Promise<AgentPage> {
     const publicIds = await this.voices.ids(scope.workspaceId, scope.environment);
@@ -134,7 +128,7 @@ export class Agents {
   }
 
   /** Applies a patch as a new draft revision. */
-  async update(scope: AgentScope, id: string, input: AgentInput): Promise<AgentRecord> {
+  async update(scope: TenantScope, id: string, input: AgentInput): Promise<AgentRecord> {
     if (input.slug !== undefined) checkSlug(input.slug);
     const updated = await this.store.update(
       scope.workspaceId,
@@ -153,7 +147,7 @@ export class Agents {
    * Deletes the Agent and everything of it in the database; returns the ids of its deleted
    * sessions, whose recordings live in the audio store (`SessionRecordings.erase`).
    */
-  async delete(scope: AgentScope, id: string): Promise<{ sessionIds: string[] }> {
+  async delete(scope: TenantScope, id: string): Promise<{ sessionIds: string[] }> {
     const deleted = await this.store.delete(scope.workspaceId, scope.environment, id);
     if (!deleted) throw notFound(id);
     return deleted;
@@ -163,7 +157,7 @@ export class Agents {
    * Publishes the current draft: `409 agent_not_api_ready` without a public voice, `409
    * conflict` when its language model is not offered by this deployment (any more).
    */
-  async publish(scope: AgentScope, id: string): Promise<AgentRecord> {
+  async publish(scope: TenantScope, id: string): Promise<AgentRecord> {
     const published = await this.store.publish(
       scope.workspaceId,
       scope.environment,
@@ -184,19 +178,19 @@ export class Agents {
   }
 
   /** What sessions of the Agent run (never the draft); null when it was never published. */
-  activePublication(scope: AgentScope, id: string): Promise<PublishedAgent | null> {
+  activePublication(scope: TenantScope, id: string): Promise<PublishedAgent | null> {
     return this.store.activePublication(scope.workspaceId, scope.environment, id);
   }
 
   /** True when `voiceId` is set and in the public catalog of the scope. */
-  async hasPublicVoice(scope: AgentScope, voiceId: string | null): Promise<boolean> {
+  async hasPublicVoice(scope: TenantScope, voiceId: string | null): Promise<boolean> {
     return (
       voiceId !== null && (await this.voices.has(scope.workspaceId, scope.environment, voiceId))
     );
   }
 
   private async applyInput(
-    scope: AgentScope,
+    scope: TenantScope,
     base: AgentDraft,
     input: AgentInput,
   ): Promise<AgentDraft> {

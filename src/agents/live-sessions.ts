@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import { debitUpTo, lockWorkspaceRow } from '../billing/balance.ts';
-import type { Environment } from '../config.ts';
 import type { AgentSessionState, Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import type { PublishedAgent } from './agent-store.ts';
@@ -29,6 +28,9 @@ export type {
   TranscriptTurn,
   TurnLatencySummary,
 } from './live-session-records.ts';
+
+import { inScope, type TenantScope } from '../db/tenant-scope.ts';
+
 export { agentSessionLedgerId } from './session-report.ts';
 
 const LIVE_STATES: AgentSessionState[] = ['connecting', 'active'];
@@ -201,16 +203,12 @@ export class LiveSessions {
    * The report of a session of the scope, failing it first when its worker went silent.
    * Undefined when the session is unknown here.
    */
-  async report(
-    scope: { workspaceId: string; environment: Environment },
-    id: string,
-  ): Promise<LiveSessionReport | undefined> {
+  async report(scope: TenantScope, id: string): Promise<LiveSessionReport | undefined> {
     const found = await this.db
       .selectFrom('agent_sessions')
       .select(['state', 'heartbeat_at', 'created_at'])
       .where('id', '=', id)
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('environment', '=', scope.environment)
+      .$call(inScope(scope))
       .executeTakeFirst();
     if (!found) return undefined;
     if (LIVE_STATES.includes(found.state)) {

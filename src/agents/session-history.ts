@@ -1,12 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Environment } from '../config.ts';
+import { olderThan } from '../db/page.ts';
 import type { Database } from '../db/schema.ts';
-
-/** Where sessions are looked up: a workspace in one environment. */
-export interface SessionScope {
-  workspaceId: string;
-  environment: Environment;
-}
+import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 
 /** One persisted transcript turn with the time it was stored. */
 export interface TimedTurn {
@@ -33,7 +28,7 @@ export interface SessionFilter {
 /** The scope's sessions that match `filter`, newest first, with their Agent's slug. */
 export async function recentSessions(
   db: Kysely<Database>,
-  scope: SessionScope,
+  scope: TenantScope,
   options: SessionFilter,
 ): Promise<
   {
@@ -48,19 +43,13 @@ export async function recentSessions(
     .selectFrom('agent_sessions as s')
     .leftJoin('agents as a', 'a.id', 's.agent_id')
     .select(['s.id', 's.agent_id', 'a.slug', 's.end_user_id', 's.created_at'])
-    .where('s.workspace_id', '=', scope.workspaceId)
-    .where('s.environment', '=', scope.environment);
+    .$call(inScope(scope, 's'));
   if (options.agentId !== undefined) query = query.where('s.agent_id', '=', options.agentId);
   if (options.sessionId !== undefined) query = query.where('s.id', '=', options.sessionId);
   if (options.endUserId !== undefined) query = query.where('s.end_user_id', '=', options.endUserId);
   const before = options.before;
   if (before !== undefined) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('s.created_at', '<', before.createdAt),
-        eb.and([eb('s.created_at', '=', before.createdAt), eb('s.id', '<', before.id)]),
-      ]),
-    );
+    query = query.where(olderThan({ at: before.createdAt, id: before.id }, 's.created_at', 's.id'));
   }
   const rows = await query
     .orderBy('s.created_at', 'desc')

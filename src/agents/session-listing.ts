@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
+import { fullPageCursor } from '../db/page.ts';
 import type { Database } from '../db/schema.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { decodePageCursor, encodePageCursor } from '../http/page-cursor.ts';
 import type { LiveSessionReport } from './live-session-records.ts';
-import { recentSessions, type SessionScope, timedTranscript } from './session-history.ts';
+import { recentSessions, timedTranscript } from './session-history.ts';
 
 /** One listed session: its report, its Agent's slug and its end user. */
 export interface ListedSession {
@@ -16,7 +18,7 @@ export interface ListedSession {
  * session as it reads it.
  */
 export interface SessionReports {
-  report(scope: SessionScope, id: string): Promise<LiveSessionReport | undefined>;
+  report(scope: TenantScope, id: string): Promise<LiveSessionReport | undefined>;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface SessionReports {
 export async function listSessionReports(
   db: Kysely<Database>,
   sessions: SessionReports,
-  scope: SessionScope,
+  scope: TenantScope,
   query: {
     agentId?: string | undefined;
     endUserId?: string | undefined;
@@ -51,7 +53,9 @@ export async function listSessionReports(
   }
   return {
     sessions: listed,
-    nextCursor: lastOfFullPage(found, query.limit),
+    nextCursor: fullPageCursor(found, query.limit, (last) =>
+      encodePageCursor({ at: last.createdAt, id: last.id }),
+    ),
   };
 }
 
@@ -64,11 +68,4 @@ export async function transcriptBody(db: Kysely<Database>, sessionId: string) {
     interrupted: turn.interrupted,
     created_at: turn.createdAt,
   }));
-}
-
-function lastOfFullPage(found: { id: string; createdAt: string }[], limit: number): string | null {
-  const last = found.at(-1);
-  return found.length === limit && last
-    ? encodePageCursor({ at: last.createdAt, id: last.id })
-    : null;
 }

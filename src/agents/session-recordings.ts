@@ -1,15 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Kysely } from 'kysely';
 import { OggOpusDurationCounter } from '../../media/codecs/ogg-opus-duration.ts';
-import type { Environment } from '../config.ts';
 import type { Database } from '../db/schema.ts';
+import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 import type { AudioStore } from '../storage/audio-store.ts';
-
-/** Where a session's recording is: a workspace's sessions, in one environment. */
-export interface RecordingScope {
-  workspaceId: string;
-  environment: Environment;
-}
 
 /** A stored recording: the file and how long it plays. */
 export interface SessionRecording {
@@ -98,7 +92,7 @@ export class SessionRecordings {
   }
 
   /** The session's recording; undefined when the session or its recording is not there. */
-  async read(scope: RecordingScope, sessionId: string): Promise<SessionRecording | undefined> {
+  async read(scope: TenantScope, sessionId: string): Promise<SessionRecording | undefined> {
     const row = await this.#row(scope, sessionId);
     if (!row?.recording_key) return undefined;
     const audio = await this.store.get(row.recording_key);
@@ -111,7 +105,7 @@ export class SessionRecordings {
   }
 
   /** Deletes the session's recording; false when there was none. */
-  async remove(scope: RecordingScope, sessionId: string): Promise<boolean> {
+  async remove(scope: TenantScope, sessionId: string): Promise<boolean> {
     const row = await this.#row(scope, sessionId);
     if (!row?.recording_key) return false;
     // The row first: a failure after it leaves a file nothing names, never a name without a file.
@@ -165,13 +159,12 @@ export class SessionRecordings {
     return row !== undefined;
   }
 
-  async #row(scope: RecordingScope, sessionId: string) {
+  async #row(scope: TenantScope, sessionId: string) {
     return this.db
       .selectFrom('agent_sessions')
       .select(['recording_key', 'recording_duration_ms'])
       .where('id', '=', sessionId)
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('environment', '=', scope.environment)
+      .$call(inScope(scope))
       .executeTakeFirst();
   }
 }

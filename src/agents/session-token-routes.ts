@@ -5,6 +5,7 @@ import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
 import type { Agents } from './agents.ts';
 import type { AgentSessionTokens } from './session-tokens.ts';
+import type { AgentToolbox } from './tools/toolbox.ts';
 
 const mintBodySchema = z
   .strictObject({
@@ -30,7 +31,11 @@ const tokenResponseSchema = z
   .meta({ title: 'AgentSessionToken' });
 
 /** `POST /v1/agents/{agentId}/session-tokens`: a backend mints a token for one conversation. */
-export function sessionTokenRoutes(agents: Agents, tokens: AgentSessionTokens): AnyRoute[] {
+export function sessionTokenRoutes(
+  agents: Agents,
+  tokens: AgentSessionTokens,
+  toolbox: Pick<AgentToolbox, 'requireEndUser'>,
+): AnyRoute[] {
   return [
     defineRoute({
       method: 'POST',
@@ -86,27 +91,7 @@ export function sessionTokenRoutes(agents: Agents, tokens: AgentSessionTokens): 
           );
         }
         const endUserId = body.end_user_id?.toLowerCase();
-        if (!endUserId) {
-          const { memoryEnabled, documentsEnabled, calendarEnabled } = published.publication;
-          if (memoryEnabled) {
-            throw new ApiError(
-              'memory_identity_required',
-              'The Agent has memory enabled: send end_user_id.',
-            );
-          }
-          if (documentsEnabled) {
-            throw new ApiError(
-              'documents_identity_required',
-              'The Agent has documents enabled: send end_user_id.',
-            );
-          }
-          if (calendarEnabled) {
-            throw new ApiError(
-              'calendar_identity_required',
-              'The Agent has calendar enabled: send end_user_id.',
-            );
-          }
-        }
+        toolbox.requireEndUser(published, endUserId);
         const { token, expiresAt } = await tokens.mint({
           agentId,
           workspaceId: caller.workspaceId,

@@ -7,6 +7,7 @@ import type { LiveSessionRecord, LiveSessions } from '../agents/live-sessions.ts
 import { type LivekitRooms, sessionRoom } from '../agents/livekit-rooms.ts';
 import type { AuthContext } from '../auth/context.ts';
 import type { Database } from '../db/schema.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import { backendIdentity, mintControlToken } from './control-token.ts';
 import type { ApplicationStartBody, ApplicationStarted } from './schemas.ts';
@@ -170,10 +171,7 @@ export class ApplicationSessions {
   }
 
   /** The Agent's active publication with a public voice, as session starts require. */
-  async #publishedAgent(
-    scope: { workspaceId: string; environment: AuthContext['environment'] },
-    agentId: string,
-  ): Promise<PublishedAgent> {
+  async #publishedAgent(scope: TenantScope, agentId: string): Promise<PublishedAgent> {
     const { agents } = this.options;
     const agent = await agents.get(scope, agentId);
     const published = await agents.activePublication(scope, agentId);

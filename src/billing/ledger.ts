@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Environment } from '../config.ts';
 import type { Database, SynthesisStatus } from '../db/schema.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
+import { closeRowsOfDeadProcesses } from './abandoned-rows.ts';
 import { creditBalance, debitBalance } from './balance.ts';
 import { synthesisCostMillicredits } from './pricing.ts';
 
@@ -315,35 +316,30 @@ export class Ledger {
    * reserved credit is returned. Returns how many rows this call closed; rows another
    * sweeper closed first are not counted.
    */
-  async closeAbandoned(staleAfterMs: number): Promise<number> {
-    const staleBefore = new Date(Date.now() - staleAfterMs).toISOString();
-    const live = this.db
-      .selectFrom('service_instances')
-      .select('instance_id')
-      .where('last_seen_at', '>=', staleBefore);
-    const rows = await this.db
-      .selectFrom('synthesis_requests')
-      .select('request_id')
-      .where('status', '=', 'started')
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('instance_id', '=', this.instanceId), eb('created_at', '<', this.startedAt)]),
-          eb.and([eb('instance_id', '!=', this.instanceId), eb('instance_id', 'not in', live)]),
-        ]),
-      )
-      .execute();
-    let closed = 0;
-    for (const row of rows) {
-      const result = await this.#close(row.request_id, {
-        status: 'failed',
-        errorCode: 'internal_error',
-        charsSynthesized: 0,
-        providerAudioMs: 0,
-        encodedDurationMs: 0,
-      });
-      if (result.closed) closed++;
-    }
-    return closed;
+  closeAbandoned(staleAfterMs: number): Promise<number> {
+    return closeRowsOfDeadProcesses({
+      db: this.db,
+      life: { instanceId: this.instanceId, startedAt: this.startedAt },
+      staleAfterMs,
+      createdColumn: 'created_at',
+      find: (leftByDeadProcess) =>
+        this.db
+          .selectFrom('synthesis_requests')
+          .select('request_id')
+          .where('status', '=', 'started')
+          .where(leftByDeadProcess)
+          .execute(),
+      close: async (row) =>
+        (
+          await this.#close(row.request_id, {
+            status: 'failed',
+            errorCode: 'internal_error',
+            charsSynthesized: 0,
+            providerAudioMs: 0,
+            encodedDurationMs: 0,
+          })
+        ).closed,
+    });
   }
 
   /** Rows created after this moment belong to this process's life. */

@@ -3,6 +3,7 @@ import type { Environment } from '../config.ts';
 import type { Database, LlmRequestStatus } from '../db/schema.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import type { LlmModelInfo, LlmUsage } from '../llm/provider.ts';
+import { closeRowsOfDeadProcesses } from './abandoned-rows.ts';
 import { creditBalance, debitBalance } from './balance.ts';
 import { llmCostMillicredits } from './pricing.ts';
 
@@ -252,32 +253,28 @@ export class LlmLedger {
    * before this life, or instances silent for `staleAfterMs`), refunding them and removing
    * the user messages of their turns. Returns how many rows were closed.
    */
-  async closeAbandoned(staleAfterMs: number): Promise<number> {
-    const staleBefore = new Date(Date.now() - staleAfterMs).toISOString();
-    const live = this.db
-      .selectFrom('service_instances')
-      .select('instance_id')
-      .where('last_seen_at', '>=', staleBefore)
-      .where('instance_id', '!=', this.instanceId);
-    const rows = await this.db
-      .selectFrom('llm_requests')
-      .select(['request_id', 'user_message_id'])
-      .where('status', '=', 'started')
-      .where('instance_id', 'not in', live)
-      .where('created_at', '<', this.startedAt)
-      .execute();
-    let closed = 0;
-    for (const row of rows) {
-      const done = await this.fail(row.request_id, 'failed', 'internal_error', async (trx) => {
-        if (row.user_message_id === null) return;
-        await trx
-          .deleteFrom('conversation_messages')
-          .where('id', '=', row.user_message_id)
-          .execute();
-      });
-      if (done) closed++;
-    }
-    return closed;
+  closeAbandoned(staleAfterMs: number): Promise<number> {
+    return closeRowsOfDeadProcesses({
+      db: this.db,
+      life: { instanceId: this.instanceId, startedAt: this.startedAt },
+      staleAfterMs,
+      createdColumn: 'created_at',
+      find: (leftByDeadProcess) =>
+        this.db
+          .selectFrom('llm_requests')
+          .select(['request_id', 'user_message_id'])
+          .where('status', '=', 'started')
+          .where(leftByDeadProcess)
+          .execute(),
+      close: (row) =>
+        this.fail(row.request_id, 'failed', 'internal_error', async (trx) => {
+          if (row.user_message_id === null) return;
+          await trx
+            .deleteFrom('conversation_messages')
+            .where('id', '=', row.user_message_id)
+            .execute();
+        }),
+    });
   }
 
   /** The conditional end of a row: true only for the one caller that closed it. */

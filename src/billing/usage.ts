@@ -1,6 +1,7 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Environment } from '../config.ts';
 import type { Database, SynthesisRequestsTable, SynthesisStatus } from '../db/schema.ts';
+import { inScope } from '../db/tenant-scope.ts';
 import { MILLICREDITS_PER_CREDIT } from './pricing.ts';
 
 /** One synthesis request as the dashboard's Usage page lists it. */
@@ -38,8 +39,7 @@ export async function usageCursor(
     .selectFrom(table)
     .select(['request_id', 'created_at'])
     .where('request_id', '=', requestId)
-    .where('workspace_id', '=', workspaceId)
-    .where('environment', '=', environment)
+    .$call(inScope({ workspaceId, environment }))
     .executeTakeFirst();
   return row ? { createdAt: row.created_at, requestId: row.request_id } : null;
 }
@@ -70,8 +70,7 @@ export async function recentRequests(
       'r.operator_email',
       'k.display_prefix',
     ])
-    .where('r.workspace_id', '=', workspaceId)
-    .where('r.environment', '=', environment)
+    .$call(inScope({ workspaceId, environment }, 'r'))
     .$if(before !== undefined, (query) => query.where((eb) => olderThan(eb, before as UsageCursor)))
     .orderBy('r.created_at', 'desc')
     .orderBy('r.request_id', 'desc')
@@ -139,8 +138,7 @@ export async function recentModelCalls(
       'r.api_key_id',
       'k.display_prefix',
     ])
-    .where('r.workspace_id', '=', workspaceId)
-    .where('r.environment', '=', environment)
+    .$call(inScope({ workspaceId, environment }, 'r'))
     .$if(before !== undefined, (query) => query.where((eb) => olderThan(eb, before as UsageCursor)))
     .orderBy('r.created_at', 'desc')
     .orderBy('r.request_id', 'desc')

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { AgentStore } from '../agents/agent-store.ts';
-import { type AgentInput, type AgentScope, Agents } from '../agents/agents.ts';
+import { type AgentInput, Agents } from '../agents/agents.ts';
 import { cardFromJsonFile, cardFromPng } from '../agents/card-files.ts';
 import { agentBody } from '../agents/schemas.ts';
 import { ENVIRONMENTS, loadConfig } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import { THINKING_LEVELS, type ThinkingLevel } from '../llm/provider.ts';
 import { llmCatalogFromConfig } from '../llm/registry.ts';
@@ -32,9 +33,9 @@ export function registerAgentCommands(program: Command, db: () => Promise<Databa
           .makeOptionMandatory(),
       )
       .option('--json', 'print one JSON object on stdout (for scripts)');
-  const scopeOf = (options: { workspace: string; environment: string }): AgentScope => ({
+  const scopeOf = (options: { workspace: string; environment: string }): TenantScope => ({
     workspaceId: options.workspace,
-    environment: options.environment as AgentScope['environment'],
+    environment: options.environment as TenantScope['environment'],
   });
   const outputOf = (options: { json?: boolean }): Output => (options.json ? 'json' : 'text');
   const line = (a: ReturnType<typeof agentBody>) =>

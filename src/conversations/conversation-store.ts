@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Environment } from '../config.ts';
 import type { ConversationMessagesTable, Database, LlmRequestStatus } from '../db/schema.ts';
+import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 import { parseToolRounds, type StoredToolRound, serializeToolRounds } from './tool-history.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -60,16 +61,11 @@ export class ConversationStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** A conversation of this workspace, environment and Agent; null when there is none. */
-  async get(
-    scope: { workspaceId: string; environment: Environment },
-    agentId: string,
-    id: string,
-  ): Promise<ConversationRecord | null> {
+  async get(scope: TenantScope, agentId: string, id: string): Promise<ConversationRecord | null> {
     const row = await this.db
       .selectFrom('conversations')
       .selectAll()
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('environment', '=', scope.environment)
+      .$call(inScope(scope))
       .where('agent_id', '=', agentId)
       .where('id', '=', id)
       .executeTakeFirst();

@@ -1,10 +1,12 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { PublishedAgent } from '../agents/agent-store.ts';
-import type { AgentScope, Agents } from '../agents/agents.ts';
+import type { Agents } from '../agents/agents.ts';
 import type { AgentToolbox } from '../agents/tools/toolbox.ts';
 import type { LlmLedger } from '../billing/llm-ledger.ts';
 import { TurnInProgressError, violatesUnique } from '../billing/llm-ledger.ts';
 import { llmCostMillicredits } from '../billing/pricing.ts';
+import { lookahead, takePage } from '../db/page.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import { usageBound } from '../llm/bounds.ts';
 import type { LlmModelInfo, LlmProvider } from '../llm/provider.ts';
@@ -14,7 +16,6 @@ import { promptNames, renderCardPrompt, renderOpeningMessage } from './prompt.ts
 import { replayTurn } from './replay.ts';
 import { fitHistory, HISTORY_MESSAGES, type HistoryTurn } from './tool-history.ts';
 import type { PublicMessage, SendInput, Turn } from './turn.ts';
-import { checkIdentity } from './turn-errors.ts';
 import { runTurn } from './turn-runner.ts';
 import { TurnToolBilling } from './turn-tool-billing.ts';
 
@@ -44,7 +45,7 @@ export class Conversations {
   async send(input: SendInput): Promise<Turn> {
     const { store } = this.deps;
     const published = await this.published(input.scope, input.agentId);
-    checkIdentity(published, input.endUserId);
+    this.deps.toolbox.requireEndUser(published, input.endUserId);
     if (input.clientMessageId !== undefined) {
       const replay = await replayTurn(this.deps.store, input);
       if (replay) return replay;
@@ -183,7 +184,7 @@ export class Conversations {
 
   /** One page of a conversation's messages, for the end user it belongs to. */
   async list(input: {
-    scope: AgentScope;
+    scope: TenantScope;
     agentId: string;
     conversationId: string;
     endUserId?: string | undefined;
@@ -207,15 +208,12 @@ export class Conversations {
       }
       afterSeq = after.seq;
     }
-    const rows = await this.deps.store.page(conversation.id, afterSeq, input.limit + 1);
-    const messages = rows.slice(0, input.limit);
-    return {
-      messages,
-      nextCursor: rows.length > input.limit ? (messages.at(-1)?.id ?? null) : null,
-    };
+    const rows = await this.deps.store.page(conversation.id, afterSeq, lookahead(input.limit));
+    const page = takePage(rows, input.limit, (last) => last.id);
+    return { messages: page.rows, nextCursor: page.nextCursor };
   }
 
-  private async published(scope: AgentScope, agentId: string): Promise<PublishedAgent> {
+  private async published(scope: TenantScope, agentId: string): Promise<PublishedAgent> {
     const published = await this.deps.agents.activePublication(scope, agentId);
     if (published) return published;
     await this.deps.agents.get(scope, agentId);

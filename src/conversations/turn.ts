@@ -1,11 +1,11 @@
-import type { AgentScope } from '../agents/agents.ts';
 import type { LlmCharge } from '../billing/llm-ledger.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import type { LlmUsage } from '../llm/provider.ts';
 import type { MessageRecord } from './conversation-store.ts';
 
 /** One user message sent to a published Agent. */
 export interface SendInput {
-  scope: AgentScope;
+  scope: TenantScope;
   agentId: string;
   apiKeyId: string | null;
   requestId: string;

@@ -1,3 +1,4 @@
+import type { TenantScope } from '../db/tenant-scope.ts';
 import type { Logger } from '../observability/logger.ts';
 import type {
   CalendarConnection,
@@ -6,7 +7,6 @@ import type {
 } from './connections.ts';
 import { GoogleFailure, googleFailure } from './google-errors.ts';
 import type { GoogleOAuth } from './oauth-client.ts';
-import type { CalendarScope } from './oauth-requests.ts';
 
 /** A cached access token is refreshed when it has less than this left. */
 export const ACCESS_TOKEN_MARGIN_MS = 60_000;
@@ -48,12 +48,12 @@ export class CalendarAccess {
   }
 
   /** The connection, without calling Google; null when the end user has none. */
-  connection(scope: CalendarScope, endUserId: string): Promise<CalendarConnection | null> {
+  connection(scope: TenantScope, endUserId: string): Promise<CalendarConnection | null> {
     return this.connections.get(scope, endUserId);
   }
 
   async run<T>(
-    scope: CalendarScope,
+    scope: TenantScope,
     endUserId: string,
     call: (accessToken: string, connection: CalendarConnection) => Promise<T>,
   ): Promise<T> {
@@ -77,7 +77,7 @@ export class CalendarAccess {
 
   async #refresh(
     oauth: GoogleOAuth,
-    scope: CalendarScope,
+    scope: TenantScope,
     endUserId: string,
     credentials: ConnectionCredentials,
   ): Promise<string> {

@@ -5,8 +5,8 @@ import type {
   GoogleCalendarConnectionStatus,
   GoogleCalendarConnectionsTable,
 } from '../db/schema.ts';
+import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-import type { CalendarScope } from './oauth-requests.ts';
 
 /** A connection as callers see it: never its tokens. */
 export interface CalendarConnection {
@@ -46,7 +46,7 @@ export class CalendarConnections {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async get(scope: CalendarScope, endUserId: string): Promise<CalendarConnection | null> {
+  async get(scope: TenantScope, endUserId: string): Promise<CalendarConnection | null> {
     const row = await this.#row(scope, endUserId);
     return row ? toConnection(row) : null;
   }
@@ -56,7 +56,7 @@ export class CalendarConnections {
    * replaced, with its refresh token opened, so the caller can revoke it.
    */
   async save(
-    scope: CalendarScope,
+    scope: TenantScope,
     endUserId: string,
     grant: {
       googleSubject: string;
@@ -84,8 +84,7 @@ export class CalendarConnections {
       const previous = await trx
         .selectFrom('google_calendar_connections')
         .select(['google_subject', 'refresh_token_ciphertext'])
-        .where('workspace_id', '=', scope.workspaceId)
-        .where('environment', '=', scope.environment)
+        .$call(inScope(scope))
         .where('end_user_id', '=', endUserId)
         .executeTakeFirst();
       await trx
@@ -114,7 +113,7 @@ export class CalendarConnections {
    * revoke; null when it no longer opens).
    */
   async remove(
-    scope: CalendarScope,
+    scope: TenantScope,
     endUserId: string,
   ): Promise<{ refreshToken: string | null } | null> {
     const row = await this.#row(scope, endUserId);
@@ -132,10 +131,7 @@ export class CalendarConnections {
     };
   }
 
-  async credentials(
-    scope: CalendarScope,
-    endUserId: string,
-  ): Promise<ConnectionCredentials | null> {
+  async credentials(scope: TenantScope, endUserId: string): Promise<ConnectionCredentials | null> {
     const row = await this.#row(scope, endUserId);
     if (!row) return null;
     const key = aad(scope, endUserId);
@@ -156,7 +152,7 @@ export class CalendarConnections {
 
   /** Caches a refreshed access token, unless a reconnect replaced the grant meanwhile. */
   async storeAccessToken(
-    scope: CalendarScope,
+    scope: TenantScope,
     endUserId: string,
     grant: ConnectionCredentials['grant'],
     accessToken: { token: string; expiresAt: Date },
@@ -204,20 +200,19 @@ export class CalendarConnections {
   }
 
   #row(
-    scope: CalendarScope,
+    scope: TenantScope,
     endUserId: string,
   ): Promise<Selectable<GoogleCalendarConnectionsTable> | undefined> {
     return this.db
       .selectFrom('google_calendar_connections')
       .selectAll()
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('environment', '=', scope.environment)
+      .$call(inScope(scope))
       .where('end_user_id', '=', endUserId)
       .executeTakeFirst();
   }
 }
 
-function aad(scope: CalendarScope, endUserId: string): string {
+function aad(scope: TenantScope, endUserId: string): string {
   return `google-calendar:${scope.workspaceId}:${scope.environment}:${endUserId}`;
 }
 

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { randomBase62 } from '../auth/key-format.ts';
-import type { Environment } from '../config.ts';
 import type { Database, GoogleCalendarOAuthRequestsTable } from '../db/schema.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 
 /** How long a consent flow may take, from the request to Google's redirect back. */
@@ -10,16 +10,10 @@ export const OAUTH_REQUEST_TTL_MS = 10 * 60_000;
 /** Requests are deleted this long after they expired (used or not). */
 const RETENTION_AFTER_EXPIRY_MS = 24 * 60 * 60_000;
 
-/** A workspace and environment: what every calendar record belongs to. */
-export interface CalendarScope {
-  workspaceId: string;
-  environment: Environment;
-}
-
 /** A consent flow in progress, as the callback needs it. */
 export interface OAuthRequest {
   id: string;
-  scope: CalendarScope;
+  scope: TenantScope;
   endUserId: string;
   redirectUri: string;
   returnUrl: string | null;
@@ -51,7 +45,7 @@ export class OAuthRequests {
   ) {}
 
   async create(input: {
-    scope: CalendarScope;
+    scope: TenantScope;
     endUserId: string;
     redirectUri: string;
     returnUrl: string | null;

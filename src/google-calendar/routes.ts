@@ -1,12 +1,12 @@
 import { requireAuth } from '../auth/context.ts';
 import type { Environment } from '../config.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { errorSchemaFor } from '../http/openapi-errors.ts';
 import { publicHttpBase } from '../http/public-url.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { HttpRequest } from '../http/types.ts';
 import { CALLBACK_HEADERS, callbackPage, returnLocation } from './callback-page.ts';
 import type { CalendarConnection } from './connections.ts';
-import type { CalendarScope } from './oauth-requests.ts';
 import {
   type CallbackQuery,
   callbackQuerySchema,
@@ -22,7 +22,7 @@ import { CALLBACK_PATH } from './settings.ts';
 const AUTH = { kind: 'workspace_key', capability: 'agents' } as const;
 const TAGS = ['google-calendar'];
 
-function scopeOf(auth: Parameters<typeof requireAuth>[0]): CalendarScope {
+function scopeOf(auth: Parameters<typeof requireAuth>[0]): TenantScope {
   const caller = requireAuth(auth);
   return { workspaceId: caller.workspaceId, environment: caller.environment };
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Config, Environment } from '../config.ts';
 import type { Database } from '../db/schema.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
@@ -8,7 +9,7 @@ import { type CalendarConnection, CalendarConnections } from './connections.ts';
 import { type GoogleFailure, googleFailure } from './google-errors.ts';
 import { readIdToken } from './id-token.ts';
 import { GoogleOAuth, type GrantedTokens } from './oauth-client.ts';
-import { type CalendarScope, OAuthRequests } from './oauth-requests.ts';
+import { OAuthRequests } from './oauth-requests.ts';
 import {
   CALENDAR_EVENTS_SCOPE,
   type GoogleSettings,
@@ -71,7 +72,7 @@ export class GoogleCalendar {
   }
 
   async createOAuthRequest(
-    scope: CalendarScope,
+    scope: TenantScope,
     input: { endUserId: string; returnUrl: string | null; redirectUri: string },
   ): Promise<{ authorizationUrl: string; state: string; expiresAt: string }> {
     const oauth = this.#requireOAuth();
@@ -160,7 +161,7 @@ export class GoogleCalendar {
   }
 
   /** Reads the stored connection (also on a deployment whose Google client was removed). */
-  async getConnection(scope: CalendarScope, endUserId: string): Promise<CalendarConnection> {
+  async getConnection(scope: TenantScope, endUserId: string): Promise<CalendarConnection> {
     const connection = await this.#connections.get(scope, endUserId);
     if (!connection) throw notConnected();
     return connection;
@@ -171,7 +172,7 @@ export class GoogleCalendar {
    * revocation (or a deployment without its Google client any more) is logged and the
    * connection is gone all the same, so an end user can always disconnect.
    */
-  async deleteConnection(scope: CalendarScope, endUserId: string): Promise<void> {
+  async deleteConnection(scope: TenantScope, endUserId: string): Promise<void> {
     const removed = await this.#connections.remove(scope, endUserId);
     if (!removed) throw notConnected();
     const log = { workspace_id: scope.workspaceId, environment: scope.environment };

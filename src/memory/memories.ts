@@ -1,4 +1,5 @@
-import type { AgentScope, Agents } from '../agents/agents.ts';
+import type { Agents } from '../agents/agents.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import {
   MAX_MEMORIES_PER_END_USER,
@@ -28,7 +29,7 @@ export class AgentMemories {
   ) {}
 
   /** The memories' owner, once the scope is known to have the Agent. */
-  async owner(scope: AgentScope, agentId: string, endUserId: string): Promise<MemoryOwner> {
+  async owner(scope: TenantScope, agentId: string, endUserId: string): Promise<MemoryOwner> {
     const agent = await this.agents.get(scope, agentId);
     return { ...scope, agentId: agent.id, endUserId: endUserId.toLowerCase() };
   }
@@ -49,7 +50,7 @@ export class AgentMemories {
   }
 
   /** Forgets one memory of the Agent, whoever it is about; `404 not_found` when there is none. */
-  async forget(scope: AgentScope, agentId: string, memoryId: string): Promise<MemoryRecord> {
+  async forget(scope: TenantScope, agentId: string, memoryId: string): Promise<MemoryRecord> {
     const agent = await this.agents.get(scope, agentId);
     const id = memoryId.toLowerCase();
     const memory = await this.store.get({ ...scope, agentId: agent.id }, id);

@@ -64,6 +64,7 @@ export function memoryCapability(store: MemoryStore): AgentCapability {
   });
   return {
     name: 'memory',
+    needsEndUser: 'memory_identity_required',
     enabled: (agent: PublishedAgent) => agent.publication.memoryEnabled,
     async instructions(context) {
       if (!context.endUserId) return undefined;

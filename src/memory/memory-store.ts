@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { Environment } from '../config.ts';
 import type { AgentMemorySource, Database } from '../db/schema.ts';
+import { inScope } from '../db/tenant-scope.ts';
 
 /** Memories kept per Agent and end user; saving one more forgets the oldest. */
 export const MAX_MEMORIES_PER_END_USER = 100;
@@ -45,8 +46,7 @@ export class MemoryStore {
       .selectFrom('agent_memories')
       .selectAll()
       .where('agent_id', '=', owner.agentId)
-      .where('workspace_id', '=', owner.workspaceId)
-      .where('environment', '=', owner.environment)
+      .$call(inScope(owner))
       .where('end_user_id', '=', owner.endUserId)
       .orderBy('created_at')
       .orderBy('id')
@@ -105,8 +105,7 @@ export class MemoryStore {
       .deleteFrom('agent_memories')
       .where('id', '=', id)
       .where('agent_id', '=', owner.agentId)
-      .where('workspace_id', '=', owner.workspaceId)
-      .where('environment', '=', owner.environment)
+      .$call(inScope(owner))
       .where('end_user_id', '=', owner.endUserId)
       .executeTakeFirst();
     return Number(result.numDeletedRows) === 1;
@@ -119,8 +118,7 @@ export class MemoryStore {
       .selectAll()
       .where('id', '=', id)
       .where('agent_id', '=', scope.agentId)
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('environment', '=', scope.environment)
+      .$call(inScope(scope))
       .executeTakeFirst();
     return row ? toRecord(row) : undefined;
   }
@@ -130,8 +128,7 @@ export class MemoryStore {
     const result = await this.db
       .deleteFrom('agent_memories')
       .where('agent_id', '=', owner.agentId)
-      .where('workspace_id', '=', owner.workspaceId)
-      .where('environment', '=', owner.environment)
+      .$call(inScope(owner))
       .where('end_user_id', '=', owner.endUserId)
       .executeTakeFirst();
     return Number(result.numDeletedRows);

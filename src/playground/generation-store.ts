@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Environment } from '../config.ts';
 import type { Database, VoiceGenerationsTable } from '../db/schema.ts';
+import { inScope } from '../db/tenant-scope.ts';
 
 /** One stored Playground generation: the voice's generation History. */
 export interface VoiceGeneration {
@@ -70,8 +71,7 @@ export class VoiceGenerationStore {
     const rows = await this.db
       .selectFrom('voice_generations')
       .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('environment', '=', environment)
+      .$call(inScope({ workspaceId, environment }))
       .where('voice_id', '=', voiceId)
       // Ids are UUIDv7: they break ties between generations of the same millisecond.
       .orderBy('created_at', 'desc')
@@ -91,8 +91,7 @@ export class VoiceGenerationStore {
     const result = await this.db
       .deleteFrom('voice_generations')
       .where('id', '=', id)
-      .where('workspace_id', '=', workspaceId)
-      .where('environment', '=', environment)
+      .$call(inScope({ workspaceId, environment }))
       .where('voice_id', '=', voiceId)
       .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
@@ -109,8 +108,7 @@ export class VoiceGenerationStore {
       .selectFrom('voice_generations')
       .selectAll()
       .where('id', '=', id)
-      .where('workspace_id', '=', workspaceId)
-      .where('environment', '=', environment)
+      .$call(inScope({ workspaceId, environment }))
       .where('voice_id', '=', voiceId)
       .executeTakeFirst();
     return row ? toGeneration(row) : null;

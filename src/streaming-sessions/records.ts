@@ -1,11 +1,4 @@
-import type { Environment } from '../config.ts';
 import type { StreamingSessionStatus } from '../db/schema.ts';
-
-/** The sessions of one workspace and environment. */
-export interface StreamingScope {
-  workspaceId: string;
-  environment: Environment;
-}
 
 export interface StreamingSessionRecord {
   id: string;

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import type { StreamingScope, StreamingSessionRecord } from './records.ts';
+import { inScope, type TenantScope } from '../db/tenant-scope.ts';
+import type { StreamingSessionRecord } from './records.ts';
 
 /** What the service measured of a session's speech requests (the ledger's rows). */
 export interface StreamingSessionUsage {
@@ -31,7 +32,7 @@ export interface StreamingSessionReport {
  */
 export async function streamingSessionReport(
   db: Kysely<Database>,
-  scope: StreamingScope,
+  scope: TenantScope,
   session: StreamingSessionRecord,
 ): Promise<StreamingSessionReport> {
   const count = (status: string) =>
@@ -48,8 +49,7 @@ export async function streamingSessionReport(
       sql<number>`coalesce(sum(encoded_duration_ms), 0)`.as('audio_ms'),
       sql<number>`coalesce(sum(cost_millicredits), 0)`.as('millicredits'),
     ])
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('environment', '=', scope.environment)
+    .$call(inScope(scope))
     .where('partner_session_id', '=', session.partnerSessionId)
     .executeTakeFirstOrThrow();
   const types = await db

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { type AuthContext, requireAuth } from '../auth/context.ts';
 import type { Database } from '../db/schema.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { HttpRequest } from '../http/types.ts';
@@ -21,7 +22,7 @@ import {
   type UpdateSessionBody,
   updateSessionSchema,
 } from './schemas.ts';
-import { type StreamingScope, StreamingSessionStore } from './store.ts';
+import { StreamingSessionStore } from './store.ts';
 
 const AUTH = { kind: 'workspace_key', capability: 'tts' } as const;
 const TAGS = ['streaming-sessions'];
@@ -37,7 +38,7 @@ const EVENTS_BODY_LIMIT_BYTES = 512 * 1024;
 export function streamingSessionRoutes(db: Kysely<Database>): AnyRoute[] {
   const store = new StreamingSessionStore(db);
   const reads = new StreamingSessionReads(db, store);
-  const scopeOf = (auth: AuthContext | null): StreamingScope => {
+  const scopeOf = (auth: AuthContext | null): TenantScope => {
     const caller = requireAuth(auth);
     return { workspaceId: caller.workspaceId, environment: caller.environment };
   };

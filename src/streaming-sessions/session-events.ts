@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
-import type { StreamingScope, StreamingSessionRecord } from './records.ts';
+import type { StreamingSessionRecord } from './records.ts';
 import { streamingSessionReport } from './report.ts';
 import { sessionBody } from './schemas.ts';
 
@@ -13,7 +14,7 @@ import { sessionBody } from './schemas.ts';
  */
 export async function emitStreamingSessionEvent(
   db: Kysely<Database>,
-  scope: StreamingScope,
+  scope: TenantScope,
   type: 'streaming_session.started' | 'streaming_session.ended',
   session: StreamingSessionRecord,
 ): Promise<void> {

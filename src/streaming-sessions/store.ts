@@ -2,11 +2,11 @@ import { type Kysely, sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import { isUniqueViolation } from '../agents/unique-violation.ts';
 import type { Database, StreamingSessionStatus } from '../db/schema.ts';
+import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import type {
   StreamingEventInput,
   StreamingEventRecord,
-  StreamingScope,
   StreamingSessionRecord,
 } from './records.ts';
 import { emitStreamingSessionEvent } from './session-events.ts';
@@ -19,7 +19,6 @@ export const EVENTS_AFTER_END_MS = 10 * 60_000;
 export type {
   StreamingEventInput,
   StreamingEventRecord,
-  StreamingScope,
   StreamingSessionRecord,
 } from './records.ts';
 
@@ -34,7 +33,7 @@ export class StreamingSessionStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   async create(
-    scope: StreamingScope,
+    scope: TenantScope,
     input: {
       apiKeyId: string | null;
       partnerSessionId?: string;
@@ -74,12 +73,11 @@ export class StreamingSessionStore {
     return record;
   }
 
-  async get(scope: StreamingScope, id: string): Promise<StreamingSessionRecord | undefined> {
+  async get(scope: TenantScope, id: string): Promise<StreamingSessionRecord | undefined> {
     const row = await this.db
       .selectFrom('streaming_sessions')
       .selectAll()
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('environment', '=', scope.environment)
+      .$call(inScope(scope))
       .where('id', '=', id)
       .executeTakeFirst();
     return row ? toRecord(row) : undefined;
@@ -87,14 +85,10 @@ export class StreamingSessionStore {
 
   /** Newest first, after the session `cursor` names, at most `limit`. */
   async list(
-    scope: StreamingScope,
+    scope: TenantScope,
     options: { status?: StreamingSessionStatus | undefined; afterId?: string; limit: number },
   ): Promise<StreamingSessionRecord[]> {
-    let query = this.db
-      .selectFrom('streaming_sessions')
-      .selectAll()
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('environment', '=', scope.environment);
+    let query = this.db.selectFrom('streaming_sessions').selectAll().$call(inScope(scope));
     if (options.status) query = query.where('status', '=', options.status);
     if (options.afterId) query = query.where('id', '<', options.afterId);
     const rows = await query.orderBy('id', 'desc').limit(options.limit).execute();
@@ -107,7 +101,7 @@ export class StreamingSessionStore {
    * (`409 conflict`).
    */
   async update(
-    scope: StreamingScope,
+    scope: TenantScope,
     id: string,
     change: { status?: StreamingSessionStatus; metadata?: Record<string, unknown> },
   ): Promise<StreamingSessionRecord | undefined> {
@@ -115,8 +109,7 @@ export class StreamingSessionStore {
       const row = await trx
         .selectFrom('streaming_sessions')
         .selectAll()
-        .where('workspace_id', '=', scope.workspaceId)
-        .where('environment', '=', scope.environment)
+        .$call(inScope(scope))
         .where('id', '=', id)
         .executeTakeFirst();
       if (!row) return undefined;
@@ -153,7 +146,7 @@ export class StreamingSessionStore {
    * {@link MAX_EVENTS_PER_SESSION}. Returns their numbers.
    */
   async appendEvents(
-    scope: StreamingScope,
+    scope: TenantScope,
     id: string,
     events: readonly StreamingEventInput[],
   ): Promise<{ first: number; last: number } | undefined> {
@@ -165,8 +158,7 @@ export class StreamingSessionStore {
           event_count: sql<number>`event_count + ${events.length}`,
           updated_at: new Date().toISOString(),
         })
-        .where('workspace_id', '=', scope.workspaceId)
-        .where('environment', '=', scope.environment)
+        .$call(inScope(scope))
         .where('id', '=', id)
         .returning(['event_count', 'status', 'ended_at'])
         .executeTakeFirst();

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { emitWebhookEvent } from '../webhooks/outbox.ts';
-import { readTranscriptionSession, type SessionScope } from './session-reads.ts';
+import { readTranscriptionSession } from './session-reads.ts';
 
 /**
  * Writes a webhook event of a realtime transcription session: `transcription_session.started`
@@ -11,7 +12,7 @@ import { readTranscriptionSession, type SessionScope } from './session-reads.ts'
  */
 export async function emitTranscriptionSessionEvent(
   db: Kysely<Database>,
-  scope: SessionScope,
+  scope: TenantScope,
   event: {
     type: 'transcription_session.started' | 'transcription_session.ended';
     sessionId: string;

@@ -1,17 +1,12 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Environment } from '../config.ts';
+import { fullPageCursor, olderThan } from '../db/page.ts';
 import type { Database, TranscriptionSessionsTable } from '../db/schema.ts';
+import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import { decodePageCursor, encodePageCursor } from '../http/page-cursor.ts';
 import { transcriptionCost } from './pricing.ts';
 
 type Row = Selectable<TranscriptionSessionsTable>;
-
-/** The sessions of a workspace and environment. */
-export interface SessionScope {
-  workspaceId: string;
-  environment: Environment;
-}
 
 /** A session as the API shows it (the engine stays internal). */
 export function sessionBody(row: Row) {
@@ -36,15 +31,14 @@ export function sessionBody(row: Row) {
  */
 export async function readTranscriptionSession(
   db: Kysely<Database>,
-  scope: SessionScope,
+  scope: TenantScope,
   id: string,
 ) {
   const row = await db
     .selectFrom('transcription_sessions')
     .selectAll()
     .where('id', '=', id)
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('environment', '=', scope.environment)
+    .$call(inScope(scope))
     .executeTakeFirst();
   if (!row) throw new ApiError('not_found', 'No such transcription session.');
   const segments = await db
@@ -71,7 +65,7 @@ export class TranscriptionSessionReads {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** One session with its final segments; `not_found` outside the scope. */
-  get(scope: SessionScope, id: string) {
+  get(scope: TenantScope, id: string) {
     return readTranscriptionSession(this.db, scope, id);
   }
 
@@ -79,20 +73,10 @@ export class TranscriptionSessionReads {
    * One page of the scope's sessions, newest first, older than the position `cursor`
    * names. `next_cursor` is the last one's position when the page is full.
    */
-  async list(scope: SessionScope, query: { cursor?: string | undefined; limit: number }) {
-    let select = this.db
-      .selectFrom('transcription_sessions')
-      .selectAll()
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('environment', '=', scope.environment);
+  async list(scope: TenantScope, query: { cursor?: string | undefined; limit: number }) {
+    let select = this.db.selectFrom('transcription_sessions').selectAll().$call(inScope(scope));
     if (query.cursor !== undefined) {
-      const before = decodePageCursor(query.cursor);
-      select = select.where((eb) =>
-        eb.or([
-          eb('started_at', '<', before.at),
-          eb.and([eb('started_at', '=', before.at), eb('id', '<', before.id)]),
-        ]),
-      );
+      select = select.where(olderThan(decodePageCursor(query.cursor), 'started_at', 'id'));
     }
     const rows = await select
       .orderBy('started_at', 'desc')
@@ -101,14 +85,9 @@ export class TranscriptionSessionReads {
       .execute();
     return {
       sessions: rows.map(sessionBody),
-      next_cursor: nextCursorOf(rows, query.limit),
+      next_cursor: fullPageCursor(rows, query.limit, (last) =>
+        encodePageCursor({ at: last.started_at, id: last.id }),
+      ),
     };
   }
-}
-
-function nextCursorOf(rows: { id: string; started_at: string }[], limit: number): string | null {
-  const last = rows.at(-1);
-  return rows.length === limit && last
-    ? encodePageCursor({ at: last.started_at, id: last.id })
-    : null;
 }

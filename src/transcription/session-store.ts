@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { closeRowsOfDeadProcesses } from '../billing/abandoned-rows.ts';
 import { creditBalance, debitBalance } from '../billing/balance.ts';
 import { audioCostMillicredits } from '../billing/pricing.ts';
 import type { Environment } from '../config.ts';
@@ -39,8 +40,6 @@ export interface StoredSegment {
   endMs: number;
   language: string | undefined;
 }
-
-export type { SessionScope } from './session-reads.ts';
 
 /** Thrown inside a reservation's transaction to roll it back. */
 class NotCovered extends Error {}
@@ -210,33 +209,26 @@ export class TranscriptionSessionStore {
    * `internal_error`, charged for the audio their last reservation recorded. Returns how
    * many this call ended.
    */
-  async closeAbandoned(staleAfterMs: number): Promise<number> {
-    const staleBefore = new Date(Date.now() - staleAfterMs).toISOString();
-    const live = this.db
-      .selectFrom('service_instances')
-      .select('instance_id')
-      .where('last_seen_at', '>=', staleBefore);
-    const rows = await this.db
-      .selectFrom('transcription_sessions')
-      .select(['id', 'audio_ms'])
-      .where('status', '=', 'active')
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('instance_id', '=', this.instanceId), eb('started_at', '<', this.startedAt)]),
-          eb.and([eb('instance_id', '!=', this.instanceId), eb('instance_id', 'not in', live)]),
-        ]),
-      )
-      .execute();
-    let closed = 0;
-    for (const row of rows) {
-      const charged = await this.close(row.id, {
-        status: 'failed',
-        errorCode: 'internal_error',
-        audioMs: Number(row.audio_ms),
-        charge: true,
-      });
-      if (charged !== null) closed++;
-    }
-    return closed;
+  closeAbandoned(staleAfterMs: number): Promise<number> {
+    return closeRowsOfDeadProcesses({
+      db: this.db,
+      life: { instanceId: this.instanceId, startedAt: this.startedAt },
+      staleAfterMs,
+      createdColumn: 'started_at',
+      find: (leftByDeadProcess) =>
+        this.db
+          .selectFrom('transcription_sessions')
+          .select(['id', 'audio_ms'])
+          .where('status', '=', 'active')
+          .where(leftByDeadProcess)
+          .execute(),
+      close: async (row) =>
+        (await this.close(row.id, {
+          status: 'failed',
+          errorCode: 'internal_error',
+          audioMs: Number(row.audio_ms),
+          charge: true,
+        })) !== null,
+    });
   }
 }

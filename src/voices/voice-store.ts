@@ -10,6 +10,7 @@ import type {
   VoiceRoutesTable,
   VoicesTable,
 } from '../db/schema.ts';
+import { inScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import type { VoiceCapability } from '../providers/provider.ts';
 import { requireWorkspace } from '../workspaces/workspaces.ts';
@@ -147,8 +148,7 @@ export class VoiceStore {
     const voices = await this.db
       .selectFrom('voices')
       .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('environment', '=', environment)
+      .$call(inScope({ workspaceId, environment }))
       .orderBy('created_at')
       .orderBy('id')
       .execute();
@@ -182,8 +182,7 @@ export class VoiceStore {
       .selectFrom('voices')
       .selectAll()
       .where('id', '=', voiceId)
-      .where('workspace_id', '=', workspaceId)
-      .where('environment', '=', environment)
+      .$call(inScope({ workspaceId, environment }))
       .executeTakeFirst();
     if (!voice) return null;
     const routes = await this.db

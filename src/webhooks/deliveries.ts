@@ -1,8 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
+import { lookahead, olderThan, takePage } from '../db/page.ts';
 import type { Database, WebhookDeliveriesTable, WebhookDeliveryState } from '../db/schema.ts';
+import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import { decodePageCursor, encodePageCursor } from '../http/page-cursor.ts';
-import type { WebhookScope } from './outbox.ts';
 
 /** A delivery as callers see it: the event, its state and its last attempt. */
 export interface WebhookDelivery {
@@ -37,7 +38,7 @@ export class WebhookDeliveries {
   ) {}
 
   async list(
-    scope: WebhookScope,
+    scope: TenantScope,
     endpointId: string,
     options: { limit: number; cursor?: string | undefined; state?: WebhookDeliveryState },
   ): Promise<DeliveryPage> {
@@ -48,26 +49,18 @@ export class WebhookDeliveries {
       .where('endpoint_id', '=', endpointId)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
-      .limit(options.limit + 1);
+      .limit(lookahead(options.limit));
     if (options.state) query = query.where('state', '=', options.state);
     if (options.cursor !== undefined) {
-      const after = decodePageCursor(options.cursor);
-      query = query.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after.at),
-          eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)]),
-        ]),
-      );
+      query = query.where(olderThan(decodePageCursor(options.cursor), 'created_at', 'id'));
     }
-    const rows = await query.execute();
-    const page = rows.slice(0, options.limit).map(toDelivery);
-    return {
-      deliveries: page,
-      nextCursor: nextCursorOf(rows, options.limit),
-    };
+    const page = takePage(await query.execute(), options.limit, (last) =>
+      encodePageCursor({ at: last.created_at, id: last.id }),
+    );
+    return { deliveries: page.rows.map(toDelivery), nextCursor: page.nextCursor };
   }
 
-  async get(scope: WebhookScope, endpointId: string, id: string): Promise<WebhookDelivery> {
+  async get(scope: TenantScope, endpointId: string, id: string): Promise<WebhookDelivery> {
     await requireEndpoint(this.db, scope, endpointId);
     const row = await this.db
       .selectFrom('webhook_deliveries')
@@ -83,7 +76,7 @@ export class WebhookDeliveries {
    * Sends a delivered or failed event again, now, with a fresh retry schedule; a pending
    * one is made due now. The body and `webhook-id` stay, so receivers see the same event.
    */
-  async redeliver(scope: WebhookScope, endpointId: string, id: string): Promise<WebhookDelivery> {
+  async redeliver(scope: TenantScope, endpointId: string, id: string): Promise<WebhookDelivery> {
     await this.get(scope, endpointId, id);
     await this.db
       .updateTable('webhook_deliveries')
@@ -127,15 +120,14 @@ export async function expireDeliveriesBefore(
 
 async function requireEndpoint(
   db: Kysely<Database>,
-  scope: WebhookScope,
+  scope: TenantScope,
   endpointId: string,
 ): Promise<void> {
   const row = await db
     .selectFrom('webhook_endpoints')
     .select('id')
     .where('id', '=', endpointId)
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('environment', '=', scope.environment)
+    .$call(inScope(scope))
     .executeTakeFirst();
   if (!row)
     throw new ApiError('not_found', `No webhook endpoint ${endpointId} in this environment.`);
@@ -161,9 +153,3 @@ function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
 }
 
 /** The position of a page's last row when more rows follow it. */
-function nextCursorOf(rows: { id: string; created_at: string }[], limit: number): string | null {
-  const last = rows[limit - 1];
-  return rows.length > limit && last
-    ? encodePageCursor({ at: last.created_at, id: last.id })
-    : null;
-}

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { randomBase62 } from '../auth/key-format.ts';
 import type { Database, WebhookEndpointsTable } from '../db/schema.ts';
+import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { isWebhookEventType, type WebhookEventType } from './event-types.ts';
-import type { WebhookScope } from './outbox.ts';
 
 /** An endpoint as callers see it: never its secret, which is shown once when made. */
 export interface WebhookEndpoint {
@@ -45,7 +45,7 @@ export class WebhookEndpoints {
   ) {}
 
   async create(
-    scope: WebhookScope,
+    scope: TenantScope,
     input: WebhookEndpointInput,
   ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     const url = checkedUrl(input.url);
@@ -53,8 +53,7 @@ export class WebhookEndpoints {
     const existing = await this.db
       .selectFrom('webhook_endpoints')
       .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('environment', '=', scope.environment)
+      .$call(inScope(scope))
       .executeTakeFirstOrThrow();
     // The request is well formed; the workspace's state refuses it until one is deleted.
     if (Number(existing.count) >= MAX_ENDPOINTS_PER_SCOPE) {
@@ -85,25 +84,24 @@ export class WebhookEndpoints {
   }
 
   /** The scope's endpoints, oldest first (at most {@link MAX_ENDPOINTS_PER_SCOPE}). */
-  async list(scope: WebhookScope): Promise<WebhookEndpoint[]> {
+  async list(scope: TenantScope): Promise<WebhookEndpoint[]> {
     const rows = await this.db
       .selectFrom('webhook_endpoints')
       .selectAll()
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('environment', '=', scope.environment)
+      .$call(inScope(scope))
       .orderBy('created_at')
       .orderBy('id')
       .execute();
     return rows.map(toEndpoint);
   }
 
-  async get(scope: WebhookScope, id: string): Promise<WebhookEndpoint> {
+  async get(scope: TenantScope, id: string): Promise<WebhookEndpoint> {
     return toEndpoint(await this.#row(scope, id));
   }
 
   /** Changes the fields given; the secret stays. */
   async update(
-    scope: WebhookScope,
+    scope: TenantScope,
     id: string,
     patch: Partial<WebhookEndpointInput>,
   ): Promise<WebhookEndpoint> {
@@ -127,7 +125,7 @@ export class WebhookEndpoints {
   }
 
   /** Deletes the endpoint and its deliveries, sent or not. */
-  async remove(scope: WebhookScope, id: string): Promise<void> {
+  async remove(scope: TenantScope, id: string): Promise<void> {
     await this.#row(scope, id);
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
@@ -141,7 +139,7 @@ export class WebhookEndpoints {
    * (Standard Webhooks' several signatures), so a receiver can switch without refusing any;
    * rotating again at once drops the old one (a leaked secret).
    */
-  async rotateSecret(scope: WebhookScope, id: string): Promise<string> {
+  async rotateSecret(scope: TenantScope, id: string): Promise<string> {
     const row = await this.#row(scope, id);
     const secret = newSecret();
     const now = this.now();
@@ -187,13 +185,12 @@ export class WebhookEndpoints {
     return { url: row.url, secrets };
   }
 
-  async #row(scope: WebhookScope, id: string): Promise<Selectable<WebhookEndpointsTable>> {
+  async #row(scope: TenantScope, id: string): Promise<Selectable<WebhookEndpointsTable>> {
     const row = await this.db
       .selectFrom('webhook_endpoints')
       .selectAll()
       .where('id', '=', id)
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('environment', '=', scope.environment)
+      .$call(inScope(scope))
       .executeTakeFirst();
     if (!row) throw new ApiError('not_found', `No webhook endpoint ${id} in this environment.`);
     return row;

@@ -1,12 +1,8 @@
 import type { Kysely } from 'kysely';
 import { randomBase62 } from '../auth/key-format.ts';
 import type { Database } from '../db/schema.ts';
+import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 import { WEBHOOK_TEST_EVENT, type WebhookEventBody, type WebhookEventType } from './event-types.ts';
-
-export interface WebhookScope {
-  workspaceId: string;
-  environment: 'production' | 'development';
-}
 
 export function newEventId(): string {
   return `evt_${randomBase62(24)}`;
@@ -24,7 +20,7 @@ export function newDeliveryId(): string {
  */
 export async function emitWebhookEvent(
   db: Kysely<Database>,
-  scope: WebhookScope,
+  scope: TenantScope,
   event: {
     type: WebhookEventType;
     timestamp: string;
@@ -35,8 +31,7 @@ export async function emitWebhookEvent(
   const endpoints = await db
     .selectFrom('webhook_endpoints')
     .select(['id', 'events'])
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('environment', '=', scope.environment)
+    .$call(inScope(scope))
     .where('enabled', '=', 1)
     .execute();
   const subscribed = endpoints.filter((row) =>
@@ -61,7 +56,7 @@ export async function emitWebhookEvent(
 /** Queues a `webhook.test` event for one endpoint, enabled or not; returns its delivery id. */
 export async function emitTestEvent(
   db: Kysely<Database>,
-  scope: WebhookScope,
+  scope: TenantScope,
   endpointId: string,
   now: Date,
 ): Promise<string> {

@@ -2,13 +2,14 @@ import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import { requireAuth } from '../auth/context.ts';
 import type { Database } from '../db/schema.ts';
+import type { TenantScope } from '../db/tenant-scope.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { HttpRequest } from '../http/types.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { WebhookDeliveries } from './deliveries.ts';
 import { WebhookEndpoints } from './endpoints.ts';
-import { emitTestEvent, type WebhookScope } from './outbox.ts';
+import { emitTestEvent } from './outbox.ts';
 import {
   emptyBodySchema,
   type WebhookCreateBody,
@@ -33,7 +34,7 @@ const AUTH = { kind: 'workspace_key', permission: 'manage_webhooks' } as const;
 const TAGS = ['webhooks'];
 const NO_STORE = { 'cache-control': 'no-store' };
 
-function scopeOf(auth: Parameters<typeof requireAuth>[0]): WebhookScope {
+function scopeOf(auth: Parameters<typeof requireAuth>[0]): TenantScope {
   const caller = requireAuth(auth);
   return { workspaceId: caller.workspaceId, environment: caller.environment };
 }

@@ -93,6 +93,7 @@ export function webSearchCapability(settings: WebSearchSettings): AgentCapabilit
   });
   return {
     name: 'web_search',
+    needsEndUser: null,
     enabled: (agent) => agent.webSearchEnabled,
     instructions: async () =>
       'You can search the web with the web_search tool when the user asks about current events or facts you are not sure of; say where an answer comes from when it matters.',

@@ -2,7 +2,9 @@ import { setImmediate } from 'node:timers/promises';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
 import type { Environment } from '../../config.ts';
+import { lookahead, takePage } from '../../db/page.ts';
 import type { AgentDocumentsTable, Database } from '../../db/schema.ts';
+import { inScope } from '../../db/tenant-scope.ts';
 import { chunkText } from './chunking.ts';
 import {
   type AgentDocument,
@@ -32,8 +34,7 @@ export class DocumentStore {
       .selectFrom('agents')
       .select('id')
       .where('id', '=', agentId)
-      .where('workspace_id', '=', workspaceId)
-      .where('environment', '=', environment)
+      .$call(inScope({ workspaceId, environment }))
       .executeTakeFirst();
     return row !== undefined;
   }
@@ -134,15 +135,9 @@ export class DocumentStore {
     if (filter.shared === true) query = query.where('end_user_id', 'is', null);
     if (filter.shared === false) query = query.where('end_user_id', 'is not', null);
     if (filter.before !== undefined) query = query.where('id', '<', filter.before);
-    const rows = await query
-      .orderBy('id', 'desc')
-      .limit(filter.limit + 1)
-      .execute();
-    const documents = rows.slice(0, filter.limit).map(toDocument);
-    return {
-      documents,
-      nextCursor: rows.length > filter.limit ? (documents.at(-1)?.id ?? null) : null,
-    };
+    const rows = await query.orderBy('id', 'desc').limit(lookahead(filter.limit)).execute();
+    const page = takePage(rows, filter.limit, (last) => last.id);
+    return { documents: page.rows.map(toDocument), nextCursor: page.nextCursor };
   }
 
   /** Deletes the document with its chunks; false when there is none. */

@@ -1,4 +1,4 @@
-import type { Environment } from '../../config.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import { ApiError } from '../../errors.ts';
 import {
   type AgentDocument,
@@ -10,12 +10,6 @@ import {
   MAX_SHARED_DOCUMENTS_PER_AGENT,
 } from './document-records.ts';
 import type { DocumentStore } from './document-store.ts';
-
-/** The workspace and environment the caller's key belongs to. */
-export interface DocumentScope {
-  workspaceId: string;
-  environment: Environment;
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -29,7 +23,7 @@ export class AgentDocuments {
   constructor(private readonly store: DocumentStore) {}
 
   async create(
-    scope: DocumentScope,
+    scope: TenantScope,
     agentId: string,
     endUserId: string | null,
     content: DocumentContent,
@@ -49,7 +43,7 @@ export class AgentDocuments {
     return this.store.create(agent, owner, content);
   }
 
-  async list(scope: DocumentScope, agentId: string, filter: DocumentFilter): Promise<DocumentPage> {
+  async list(scope: TenantScope, agentId: string, filter: DocumentFilter): Promise<DocumentPage> {
     const agent = await this.agent(scope, agentId);
     return this.store.list(agent, {
       ...filter,
@@ -59,7 +53,7 @@ export class AgentDocuments {
   }
 
   async get(
-    scope: DocumentScope,
+    scope: TenantScope,
     agentId: string,
     documentId: string,
   ): Promise<AgentDocumentWithText> {
@@ -71,7 +65,7 @@ export class AgentDocuments {
 
   /** Replaces the title, text and format and reindexes the document. */
   async replace(
-    scope: DocumentScope,
+    scope: TenantScope,
     agentId: string,
     documentId: string,
     content: DocumentContent,
@@ -84,7 +78,7 @@ export class AgentDocuments {
     return replaced;
   }
 
-  async delete(scope: DocumentScope, agentId: string, documentId: string): Promise<void> {
+  async delete(scope: TenantScope, agentId: string, documentId: string): Promise<void> {
     const agent = await this.agent(scope, agentId);
     const deleted = isUuid(documentId)
       ? await this.store.delete(agent, documentId.toLowerCase())
@@ -93,7 +87,7 @@ export class AgentDocuments {
   }
 
   /** The Agent's id as stored; `404 not_found` when the scope has no such Agent. */
-  private async agent(scope: DocumentScope, agentId: string): Promise<string> {
+  private async agent(scope: TenantScope, agentId: string): Promise<string> {
     const id = agentId.toLowerCase();
     if (!isUuid(id) || !(await this.store.agentExists(scope.workspaceId, scope.environment, id))) {
       throw new ApiError('not_found', `No Agent ${agentId}.`);

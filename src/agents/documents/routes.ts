@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import { requireAuth } from '../../auth/context.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import { type AnyRoute, defineRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import { DOCUMENT_BODY_LIMIT_BYTES } from './document-records.ts';
-import type { AgentDocuments, DocumentScope } from './documents.ts';
+import type { AgentDocuments } from './documents.ts';
 import {
   type DocumentCreateBody,
   type DocumentReplaceBody,
@@ -19,7 +20,7 @@ import {
 const AUTH = { kind: 'workspace_key', capability: 'agents' } as const;
 const TAGS = ['agents'];
 
-function scopeOf(auth: Parameters<typeof requireAuth>[0]): DocumentScope {
+function scopeOf(auth: Parameters<typeof requireAuth>[0]): TenantScope {
   const caller = requireAuth(auth);
   return { workspaceId: caller.workspaceId, environment: caller.environment };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Environment } from '../../config.ts';
+import type { ErrorCode } from '../../errors.ts';
 import type { LlmToolDefinition } from '../../llm/provider.ts';
 import type { PublishedAgent } from '../agent-records.ts';
 
@@ -13,8 +14,8 @@ export interface AgentToolContext {
   agentId: string;
   /**
    * The end user of the conversation (the session token's or the message's
-   * `end_user_id`); null when none was given. Memory, documents and calendar require one
-   * (the `*_identity_required` errors), so their tools always have it.
+   * `end_user_id`); null when none was given. A capability that declares `needsEndUser`
+   * is refused without one, so its tools always have it.
    */
   endUserId: string | null;
   /** The end user's IANA time zone when known (live sessions' `sessionContext`). */
@@ -98,6 +99,11 @@ export type AgentCapabilityName = 'documents' | 'memory' | 'calendar' | 'web_sea
  */
 export interface AgentCapability {
   readonly name: AgentCapabilityName;
+  /**
+   * The error a conversation without an end user gets when the capability is on (its
+   * tools keep or read data per end user); null when it works without one.
+   */
+  readonly needsEndUser: ErrorCode | null;
   /** Whether this publication turns the capability on. */
   enabled(agent: PublishedAgent): boolean;
   /**

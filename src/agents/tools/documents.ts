@@ -53,6 +53,7 @@ export function documentsCapability(db: Kysely<Database>): AgentCapability {
 
   return {
     name: 'documents',
+    needsEndUser: 'documents_identity_required',
     enabled: (agent) => agent.publication.documentsEnabled,
     async instructions(context) {
       const { titles, total } = await store.visibleTitles(

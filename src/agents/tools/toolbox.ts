@@ -1,3 +1,4 @@
+import { ApiError } from '../../errors.ts';
 import type { LlmToolCall, LlmToolDefinition } from '../../llm/provider.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { PublishedAgent } from '../agent-records.ts';
@@ -51,6 +52,21 @@ export class AgentToolbox {
     private readonly logger: Logger,
     private readonly options: { timeoutMs?: number } = {},
   ) {}
+
+  /**
+   * Refuses a conversation without an end user when the Agent has a capability on that
+   * needs one: the error of the first such capability, in the toolbox's order.
+   */
+  requireEndUser(agent: PublishedAgent, endUserId: string | undefined): void {
+    if (endUserId) return;
+    for (const capability of this.capabilities) {
+      if (capability.needsEndUser === null || !capability.enabled(agent)) continue;
+      throw new ApiError(
+        capability.needsEndUser,
+        `The Agent has ${capability.name} enabled: send end_user_id.`,
+      );
+    }
+  }
 
   async prepare(agent: PublishedAgent, context: AgentToolContext): Promise<PreparedTools> {
     const enabled = this.capabilities.filter((capability) => capability.enabled(agent));

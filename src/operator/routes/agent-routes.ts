@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { AgentRecord } from '../../agents/agent-store.ts';
-import type { AgentInput, AgentScope, Agents } from '../../agents/agents.ts';
+import type { AgentInput, Agents } from '../../agents/agents.ts';
 import { AVATARS, avatarPreviewPath } from '../../agents/avatars/catalog.ts';
 import { agentBody, agentSchemas } from '../../agents/schemas.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import { parseJsonBody, validate } from '../../http/validate.ts';
@@ -18,12 +19,12 @@ const LIST_BATCH = 100;
 const emptyBodySchema = z.strictObject({});
 
 /** The member's workspace in the environment of the listener the request came in on. */
-function scopeOf(member: OperatorPrincipal, request: HttpRequest): AgentScope {
+function scopeOf(member: OperatorPrincipal, request: HttpRequest): TenantScope {
   return { workspaceId: member.workspaceId, environment: request.environment };
 }
 
 /** An Agent as `/v1` shows it, with `api_ready`: whether clients of the scope can use it. */
-async function listedAgent(agents: Agents, scope: AgentScope, row: AgentRecord) {
+async function listedAgent(agents: Agents, scope: TenantScope, row: AgentRecord) {
   return { ...agentBody(row), api_ready: await agents.hasPublicVoice(scope, row.draft.voiceId) };
 }
 

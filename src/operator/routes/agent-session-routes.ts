@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { LiveSessions } from '../../agents/live-sessions.ts';
-import { recentSessions, type SessionScope } from '../../agents/session-history.ts';
+import { recentSessions } from '../../agents/session-history.ts';
 import { listSessionReports, transcriptBody } from '../../agents/session-listing.ts';
 import { recordingResponse, type SessionRecordings } from '../../agents/session-recordings.ts';
 import { sessionReportBody } from '../../agents/session-report-view.ts';
 import type { Database } from '../../db/schema.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import { ApiError } from '../../errors.ts';
 import { pageCursorSchema, UUID_PATTERN } from '../../http/page-cursor.ts';
 import type { AnyRoute } from '../../http/route.ts';
@@ -26,7 +27,7 @@ const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).optional(),
 });
 
-function scopeOf(member: OperatorPrincipal, request: HttpRequest): SessionScope {
+function scopeOf(member: OperatorPrincipal, request: HttpRequest): TenantScope {
   return { workspaceId: member.workspaceId, environment: request.environment };
 }
 

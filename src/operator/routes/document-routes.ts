@@ -6,7 +6,7 @@ import {
   MAX_SHARED_DOCUMENTS_PER_AGENT,
   MAX_TITLE_CHARS,
 } from '../../agents/documents/document-records.ts';
-import type { AgentDocuments, DocumentScope } from '../../agents/documents/documents.ts';
+import type { AgentDocuments } from '../../agents/documents/documents.ts';
 import {
   type DocumentCreateBody,
   type DocumentReplaceBody,
@@ -15,6 +15,7 @@ import {
   documentListQuerySchema,
   documentReplaceSchema,
 } from '../../agents/documents/schemas.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import { ApiError } from '../../errors.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
@@ -31,7 +32,7 @@ const DOCUMENT_LIMITS = {
   documents_per_end_user: MAX_DOCUMENTS_PER_END_USER,
 };
 
-function scopeOf(member: OperatorPrincipal, request: HttpRequest): DocumentScope {
+function scopeOf(member: OperatorPrincipal, request: HttpRequest): TenantScope {
   return { workspaceId: member.workspaceId, environment: request.environment };
 }
 

@@ -1,4 +1,4 @@
-import type { AgentScope } from '../../agents/agents.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import { type AgentMemories, MEMORY_LIMITS } from '../../memory/memories.ts';
@@ -20,7 +20,7 @@ const LIMITS = {
   memory_chars: MEMORY_LIMITS.memoryChars,
 };
 
-function scopeOf(member: OperatorPrincipal, request: HttpRequest): AgentScope {
+function scopeOf(member: OperatorPrincipal, request: HttpRequest): TenantScope {
   return { workspaceId: member.workspaceId, environment: request.environment };
 }
 

@@ -1,3 +1,4 @@
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import type { StreamingSessionReads } from '../../streaming-sessions/reads.ts';
@@ -7,7 +8,6 @@ import {
   listEventsQuerySchema,
   listSessionsQuerySchema,
 } from '../../streaming-sessions/schemas.ts';
-import type { StreamingScope } from '../../streaming-sessions/store.ts';
 import { SESSION_READER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { operatorRoute } from '../route.ts';
@@ -18,7 +18,7 @@ const SESSION_PAGE_SIZE = 50;
 /** Events a session's page shows at first, and a page's default. */
 const EVENT_PAGE_SIZE = 200;
 
-function scopeOf(member: OperatorPrincipal, request: HttpRequest): StreamingScope {
+function scopeOf(member: OperatorPrincipal, request: HttpRequest): TenantScope {
   return { workspaceId: member.workspaceId, environment: request.environment };
 }
 

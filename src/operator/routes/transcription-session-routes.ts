@@ -1,9 +1,9 @@
 import type { z } from 'zod';
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import { transcriptionSessionListQuerySchema } from '../../transcription/schemas.ts';
 import type { TranscriptionSessionReads } from '../../transcription/session-reads.ts';
-import type { SessionScope } from '../../transcription/session-store.ts';
 import { END_USER_DATA_READER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { operatorRoute } from '../route.ts';
@@ -12,7 +12,7 @@ import type { OperatorPrincipal } from '../sessions.ts';
 /** Sessions the Transcription page lists at first, and a page's default. */
 const PAGE_SIZE = 50;
 
-function scopeOf(member: OperatorPrincipal, request: HttpRequest): SessionScope {
+function scopeOf(member: OperatorPrincipal, request: HttpRequest): TenantScope {
   return { workspaceId: member.workspaceId, environment: request.environment };
 }
 

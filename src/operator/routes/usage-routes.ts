@@ -9,6 +9,7 @@ import {
   type UsageCursor,
   usageCursor,
 } from '../../billing/usage.ts';
+import { fullPageCursor } from '../../db/page.ts';
 import type { Database } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import type { AnyRoute } from '../../http/route.ts';
@@ -60,7 +61,7 @@ function modelCallItem(call: RecentModelCall) {
 
 /** The last row's request id when the page is full (there may be older rows), else null. */
 function nextCursor(rows: readonly { requestId: string }[], limit: number): string | null {
-  return rows.length === limit ? (rows.at(-1)?.requestId ?? null) : null;
+  return fullPageCursor(rows, limit, (last) => last.requestId);
 }
 
 /**

@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../../db/schema.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import type { WebhookDeliveries } from '../../webhooks/deliveries.ts';
 import type { WebhookEndpoints } from '../../webhooks/endpoints.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks/event-types.ts';
-import { emitTestEvent, type WebhookScope } from '../../webhooks/outbox.ts';
+import { emitTestEvent } from '../../webhooks/outbox.ts';
 import { deliveryCursorSchema } from '../../webhooks/schemas.ts';
 import { webhookDeliveryBody, webhookEndpointBody } from '../../webhooks/views.ts';
 import { WEBHOOK_MANAGER_ROLES } from '../../workspaces/roles.ts';
@@ -36,7 +37,7 @@ const deliveriesQuery = z.strictObject({
 /** Answers holding a signing secret, or what endpoints received, are never cached. */
 const NO_STORE = { 'cache-control': 'no-store' };
 
-function scopeOf(member: OperatorPrincipal, request: HttpRequest): WebhookScope {
+function scopeOf(member: OperatorPrincipal, request: HttpRequest): TenantScope {
   return { workspaceId: member.workspaceId, environment: request.environment };
 }
 

@@ -178,6 +178,37 @@ describe.each(DIALECTS)('text conversations that fail on %s', (dialect) => {
     expect(listed.body.messages.map((m: { role: string }) => m.role)).toEqual(['assistant']);
   });
 
+  it('closes a turn of a peer that died after the sweeping process started', async () => {
+    const sweeper = new LlmLedger(rig.handle.db, 'api@live-host:2');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const opened = await rig.api('POST', `/v1/agents/${agents.openai}/messages`, { text: 'Hi' });
+    const before = await rig.balance();
+    const requestId = '01900000-0000-7000-8000-00000000dea2';
+    await new LlmLedger(rig.handle.db, 'api@late-dead-host:1').start({
+      requestId,
+      auditId: 'aud_01900000-0000-7000-8000-00000000dea2',
+      workspaceId: rig.ws.workspaceId,
+      environment: 'production',
+      apiKeyId: null,
+      source: 'messages',
+      agentId: agents.openai ?? '',
+      publicationId: 'p',
+      conversationId: opened.body.conversation_id as string,
+      conversationIsNew: false,
+      userMessageId: null,
+      provider: 'openai',
+      model: {
+        name: 'gpt-4.1-mini',
+        inputMillicreditsPer1M: 1_000_000,
+        outputMillicreditsPer1M: 4_000_000,
+      },
+      reserveMillicredits: 99,
+    });
+    expect(await rig.balance()).toBe(before - 99);
+    expect(await sweeper.closeAbandoned(60_000)).toBe(1);
+    expect(await rig.balance()).toBe(before);
+  });
+
   it('closes a turn left open by a dead process: refunded, its message removed', async () => {
     const opened = await rig.api('POST', `/v1/agents/${agents.openai}/messages`, { text: 'Hi' });
     const conversationId = opened.body.conversation_id as string;

@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import type { TenantScope } from '../../../src/db/tenant-scope.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import {
@@ -14,11 +15,7 @@ import {
   type WebhookDispatcherOptions,
 } from '../../../src/webhooks/dispatcher.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
-import {
-  emitTestEvent,
-  emitWebhookEvent,
-  type WebhookScope,
-} from '../../../src/webhooks/outbox.ts';
+import { emitTestEvent, emitWebhookEvent } from '../../../src/webhooks/outbox.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { waitFor, within } from '../../helpers/wait.ts';
@@ -69,13 +66,13 @@ describe.each(DIALECTS)('webhook dispatcher on %s', (dialect) => {
     cleanup.push(() => started.close());
     return started;
   };
-  const production = async (): Promise<WebhookScope> => ({
+  const production = async (): Promise<TenantScope> => ({
     workspaceId: (await seedWorkspace(handle)).workspaceId,
     environment: 'production',
   });
-  const endpoint = async (scope: WebhookScope, url: string, events = ['agent_session.ended']) =>
+  const endpoint = async (scope: TenantScope, url: string, events = ['agent_session.ended']) =>
     endpoints.create(scope, { url, events });
-  const emit = (scope: WebhookScope, data: unknown = { session_id: 'ses_1', note: 'héllo ✓' }) =>
+  const emit = (scope: TenantScope, data: unknown = { session_id: 'ses_1', note: 'héllo ✓' }) =>
     emitWebhookEvent(handle.db, scope, {
       type: 'agent_session.ended',
       data: () => data,

@@ -11,6 +11,7 @@ import {
   defineAgentTool,
 } from '../../../src/agents/tools/agent-tool.ts';
 import { AgentToolbox, MAX_TOOL_OUTPUT_CHARS } from '../../../src/agents/tools/toolbox.ts';
+import { ApiError } from '../../../src/errors.ts';
 import { plainText } from '../../../src/websearch/provider.ts';
 import { captureLogger } from '../../helpers/log-capture.ts';
 
@@ -70,12 +71,14 @@ const slow = defineAgentTool({
 
 const memory: AgentCapability = {
   name: 'memory',
+  needsEndUser: 'memory_identity_required',
   enabled: (a) => a.publication.memoryEnabled,
   instructions: async (context) => `Memories of ${context.endUserId}.`,
   tools: () => [echo, refuse, crash, huge, slow],
 };
 const search: AgentCapability = {
   name: 'web_search',
+  needsEndUser: null,
   enabled: (a) => a.webSearchEnabled,
   tools: () => [],
 };
@@ -108,6 +111,26 @@ describe('AgentToolbox', () => {
       },
       required: ['text'],
     });
+  });
+
+  it('refuses a missing end user with the error a switched-on capability declares', () => {
+    const { logger } = captureLogger();
+    const toolbox = new AgentToolbox([search, memory], logger);
+    const refusal = (() => {
+      try {
+        toolbox.requireEndUser(agent({ memory: true, webSearch: true }), undefined);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(ApiError);
+    expect((refusal as ApiError).code).toBe('memory_identity_required');
+    expect((refusal as ApiError).detail).toBe('The Agent has memory enabled: send end_user_id.');
+    // Web search declares no need; memory switched off asks for nothing.
+    expect(() => toolbox.requireEndUser(agent({ webSearch: true }), undefined)).not.toThrow();
+    expect(() =>
+      toolbox.requireEndUser(agent({ memory: true }), '0f8fad5b-d9cb-469f-a165-70867728950e'),
+    ).not.toThrow();
   });
 
   it('turns every call into a result the model reads, and never throws', async () => {

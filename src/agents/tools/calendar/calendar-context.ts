@@ -1,7 +1,7 @@
+import type { TenantScope } from '../../../db/tenant-scope.ts';
 import type { CalendarAccess } from '../../../google-calendar/access.ts';
 import { CalendarAccessError } from '../../../google-calendar/access.ts';
 import type { GoogleCalendarApi } from '../../../google-calendar/calendar-api.ts';
-import type { CalendarScope } from '../../../google-calendar/oauth-requests.ts';
 import type { AgentToolContext } from '../agent-tool.ts';
 import { isTimeZone } from './zoned-time.ts';
 
@@ -34,7 +34,7 @@ export function withCalendar<T>(
   const google = deps.google;
   if (!google) throw new CalendarAccessError('not_configured');
   if (!context.endUserId) throw new CalendarAccessError('not_connected');
-  const scope: CalendarScope = {
+  const scope: TenantScope = {
     workspaceId: context.workspaceId,
     environment: context.environment,
   };

@@ -62,6 +62,7 @@ export function calendarCapability(deps: CalendarToolDependencies): AgentCapabil
   const tools = [listEventsTool(deps), freeTimeTool(deps), createEventTool(deps)].map(modelFacing);
   return {
     name: 'calendar',
+    needsEndUser: 'calendar_identity_required',
     enabled: (agent) => agent.publication.calendarEnabled,
     instructions: (context) => calendarInstructions(deps, context),
     tools: () => tools,

@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
-import type { SttConfig } from '../worker/stt/config.ts';
 import type { Authenticator } from './auth/authenticate.ts';
 import type { CredentialWatch } from './auth/credential-watch.ts';
 import type { StreamTokens } from './auth/stream-tokens.ts';
@@ -10,6 +9,7 @@ import type { Database } from './db/schema.ts';
 import type { AnyRoute } from './http/route.ts';
 import type { WebSocketRoute } from './http/websocket.ts';
 import type { Logger } from './observability/logger.ts';
+import type { SttConfig } from './stt/config.ts';
 import { TranscriptionEngine } from './transcription/engine.ts';
 import { transcriptionRoute, transcriptionWebsocketUrl } from './transcription/route.ts';
 import { transcriptionRoutes } from './transcription/routes.ts';

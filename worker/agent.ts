@@ -6,10 +6,10 @@ import * as silero from '@livekit/agents-plugin-silero';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/connect.ts';
 import { createLogger } from '../src/observability/logger.ts';
+import { createSttProvider, loadSttConfig } from '../src/stt/config.ts';
+import type { SttProvider } from '../src/stt/provider.ts';
 import { loadWorkerConfig } from './config.ts';
 import { runLiveSession } from './conversation/session.ts';
-import { createSttProvider, loadSttConfig } from './stt/config.ts';
-import type { SttProvider } from './stt/provider.ts';
 
 interface ProcessData extends Record<string, unknown> {
   vad: VAD;

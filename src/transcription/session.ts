@@ -1,11 +1,11 @@
 import { v7 as uuidv7 } from 'uuid';
-import { SttError } from '../../worker/stt/errors.ts';
-import type { SttStream } from '../../worker/stt/provider.ts';
 import { canonicalLanguage } from '../agents/agents.ts';
 import type { AuthContext } from '../auth/context.ts';
 import { audioCostMillicredits } from '../billing/pricing.ts';
 import { ApiError, type ErrorCode, errorBody } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
+import { SttError } from '../stt/errors.ts';
+import type { SttStream } from '../stt/provider.ts';
 import type { EventChannel } from '../tts/stream/channel.ts';
 import type { StreamSlot, StreamSlots } from '../tts/stream/stream-slots.ts';
 import { PcmInput } from './audio-input.ts';

@@ -1,5 +1,5 @@
 import { UtteranceGate } from '../../worker/models/utterance-gate.ts';
-import { STT_SAMPLE_RATE_HZ, type SttStream } from '../../worker/stt/provider.ts';
+import { STT_SAMPLE_RATE_HZ, type SttStream } from '../stt/provider.ts';
 import { VAD_WINDOW_SAMPLES } from './vad/protocol.ts';
 import { SpeechDetector } from './vad/speech-detector.ts';
 import type { VadStream, VoiceActivity } from './vad/voice-activity.ts';

@@ -11,6 +11,8 @@ import { type Config, tokenSigningSecret } from '../../src/config.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
 import { llmCatalogFromConfig } from '../../src/llm/registry.ts';
 import type { Logger } from '../../src/observability/logger.ts';
+import { userSpeechLanguage } from '../../src/stt/language.ts';
+import type { SttProvider } from '../../src/stt/provider.ts';
 import { sampleLanguages } from '../../src/voices/cloning/sample-languages.ts';
 import { ApplicationRuntime } from '../application/runtime.ts';
 import type { WorkerConfig } from '../config.ts';
@@ -18,8 +20,6 @@ import { AwpLlm } from '../models/awp-llm.ts';
 import { AwpStt } from '../models/awp-stt.ts';
 import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
 import { vadWatchingPauses } from '../models/vad-pauses.ts';
-import { userSpeechLanguage } from '../stt/language.ts';
-import type { SttProvider } from '../stt/provider.ts';
 import { capabilityFrameworkTools, prepareSessionCapabilities } from './capabilities.ts';
 import { type InputMode, registerControls } from './controls.ts';
 import { endReason } from './end-reason.ts';
@@ -38,7 +38,7 @@ export interface SessionDependencies {
   db: DatabaseHandle;
   vad: VAD;
   stt: SttProvider;
-  /** `STT_LANGUAGE`, when set (worker/stt/language.ts). */
+  /** `STT_LANGUAGE`, when set (src/stt/language.ts). */
   sttLanguage?: string | undefined;
   /** A pause that starts transcribing early (`STT_EARLY_START_PAUSE_MS`; 0: none). */
   earlyStartPauseMs: number;

@@ -12,7 +12,7 @@ import {
   type SttProvider,
   type SttStream,
   samplesToMs,
-} from '../stt/provider.ts';
+} from '../../src/stt/provider.ts';
 import { UtteranceGate } from './utterance-gate.ts';
 
 export interface AwpSttOptions {

@@ -1,12 +1,12 @@
 import { type VADEvent, VADEventType } from '@livekit/agents';
 import * as silero from '@livekit/agents-plugin-silero';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_EARLY_START_PAUSE_MS as PAUSE_MS } from '../../../src/stt/config.ts';
 import {
   EventWatchingVad,
   PauseTracker,
   vadWatchingPauses,
 } from '../../../worker/models/vad-pauses.ts';
-import { DEFAULT_EARLY_START_PAUSE_MS as PAUSE_MS } from '../../../worker/stt/config.ts';
 
 /** Silero's window. */
 const WINDOW_MS = 32;

@@ -13,7 +13,7 @@ import {
   type SttStream,
   samplesToMs,
 } from '../../src/stt/provider.ts';
-import { UtteranceGate } from './utterance-gate.ts';
+import { UtteranceGate } from '../../src/stt/vad/utterance-gate.ts';
 
 export interface AwpSttOptions {
   provider: SttProvider;

@@ -103,6 +103,8 @@ class SileroVadStream extends VADStream {
   }
 
   override close(): void {
+    // Closed already (a failed model closes the stream before its session does).
+    if (this.closed) return;
     super.close();
     this.#endSegment();
   }

@@ -8,6 +8,7 @@ import { AudioFrame } from '@livekit/rtc-node';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SileroVad } from '../../../src/stt/vad/livekit-vad.ts';
+import { VoiceActivity } from '../../../src/stt/vad/voice-activity.ts';
 import { silence, speech } from '../../helpers/transcription.ts';
 
 const RATE = 48_000;
@@ -117,5 +118,13 @@ describe('SileroVad (LiveKit VAD over the shared detector)', () => {
     expect(starts[0]).toHaveLength(1);
     expect(starts[1]).toEqual(starts[0]);
     expect(second.length).toBeGreaterThan(0);
+  });
+
+  it('ends a stream whose model cannot load, and closing it again does nothing', async () => {
+    const logger = pino({ level: 'silent' });
+    const broken = new SileroVad(new VoiceActivity(logger, '/nonexistent/silero_vad.onnx'), logger);
+    const stream = broken.stream();
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+    stream.close();
   });
 });

@@ -39,9 +39,8 @@ module.exports = {
       severity: 'error',
       comment:
         'worker/ imports the api only through src/worker-boundary/index.ts (and the STT seam ' +
-        'in src/stt/); besides that only media/, protocol/ and packages. worker/stt/ is the ' +
-        'STT seam on its way to src/stt/.',
-      from: { path: '^worker/', pathNot: '^worker/stt/' },
+        'in src/stt/); besides that only media/, protocol/ and packages.',
+      from: { path: '^worker/' },
       to: { pathNot: WORKER_MAY_USE, dependencyTypesNot: ['core'] },
     },
     {

@@ -8,11 +8,11 @@
  */
 import { pino } from 'pino';
 import { kokoroVoiceByStyle } from '../src/providers/kokoro/index.ts';
+import { loadSttConfig } from '../src/stt/config.ts';
+import { defaultSidecarPython, defaultWhisperModelDir } from '../src/stt/embedded/paths.ts';
+import { EmbeddedSttProvider } from '../src/stt/embedded/provider.ts';
 import { NEURAL_SENTENCES } from '../test/helpers/neural-sentences.ts';
 import { normalizeWords, wordEditDistance } from '../test/helpers/wer.ts';
-import { loadSttConfig } from '../worker/stt/config.ts';
-import { defaultSidecarPython, defaultWhisperModelDir } from '../worker/stt/embedded/paths.ts';
-import { EmbeddedSttProvider } from '../worker/stt/embedded/provider.ts';
 import { startKokoroSpeech } from './lib/kokoro-speech.ts';
 
 const DEFAULT_VOICES = ['af_heart', 'ef_dora', 'ff_siwis', 'if_sara', 'pf_dora', 'hf_alpha'];

@@ -14,12 +14,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
+import { defaultSidecarPython, defaultWhisperModelDir } from '../src/stt/embedded/paths.ts';
+import { EmbeddedSttProvider } from '../src/stt/embedded/provider.ts';
+import { STT_SAMPLE_RATE_HZ } from '../src/stt/provider.ts';
 import { speechPcm } from '../test/fakes/speech-audio.ts';
 import { STT_SENTENCES } from '../test/helpers/stt-sentences.ts';
 import { normalizeWords, wordEditDistance, wordErrorRate } from '../test/helpers/wer.ts';
-import { defaultSidecarPython, defaultWhisperModelDir } from '../worker/stt/embedded/paths.ts';
-import { EmbeddedSttProvider } from '../worker/stt/embedded/provider.ts';
-import { STT_SAMPLE_RATE_HZ } from '../worker/stt/provider.ts';
 import { type KokoroSpeech, startKokoroSpeech } from './lib/kokoro-speech.ts';
 import { quantile, round } from './lib/stats.ts';
 

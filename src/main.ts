@@ -1,4 +1,3 @@
-import { loadSttConfig, type SttConfig } from '../worker/stt/config.ts';
 import { createStarterAgent } from './agents/starter-agent.ts';
 import { createApi } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -6,6 +5,7 @@ import { databaseOptions, openDatabase } from './db/connect.ts';
 import { nativeBindingLoaded } from './http/uws/native.ts';
 import { createLogger, resolveLogFormat } from './observability/logger.ts';
 import { createRedis } from './redis/client.ts';
+import { loadSttConfig, type SttConfig } from './stt/config.ts';
 import { startBanner } from './system/banner.ts';
 import {
   FATAL_EXIT_CODE,

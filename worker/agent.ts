@@ -2,12 +2,12 @@
 // job (one live session) and imports this file by path in it: `prewarm` runs once per
 // process (models), `entry` once per session.
 import { defineAgent, type JobContext, type JobProcess, type VAD } from '@livekit/agents';
-import * as silero from '@livekit/agents-plugin-silero';
+import { createSttProvider, loadSttConfig } from '../src/stt/config.ts';
+import type { SttProvider } from '../src/stt/provider.ts';
+import { SileroVad } from '../src/stt/vad/livekit-vad.ts';
 import { createLogger, loadConfig, WorkerApi } from '../src/worker-boundary/index.ts';
 import { loadWorkerConfig } from './config.ts';
 import { runLiveSession } from './conversation/session.ts';
-import { createSttProvider, loadSttConfig } from './stt/config.ts';
-import type { SttProvider } from './stt/provider.ts';
 
 interface ProcessData extends Record<string, unknown> {
   vad: VAD;
@@ -21,8 +21,9 @@ interface ProcessData extends Record<string, unknown> {
 export default defineAgent({
   prewarm: async (proc: JobProcess) => {
     const logger = createLogger(process.env.LOG_LEVEL ?? 'info', 'worker');
-    // Silero's defaults, except a shorter silence before a turn ends (snappier replies).
-    proc.userData.vad = await silero.VAD.load({ minSilenceDuration: 450 });
+    // Silero (the api's realtime transcription uses the same detector): the usual settings,
+    // except a shorter silence before a turn ends (snappier replies).
+    proc.userData.vad = await SileroVad.load(logger, { minSilenceMs: 450 });
     const sttConfig = loadSttConfig();
     const stt = createSttProvider(sttConfig, logger);
     proc.userData.stt = stt;

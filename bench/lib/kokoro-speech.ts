@@ -7,7 +7,7 @@ import {
   locateKokoroFiles,
 } from '../../src/providers/kokoro/index.ts';
 import { NativeProvider } from '../../src/providers/native/index.ts';
-import { STT_SAMPLE_RATE_HZ } from '../../worker/stt/provider.ts';
+import { STT_SAMPLE_RATE_HZ } from '../../src/stt/provider.ts';
 
 /** Kokoro's voices reading texts for the speech-to-text benchmarks, at 16 kHz. */
 export interface KokoroSpeech {

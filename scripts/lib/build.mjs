@@ -19,7 +19,7 @@ const PROTOCOL_DIRS = ['protocol/src', 'protocol/scripts'];
 const PROTOCOL_FILES = ['protocol/package.json', 'protocol/tsconfig.json'];
 const CONFIG_FILES = ['package.json', 'tsconfig.json', 'tsconfig.build.json'];
 /** Runtime files copied as they are (everything else in the source folders is TypeScript). */
-const ASSET = /\.(py|json|svg|png|jpg|webp|html|css|txt|wasm)$/;
+const ASSET = /\.(py|json|svg|png|jpg|webp|html|css|txt|wasm|onnx)$/;
 const SKIPPED_DIRS = new Set(['node_modules', '__pycache__', 'dashboard']);
 /** The client SDK (and the demo page the api serves) builds into client-sdk/dist/. */
 const CLIENT_SDK_DIRS = ['client-sdk/src', 'client-sdk/demo', 'client-sdk/scripts'];

@@ -18,7 +18,7 @@ export interface AgentDraft {
   documentsEnabled: boolean;
   /**
    * The language the Agent's users speak (BCP 47, canonical case), which speech recognition
-   * is told; null: the voice's language, else detection (worker/stt/language.ts).
+   * is told; null: the voice's language, else detection (src/stt/language.ts).
    */
   language: string | null;
   /** The Agent's live sessions are recorded (stereo Ogg Opus: the user left, the agent right). */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { SttConfig } from '../../worker/stt/config.ts';
-import { STT_CAPABILITIES, STT_PROVIDER_NAMES } from '../../worker/stt/provider.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { LLM_PROVIDER_NAMES, THINKING_LEVELS } from '../llm/provider.ts';
 import type { LlmCatalog } from '../llm/registry.ts';
+import type { SttConfig } from '../stt/config.ts';
+import { STT_CAPABILITIES, STT_PROVIDER_NAMES } from '../stt/provider.ts';
 
 export const modelListSchema = z
   .object({

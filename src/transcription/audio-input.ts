@@ -1,5 +1,5 @@
 import { createResampler, type Resampler } from '../../media/resample.ts';
-import { STT_SAMPLE_RATE_HZ } from '../../worker/stt/provider.ts';
+import { STT_SAMPLE_RATE_HZ } from '../stt/provider.ts';
 
 /**
  * A session's audio as it arrives (raw s16le mono at the session's rate, in frames of any

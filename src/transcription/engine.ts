@@ -1,8 +1,8 @@
-import { createSttProvider, type SttConfig } from '../../worker/stt/config.ts';
-import { SttError } from '../../worker/stt/errors.ts';
-import type { SttProvider, SttProviderName } from '../../worker/stt/provider.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
+import { createSttProvider, type SttConfig } from '../stt/config.ts';
+import { SttError } from '../stt/errors.ts';
+import type { SttProvider, SttProviderName } from '../stt/provider.ts';
 
 /**
  * The speech-to-text engine of realtime transcription: the worker's `SttProvider` seam,

@@ -1,12 +1,13 @@
 import type { TranscriptionServerEvent } from '@awp/protocol';
 import { v7 as uuidv7 } from 'uuid';
-import { SttError } from '../../worker/stt/errors.ts';
-import type { SttStream } from '../../worker/stt/provider.ts';
 import { canonicalLanguage } from '../agents/agents.ts';
 import type { AuthContext } from '../auth/context.ts';
 import { audioCostMillicredits } from '../billing/pricing.ts';
 import { ApiError, type ErrorCode, errorBody } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
+import { SttError } from '../stt/errors.ts';
+import type { SttStream } from '../stt/provider.ts';
+import type { VoiceActivity } from '../stt/vad/voice-activity.ts';
 import type { EventChannel } from '../tts/stream/channel.ts';
 import type { StreamSlot, StreamSlots } from '../tts/stream/stream-slots.ts';
 import { PcmInput } from './audio-input.ts';
@@ -16,7 +17,6 @@ import { AUDIO_FORMATS, type ClientEvent, parseClientEvent, type StartEvent } fr
 import type { TranscriptionSessionStore } from './session-store.ts';
 import { TranscriptDelivery } from './transcripts.ts';
 import { UtteranceRouter } from './utterances.ts';
-import type { VoiceActivity } from './vad/voice-activity.ts';
 
 /** What a realtime transcription session needs from the rest of the api. */
 export interface TranscriptionDependencies {

@@ -1,6 +1,6 @@
 import type { TranscriptionServerEvent } from '@awp/protocol';
-import type { SttEvent } from '../../worker/stt/provider.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { SttEvent } from '../stt/provider.ts';
 import type { EventChannel } from '../tts/stream/channel.ts';
 import type { TranscriptionSessionStore } from './session-store.ts';
 import type { UtteranceRouter } from './utterances.ts';

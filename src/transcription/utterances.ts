@@ -1,8 +1,8 @@
-import { UtteranceGate } from '../../worker/models/utterance-gate.ts';
-import { STT_SAMPLE_RATE_HZ, type SttStream } from '../../worker/stt/provider.ts';
-import { VAD_WINDOW_SAMPLES } from './vad/protocol.ts';
-import { SpeechDetector } from './vad/speech-detector.ts';
-import type { VadStream, VoiceActivity } from './vad/voice-activity.ts';
+import { STT_SAMPLE_RATE_HZ, type SttStream } from '../stt/provider.ts';
+import { VAD_WINDOW_SAMPLES } from '../stt/vad/protocol.ts';
+import { SpeechDetector } from '../stt/vad/speech-detector.ts';
+import { UtteranceGate } from '../stt/vad/utterance-gate.ts';
+import type { VadStream, VoiceActivity } from '../stt/vad/voice-activity.ts';
 
 /** Who asked for a `flush()` of the recognition stream. */
 export type FlushOrigin = 'client' | 'vad';

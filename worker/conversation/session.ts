@@ -1,6 +1,8 @@
 import { ATTR_AUDIO_RESPONSE } from '@awp/protocol';
 import { type JobContext, type VAD, voice } from '@livekit/agents';
 import { DisconnectReason, type RemoteParticipant, RoomEvent } from '@livekit/rtc-node';
+import { userSpeechLanguage } from '../../src/stt/language.ts';
+import type { SttProvider } from '../../src/stt/provider.ts';
 import {
   agentSessionLedgerId,
   type Config,
@@ -16,8 +18,6 @@ import { AwpLlm } from '../models/awp-llm.ts';
 import { AwpStt } from '../models/awp-stt.ts';
 import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
 import { vadWatchingPauses } from '../models/vad-pauses.ts';
-import { userSpeechLanguage } from '../stt/language.ts';
-import type { SttProvider } from '../stt/provider.ts';
 import { capabilityFrameworkTools } from './capabilities.ts';
 import { type InputMode, registerControls } from './controls.ts';
 import { endReason } from './end-reason.ts';
@@ -37,7 +37,7 @@ export interface SessionDependencies {
   api: WorkerApi;
   vad: VAD;
   stt: SttProvider;
-  /** `STT_LANGUAGE`, when set (worker/stt/language.ts). */
+  /** `STT_LANGUAGE`, when set (src/stt/language.ts). */
   sttLanguage?: string | undefined;
   /** A pause that starts transcribing early (`STT_EARLY_START_PAUSE_MS`; 0: none). */
   earlyStartPauseMs: number;

@@ -12,8 +12,8 @@ import {
   type SttProvider,
   type SttStream,
   samplesToMs,
-} from '../stt/provider.ts';
-import { UtteranceGate } from './utterance-gate.ts';
+} from '../../src/stt/provider.ts';
+import { UtteranceGate } from '../../src/stt/vad/utterance-gate.ts';
 
 export interface AwpSttOptions {
   provider: SttProvider;

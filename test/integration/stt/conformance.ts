@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { SttError } from '../../../worker/stt/errors.ts';
+import { SttError } from '../../../src/stt/errors.ts';
 import {
   STT_SAMPLE_RATE_HZ,
   type SttEvent,
   type SttProvider,
   type SttStream,
-} from '../../../worker/stt/provider.ts';
+} from '../../../src/stt/provider.ts';
 import { speechPcm } from '../../fakes/speech-audio.ts';
 import { wordErrorRate } from '../../helpers/wer.ts';
 

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DeepgramSttProvider } from '../../../worker/stt/deepgram/provider.ts';
-import { SttError } from '../../../worker/stt/errors.ts';
-import type { SttEvent } from '../../../worker/stt/provider.ts';
+import { DeepgramSttProvider } from '../../../src/stt/deepgram/provider.ts';
+import { SttError } from '../../../src/stt/errors.ts';
+import type { SttEvent } from '../../../src/stt/provider.ts';
 import { type FakeDeepgram, startFakeDeepgram } from '../../fakes/deepgram.ts';
 import { collect, describeSttConformance, pushFrames, speechSamples } from './conformance.ts';
 

@@ -9,14 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSttProvider, loadSttConfig } from '../../../worker/stt/config.ts';
+import { createSttProvider, loadSttConfig } from '../../../src/stt/config.ts';
 import {
   defaultSidecarPython,
   defaultWhisperModelDir,
   sidecarScriptPath,
-} from '../../../worker/stt/embedded/paths.ts';
-import { EmbeddedSttProvider } from '../../../worker/stt/embedded/provider.ts';
-import { SttError } from '../../../worker/stt/errors.ts';
+} from '../../../src/stt/embedded/paths.ts';
+import { EmbeddedSttProvider } from '../../../src/stt/embedded/provider.ts';
+import { SttError } from '../../../src/stt/errors.ts';
 import { STT_SENTENCES } from '../../helpers/stt-sentences.ts';
 import { normalizeWords, wordErrorRate } from '../../helpers/wer.ts';
 import { collect, describeSttConformance, pushFrames, speechSamples } from './conformance.ts';

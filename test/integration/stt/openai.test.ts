@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SttError } from '../../../worker/stt/errors.ts';
-import { OpenAiTranscriptionProvider } from '../../../worker/stt/openai/provider.ts';
+import { SttError } from '../../../src/stt/errors.ts';
+import { OpenAiTranscriptionProvider } from '../../../src/stt/openai/provider.ts';
 import {
   type FakeTranscriptions,
   startFakeTranscriptions,

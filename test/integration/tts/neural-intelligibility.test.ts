@@ -13,13 +13,10 @@ import {
   KOKORO_SAMPLE_RATE_HZ,
   type KokoroVoice,
 } from '../../../src/providers/kokoro/index.ts';
-import { loadSttConfig } from '../../../worker/stt/config.ts';
-import {
-  defaultSidecarPython,
-  defaultWhisperModelDir,
-} from '../../../worker/stt/embedded/paths.ts';
-import { EmbeddedSttProvider } from '../../../worker/stt/embedded/provider.ts';
-import { STT_SAMPLE_RATE_HZ } from '../../../worker/stt/provider.ts';
+import { loadSttConfig } from '../../../src/stt/config.ts';
+import { defaultSidecarPython, defaultWhisperModelDir } from '../../../src/stt/embedded/paths.ts';
+import { EmbeddedSttProvider } from '../../../src/stt/embedded/provider.ts';
+import { STT_SAMPLE_RATE_HZ } from '../../../src/stt/provider.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { NEURAL_SENTENCES } from '../../helpers/neural-sentences.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';

@@ -3,9 +3,9 @@ import {
   BufferedSttStream,
   type BufferedSttStreamOptions,
   type TranscribeUtterance,
-} from '../../../worker/stt/buffered-stream.ts';
-import { cancelledError } from '../../../worker/stt/errors.ts';
-import type { SttEvent, SttTranscript } from '../../../worker/stt/provider.ts';
+} from '../../../src/stt/buffered-stream.ts';
+import { cancelledError } from '../../../src/stt/errors.ts';
+import type { SttEvent, SttTranscript } from '../../../src/stt/provider.ts';
 
 /** 10 ms at 16 kHz. */
 const FRAME = 160;

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config.ts';
-import { createSttProvider, loadSttConfig } from '../../../worker/stt/config.ts';
+import { createSttProvider, loadSttConfig } from '../../../src/stt/config.ts';
 
 const logger = pino({ level: 'silent' });
 

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  encodeFrame,
-  FrameDecoder,
-  MAX_HEADER_BYTES,
-} from '../../../worker/stt/embedded/protocol.ts';
+import { encodeFrame, FrameDecoder, MAX_HEADER_BYTES } from '../../../src/stt/embedded/protocol.ts';
 
 describe('sidecar framing', () => {
   it('round-trips frames split at every byte boundary', () => {

@@ -1,12 +1,13 @@
 import { type VADEvent, VADEventType } from '@livekit/agents';
-import * as silero from '@livekit/agents-plugin-silero';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_EARLY_START_PAUSE_MS as PAUSE_MS } from '../../../src/stt/config.ts';
+import { SileroVad } from '../../../src/stt/vad/livekit-vad.ts';
 import {
   EventWatchingVad,
   PauseTracker,
   vadWatchingPauses,
 } from '../../../worker/models/vad-pauses.ts';
-import { DEFAULT_EARLY_START_PAUSE_MS as PAUSE_MS } from '../../../worker/stt/config.ts';
 
 /** Silero's window. */
 const WINDOW_MS = 32;
@@ -121,7 +122,7 @@ describe('vadWatchingPauses (the VAD a session runs on)', () => {
   const listener = { silenceStarted: () => {}, speechResumed: () => {} };
 
   it('is the shared VAD itself when early starts are off, and watches it otherwise', async () => {
-    const vad = await silero.VAD.load();
+    const vad = await SileroVad.load(pino({ level: 'silent' }));
     expect(vadWatchingPauses(vad, 0, listener)).toBe(vad);
     const watching = vadWatchingPauses(vad, PAUSE_MS, listener);
     expect(watching).toBeInstanceOf(EventWatchingVad);

@@ -1,6 +1,6 @@
 import OpenAI, { toFile } from 'openai';
 import { encodeWav } from '../../../media/wav.ts';
-import type { Logger } from '../../../src/observability/logger.ts';
+import type { Logger } from '../../observability/logger.ts';
 import { BufferedSttStream } from '../buffered-stream.ts';
 import { cancelledError, SttError } from '../errors.ts';
 import {

@@ -1,6 +1,6 @@
 """The embedded speech-to-text sidecar: Whisper through faster-whisper (CTranslate2, CPU).
 
-Started and supervised by the worker (worker/stt/embedded/client.ts); speaks one small
+Started and supervised by the worker (src/stt/embedded/sidecar-client.ts); speaks one small
 protocol over its stdin and stdout. stderr carries log lines only.
 
 Protocol. Every message in either direction is one frame:

@@ -1,4 +1,4 @@
-import { ApiError } from '../../src/errors.ts';
+import { ApiError } from '../errors.ts';
 
 /** Why a speech-to-text call failed; decides the public code and whether a retry can help. */
 export type SttFailure =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SpeechDetector } from '../../../src/transcription/vad/speech-detector.ts';
+import { SpeechDetector } from '../../../src/stt/vad/speech-detector.ts';
 
 /** The changes a detector reports for a run of probabilities, with their window index. */
 function changes(detector: SpeechDetector, probabilities: number[]): [number, string][] {

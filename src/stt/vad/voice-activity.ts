@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { siblingEntry } from '../../../media/runtime-entry.ts';
 import type { Logger } from '../../observability/logger.ts';
@@ -11,27 +11,29 @@ import {
 } from './protocol.ts';
 
 /**
- * The Silero VAD model that `@livekit/agents-plugin-silero` ships (the worker's VAD). The
- * api runs the model file itself with onnxruntime-node rather than the plugin's classes,
- * which need LiveKit's native runtime and audio frames.
+ * The Silero VAD v5 model (MIT, silero_vad.LICENSE.txt), next to this file: the one voice
+ * activity model of the api's realtime transcription and the agent worker's turns.
  */
 export function sileroModelPath(): string {
-  const entry = createRequire(import.meta.url).resolve('@livekit/agents-plugin-silero');
-  return path.join(path.dirname(entry), 'silero_vad.onnx');
+  return fileURLToPath(new URL('./silero_vad.onnx', import.meta.url));
 }
 
 /** What a stream's owner is told. */
 export interface VadStreamListener {
-  /** One 32 ms window (512 samples at 16 kHz) and Silero's speech probability for it. */
-  window(samples: Int16Array, probability: number): void;
+  /**
+   * One 32 ms window (512 samples at 16 kHz) and Silero's speech probability for it;
+   * `waitedMs`: from the push that completed the window to its answer.
+   */
+  window(samples: Int16Array, probability: number, waitedMs: number): void;
   /** The model failed; the stream reports nothing more. */
   failed(error: Error): void;
 }
 
 /**
- * Voice activity for realtime transcription: one worker thread per api process, started
- * with the first stream that needs it, runs Silero over every stream's audio; each stream
- * keeps its own model state there. Windows come back in order with their probability.
+ * Voice activity: one worker thread per process (the api, or an agent worker's job process),
+ * started with the first stream that needs it or by `warmUp()`, runs Silero over every
+ * stream's audio; each stream keeps its own model state there. Windows come back in order
+ * with their probability.
  */
 export class VoiceActivity {
   readonly #modelPath: string;
@@ -61,6 +63,11 @@ export class VoiceActivity {
     this.#streams.set(id, stream);
     this.#post({ type: 'open', stream: id });
     return stream;
+  }
+
+  /** Loads the model now, so the first stream does not wait for it. */
+  warmUp(): Promise<void> {
+    return this.#start();
   }
 
   async close(): Promise<void> {
@@ -115,6 +122,8 @@ export class VadStream {
   /** Audio sent and not yet reported, oldest first. */
   readonly #pending: Int16Array[] = [];
   #pendingOffset = 0;
+  /** When each outstanding push was sent (performance.now()), oldest first. */
+  readonly #pushedAt: number[] = [];
   #outstanding = 0;
   #idle: (() => void)[] = [];
   #failure: Error | undefined;
@@ -134,6 +143,7 @@ export class VadStream {
     const copy = samples.slice();
     this.#pending.push(copy);
     this.#outstanding++;
+    this.#pushedAt.push(performance.now());
     this.post({ type: 'audio', stream: this.id, samples: copy });
   }
 
@@ -162,9 +172,10 @@ export class VadStream {
   /** @internal The worker's answer to the oldest outstanding push. */
   answered(probabilities: Float32Array): void {
     this.#outstanding--;
+    const waitedMs = performance.now() - (this.#pushedAt.shift() ?? performance.now());
     if (!this.#closed) {
       for (const probability of probabilities) {
-        this.listener.window(this.#take(VAD_WINDOW_SAMPLES), probability);
+        this.listener.window(this.#take(VAD_WINDOW_SAMPLES), probability, waitedMs);
       }
     }
     if (this.#outstanding === 0) this.#wake();
@@ -174,6 +185,7 @@ export class VadStream {
   fail(error: Error): void {
     this.#failure = error;
     this.#outstanding = 0;
+    this.#pushedAt.length = 0;
     this.#wake();
     if (!this.#closed) this.listener.failed(error);
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ConfigError } from '../../src/config.ts';
-import type { Logger } from '../../src/observability/logger.ts';
+import { ConfigError } from '../config.ts';
+import type { Logger } from '../observability/logger.ts';
 import { DeepgramSttProvider } from './deepgram/provider.ts';
 import { defaultSidecarPython, defaultWhisperModelDir } from './embedded/paths.ts';
 import { EmbeddedSttProvider } from './embedded/provider.ts';
@@ -28,7 +28,7 @@ export const sttConfigSchema = z.object({
   STT_MAX_QUEUE: z.coerce.number().int().nonnegative().default(8),
   /**
    * The language users speak (ISO 639-1), or `auto` to detect it per utterance. Unset: the
-   * Agent voice's language when it is known, else detected (worker/stt/language.ts).
+   * Agent voice's language when it is known, else detected (src/stt/language.ts).
    */
   STT_LANGUAGE: z
     .string()

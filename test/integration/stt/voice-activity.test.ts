@@ -3,8 +3,8 @@
 // load failing the stream's owner instead of hanging it.
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SpeechDetector } from '../../../src/transcription/vad/speech-detector.ts';
-import { VoiceActivity } from '../../../src/transcription/vad/voice-activity.ts';
+import { SpeechDetector } from '../../../src/stt/vad/speech-detector.ts';
+import { VoiceActivity } from '../../../src/stt/vad/voice-activity.ts';
 import { speech } from '../../helpers/transcription.ts';
 
 const logger = pino({ level: 'silent' });

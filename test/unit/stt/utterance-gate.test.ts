@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LEAD_IN_MS, UtteranceGate } from '../../../worker/models/utterance-gate.ts';
-import { STT_SAMPLE_RATE_HZ } from '../../../worker/stt/provider.ts';
+import { STT_SAMPLE_RATE_HZ } from '../../../src/stt/provider.ts';
+import { LEAD_IN_MS, UtteranceGate } from '../../../src/stt/vad/utterance-gate.ts';
 
 const FRAME_MS = 10;
 const FRAME = (STT_SAMPLE_RATE_HZ * FRAME_MS) / 1000;

@@ -1,5 +1,5 @@
 import { DeepgramClient, type listen } from '@deepgram/sdk';
-import type { Logger } from '../../../src/observability/logger.ts';
+import type { Logger } from '../../observability/logger.ts';
 import { cancelledError, SttError } from '../errors.ts';
 import { EventQueue } from '../event-queue.ts';
 import { STT_SAMPLE_RATE_HZ, type SttEvent, type SttOptions, type SttStream } from '../provider.ts';

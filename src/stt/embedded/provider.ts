@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from '../../../src/observability/logger.ts';
+import type { Logger } from '../../observability/logger.ts';
 import { BufferedSttStream } from '../buffered-stream.ts';
 import { SttError } from '../errors.ts';
 import type {

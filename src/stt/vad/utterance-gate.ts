@@ -1,4 +1,4 @@
-import { STT_SAMPLE_RATE_HZ } from '../stt/provider.ts';
+import { STT_SAMPLE_RATE_HZ } from '../provider.ts';
 
 /**
  * Audio kept from before an utterance opens: Silero reports the start of speech after it

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import type { Logger } from '../../../src/observability/logger.ts';
+import type { Logger } from '../../observability/logger.ts';
 import { cancelledError, SttError } from '../errors.ts';
 import {
   encodeFrame,

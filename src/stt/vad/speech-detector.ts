@@ -24,10 +24,11 @@ export interface SpeechDetectorOptions {
 }
 
 /**
- * The turn logic the agent worker gets from LiveKit's Silero plugin, over a stream of
- * window probabilities: an exponential filter (0.35 of the previous value), speech after
- * `minSpeechMs` above the threshold, the end after `minSilenceMs` below it. Pure: one call
- * per window, in order.
+ * The one turn logic of voice activity (realtime transcription, and the agent worker's
+ * turns through `SileroVad`), over a stream of window probabilities: an exponential filter
+ * (0.35 of the previous value), speech after `minSpeechMs` above the threshold, the end
+ * after `minSilenceMs` below it (the rules of LiveKit's Silero plugin). Pure: one call per
+ * window, in order.
  *
  * @example
  * ```ts
@@ -59,6 +60,25 @@ export class SpeechDetector {
     return this.#speaking;
   }
 
+  /** The last window's probability after the filter (0 before the first window). */
+  get probability(): number {
+    return this.#filtered ?? 0;
+  }
+
+  /** Speech since the last window below the threshold, in milliseconds. */
+  get speechMs(): number {
+    return this.#speechMs;
+  }
+
+  /** Silence since the last window above the threshold (it goes on counting after `end`). */
+  get silenceMs(): number {
+    return this.#silenceMs;
+  }
+
+  get minSilenceMs(): number {
+    return this.#minSilenceMs;
+  }
+
   /** One window's probability; the change it makes, if any. */
   push(probability: number): SpeechChange | undefined {
     this.#filtered =
@@ -80,7 +100,8 @@ export class SpeechDetector {
     this.#speechMs = 0;
     if (!this.#speaking) return undefined;
     if (this.#silenceMs > this.#minSilenceMs) {
-      this.reset();
+      this.#speaking = false;
+      this.#paused = false;
       return 'end';
     }
     if (!this.#paused && this.#pauseMs > 0 && this.#silenceMs >= this.#pauseMs) {
@@ -90,7 +111,7 @@ export class SpeechDetector {
     return undefined;
   }
 
-  /** Back to silence (the utterance was ended from outside, by a client's `flush`). */
+  /** Back to silence, the filter kept (the utterance was ended by a client's `flush`). */
   reset(): void {
     this.#speaking = false;
     this.#paused = false;

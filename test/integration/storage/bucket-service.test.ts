@@ -112,7 +112,7 @@ describe.each(DIALECTS)('stored audio in a bucket on %s', (dialect) => {
     const env = serviceEnv(database, s3.env(`${prefix}-copied`));
 
     const first = runAwp(env, ['storage', 'copy-to-bucket', '--json']);
-    expect(first.stderr).toBe('');
+    expect(first.status, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout)).toEqual({
       audio: { copied: 2, skipped: 0, bytes: 22 },
       samples: { copied: 1, skipped: 0, bytes: 8 },

@@ -43,3 +43,27 @@ export function codePointOffsets(text: string): number[] {
   offsets.push(at);
   return offsets;
 }
+
+/** A word of the text: a run of non-space characters without its outer punctuation. */
+export interface TextWord {
+  readonly textStart: number;
+  readonly textEnd: number;
+}
+
+const WORD_PATTERN = /\S+/gu;
+const OUTER_PUNCTUATION = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;
+
+/** The words of `text`, in order, as UTF-16 ranges. */
+export function wordsOf(text: string): TextWord[] {
+  const words: TextWord[] = [];
+  for (const match of text.matchAll(WORD_PATTERN)) {
+    const token = match[0];
+    const core = token.replace(OUTER_PUNCTUATION, '');
+    // A token of punctuation alone (a dash, an ellipsis) is not a spoken word.
+    if (core === '') continue;
+    const lead = token.length - token.replace(/^[\p{P}\p{S}]+/u, '').length;
+    const textStart = match.index + lead;
+    words.push({ textStart, textEnd: textStart + core.length });
+  }
+  return words;
+}

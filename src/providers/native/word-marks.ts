@@ -1,29 +1,5 @@
-import { codePointOffsets, type TextTiming } from '../alignment.ts';
+import { codePointOffsets, type TextTiming, type TextWord, wordsOf } from '../alignment.ts';
 import type { EngineMark } from './helper/engine-helper.ts';
-
-/** A word of the text: a run of non-space characters without its outer punctuation. */
-interface Word {
-  readonly textStart: number;
-  readonly textEnd: number;
-}
-
-const WORD_PATTERN = /\S+/gu;
-const OUTER_PUNCTUATION = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;
-
-/** The words of `text`, in order, as UTF-16 ranges. */
-export function wordsOf(text: string): Word[] {
-  const words: Word[] = [];
-  for (const match of text.matchAll(WORD_PATTERN)) {
-    const token = match[0];
-    const core = token.replace(OUTER_PUNCTUATION, '');
-    // A token of punctuation alone (a dash, an ellipsis) is not a spoken word.
-    if (core === '') continue;
-    const lead = token.length - token.replace(/^[\p{P}\p{S}]+/u, '').length;
-    const textStart = match.index + lead;
-    words.push({ textStart, textEnd: textStart + core.length });
-  }
-  return words;
-}
 
 /**
  * Turns espeak-ng's marks for one utterance into word timings. espeak-ng reports a word
@@ -34,7 +10,7 @@ export function wordsOf(text: string): Word[] {
  * counted to it. A timing is handed out once its end is known.
  */
 export class WordMarkAligner {
-  readonly #words: Word[];
+  readonly #words: TextWord[];
   /** The word index of each code point of the text (-1: between words). */
   readonly #wordAt: Int32Array;
   #open: { word: number; startS: number } | undefined;

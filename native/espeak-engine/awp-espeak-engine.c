@@ -10,8 +10,8 @@
  *
  * Parent -> engine:
  *   'S' synthesize: payload = u16 words per minute, u8 pitch (0..99), u8 voice length,
- *       u32 output rate in Hz (0: the engine's own rate), voice name (ASCII), text (UTF-8,
- *       the rest of the payload). One at a time: the parent sends the next 'S' only after
+ *       u32 output rate in Hz (0: the engine's own rate), u8 flags (bit 0: send marks),
+ *       voice name (ASCII), text (UTF-8, the rest of the payload). One at a time: the parent sends the next 'S' only after
  *       the previous one ended ('E' or 'X').
  *   'C' cancel: length 0; stops synthesis of request `id` if it is still running (it then
  *       ends with 'E'); ignored when `id` already ended.
@@ -20,6 +20,10 @@
  *       (PROTOCOL_VERSION), sent once after start-up.
  *   'A' audio: payload = 16-bit little-endian mono PCM samples at the request's output
  *       rate, while synthesizing.
+ *   'M' mark (only when asked for): payload = u8 kind ('w': a word starts, 'b': a clause,
+ *       sentence or the utterance ends), u32 sample (position in the utterance's audio at
+ *       the engine's own rate), u32 text position (characters from the start of the text,
+ *       1-based), u32 length (characters of the word). Sent before the audio it falls in.
  *   'E' end of request `id` (length 0).
  *   'X' error for request `id`: payload = UTF-8 message; the engine stays usable.
  *
@@ -47,9 +51,11 @@
 
 #define HEADER_BYTES 9
 /* Bumped when the framing changes; the service refuses an engine built from other sources. */
-#define PROTOCOL_VERSION 2
-/* Fixed part of an 'S' payload: rate, pitch, voice length, output rate. */
-#define REQUEST_HEAD 8u
+#define PROTOCOL_VERSION 3
+/* Fixed part of an 'S' payload: rate, pitch, voice length, output rate, flags. */
+#define REQUEST_HEAD 9u
+/* 'S' flag: send word and boundary marks (espeak-ng's events) for alignment. */
+#define FLAG_MARKS 1u
 /* Output rates the engine resamples to. */
 #define MIN_OUTPUT_RATE 8000u
 #define MAX_OUTPUT_RATE 48000u
@@ -58,6 +64,8 @@
 
 static uint32_t current_id;
 static int cancelled;
+/* Whether the utterance being spoken sends 'M' frames. */
+static int send_marks;
 /* The engine's own rate, and the resampler of the utterance being spoken (NULL: none). */
 static unsigned int engine_rate;
 static soxr_t resampler;
@@ -173,8 +181,26 @@ static void send_resampled(const short *samples, size_t count) {
   }
 }
 
+/* The word starts and boundaries among espeak-ng's events, as 'M' frames. */
+static void send_events(const espeak_EVENT *events) {
+  for (const espeak_EVENT *e = events; e != NULL && e->type != espeakEVENT_LIST_TERMINATED; e++) {
+    unsigned char kind;
+    if (e->type == espeakEVENT_WORD) kind = 'w';
+    else if (e->type == espeakEVENT_END || e->type == espeakEVENT_SENTENCE ||
+             e->type == espeakEVENT_MSG_TERMINATED)
+      kind = 'b';
+    else continue;
+    unsigned char mark[13];
+    mark[0] = kind;
+    put_u32(mark + 1, (uint32_t)(e->sample < 0 ? 0 : e->sample));
+    put_u32(mark + 5, (uint32_t)(e->text_position < 0 ? 0 : e->text_position));
+    put_u32(mark + 9, (uint32_t)(e->length < 0 ? 0 : e->length));
+    send_frame('M', current_id, mark, sizeof mark);
+  }
+}
+
 static int on_audio(short *samples, int count, espeak_EVENT *events) {
-  (void)events;
+  if (send_marks && !cancelled) send_events(events);
   if (samples != NULL && count > 0) {
     if (resampler != NULL) send_resampled(samples, (size_t)count);
     else send_audio(samples, (size_t)count);
@@ -222,6 +248,7 @@ static void speak(uint32_t id, unsigned char *payload, uint32_t length) {
   char *text = (char *)payload + REQUEST_HEAD + voice_length;
   current_id = id;
   cancelled = 0;
+  send_marks = (payload[8] & FLAG_MARKS) != 0;
   if (text_length > 0) {
     /* The payload buffer has one spare byte for the terminator. */
     text[text_length] = '\0';

@@ -1,7 +1,7 @@
-import type { PcmChunk } from '../../media/pcm.ts';
+import type { AlignmentGranularity, SynthesisChunk } from './alignment.ts';
 
 /** Features a voice route supports. Mirrors the public `capabilities` values. */
-export type VoiceCapability = 'tts' | 'voice_tags';
+export type VoiceCapability = 'tts' | 'voice_tags' | 'word_alignment' | 'char_alignment';
 
 /** What a provider needs to synthesize one segment of text. */
 export interface SynthesisRequest {
@@ -21,6 +21,11 @@ export interface SynthesisRequest {
    * resampling stage. Chunks always say their real rate.
    */
   readonly preferredSampleRateHz?: number;
+  /**
+   * Timings to deliver with the audio (see {@link SynthesisChunk}); only ever one the
+   * provider lists in {@link TtsProvider.alignment}. Absent: none.
+   */
+  readonly alignment?: AlignmentGranularity;
 }
 
 /**
@@ -36,5 +41,7 @@ export interface TtsProvider {
    * a codec pick its input rate (Opus from 24 kHz for audio of that band). Vendors omit it.
    */
   readonly nativeSampleRateHz?: number;
-  synthesize(request: SynthesisRequest, signal: AbortSignal): AsyncIterable<PcmChunk>;
+  /** The granularities this provider can time its audio at; absent or empty: none. */
+  readonly alignment?: readonly AlignmentGranularity[];
+  synthesize(request: SynthesisRequest, signal: AbortSignal): AsyncIterable<SynthesisChunk>;
 }

@@ -1,7 +1,8 @@
-import type { PcmChunk } from '../../media/pcm.ts';
+import type { SynthesisChunk } from '../providers/alignment.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { VoiceCapability } from '../providers/provider.ts';
 import type { ResolvedRoute } from '../voices/catalog.ts';
+import { canAlign } from './alignment/capability.ts';
 import { type ProviderUsage, type SegmentRequest, synthesizeSegment } from './synthesize.ts';
 import { type PreparedText, prepareText } from './tags.ts';
 
@@ -23,7 +24,7 @@ export interface FailoverHooks {
  * then the next Ready enabled route whenever the current one fails with a retryable error
  * (`provider_unavailable`, timeouts, 429/5xx) before any audio of the request was produced.
  * Same request, same format: a route that does not list the request's format is never
- * tried (no silent substitution). Text and tags are prepared for the route that speaks
+ * tried (no silent substitution), nor one that cannot give the timings asked for. Text and tags are prepared for the route that speaks
  * them: tags apply only when the voice advertises `voice_tags` (its default route's
  * capability) and that route has them too; elsewhere they and inline cues are removed, and
  * a route left with nothing to speak is not tried. Once a route has produced audio the
@@ -68,7 +69,7 @@ export class RouteFailover {
     segment: RawSegment,
     usage: ProviderUsage,
     signal: AbortSignal,
-  ): AsyncGenerator<PcmChunk> {
+  ): AsyncGenerator<SynthesisChunk> {
     if (this.#served) {
       const prepared = this.prepare(segment.text, segment.voiceTags);
       this.#prepared = prepared;
@@ -82,7 +83,7 @@ export class RouteFailover {
       const source = synthesizeSegment(this.#request(segment, route, prepared), usage, signal)[
         Symbol.asyncIterator
       ]();
-      let first: IteratorResult<PcmChunk>;
+      let first: IteratorResult<SynthesisChunk>;
       try {
         first = await source.next();
       } catch (error) {
@@ -123,6 +124,8 @@ export class RouteFailover {
     const candidates = [{ route: first!, prepared: this.#prepareFor(first!, segment) }];
     for (const route of others) {
       if (!route.profile.outputFormats.includes(segment.format)) continue;
+      const { alignment } = segment;
+      if (alignment !== undefined && !canAlign(route.profile.capabilities, alignment)) continue;
       try {
         candidates.push({ route, prepared: this.#prepareFor(route, segment) });
       } catch {

@@ -4,7 +4,11 @@ import { encodeAudio, type TranscoderFactory } from '../../media/transcode.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
+import type { AlignmentGranularity } from '../providers/alignment.ts';
 import type { ResolvedRoute, VoiceCatalog } from '../voices/catalog.ts';
+import { requireAlignment } from './alignment/capability.ts';
+import { alignedAudio } from './alignment/tap.ts';
+import { AlignmentTimeline, type PublicTiming } from './alignment/timeline.ts';
 import type { VoiceRouteRole } from './failover.ts';
 import { failoverFor } from './failover-ledger.ts';
 import {
@@ -40,12 +44,16 @@ export interface OneShotResult {
   voiceRoute: VoiceRouteRole;
   /** True when the serving route cannot apply tags and the request's tags and cues were removed. */
   tagsSkipped: boolean;
+  /** With `alignment` asked for: the timing of each word or character of the audio. */
+  timings?: PublicTiming[];
 }
 
 /** How one synthesis is served, beyond what the public request body says. */
 export interface OneShotOptions {
   /** Serve through this route of the voice alone (the dashboard Playground's choice). */
   routeId?: string | undefined;
+  /** Time the audio by word or character (the JSON answer with timestamps). */
+  alignment?: AlignmentGranularity | undefined;
 }
 
 export interface OneShotDependencies {
@@ -122,6 +130,7 @@ export class OneShotSynthesis {
       body.output_format,
       options.routeId,
     );
+    requireAlignment(voice.capabilities, options.alignment);
     // Prepared for the default route: refuses what it cannot speak and sizes the reservation
     // (a fallback route never speaks more: it applies tags only where the voice has them).
     const prepared = prepareText(body.text, body.params?.voice_tags, voice.capabilities);
@@ -152,17 +161,22 @@ export class OneShotSynthesis {
     let audioSeen = false;
     const started = performance.now();
     const failover = failoverFor(voice, requestId, ledger, this.deps.logger);
+    const timeline = options.alignment === undefined ? undefined : new AlignmentTimeline();
     try {
-      const pcm = failover.synthesize(
+      const chunks = failover.synthesize(
         {
           text: body.text,
           voiceTags: body.params?.voice_tags ?? [],
           speed: body.params?.speed,
           format,
+          alignment: options.alignment,
         },
         usage,
         signal,
       );
+      const pcm = timeline
+        ? alignedAudio(chunks, timeline, () => failover.prepared?.text ?? body.text)
+        : chunks;
       for await (const bytes of encodeAudio(pcm, format, signal, {
         ...(this.deps.opusComplexity === undefined
           ? {}
@@ -226,6 +240,7 @@ export class OneShotSynthesis {
       route: failover.served ?? voice.route,
       voiceRoute: failover.role,
       tagsSkipped: spoken.tagsSkipped,
+      ...(timeline ? { timings: timeline.takeAll() } : {}),
     };
   }
 

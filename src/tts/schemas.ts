@@ -60,6 +60,13 @@ export const synthesisParamsSchema = z
   })
   .describe('Optional synthesis parameters.');
 
+/** Opt-in timings of the audio: per word or per character. */
+export const alignmentSchema = z
+  .enum(['word', 'char'], { error: () => 'alignment is "word" or "char"' })
+  .describe(
+    'Ask for the timing of each word (`word`) or character (`char`) of the output audio; the voice must list `word_alignment` or `char_alignment` in its capabilities, else 400 `invalid_request`.',
+  );
+
 const partnerSessionId = z
   .string()
   .min(1)
@@ -74,34 +81,55 @@ export const outputFormatSchema = z
   })
   .describe('A format listed for this voice.');
 
+const oneShotFields = {
+  text: z
+    .string()
+    .refine((text) => codePointLength(text) <= MAX_ONESHOT_TEXT_CHARS, {
+      message: `text is at most ${MAX_ONESHOT_TEXT_CHARS} characters (Unicode code points)`,
+    })
+    .describe('Complete UTF-8 text, at most 20,000 characters.'),
+  voice_id: z.string().min(1).max(200).describe('Id from GET /v1/voices.'),
+  output_format: outputFormatSchema,
+  partner_session_id: partnerSessionId.optional(),
+  context_id: contextId.optional(),
+  params: synthesisParamsSchema.optional(),
+};
+
+// The tag-only rule, for the document: `text` may be empty only with voice tags (and then
+// only on a voice that advertises `voice_tags`, which the document cannot say).
+const TAG_ONLY_RULE = {
+  anyOf: [
+    { properties: { text: { minLength: 1 } } },
+    { required: ['params'], properties: { params: { required: ['voice_tags'] } } },
+  ],
+};
+
 /** Body of `POST /v1/tts`. */
-export const oneShotBodySchema = z.preprocess(
+export const oneShotBodySchema = z.preprocess((value, ctx) => {
+  refuseServerOwned(value, ctx);
+  if (typeof value === 'object' && value !== null && Object.hasOwn(value, 'alignment')) {
+    // Raw audio has no room for timings: they come with the JSON answer.
+    ctx.addIssue({
+      code: 'custom',
+      path: ['alignment'],
+      message: 'timings come with the audio in JSON: POST /v1/tts/with-timestamps',
+    });
+  }
+  return value;
+}, z.strictObject(oneShotFields).meta(TAG_ONLY_RULE));
+
+/** Body of `POST /v1/tts/with-timestamps`: the one-shot body and the alignment wanted. */
+export const oneShotTimedBodySchema = z.preprocess(
   (value, ctx) => {
     refuseServerOwned(value, ctx);
     return value;
   },
   z
     .strictObject({
-      text: z
-        .string()
-        .refine((text) => codePointLength(text) <= MAX_ONESHOT_TEXT_CHARS, {
-          message: `text is at most ${MAX_ONESHOT_TEXT_CHARS} characters (Unicode code points)`,
-        })
-        .describe('Complete UTF-8 text, at most 20,000 characters.'),
-      voice_id: z.string().min(1).max(200).describe('Id from GET /v1/voices.'),
-      output_format: outputFormatSchema,
-      partner_session_id: partnerSessionId.optional(),
-      context_id: contextId.optional(),
-      params: synthesisParamsSchema.optional(),
+      ...oneShotFields,
+      alignment: alignmentSchema.default('word'),
     })
-    .meta({
-      // The tag-only rule, for the document: `text` may be empty only with voice tags (and
-      // then only on a voice that advertises `voice_tags`, which the document cannot say).
-      anyOf: [
-        { properties: { text: { minLength: 1 } } },
-        { required: ['params'], properties: { params: { required: ['voice_tags'] } } },
-      ],
-    }),
+    .meta(TAG_ONLY_RULE),
 );
 
 export type OneShotBody = {
@@ -112,3 +140,20 @@ export type OneShotBody = {
   context_id?: string | undefined;
   params?: { speed?: number | undefined; voice_tags?: string[] | undefined } | undefined;
 };
+
+export type OneShotTimedBody = OneShotBody & { alignment: 'word' | 'char' };
+
+/** One timing in a response: the word or character and when it is spoken. */
+export const timingSchema = z
+  .object({
+    text: z.string().describe('The word or character, as the request text has it.'),
+    start_ms: z
+      .number()
+      .int()
+      .min(0)
+      .describe('Start, in milliseconds of the output audio from its first sample.'),
+    end_ms: z.number().int().min(0).describe('End, in milliseconds of the output audio.'),
+  })
+  .describe(
+    'When a word or character is spoken. Timings follow each other in order, each ending at or before the next one starts.',
+  );

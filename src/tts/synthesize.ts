@@ -1,8 +1,8 @@
 import { MediaError } from '../../media/errors.ts';
 import { getOutputFormatInfo, type OutputFormat } from '../../media/formats.ts';
-import type { PcmChunk } from '../../media/pcm.ts';
 import { pcmDurationMs } from '../../media/pcm.ts';
 import { ApiError } from '../errors.ts';
+import type { AlignmentGranularity, SynthesisChunk } from '../providers/alignment.ts';
 import { ProviderError } from '../providers/errors.ts';
 import type { ResolvedRoute } from '../voices/catalog.ts';
 
@@ -13,6 +13,8 @@ export interface SegmentRequest {
   speed?: number | undefined;
   /** The format the audio is delivered in: it decides the PCM rate asked of the engine. */
   format: OutputFormat;
+  /** Timings asked for with the audio; only routes that can give them serve. */
+  alignment?: AlignmentGranularity | undefined;
 }
 
 /** Running totals of what the provider produced, for the ledger and `usage`. */
@@ -28,7 +30,7 @@ export async function* synthesizeSegment(
   segment: SegmentRequest,
   usage: ProviderUsage,
   signal: AbortSignal,
-): AsyncIterable<PcmChunk> {
+): AsyncIterable<SynthesisChunk> {
   const { route } = segment;
   const source = route.provider.synthesize(
     {
@@ -37,6 +39,7 @@ export async function* synthesizeSegment(
       ...(route.model === undefined ? {} : { model: route.model }),
       ...(segment.speed === undefined ? {} : { speed: segment.speed }),
       ...(segment.voiceTags.length > 0 ? { voiceTags: segment.voiceTags } : {}),
+      ...(segment.alignment === undefined ? {} : { alignment: segment.alignment }),
       preferredSampleRateHz: getOutputFormatInfo(segment.format).sourceRateHz(
         route.provider.nativeSampleRateHz,
       ),

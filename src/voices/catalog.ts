@@ -11,6 +11,7 @@ import type {
   UpstreamProviderKind,
   UpstreamProviderRegistry,
 } from '../providers/upstream-registry.ts';
+import { withAlignmentCapabilities } from '../tts/alignment/capability.ts';
 import type { ProviderAccounts } from './provider-accounts.ts';
 import { type RouteProfile, routeProfile } from './route-profile.ts';
 import {
@@ -117,20 +118,24 @@ export class VoiceCatalog {
     ];
     this.native = families
       .flatMap((family) =>
-        family.voices.map((voice: NativeVoice) => ({
-          id: voice.id,
-          name: voice.name,
-          nsfw: voice.nsfw,
-          outputFormats: voice.outputFormats,
-          capabilities: voice.capabilities,
-          route: {
-            id: `${family.provider.name}:${voice.providerVoiceId}`,
-            provider: family.provider,
-            providerVoiceId: voice.providerVoiceId,
-            pricing: family.pricing,
-            profile: { capabilities: voice.capabilities, outputFormats: voice.outputFormats },
-          },
-        })),
+        family.voices.map((voice: NativeVoice) => {
+          // Whether a native voice can align depends on how its engine runs.
+          const capabilities = withAlignmentCapabilities(voice.capabilities, family.provider);
+          return {
+            id: voice.id,
+            name: voice.name,
+            nsfw: voice.nsfw,
+            outputFormats: voice.outputFormats,
+            capabilities,
+            route: {
+              id: `${family.provider.name}:${voice.providerVoiceId}`,
+              provider: family.provider,
+              providerVoiceId: voice.providerVoiceId,
+              pricing: family.pricing,
+              profile: { capabilities, outputFormats: voice.outputFormats },
+            },
+          };
+        }),
       )
       .map((voice) => ({ ...voice, routes: [voice.route] }));
     this.nativeById = new Map(this.native.map((voice) => [voice.id, voice]));

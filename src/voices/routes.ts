@@ -9,7 +9,11 @@ export const voiceEntrySchema = z
     id: z.string().describe('Service-owned voice id; pass it as `voice_id`.'),
     name: z.string(),
     output_formats: z.array(z.enum(OUTPUT_FORMATS)),
-    capabilities: z.array(z.enum(['tts', 'voice_tags'])),
+    capabilities: z
+      .array(z.enum(['tts', 'voice_tags', 'word_alignment', 'char_alignment']))
+      .describe(
+        'Features of this voice: `voice_tags` (expressive cues), `word_alignment` / `char_alignment` (timings per word / per character with `alignment`).',
+      ),
     nsfw: z.boolean(),
   })
   .meta({ title: 'Voice' });

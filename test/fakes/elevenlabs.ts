@@ -29,7 +29,7 @@ const PCM_FORMATS: Readonly<Record<string, number>> = {
   pcm_48000: 48000,
 };
 
-const STREAM_PATH = /^\/v1\/text-to-speech\/([^/]+)(\/stream)?$/;
+const STREAM_PATH = /^\/v1\/text-to-speech\/([^/]+)(\/stream(\/with-timestamps)?)?$/;
 
 /**
  * A fake ElevenLabs text-to-speech API on 127.0.0.1 speaking the documented wire protocol
@@ -140,6 +140,18 @@ export class FakeElevenLabs extends FakeVendorServer {
         ? error(400, 'unsupported_by_fake', `the fake only serves pcm_* output, not ${format}`)
         : validation(['query', 'output_format'], 'enum', `Input should be a known format`);
     }
+    if (match[3] !== undefined) {
+      const text = body.text;
+      return {
+        kind: 'audio',
+        text,
+        sampleRateHz,
+        ...(typeof speed === 'number' ? { speed } : {}),
+        headers: { 'content-type': 'application/json', 'x-character-count': String(length) },
+        frame: (piece, offset, audio) =>
+          timestampsLine(text, piece, offset / 2, audio.byteLength / 2, sampleRateHz),
+      };
+    }
     return {
       kind: 'audio',
       text: body.text,
@@ -169,4 +181,53 @@ function error(status: number, code: string, message: string): VendorAnswer {
 
 function validation(loc: string[], type: string, msg: string): VendorAnswer {
   return { kind: 'error', status: 422, body: { detail: [{ loc, type, msg }] } };
+}
+
+/**
+ * The fake's character alignment of `text` over `totalSamples` of audio: character `i` of
+ * `n` (code points, spaces included) spans `[i, i + 1] * duration / n`, in seconds from the
+ * start of the request's audio.
+ */
+export function fakeCharacterTimes(
+  text: string,
+  totalSamples: number,
+  sampleRateHz: number,
+): { character: string; startS: number; endS: number }[] {
+  const characters = Array.from(text);
+  const durationS = totalSamples / sampleRateHz;
+  return characters.map((character, i) => ({
+    character,
+    startS: (i * durationS) / characters.length,
+    endS: ((i + 1) * durationS) / characters.length,
+  }));
+}
+
+/**
+ * One line of `/stream/with-timestamps`, as ElevenLabs documents it: the piece's audio in
+ * base64 and the alignment of the characters that start within it.
+ */
+function timestampsLine(
+  text: string,
+  piece: Buffer,
+  firstSample: number,
+  totalSamples: number,
+  sampleRateHz: number,
+): Buffer {
+  const startS = firstSample / sampleRateHz;
+  const endS = (firstSample + piece.byteLength / 2) / sampleRateHz;
+  const last = firstSample + piece.byteLength / 2 >= totalSamples;
+  const chars = fakeCharacterTimes(text, totalSamples, sampleRateHz).filter(
+    (c) => c.startS >= startS && (c.startS < endS || last),
+  );
+  const alignment = {
+    characters: chars.map((c) => c.character),
+    character_start_times_seconds: chars.map((c) => c.startS),
+    character_end_times_seconds: chars.map((c) => c.endS),
+  };
+  const line = {
+    audio_base64: piece.toString('base64'),
+    alignment: chars.length > 0 ? alignment : null,
+    normalized_alignment: chars.length > 0 ? alignment : null,
+  };
+  return Buffer.from(`${JSON.stringify(line)}\n`, 'utf8');
 }

@@ -77,6 +77,11 @@ export type VendorAnswer =
       readonly speed?: number;
       /** Bytes sent before the PCM (a WAV header), if any. */
       readonly prefix?: Buffer;
+      /**
+       * Wraps each piece of PCM (whole samples) as the vendor sends it (a JSON line with
+       * timings); `offset` is its first byte in `audio`. Default: raw PCM.
+       */
+      readonly frame?: (piece: Buffer, offset: number, audio: Buffer) => Buffer;
       readonly headers: Readonly<Record<string, string>>;
     };
 
@@ -395,12 +400,15 @@ export abstract class FakeVendorServer {
     // Odd-sized chunks: samples straddle reads, as they do on a real network.
     let chunkBytes = Math.max(1001, Math.ceil(audio.byteLength / this.#chunks));
     if (chunkBytes % 2 === 0) chunkBytes += 1;
+    // Framed pieces carry whole samples.
+    if (answer.frame) chunkBytes += 1;
     let offset = 0;
     while (offset < Math.min(limit, audio.byteLength)) {
       if (res.destroyed) return;
       const end = Math.min(offset + chunkBytes, limit, audio.byteLength);
+      const piece = audio.subarray(offset, end);
       const flushed = new Promise<void>((resolve) =>
-        res.write(audio.subarray(offset, end), () => resolve()),
+        res.write(answer.frame ? answer.frame(piece, offset, audio) : piece, () => resolve()),
       );
       recorded.audioBytesSent += end - offset;
       offset = end;

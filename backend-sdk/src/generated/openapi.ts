@@ -74,6 +74,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tts/with-timestamps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One-shot synthesis answered in JSON: the complete audio (base64) and the timing of each word (`alignment: "word"`, the default) or character (`"char"`) in it. The voice must list `word_alignment` or `char_alignment` in its capabilities, else 400 `invalid_request`; otherwise as `POST /v1/tts`. */
+        post: operations["synthesizeWithTimestamps"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tts": {
         parameters: {
             query?: never;
@@ -1100,7 +1117,8 @@ export interface operations {
                             id: string;
                             name: string;
                             output_formats: ("pcm_16000" | "pcm_24000" | "pcm_44100" | "pcm_48000" | "aac_44100_128" | "opus_48000_64")[];
-                            capabilities: ("tts" | "voice_tags")[];
+                            /** @description Features of this voice: `voice_tags` (expressive cues), `word_alignment` / `char_alignment` (timings per word / per character with `alignment`). */
+                            capabilities: ("tts" | "voice_tags" | "word_alignment" | "char_alignment")[];
                             nsfw: boolean;
                         }[];
                     };
@@ -1189,6 +1207,343 @@ export interface operations {
                         request_id: string;
                         /** @enum {string} */
                         code: "organization_account_missing";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; match on `code`. An unknown path answers 404 `not_found`; a method the path does not have answers 405 `method_not_allowed` with an `Allow` header. */
+            default: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    synthesizeWithTimestamps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Complete UTF-8 text, at most 20,000 characters. */
+                    text: string;
+                    /** @description Id from GET /v1/voices. */
+                    voice_id: string;
+                    /**
+                     * @description A format listed for this voice.
+                     * @enum {string}
+                     */
+                    output_format: "pcm_16000" | "pcm_24000" | "pcm_44100" | "pcm_48000" | "aac_44100_128" | "opus_48000_64";
+                    /** @description External correlation id; never owns billing or idempotency. */
+                    partner_session_id?: string;
+                    /** @description Caller’s turn or playback-context id. */
+                    context_id?: string;
+                    /** @description Optional synthesis parameters. */
+                    params?: {
+                        /** @description Speaking-speed multiplier; 1 is normal. */
+                        speed?: number;
+                        /** @description One or two request-wide cues, bare values without square brackets. */
+                        voice_tags?: string[];
+                    };
+                    /**
+                     * @description Ask for the timing of each word (`word`) or character (`char`) of the output audio; the voice must list `word_alignment` or `char_alignment` in its capabilities, else 400 `invalid_request`.
+                     * @default word
+                     * @enum {string}
+                     */
+                    alignment?: "word" | "char";
+                } | {
+                    text?: unknown;
+                } | {
+                    params: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The audio and its timings. */
+            200: {
+                headers: {
+                    /** @description Server-assigned request id. */
+                    "X-Request-Id"?: string;
+                    /** @description Credits the request was charged (1 credit = 1,000 millicredits). */
+                    "X-Charge-Credits"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        request_id: string;
+                        audit_id: string;
+                        /** @description Delivered format (authoritative). */
+                        format: string;
+                        /** @description The complete audio in `format`, base64. */
+                        audio: string;
+                        /** @description Duration of encoded playback. */
+                        duration_ms: number;
+                        /** @enum {string} */
+                        voice_route: "default" | "fallback";
+                        /** @enum {string} */
+                        alignment: "word" | "char";
+                        timings: {
+                            /** @description The word or character, as the request text has it. */
+                            text: string;
+                            /** @description Start, in milliseconds of the output audio from its first sample. */
+                            start_ms: number;
+                            /** @description End, in milliseconds of the output audio. */
+                            end_ms: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error object; `code` is `invalid_request`. */
+            400: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "invalid_request";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; `code` is `unauthorized`. */
+            401: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "unauthorized";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; `code` is `insufficient_credit`. */
+            402: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "insufficient_credit";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; `code` is `organization_suspended` or `capability_disabled`. */
+            403: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "organization_suspended" | "capability_disabled";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; `code` is `voice_not_found`. */
+            404: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "voice_not_found";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; `code` is `invalid_request`. */
+            413: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "invalid_request";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; `code` is `invalid_request`. */
+            415: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "invalid_request";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; `code` is `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying, when known. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "rate_limited";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; `code` is `internal_error`. */
+            500: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; `code` is `provider_error`. */
+            502: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "provider_error";
+                        /** @description Authoritative: retry only when true. */
+                        retryable: boolean;
+                        /** @description Human-readable explanation; never match on it. */
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Error object; `code` is `organization_account_missing` or `provider_unavailable` or `provider_auth_missing`. */
+            503: {
+                headers: {
+                    /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
+                    "X-Request-Id"?: string;
+                    /** @description Seconds to wait before retrying, when known. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        event: "error";
+                        /** @description Server-assigned id of the failed request. */
+                        request_id: string;
+                        /** @enum {string} */
+                        code: "organization_account_missing" | "provider_unavailable" | "provider_auth_missing";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */

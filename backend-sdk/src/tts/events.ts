@@ -7,7 +7,7 @@ import {
   apiError,
   isApiErrorBody,
 } from '../errors.ts';
-import type { AudioChunk, StreamResult } from '../types/tts.ts';
+import type { AudioChunk, StreamResult, Timing } from '../types/tts.ts';
 import type { OutputFormat } from '../types/voices.ts';
 
 /** What one server frame amounts to: a chunk, the end, a failure, or nothing to deliver. */
@@ -119,6 +119,7 @@ export class StreamDecoder {
         format: event.format as OutputFormat,
         requestId: String(event.request_id),
         ...(typeof event.context_id === 'string' ? { contextId: event.context_id } : {}),
+        ...(Array.isArray(event.timings) ? { timings: event.timings as Timing[] } : {}),
       },
     };
   }

@@ -76,7 +76,7 @@ export class TtsStream extends EventSocket<AudioChunk, StreamResult> {
       voice_id: options.voice_id,
       output_format: options.output_format,
     };
-    for (const key of ['partner_session_id', 'context_id', 'params'] as const) {
+    for (const key of ['partner_session_id', 'context_id', 'params', 'alignment'] as const) {
       if (options[key] !== undefined) request[key] = options[key];
     }
     this.#start = { event: 'start', request };

@@ -72,6 +72,20 @@ export interface StreamStartRequest {
   /** Echoed on every audio event. */
   context_id?: string;
   params?: SynthesisParams;
+  /**
+   * Ask for the timing of each word (`word`) or character (`char`): every chunk then has
+   * `timings`. The voice must list `word_alignment` / `char_alignment` in its capabilities.
+   */
+  alignment?: 'word' | 'char';
+}
+
+/** When a word or character is spoken, in milliseconds of the request's audio. */
+export interface Timing {
+  /** The word or character, as your text has it. */
+  text: string;
+  /** Start, from the first sample of the request's audio (all flushes on one timeline). */
+  start_ms: number;
+  end_ms: number;
 }
 
 /** One decoded `audio` event of a TTS stream. */
@@ -86,6 +100,14 @@ export interface AudioChunk {
   requestId: string;
   /** Your `context_id`, when you sent one. */
   contextId?: string;
+  /**
+   * With `alignment`: the words or characters whose start this chunk's audio reaches, each
+   * once. The last chunk may carry timings and no audio.
+   *
+   * @example
+   * for await (const chunk of stream) for (const t of chunk.timings ?? []) caption(t.text, t.start_ms);
+   */
+  timings?: Timing[];
 }
 
 /** The `usage` and `finish` events of a TTS stream that succeeded. */

@@ -39,7 +39,7 @@ export const ELEVENLABS_OUTPUT_FORMATS = [
 export const ELEVENLABS_MODELS: { readonly [M in ElevenLabsModelId]: ElevenLabsModelInfo } = {
   eleven_multilingual_v2: {
     model: 'eleven_multilingual_v2',
-    capabilities: ['tts'],
+    capabilities: ['tts', 'word_alignment', 'char_alignment'],
     outputFormats: ELEVENLABS_OUTPUT_FORMATS,
     nativeSampleRates: ELEVENLABS_PCM_RATES,
     maxCharsPerRequest: 10_000,
@@ -47,7 +47,7 @@ export const ELEVENLABS_MODELS: { readonly [M in ElevenLabsModelId]: ElevenLabsM
   },
   eleven_v3: {
     model: 'eleven_v3',
-    capabilities: ['tts', 'voice_tags'],
+    capabilities: ['tts', 'voice_tags', 'word_alignment', 'char_alignment'],
     outputFormats: ELEVENLABS_OUTPUT_FORMATS,
     nativeSampleRates: ELEVENLABS_PCM_RATES,
     maxCharsPerRequest: 5_000,

@@ -1,4 +1,4 @@
-import type { PcmChunk } from '../../../media/pcm.ts';
+import type { AlignmentGranularity, SynthesisChunk } from '../alignment.ts';
 import type { SynthesisRequest, TtsProvider } from '../provider.ts';
 import {
   ConcurrencyLimiter,
@@ -17,6 +17,7 @@ import { parseElevenLabsError } from './error-body.ts';
 import { type ElevenLabsModelId, type ElevenLabsModelInfo, findElevenLabsModel } from './models.ts';
 import { elevenLabsSpeed } from './speed.ts';
 import { elevenLabsTagPrefix } from './tags.ts';
+import { timestampsPcm } from './timestamps-stream.ts';
 
 /** Settings of an {@link ElevenLabsProvider}; only the key is needed in production. */
 export interface ElevenLabsProviderOptions {
@@ -76,6 +77,8 @@ export function isElevenLabsVoiceId(id: string): boolean {
  */
 export class ElevenLabsProvider implements TtsProvider {
   readonly name: string;
+  /** Character alignment from `/stream/with-timestamps`, and words made of it. */
+  readonly alignment: readonly AlignmentGranularity[] = ['word', 'char'];
   readonly #client: UpstreamHttpClient;
   readonly #limiter: ConcurrencyLimiter;
   readonly #apiKey: ApiKeySource | undefined;
@@ -105,7 +108,10 @@ export class ElevenLabsProvider implements TtsProvider {
     this.#client.close();
   }
 
-  async *synthesize(request: SynthesisRequest, signal: AbortSignal): AsyncGenerator<PcmChunk> {
+  async *synthesize(
+    request: SynthesisRequest,
+    signal: AbortSignal,
+  ): AsyncGenerator<SynthesisChunk> {
     signal.throwIfAborted();
     const apiKey = requireApiKey(this.#apiKey, this.name);
     const model = this.#model(request);
@@ -127,8 +133,15 @@ export class ElevenLabsProvider implements TtsProvider {
     const speed = elevenLabsSpeed(request.speed);
 
     const release = await this.#limiter.acquire(signal);
+    const { alignment } = request;
+    // With alignment the parts' timings follow each other as their audio does.
+    let textAt = 0;
+    let offsetS = 0;
     try {
       for (const part of parts) {
+        const textStart = Math.max(0, request.text.indexOf(part, textAt));
+        textAt = textStart + part.length;
+        const sent = { textStart, part, prefixChars: codePointCount(prefix), offsetS };
         const body = {
           text: withCuePrefix(prefix, part),
           model_id: model.model,
@@ -136,14 +149,14 @@ export class ElevenLabsProvider implements TtsProvider {
         };
         const upstream: UpstreamRequest = {
           method: 'POST',
-          path: `/v1/text-to-speech/${encodeURIComponent(request.providerVoiceId)}/stream?output_format=pcm_${sampleRateHz}`,
+          path: `/v1/text-to-speech/${encodeURIComponent(request.providerVoiceId)}/stream${alignment ? '/with-timestamps' : ''}?output_format=pcm_${sampleRateHz}`,
           headers: {
             [API_KEY_HEADER]: apiKey,
             'content-type': 'application/json',
           },
           body: Buffer.from(JSON.stringify(body), 'utf8'),
         };
-        yield* streamUpstreamPcm(
+        const audio = streamUpstreamPcm(
           {
             provider: this.name,
             client: this.#client,
@@ -152,9 +165,19 @@ export class ElevenLabsProvider implements TtsProvider {
             apiKey,
             parseError: parseElevenLabsError,
             logger: this.#logger,
+            ...(alignment
+              ? {
+                  readBody: (body: AsyncIterable<Buffer>) =>
+                    timestampsPcm(body, sent, request.text, alignment, sampleRateHz, this.name),
+                }
+              : {}),
           },
           signal,
         );
+        for await (const chunk of audio) {
+          offsetS += chunk.data.byteLength / 2 / sampleRateHz;
+          yield chunk;
+        }
       }
     } finally {
       release();

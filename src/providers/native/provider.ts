@@ -1,15 +1,16 @@
 import { availableParallelism } from 'node:os';
-import type { PcmChunk } from '../../../media/pcm.ts';
+import type { AlignmentGranularity, SynthesisChunk } from '../alignment.ts';
 import { ProviderError } from '../errors.ts';
 import type { SynthesisRequest, TtsProvider } from '../provider.ts';
 import type { WaitQueueOptions } from '../wait-queue.ts';
 import type { EngineExit } from './engine.ts';
 import { EnginePool, type EnginePoolStats, type EngineSpec } from './engine-pool.ts';
-import { ENGINE_OUTPUT_RATES_HZ } from './helper/engine-helper.ts';
+import { ENGINE_OUTPUT_RATES_HZ, type HelperChunk } from './helper/engine-helper.ts';
 import { HelperPool } from './helper/helper-pool.ts';
 import { EngineLauncher } from './launcher/engine-launcher.ts';
 import { DEFAULT_WORDS_PER_MINUTE, wordsPerMinute } from './speech-rate.ts';
 import { WavFormatError, WavPcmStream } from './wav-stream.ts';
+import { WordMarkAligner } from './word-marks.ts';
 
 /** Settings of the {@link NativeProvider}; every field has a default. */
 export interface NativeProviderOptions {
@@ -87,6 +88,11 @@ export class NativeProvider implements TtsProvider {
   readonly name = 'native';
   /** espeak-ng's own rate; the long-lived engine also delivers the caller's preferred rate. */
   readonly nativeSampleRateHz = 22_050;
+  /**
+   * Word timings come from espeak-ng's word events, which only the long-lived engine
+   * reports: with one espeak-ng process per request the voices cannot align.
+   */
+  readonly alignment: readonly AlignmentGranularity[];
   readonly #binaryPath: string;
   readonly #pool: EnginePool;
   readonly #onEngineProcess: ((event: EngineProcessEvent) => void) | undefined;
@@ -99,6 +105,7 @@ export class NativeProvider implements TtsProvider {
     this.#launcher = options.launcher ? new EngineLauncher() : undefined;
     const launcher = this.#launcher;
     const maxProcesses = options.maxProcesses ?? Math.max(1, 2 * availableParallelism());
+    this.alignment = options.engineHelper ? ['word'] : [];
     this.#helpers = options.engineHelper
       ? new HelperPool({
           binaryPath: options.engineHelper,
@@ -135,8 +142,14 @@ export class NativeProvider implements TtsProvider {
     await this.#launcher?.close();
   }
 
-  async *synthesize(request: SynthesisRequest, signal: AbortSignal): AsyncGenerator<PcmChunk> {
+  async *synthesize(
+    request: SynthesisRequest,
+    signal: AbortSignal,
+  ): AsyncGenerator<SynthesisChunk> {
     signal.throwIfAborted();
+    if (request.alignment !== undefined && !this.alignment.includes(request.alignment)) {
+      throw new ProviderError('rejected', `native voices cannot align by ${request.alignment}`);
+    }
     const derived = DERIVED_PATTERN.exec(request.providerVoiceId);
     const voice = derived?.[1] ?? request.providerVoiceId;
     if (!VOICE_PATTERN.test(voice)) {
@@ -215,7 +228,7 @@ export class NativeProvider implements TtsProvider {
     pitch: number,
     request: SynthesisRequest,
     signal: AbortSignal,
-  ): AsyncGenerator<PcmChunk> {
+  ): AsyncGenerator<SynthesisChunk> {
     const helper = await helpers.acquire(signal);
     let leased = true;
     // The helper goes back to the pool as soon as the engine has finished the utterance,
@@ -239,11 +252,20 @@ export class NativeProvider implements TtsProvider {
         rate <= ENGINE_OUTPUT_RATES_HZ.max
           ? rate
           : undefined;
-      yield* helper.synthesize(
-        { voice, wordsPerMinute: wpm, pitch, text, ...(outputRateHz ? { outputRateHz } : {}) },
+      const marks = request.alignment === 'word';
+      const audio = helper.synthesize(
+        {
+          voice,
+          wordsPerMinute: wpm,
+          pitch,
+          text,
+          marks,
+          ...(outputRateHz ? { outputRateHz } : {}),
+        },
         signal,
         release,
       );
+      yield* marks ? withWordTimings(audio, text) : audio;
     } finally {
       release();
     }
@@ -316,4 +338,26 @@ export class NativeProvider implements TtsProvider {
       throw new ProviderError('unavailable', `espeak-ng exited with code ${exit.code}${detail}`);
     }
   }
+}
+
+/**
+ * The engine's audio with word timings from its marks: each chunk carries the words
+ * completed by the marks that came with it, and a last chunk without audio the final word.
+ */
+async function* withWordTimings(
+  audio: AsyncIterable<HelperChunk>,
+  text: string,
+): AsyncGenerator<SynthesisChunk> {
+  const aligner = new WordMarkAligner(text);
+  let durationS = 0;
+  let sampleRateHz = 0;
+  for await (const chunk of audio) {
+    sampleRateHz = chunk.sampleRateHz;
+    durationS += chunk.data.length / 2 / chunk.sampleRateHz;
+    const timings = chunk.marks ? aligner.push(chunk.marks) : [];
+    if (chunk.data.length === 0 && timings.length === 0) continue;
+    yield { data: chunk.data, sampleRateHz, ...(timings.length > 0 ? { timings } : {}) };
+  }
+  const last = aligner.finish(durationS);
+  if (last.length > 0) yield { data: Buffer.alloc(0), sampleRateHz, timings: last };
 }

@@ -1,4 +1,4 @@
-import type { PcmChunk } from '../../../media/pcm.ts';
+import type { SynthesisChunk } from '../alignment.ts';
 import { redactSecret } from './credentials.ts';
 import {
   type UpstreamHttpClient,
@@ -33,6 +33,11 @@ export interface UpstreamPcmCall {
   /** Request id to log when the vendor returns none (for example a `traceparent` we sent). */
   readonly fallbackRequestId?: string | undefined;
   readonly logger?: UpstreamLogger | undefined;
+  /**
+   * Reads a successful answer that is not raw PCM (audio in JSON lines with timings);
+   * default: the body is the PCM.
+   */
+  readonly readBody?: (body: AsyncIterable<Buffer>) => AsyncIterable<SynthesisChunk>;
 }
 
 /** Longest vendor message kept in an error message. */
@@ -52,7 +57,7 @@ const MAX_VENDOR_MESSAGE_CHARS = 300;
 export async function* streamUpstreamPcm(
   call: UpstreamPcmCall,
   signal: AbortSignal,
-): AsyncGenerator<PcmChunk, void, undefined> {
+): AsyncGenerator<SynthesisChunk, void, undefined> {
   const response = await send(call, signal);
   const requestId = response.requestId ?? call.fallbackRequestId;
   let bytes = 0;
@@ -61,12 +66,12 @@ export async function* streamUpstreamPcm(
       throw await statusError(call, response, requestId, signal);
     }
     const aligner = new PcmAligner();
+    const chunks =
+      call.readBody?.(response.body()) ?? rawPcm(response.body(), aligner, call.sampleRateHz);
     try {
-      for await (const received of response.body()) {
-        const data = aligner.push(received);
-        if (data.byteLength === 0) continue;
-        bytes += data.byteLength;
-        yield { data, sampleRateHz: call.sampleRateHz };
+      for await (const chunk of chunks) {
+        bytes += chunk.data.byteLength;
+        yield chunk;
         signal.throwIfAborted();
       }
     } catch (error) {
@@ -174,5 +179,17 @@ function safeParse(call: UpstreamPcmCall, status: number, body: string): VendorE
     return call.parseError(status, body);
   } catch {
     return {};
+  }
+}
+
+/** The body as PCM in whole samples. */
+async function* rawPcm(
+  body: AsyncIterable<Buffer>,
+  aligner: PcmAligner,
+  sampleRateHz: number,
+): AsyncGenerator<SynthesisChunk> {
+  for await (const received of body) {
+    const data = aligner.push(received);
+    if (data.byteLength > 0) yield { data, sampleRateHz };
   }
 }

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ApiError } from '../../errors.ts';
 import { validate } from '../../http/validate.ts';
+import type { AlignmentGranularity } from '../../providers/alignment.ts';
 import {
+  alignmentSchema,
   MAX_STREAM_TEXT_EVENT_CHARS,
   refuseServerOwned,
   synthesisParamsSchema,
@@ -22,6 +24,7 @@ const startRequestSchema = z.preprocess(
     voice_id: z.string().min(1).max(200),
     output_format: z.string().min(1).max(64),
     params: synthesisParamsSchema.optional(),
+    alignment: alignmentSchema.optional(),
   }),
 );
 
@@ -31,6 +34,7 @@ export type StartRequest = {
   voice_id: string;
   output_format: string;
   params?: { speed?: number | undefined; voice_tags?: string[] | undefined } | undefined;
+  alignment?: AlignmentGranularity | undefined;
 };
 
 const CLIENT_EVENT_SCHEMAS = {

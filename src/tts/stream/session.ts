@@ -9,6 +9,8 @@ import { publicCost } from '../../billing/cost.ts';
 import type { LedgerOutcome } from '../../billing/ledger.ts';
 import { ApiError, errorBody } from '../../errors.ts';
 import type { CatalogVoice } from '../../voices/catalog.ts';
+import { requireAlignment } from '../alignment/capability.ts';
+import { AlignmentTimeline } from '../alignment/timeline.ts';
 import type { RouteFailover } from '../failover.ts';
 import { failoverFor } from '../failover-ledger.ts';
 import { MAX_STREAM_TOTAL_TEXT_CHARS } from '../schemas.ts';
@@ -184,6 +186,7 @@ export class StreamSession {
       request.voice_id,
       request.output_format,
     );
+    requireAlignment(voice.capabilities, request.alignment);
     const slot =
       agentSessionId === undefined
         ? await slots.acquire(this.auth.workspaceId, this.requestId)
@@ -275,6 +278,7 @@ export class StreamSession {
     this.#counter = getOutputFormatInfo(format).createDurationCounter();
     const failover = failoverFor(voice, this.requestId, this.deps.ledger, this.deps.logger);
     this.#failover = failover;
+    const timeline = request.alignment === undefined ? undefined : new AlignmentTimeline();
     await transcodeToEvents({
       transcoders: this.deps.transcoders ?? inThreadTranscoder,
       format,
@@ -284,6 +288,7 @@ export class StreamSession {
         channel: this.channel,
         requestId: this.requestId,
         contextId: request.context_id,
+        timeline,
         isEnded: () => this.#isEnded(),
         sent: (piece, seq) => this.#sent(piece, seq),
       },
@@ -294,6 +299,7 @@ export class StreamSession {
           voiceTags: request.params?.voice_tags,
           speed: request.params?.speed,
           format,
+          alignment: timeline && request.alignment && { granularity: request.alignment, timeline },
           usage: this.#usage,
           signal,
           write,

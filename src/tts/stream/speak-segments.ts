@@ -1,6 +1,9 @@
 import type { OutputFormat } from '../../../media/formats.ts';
 import type { PcmChunk } from '../../../media/pcm.ts';
 import { ApiError } from '../../errors.ts';
+import type { AlignmentGranularity } from '../../providers/alignment.ts';
+import { alignedAudio } from '../alignment/tap.ts';
+import type { AlignmentTimeline } from '../alignment/timeline.ts';
 import type { RouteFailover } from '../failover.ts';
 import type { ProviderUsage } from '../synthesize.ts';
 import { codePointLength } from '../tags.ts';
@@ -13,6 +16,8 @@ export interface SpeakSegmentsInput {
   voiceTags: string[] | undefined;
   speed: number | undefined;
   format: OutputFormat;
+  /** With alignment on: the granularity, and the timeline the segments' timings go to. */
+  alignment?: { granularity: AlignmentGranularity; timeline: AlignmentTimeline } | undefined;
   usage: ProviderUsage;
   signal: AbortSignal;
   /** Takes each PCM chunk, waiting while the encoder is behind. */
@@ -43,11 +48,15 @@ export async function speakSegments(input: SpeakSegmentsInput): Promise<void> {
         voiceTags: input.voiceTags ?? [],
         speed: input.speed,
         format: input.format,
+        alignment: input.alignment?.granularity,
       },
       input.usage,
       signal,
     );
-    for await (const chunk of pcm) await input.write(chunk);
+    const audio = input.alignment
+      ? alignedAudio(pcm, input.alignment.timeline, () => input.failover.prepared?.text ?? segment)
+      : pcm;
+    for await (const chunk of audio) await input.write(chunk);
     signal.throwIfAborted();
     input.spoken(codePointLength(input.failover.prepared?.text ?? ''));
     spoken = true;

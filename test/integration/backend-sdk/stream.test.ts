@@ -89,6 +89,24 @@ describe('server SDK synthesis helpers', () => {
     await database?.drop();
   });
 
+  it('gives each chunk the timings of its words when alignment is asked for', async () => {
+    const stream = client.tts.stream({
+      voice_id: NATIVE_VOICE,
+      output_format: 'pcm_24000',
+      alignment: 'word',
+      text: SENTENCE,
+    });
+    const chunks = await collect(stream);
+    expect(chunks.every((chunk) => Array.isArray(chunk.timings))).toBe(true);
+    const timings = chunks.flatMap((chunk) => chunk.timings ?? []);
+    expect(timings.map((t) => t.text)).toEqual(SENTENCE.replace('.', '').split(' '));
+    expect(timings[0]!.start_ms).toBeGreaterThanOrEqual(0);
+    for (const [i, t] of timings.entries()) {
+      expect(t.end_ms).toBeGreaterThan(t.start_ms);
+      if (i > 0) expect(t.start_ms).toBeGreaterThanOrEqual(timings[i - 1]!.end_ms);
+    }
+  });
+
   it('streams PCM chunks in seq order with usage and finish', async () => {
     const stream = client.tts.stream({
       voice_id: NATIVE_VOICE,

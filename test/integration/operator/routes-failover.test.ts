@@ -145,7 +145,7 @@ describe.each(DIALECTS)('voice routes and failover on %s', (dialect) => {
       name: 'Twin',
       output_formats: EL_FORMATS,
       // eleven_multilingual_v2 has no voice tags.
-      capabilities: ['tts'],
+      capabilities: ['tts', 'word_alignment', 'char_alignment'],
       nsfw: false,
     });
     const outside = await tts('aac_44100_128');

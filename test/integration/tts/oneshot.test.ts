@@ -99,7 +99,7 @@ describe.each(DIALECTS)('POST /v1/tts on %s', (dialect) => {
       expect(voice.id).toMatch(/^voice_[0-9A-Za-z]+$/);
       expect(voice.output_formats).toEqual(NATIVE_FORMATS);
       expect(voice.output_formats).not.toContain('pcm_16000');
-      expect(voice.capabilities).toEqual(['tts']);
+      expect(voice.capabilities).toEqual(['tts', 'word_alignment']);
       expect(voice.nsfw).toBe(false);
     }
     // The development environment sees the catalog too (native voices are everywhere).

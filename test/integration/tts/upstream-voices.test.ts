@@ -207,14 +207,14 @@ describe.each(DIALECTS)('upstream voices on %s', (dialect) => {
       id: routes.v2.voiceId,
       name: 'George',
       output_formats: EL_FORMATS,
-      capabilities: ['tts'],
+      capabilities: ['tts', 'word_alignment', 'char_alignment'],
       nsfw: false,
     });
     expect(byId.get(routes.v3.voiceId)).toEqual({
       id: routes.v3.voiceId,
       name: 'Sarah expressive',
       output_formats: EL_FORMATS,
-      capabilities: ['tts', 'voice_tags'],
+      capabilities: ['tts', 'voice_tags', 'word_alignment', 'char_alignment'],
       nsfw: false,
     });
     expect(byId.get(routes.s2.voiceId)).toEqual({

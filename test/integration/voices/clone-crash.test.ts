@@ -206,7 +206,7 @@ describe.each(DIALECTS)('a cloned voice end to end on %s', (dialect) => {
       id: voiceId,
       name: 'Crash survivor',
       output_formats: ['pcm_16000', 'pcm_24000', 'pcm_44100', 'pcm_48000', 'opus_48000_64'],
-      capabilities: ['tts'],
+      capabilities: ['tts', 'word_alignment', 'char_alignment'],
       nsfw: false,
     });
 

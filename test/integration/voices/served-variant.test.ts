@@ -219,7 +219,7 @@ describe.each(DIALECTS)('the catalog describes the serving variant on %s', (dial
     expect(changed.status).toBe(200);
     expect(await publicEntry()).toMatchObject({
       output_formats: EL_FORMATS,
-      capabilities: ['tts'],
+      capabilities: ['tts', 'word_alignment', 'char_alignment'],
     });
     // pcm_48000: ElevenLabs delivers it, Fish stops at 44.1 kHz.
     const served = await tts({ text: 'High rate.', output_format: 'pcm_48000' });

@@ -5,7 +5,7 @@ import type { EngineExit } from '../engine.ts';
 /** Frame header: u8 type, u32 id, u32 payload length (little-endian). See awp-espeak-engine.c. */
 const HEADER_BYTES = 9;
 /** The framing this code speaks; an engine built from other sources says another. */
-const PROTOCOL_VERSION = 2;
+const PROTOCOL_VERSION = 3;
 /** Output rates the engine resamples to (libsoxr); other requests get its own rate. */
 export const ENGINE_OUTPUT_RATES_HZ = { min: 8_000, max: 48_000 } as const;
 /** Stop reading the helper's output while this much audio waits for the consumer. */
@@ -47,11 +47,33 @@ export interface HelperUtterance {
    * {@link ENGINE_OUTPUT_RATES_HZ}. Default: the engine's own rate (22,050 Hz).
    */
   readonly outputRateHz?: number;
+  /** Ask for espeak-ng's word and boundary marks (for alignment). Default false. */
+  readonly marks?: boolean;
+}
+
+/**
+ * One of espeak-ng's events: a word starts (`word`) or a clause, sentence or the utterance
+ * ends (`boundary`). `timeS` is its position in the utterance's audio (exact to the
+ * engine's sample); `textPosition` counts code points from 1, `length` the word's code points.
+ */
+export interface EngineMark {
+  readonly kind: 'word' | 'boundary';
+  readonly timeS: number;
+  readonly textPosition: number;
+  readonly length: number;
+}
+
+/** Audio of one utterance as the engine produced it, with the marks that came before it. */
+export interface HelperChunk {
+  readonly data: Buffer;
+  readonly sampleRateHz: number;
+  readonly marks?: readonly EngineMark[];
 }
 
 interface ActiveRequest {
   readonly id: number;
   readonly chunks: Buffer[];
+  readonly marks: EngineMark[];
   queuedBytes: number;
   done: boolean;
   error: ProviderError | undefined;
@@ -163,7 +185,7 @@ export class EngineHelper {
     utterance: HelperUtterance,
     signal: AbortSignal,
     engineDone?: () => void,
-  ): AsyncGenerator<{ data: Buffer; sampleRateHz: number }> {
+  ): AsyncGenerator<HelperChunk> {
     if (this.#active !== undefined) throw new Error('engine helper is busy');
     const engineRateHz = this.#sampleRateHz ?? (await this.#ready);
     if (this.#exit !== undefined) throw this.#exitError(this.#exit);
@@ -173,6 +195,7 @@ export class EngineHelper {
     const active: ActiveRequest = {
       id,
       chunks: [],
+      marks: [],
       queuedBytes: 0,
       done: false,
       error: undefined,
@@ -209,7 +232,7 @@ export class EngineHelper {
             ) {
               this.#resume();
             }
-            yield { data: chunk, sampleRateHz };
+            yield withMarks({ data: chunk, sampleRateHz }, active.marks);
             continue;
           }
           hold ??= setTimeout(() => {
@@ -218,7 +241,13 @@ export class EngineHelper {
           }, this.#holdMs);
         } else {
           if (active.error !== undefined) throw active.error;
-          if (active.done) break;
+          if (active.done) {
+            // The utterance's last marks can follow its last audio.
+            if (active.marks.length > 0) {
+              yield withMarks({ data: Buffer.alloc(0), sampleRateHz }, active.marks);
+            }
+            break;
+          }
         }
         await new Promise<void>((resolve) => {
           active.wake = resolve;
@@ -235,6 +264,7 @@ export class EngineHelper {
       // or the next request on this helper would wait forever with its engine blocked
       // writing; a helper already serving another request keeps that request's pause.
       active.chunks.length = 0;
+      active.marks.length = 0;
       active.queuedBytes = 0;
       if (this.#active === undefined || this.#active === active) this.#resume();
     }
@@ -299,6 +329,9 @@ export class EngineHelper {
         this.#paused = true;
         this.#child.stdout.pause();
       }
+    } else if (type === 'M') {
+      active.marks.push(decodeMark(payload, this.#sampleRateHz ?? 1));
+      return;
     } else if (type === 'E') {
       active.done = true;
       this.#active = undefined;
@@ -356,15 +389,31 @@ function frame(type: 'S' | 'C', id: number, payload: Buffer): Buffer {
 
 /**
  * The 'S' frame: u16 words per minute, u8 pitch, u8 voice length, u32 output rate (0: the
- * engine's own), voice, UTF-8 text.
+ * engine's own), u8 flags (bit 0: marks), voice, UTF-8 text.
  */
 function encodeRequest(id: number, utterance: HelperUtterance): Buffer {
   const voice = Buffer.from(utterance.voice, 'latin1');
   const text = Buffer.from(utterance.text, 'utf8');
-  const head = Buffer.allocUnsafe(8);
+  const head = Buffer.allocUnsafe(9);
   head.writeUInt16LE(utterance.wordsPerMinute, 0);
   head.writeUInt8(Math.max(0, Math.min(99, Math.round(utterance.pitch))), 2);
   head.writeUInt8(voice.length, 3);
   head.writeUInt32LE(utterance.outputRateHz ?? 0, 4);
+  head.writeUInt8(utterance.marks ? 1 : 0, 8);
   return frame('S', id, Buffer.concat([head, voice, text]));
+}
+
+/** The 'M' frame: u8 kind (`w` or `b`), u32 sample, u32 text position, u32 length. */
+function decodeMark(payload: Buffer, engineRateHz: number): EngineMark {
+  return {
+    kind: payload[0] === 0x77 ? 'word' : 'boundary',
+    timeS: payload.readUInt32LE(1) / engineRateHz,
+    textPosition: payload.readUInt32LE(5),
+    length: payload.readUInt32LE(9),
+  };
+}
+
+/** `chunk` with the marks received so far, which are handed over (the list is emptied). */
+function withMarks(chunk: HelperChunk, marks: EngineMark[]): HelperChunk {
+  return marks.length === 0 ? chunk : { ...chunk, marks: marks.splice(0) };
 }

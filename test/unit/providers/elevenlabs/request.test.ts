@@ -147,8 +147,17 @@ describe('ElevenLabs output format', () => {
       ]);
       expect(model.outputFormats).not.toContain('aac_44100_128');
     }
-    expect(ELEVENLABS_MODELS.eleven_multilingual_v2.capabilities).toEqual(['tts']);
-    expect(ELEVENLABS_MODELS.eleven_v3.capabilities).toEqual(['tts', 'voice_tags']);
+    expect(ELEVENLABS_MODELS.eleven_multilingual_v2.capabilities).toEqual([
+      'tts',
+      'word_alignment',
+      'char_alignment',
+    ]);
+    expect(ELEVENLABS_MODELS.eleven_v3.capabilities).toEqual([
+      'tts',
+      'voice_tags',
+      'word_alignment',
+      'char_alignment',
+    ]);
   });
 });
 

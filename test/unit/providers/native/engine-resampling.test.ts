@@ -146,7 +146,7 @@ describe('long-lived engine at the caller’s rate', () => {
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).message).toBe(
-      `${old} speaks protocol 1, not 2: rebuild it with bash scripts/build-engine.sh`,
+      `${old} speaks protocol 1, not 3: rebuild it with bash scripts/build-engine.sh`,
     );
     expect((error as ProviderError).toApiError()).toMatchObject({
       code: 'provider_error',

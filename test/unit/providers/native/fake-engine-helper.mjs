@@ -16,7 +16,7 @@ const frame = (type, id, payload = Buffer.alloc(0)) => {
 };
 const ready = Buffer.alloc(8);
 ready.writeUInt32LE(22_050, 0);
-ready.writeUInt32LE(2, 4); // protocol version
+ready.writeUInt32LE(3, 4); // protocol version
 process.stdout.write(frame('R', 0, ready));
 const audio = Buffer.alloc(960, 1);
 let pending = Buffer.alloc(0);
@@ -30,8 +30,8 @@ process.stdin.on('data', (bytes) => {
     const payload = pending.subarray(9, 9 + length);
     pending = pending.subarray(9 + length);
     if (type !== 'S') continue;
-    // The payload's head (8 bytes) and voice name come before the text.
-    const text = payload.subarray(8 + payload[3]).toString('utf8');
+    // The payload's head (9 bytes) and voice name come before the text.
+    const text = payload.subarray(9 + payload[3]).toString('utf8');
     process.stdout.write(frame('A', id, audio));
     if (text === 'steady' || text === 'pause') {
       const frames = text === 'steady' ? [40, 40, 40, 40, 40] : [40, 2000];

@@ -1,11 +1,16 @@
 import { llm } from '@livekit/agents';
 import type { LiveSessionRecord } from '../../src/agents/live-sessions.ts';
+import type { ToolBilling } from '../../src/agents/tools/agent-tool.ts';
 import { createAgentToolbox } from '../../src/agents/tools/capabilities.ts';
 import type { PreparedTools } from '../../src/agents/tools/toolbox.ts';
 import type { Config } from '../../src/config.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
 import type { Logger } from '../../src/observability/logger.ts';
 import { SecretBox } from '../../src/secrets/secret-box.ts';
+import type { ToolTurns } from './tool-turns.ts';
+
+/** What a call the user cancelled by speaking gives the model. */
+const CANCELLED_BEFORE_START = { error: 'The call was cancelled.' };
 
 /**
  * The published Agent's capabilities (memory, documents, calendar, web search) for one
@@ -15,7 +20,7 @@ import { SecretBox } from '../../src/secrets/secret-box.ts';
  */
 export async function prepareSessionCapabilities(
   record: LiveSessionRecord,
-  deps: { config: Config; db: DatabaseHandle; log: Logger },
+  deps: { config: Config; db: DatabaseHandle; log: Logger; billing?: ToolBilling },
 ): Promise<PreparedTools> {
   const { config } = deps;
   const toolbox = createAgentToolbox({
@@ -31,29 +36,36 @@ export async function prepareSessionCapabilities(
     endUserId: record.endUserId,
     timeZone: record.sessionContext?.timeZone ?? null,
     origin: { kind: 'live_session', sessionId: record.id },
+    ...(deps.billing ? { billing: deps.billing } : {}),
   });
 }
 
 /**
  * The prepared tools as the framework's function tools. A call runs through the toolbox,
- * which never throws: a failure reaches the model as an `{"error": ...}` result.
+ * which never throws: a failure reaches the model as an `{"error": ...}` result. `turns`
+ * bounds how many run at once, says the filler of a slow one and cancels them on barge-in.
  */
-export function capabilityFrameworkTools(prepared: PreparedTools): llm.FunctionTool[] {
+export function capabilityFrameworkTools(
+  prepared: PreparedTools,
+  turns: ToolTurns,
+): llm.FunctionTool[] {
   return prepared.definitions.map((definition) =>
     llm.tool({
       name: definition.name,
       description: definition.description,
       parameters: definition.parameters as never,
       execute: async (args: unknown, options: llm.ToolOptions) => {
-        const outcome = await prepared.call(
-          {
-            id: options.toolCallId,
-            name: definition.name,
-            arguments: JSON.stringify(args ?? {}),
-          },
-          options.abortSignal,
+        const outcome = await turns.run(options.ctx?.speechHandle, options.abortSignal, (signal) =>
+          prepared.call(
+            {
+              id: options.toolCallId,
+              name: definition.name,
+              arguments: JSON.stringify(args ?? {}),
+            },
+            signal,
+          ),
         );
-        return JSON.parse(outcome.output) as unknown;
+        return outcome ? (JSON.parse(outcome.output) as unknown) : CANCELLED_BEFORE_START;
       },
     }),
   ) as llm.FunctionTool[];

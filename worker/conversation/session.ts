@@ -1,4 +1,4 @@
-import { type JobContext, type VAD, voice } from '@livekit/agents';
+import { type JobContext, llm, type VAD, voice } from '@livekit/agents';
 import { DisconnectReason, type RemoteParticipant, RoomEvent } from '@livekit/rtc-node';
 import {
   agentSessionLedgerId,
@@ -27,7 +27,10 @@ import { MessageIds } from './message-ids.ts';
 import { PlayoutLedger } from './playout.ts';
 import { renderSessionPrompt } from './prompt.ts';
 import { keepRecording, recordingOption } from './recording.ts';
+import { SessionToolBilling } from './session-tool-billing.ts';
 import { SpokenContext } from './spoken-context.ts';
+import { toolFiller } from './tool-fillers.ts';
+import { ToolTurns } from './tool-turns.ts';
 import { TranscriptPublisher } from './transcripts.ts';
 import { TurnLatencies, watchTurnLatencies } from './turn-latency.ts';
 import { LiveSessionMeter } from './usage.ts';
@@ -102,7 +105,16 @@ export async function runLiveSession(ctx: JobContext, deps: SessionDependencies)
   });
 
   try {
-    await runInRoom(ctx, deps, record, sessions, usage, finish, metadata.max_duration_ms);
+    await runInRoom(
+      ctx,
+      deps,
+      record,
+      sessions,
+      usage,
+      startedAt,
+      finish,
+      metadata.max_duration_ms,
+    );
   } catch (error) {
     log.error({ err: error }, 'session failed');
     await finish('failed', 'worker_error');
@@ -116,6 +128,7 @@ async function runInRoom(
   record: LiveSessionRecord,
   sessions: LiveSessions,
   usage: LiveSessionMeter,
+  startedAt: number,
   finish: (state: 'ended' | 'failed', reason: string) => Promise<void>,
   maxDurationMs: number | undefined,
 ): Promise<void> {
@@ -143,7 +156,17 @@ async function runInRoom(
       : undefined;
   const capabilities = app
     ? undefined
-    : await prepareSessionCapabilities(record, { config, db: deps.db, log });
+    : await prepareSessionCapabilities(record, {
+        config,
+        db: deps.db,
+        log,
+        billing: new SessionToolBilling(
+          deps.db.db,
+          record.workspaceId,
+          usage,
+          () => Date.now() - startedAt,
+        ),
+      });
   const prompt = app
     ? { instructions: record.application?.spec.instructions ?? '', greeting: '' }
     : renderSessionPrompt(
@@ -300,13 +323,23 @@ async function runInRoom(
   if (app) {
     session.once(voice.AgentSessionEventTypes.Close, () => app.close());
   }
+  const toolTurns = new ToolTurns({
+    fillerAfterMs: workerConfig.AGENT_TOOL_FILLER_MS,
+    filler: toolFiller(language),
+    agentSpeaking: () => session.agentState === 'speaking',
+    say: (text) => sayFiller(session, transcripts, text),
+  });
+  // Barge-in over a running tool: the user's speech cancels it (tool-turns.ts).
+  session.on(voice.AgentSessionEventTypes.UserStateChanged, (event) => {
+    if (event.newState === 'speaking') toolTurns.userSpoke();
+  });
   await session.start({
     agent: app
       ? app.agent()
       : new voice.Agent({
           instructions: prompt.instructions,
           ...(capabilities?.definitions.length
-            ? { tools: capabilityFrameworkTools(capabilities) }
+            ? { tools: capabilityFrameworkTools(capabilities, toolTurns) }
             : {}),
         }),
     room: ctx.room,
@@ -407,4 +440,22 @@ async function runInRoom(
   await transcripts.settled();
   await finish('ended', endReason(reason));
   ctx.shutdown('session_ended');
+}
+
+/**
+ * Says a tool call's filler through the Agent's speech path (synthesized and charged like
+ * any agent speech). It stays out of the model's context, where it would split the turn's
+ * tool calls from their results; once fully played it is a transcript turn like any other
+ * (an interrupted one is persisted by the playout accounting, as every interrupted reply).
+ */
+function sayFiller(session: voice.AgentSession, transcripts: TranscriptPublisher, text: string) {
+  const handle = session.say(text, { allowInterruptions: true, addToChatCtx: false });
+  handle
+    .waitForPlayout()
+    .then(() => {
+      if (!handle.interrupted) {
+        transcripts.itemAdded(llm.ChatMessage.create({ role: 'assistant', content: text }));
+      }
+    })
+    .catch(() => {});
 }

@@ -98,7 +98,10 @@ export async function runLiveSession(ctx: JobContext, deps: SessionDependencies)
     const sessionMs = Date.now() - startedAt;
     const millicredits = usage.totalMillicredits(sessionMs);
     await sessions.end(sessionId, state, reason, { sessionMs, millicredits });
-    log.info({ state, reason, session_ms: sessionMs, millicredits }, 'session over');
+    log.info(
+      { state, reason, session_ms: sessionMs, millicredits, web_searches: usage.webSearches.count },
+      'session over',
+    );
   };
   ctx.addShutdownCallback(async () => {
     await finish('ended', 'worker_shutdown');

@@ -334,7 +334,9 @@ async function runInRoom(
   });
   // Barge-in over a running tool: the user's speech cancels it (tool-turns.ts).
   session.on(voice.AgentSessionEventTypes.UserStateChanged, (event) => {
-    if (event.newState === 'speaking') toolTurns.userSpoke();
+    if (event.newState !== 'speaking') return;
+    const cancelled = toolTurns.userSpoke();
+    if (cancelled > 0) log.info({ tool_calls: cancelled }, 'tool calls cancelled by barge-in');
   });
   await session.start({
     agent: app

@@ -71,15 +71,16 @@ export class ToolTurns {
 
   /**
    * The user started speaking: running calls are cancelled and their turns interrupted
-   * (the framework then speaks no answer for them).
+   * (the framework then speaks no answer for them). Returns how many were cancelled.
    */
-  userSpoke(): void {
+  userSpoke(): number {
     for (const call of this.#running) {
       call.controller.abort();
       if (call.turn && !call.turn.interrupted && call.turn.allowInterruptions) {
         call.turn.interrupt();
       }
     }
+    return this.#running.size;
   }
 
   #fillerTimer(call: RunningCall): ReturnType<typeof setTimeout> | undefined {

@@ -282,8 +282,9 @@ describe('Tool calls in live sessions (worker)', () => {
       ]);
       // The model was never asked to answer from the search's result.
       const later = rig.llm.requests.slice(sent + 1).map((r) => r.body as ChatBody);
-      expect(later).toHaveLength(1);
-      expect(later[0]?.messages.at(-1)?.role).toBe('user');
+      const seen = JSON.stringify(later.map((body) => body.messages.slice(-4)));
+      expect(later, seen).toHaveLength(1);
+      expect(later[0]?.messages.at(-1)?.role, seen).toBe('user');
     } finally {
       brave.delay(() => 0);
     }

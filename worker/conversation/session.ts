@@ -453,7 +453,11 @@ async function runInRoom(
  * tool calls from their results; once fully played it is a transcript turn like any other
  * (an interrupted one is persisted by the playout accounting, as every interrupted reply).
  */
-function sayFiller(session: voice.AgentSession, transcripts: TranscriptPublisher, text: string) {
+function sayFiller(
+  session: voice.AgentSession,
+  transcripts: TranscriptPublisher,
+  text: string,
+): voice.SpeechHandle {
   const handle = session.say(text, { allowInterruptions: true, addToChatCtx: false });
   handle
     .waitForPlayout()
@@ -463,4 +467,5 @@ function sayFiller(session: voice.AgentSession, transcripts: TranscriptPublisher
       }
     })
     .catch(() => {});
+  return handle;
 }

@@ -13,8 +13,11 @@ export interface ToolTurnOptions {
   fillerAfterMs: number;
   /** The Agent's filler phrase; undefined: the Agent says none. */
   filler: string | undefined;
-  /** Speaks the filler (the Agent's own speech path). */
-  say(text: string): void;
+  /**
+   * Speaks the filler (the Agent's own speech path); returns its speech handle when there
+   * is one: the user talking over the filler is a barge-in on the turn too.
+   */
+  say(text: string): voice.SpeechHandle | undefined;
   /** Whether the Agent is speaking now (a filler then would talk over itself). */
   agentSpeaking(): boolean;
   maxConcurrent?: number;
@@ -30,8 +33,9 @@ interface RunningCall {
  * {@link MAX_CONCURRENT_TOOL_CALLS} run at once (the rest wait their turn); a call still
  * running after `fillerAfterMs` makes the Agent say its filler, once per turn (the turn is
  * the framework's speech handle, shared by every call and step of one reply); and when the
- * user starts speaking, every running call is cancelled (its signal aborts) and its turn
- * interrupted, so nothing of its answer is spoken.
+ * user starts speaking, or talks over the filler (the framework interrupts it), every
+ * running call of the turn is cancelled (its signal aborts) and its turn interrupted, so
+ * nothing of its answer is spoken.
  */
 export class ToolTurns {
   readonly #running = new Set<RunningCall>();
@@ -83,6 +87,15 @@ export class ToolTurns {
     return this.#running.size;
   }
 
+  /** Cancels the running calls of one turn (the user talked over its filler). */
+  #cancelTurn(turn: voice.SpeechHandle): void {
+    for (const call of this.#running) {
+      if (call.turn !== turn) continue;
+      call.controller.abort();
+      if (!turn.interrupted && turn.allowInterruptions) turn.interrupt();
+    }
+  }
+
   #fillerTimer(call: RunningCall): ReturnType<typeof setTimeout> | undefined {
     const { fillerAfterMs, filler } = this.options;
     if (fillerAfterMs <= 0 || !filler) return undefined;
@@ -92,7 +105,12 @@ export class ToolTurns {
       if (turn && (turn.interrupted || this.#fillerSaid.has(turn))) return;
       if (this.options.agentSpeaking()) return;
       if (turn) this.#fillerSaid.add(turn);
-      this.options.say(filler);
+      const spoken = this.options.say(filler);
+      if (turn && spoken) {
+        spoken.addDoneCallback(() => {
+          if (spoken.interrupted) this.#cancelTurn(turn);
+        });
+      }
     }, fillerAfterMs);
   }
 

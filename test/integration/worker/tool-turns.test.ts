@@ -82,6 +82,8 @@ describe('Tool calls in live sessions (worker)', () => {
         BRAVE_SEARCH_API_KEY: brave.apiKey,
         BRAVE_SEARCH_API_BASE: brave.url,
         WEB_SEARCH_PRICE_MILLICREDITS: String(SEARCH_PRICE),
+        // Longer than the slowest search here: only the worker's own cancel aborts one.
+        WEB_SEARCH_TIMEOUT_MS: '30000',
         AGENT_TOOL_FILLER_MS: '1000',
         // Only model calls and searches cost anything, so charges are exact.
         PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: '0',
@@ -243,14 +245,11 @@ describe('Tool calls in live sessions (worker)', () => {
     const { sessionId, client } = await startSession();
     const stop = await speech('Stop, forget about the weather.');
     try {
-      brave.delay(() => 8000);
-      rig.llm
-        .script({ text: [], toolCalls: [search('call_b', 'Paris weather')] })
-        .script({ text: ['Sure, never mind.'] })
-        .script({ text: ['It is sunny in Paris.'] });
+      brave.delay(() => 10_000);
+      // Later requests (the user's own turn) get the fake's default answer.
+      rig.llm.script({ text: [], toolCalls: [search('call_b', 'Paris weather')] });
       const searches = brave.requests.length;
       const sent = rig.llm.requests.length;
-      const from = client.transcripts().length;
       await client.sendText('What is the weather in Paris?');
       await client.waitUntil(() => brave.requests.length > searches, 20_000, 'the search');
       // The user talks over the filler, as someone who does not want to wait would.
@@ -266,25 +265,18 @@ describe('Tool calls in live sessions (worker)', () => {
         10_000,
         'the search to be aborted',
       );
-      await client.waitUntil(
-        () => agentTurnsSince(client, from).includes('Sure, never mind.'),
-        60_000,
-        'the answer to the barge-in',
-      );
-      // Past the time the search would have answered: nothing of it is spoken.
+      // Past the time the search would have answered: nothing of it is spoken, and the
+      // model was never asked to answer from its result.
       await new Promise((resolve) =>
-        setTimeout(resolve, Math.max(0, searchedAt + 10_000 - performance.now())),
+        setTimeout(resolve, Math.max(0, searchedAt + 12_000 - performance.now())),
       );
       expect(brave.requests.slice(searches).map((r) => r.aborted)).toEqual([true]);
-      // A filler may have begun before the user spoke (then it is cut short).
-      expect(agentTurnsSince(client, from).filter((t) => !FILLER.startsWith(t))).toEqual([
-        'Sure, never mind.',
-      ]);
-      // The model was never asked to answer from the search's result.
       const later = rig.llm.requests.slice(sent + 1).map((r) => r.body as ChatBody);
-      const seen = JSON.stringify(later.map((body) => body.messages.slice(-4)));
-      expect(later, seen).toHaveLength(1);
-      expect(later[0]?.messages.at(-1)?.role, seen).toBe('user');
+      const seen = JSON.stringify(later.map((body) => body.messages.slice(-3)));
+      expect(
+        later.filter((body) => body.messages.at(-1)?.role === 'tool'),
+        seen,
+      ).toEqual([]);
     } finally {
       brave.delay(() => 0);
     }

@@ -9,7 +9,10 @@ function turns(options: Partial<ToolTurnOptions> = {}) {
   const tools = new ToolTurns({
     fillerAfterMs: 0,
     filler: 'One moment, let me check that.',
-    say: (text) => said.push(text),
+    say: (text) => {
+      said.push(text);
+      return undefined;
+    },
     agentSpeaking: () => false,
     ...options,
   });

@@ -26,6 +26,11 @@ export const workerConfigSchema = z.object({
    * Application sessions: how long a callback may wait for its result (or a tool for its
    * first progress) before it is cancelled. The spec's 60 s; tests shorten it.
    */
+  /**
+   * A managed Agent's tool call still running this long makes the Agent say a short
+   * filler ("One moment, let me check that."), once per turn; 0: never.
+   */
+  AGENT_TOOL_FILLER_MS: z.coerce.number().int().nonnegative().default(1000),
   APPLICATION_REQUEST_DEADLINE_MS: z.coerce
     .number()
     .int()

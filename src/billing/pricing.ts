@@ -37,6 +37,8 @@ export interface LiveSessionUsage {
   sttMs: number;
   /** The sum of the session's model calls, each already priced by {@link llmCostMillicredits}. */
   llmMillicredits: number;
+  /** The sum of its web searches, each at the per-search price text conversations pay. */
+  webSearchMillicredits?: number;
 }
 
 /** Live-session prices in millicredits per minute. */
@@ -122,7 +124,7 @@ export function audioCostMillicredits(audioMs: number, millicreditsPerMinute: nu
 
 /**
  * What a live session is charged when it ends: its time and its transcribed audio at their
- * per-minute prices, plus its model calls; the fractions of the two durations are added
+ * per-minute prices, plus its model calls and web searches; the fractions of the two durations are added
  * before the one rounding up to a whole millicredit.
  *
  * @example
@@ -138,5 +140,9 @@ export function liveSessionCostMillicredits(
     milliseconds(usage.sessionMs, 'session duration') *
       scaledPrice(prices.sessionMillicreditsPerMinute) +
     milliseconds(usage.sttMs, 'audio duration') * scaledPrice(prices.sttMillicreditsPerMinute);
-  return roundedUp(scaled, MS_PER_MINUTE) + Number(quantity(usage.llmMillicredits, 'model cost'));
+  return (
+    roundedUp(scaled, MS_PER_MINUTE) +
+    Number(quantity(usage.llmMillicredits, 'model cost')) +
+    Number(quantity(usage.webSearchMillicredits ?? 0, 'web search cost'))
+  );
 }

@@ -30,6 +30,7 @@ export type {
 } from '../agents/live-sessions.ts';
 export { agentSessionLedgerId } from '../agents/live-sessions.ts';
 export { userIdentity } from '../agents/livekit-rooms.ts';
+export type { ToolBilling } from '../agents/tools/agent-tool.ts';
 export type { PreparedTools } from '../agents/tools/toolbox.ts';
 export type { ApplicationTool } from '../application/types.ts';
 export {

@@ -1,5 +1,6 @@
 import { type LiveSessionRecord, LiveSessions } from '../agents/live-sessions.ts';
 import { SessionRecordings } from '../agents/session-recordings.ts';
+import type { ToolBilling } from '../agents/tools/agent-tool.ts';
 import { createAgentToolbox } from '../agents/tools/capabilities.ts';
 import type { PreparedTools } from '../agents/tools/toolbox.ts';
 import { StreamTokens } from '../auth/stream-tokens.ts';
@@ -76,7 +77,11 @@ export class WorkerApi {
    * The published Agent's capabilities (memory, documents, calendar, web search) for the
    * session, prepared as in text conversations.
    */
-  async prepareCapabilities(record: LiveSessionRecord, log: Logger): Promise<PreparedTools> {
+  async prepareCapabilities(
+    record: LiveSessionRecord,
+    log: Logger,
+    billing?: ToolBilling,
+  ): Promise<PreparedTools> {
     const { config } = this;
     const toolbox = createAgentToolbox({
       config,
@@ -91,7 +96,18 @@ export class WorkerApi {
       endUserId: record.endUserId,
       timeZone: record.sessionContext?.timeZone ?? null,
       origin: { kind: 'live_session', sessionId: record.id },
+      ...(billing ? { billing } : {}),
     });
+  }
+
+  /** A workspace's credit balance now, in millicredits (0 for a workspace that is gone). */
+  async creditBalance(workspaceId: string): Promise<number> {
+    const row = await this.handle.db
+      .selectFrom('workspaces')
+      .select('credit_balance_millicredits')
+      .where('id', '=', workspaceId)
+      .executeTakeFirst();
+    return Number(row?.credit_balance_millicredits ?? 0);
   }
 
   /** The languages of a workspace voice's recordings (none for other voices). */

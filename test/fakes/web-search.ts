@@ -19,6 +19,11 @@ export interface RecordedSearch {
   headers: Record<string, string>;
   auth: { present: boolean; valid: boolean; key?: 'deployment' | 'extra' };
   status: number;
+  /** When the request arrived and when its answer was written (`performance.now()`). */
+  receivedAt: number;
+  answeredAt?: number;
+  /** The client went away before the answer was written (a delayed answer it aborted). */
+  aborted: boolean;
 }
 
 /**
@@ -30,6 +35,7 @@ abstract class FakeSearchEngine {
   readonly requests: RecordedSearch[] = [];
   readonly #server: Server;
   readonly #failures: number[] = [];
+  #delayMs: (query: string) => number = () => 0;
   #url = '';
 
   protected constructor(protected readonly pages: readonly FakePage[]) {
@@ -43,6 +49,12 @@ abstract class FakeSearchEngine {
   /** The next request answers `status` with the engine's error body. */
   failNext(status: number): this {
     this.#failures.push(status);
+    return this;
+  }
+
+  /** Every later request is answered `delayMs(its query)` ms after it arrived (0: at once). */
+  delay(delayMs: (query: string) => number): this {
+    this.#delayMs = delayMs;
     return this;
   }
 
@@ -83,9 +95,33 @@ abstract class FakeSearchEngine {
     }
     const auth = this.credential(req);
     const answer = this.answer(url.pathname, query, auth, this.#failures.shift());
-    this.requests.push({ path: url.pathname, query, headers, auth, status: answer.status });
-    res.writeHead(answer.status, { 'content-type': answer.type });
-    res.end(answer.body);
+    const recorded: RecordedSearch = {
+      path: url.pathname,
+      query,
+      headers,
+      auth,
+      status: answer.status,
+      receivedAt: performance.now(),
+      aborted: false,
+    };
+    this.requests.push(recorded);
+    const write = () => {
+      if (res.destroyed) return;
+      recorded.answeredAt = performance.now();
+      res.writeHead(answer.status, { 'content-type': answer.type });
+      res.end(answer.body);
+    };
+    const delayMs = this.#delayMs(query.q ?? '');
+    if (delayMs === 0) {
+      write();
+      return;
+    }
+    const timer = setTimeout(write, delayMs);
+    res.on('close', () => {
+      if (recorded.answeredAt !== undefined) return;
+      clearTimeout(timer);
+      recorded.aborted = true;
+    });
   }
 }
 

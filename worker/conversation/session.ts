@@ -1,5 +1,5 @@
 import { ATTR_AUDIO_RESPONSE } from '@awp/protocol';
-import { type JobContext, type VAD, voice } from '@livekit/agents';
+import { type JobContext, llm, type VAD, voice } from '@livekit/agents';
 import { DisconnectReason, type RemoteParticipant, RoomEvent } from '@livekit/rtc-node';
 import { userSpeechLanguage } from '../../src/stt/language.ts';
 import type { SttProvider } from '../../src/stt/provider.ts';
@@ -25,7 +25,10 @@ import { MessageIds } from './message-ids.ts';
 import { PlayoutLedger } from './playout.ts';
 import { renderSessionPrompt } from './prompt.ts';
 import { keepRecording, recordingOption } from './recording.ts';
+import { SessionToolBilling } from './session-tool-billing.ts';
 import { SpokenContext } from './spoken-context.ts';
+import { toolFiller } from './tool-fillers.ts';
+import { ToolTurns } from './tool-turns.ts';
 import { TranscriptPublisher } from './transcripts.ts';
 import { TurnLatencies, watchTurnLatencies } from './turn-latency.ts';
 import { LiveSessionMeter } from './usage.ts';
@@ -92,14 +95,26 @@ export async function runLiveSession(ctx: JobContext, deps: SessionDependencies)
     const sessionMs = Date.now() - startedAt;
     const millicredits = usage.totalMillicredits(sessionMs);
     await sessions.end(sessionId, state, reason, { sessionMs, millicredits });
-    log.info({ state, reason, session_ms: sessionMs, millicredits }, 'session over');
+    log.info(
+      { state, reason, session_ms: sessionMs, millicredits, web_searches: usage.webSearches.count },
+      'session over',
+    );
   };
   ctx.addShutdownCallback(async () => {
     await finish('ended', 'worker_shutdown');
   });
 
   try {
-    await runInRoom(ctx, deps, record, sessions, usage, finish, metadata.max_duration_ms);
+    await runInRoom(
+      ctx,
+      deps,
+      record,
+      sessions,
+      usage,
+      startedAt,
+      finish,
+      metadata.max_duration_ms,
+    );
   } catch (error) {
     log.error({ err: error }, 'session failed');
     await finish('failed', 'worker_error');
@@ -113,6 +128,7 @@ async function runInRoom(
   record: LiveSessionRecord,
   sessions: WorkerSessionStore,
   usage: LiveSessionMeter,
+  startedAt: number,
   finish: (state: 'ended' | 'failed', reason: string) => Promise<void>,
   maxDurationMs: number | undefined,
 ): Promise<void> {
@@ -138,7 +154,17 @@ async function runInRoom(
           messageIds,
         })
       : undefined;
-  const capabilities = app ? undefined : await deps.api.prepareCapabilities(record, log);
+  const capabilities = app
+    ? undefined
+    : await deps.api.prepareCapabilities(
+        record,
+        log,
+        new SessionToolBilling(
+          () => deps.api.creditBalance(record.workspaceId),
+          usage,
+          () => Date.now() - startedAt,
+        ),
+      );
   const prompt = app
     ? { instructions: record.application?.spec.instructions ?? '', greeting: '' }
     : renderSessionPrompt(
@@ -282,13 +308,25 @@ async function runInRoom(
   if (app) {
     session.once(voice.AgentSessionEventTypes.Close, () => app.close());
   }
+  const toolTurns = new ToolTurns({
+    fillerAfterMs: workerConfig.AGENT_TOOL_FILLER_MS,
+    filler: toolFiller(language),
+    agentSpeaking: () => session.agentState === 'speaking',
+    say: (text) => sayFiller(session, transcripts, text),
+  });
+  // Barge-in over a running tool: the user's speech cancels it (tool-turns.ts).
+  session.on(voice.AgentSessionEventTypes.UserStateChanged, (event) => {
+    if (event.newState !== 'speaking') return;
+    const cancelled = toolTurns.userSpoke();
+    if (cancelled > 0) log.info({ tool_calls: cancelled }, 'tool calls cancelled by barge-in');
+  });
   await session.start({
     agent: app
       ? app.agent()
       : new voice.Agent({
           instructions: prompt.instructions,
           ...(capabilities?.definitions.length
-            ? { tools: capabilityFrameworkTools(capabilities) }
+            ? { tools: capabilityFrameworkTools(capabilities, toolTurns) }
             : {}),
         }),
     room: ctx.room,
@@ -389,4 +427,27 @@ async function runInRoom(
   await transcripts.settled();
   await finish('ended', endReason(reason));
   ctx.shutdown('session_ended');
+}
+
+/**
+ * Says a tool call's filler through the Agent's speech path (synthesized and charged like
+ * any agent speech). It stays out of the model's context, where it would split the turn's
+ * tool calls from their results; once fully played it is a transcript turn like any other
+ * (an interrupted one is persisted by the playout accounting, as every interrupted reply).
+ */
+function sayFiller(
+  session: voice.AgentSession,
+  transcripts: TranscriptPublisher,
+  text: string,
+): voice.SpeechHandle {
+  const handle = session.say(text, { allowInterruptions: true, addToChatCtx: false });
+  handle
+    .waitForPlayout()
+    .then(() => {
+      if (!handle.interrupted) {
+        transcripts.itemAdded(llm.ChatMessage.create({ role: 'assistant', content: text }));
+      }
+    })
+    .catch(() => {});
+  return handle;
 }

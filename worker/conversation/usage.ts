@@ -13,11 +13,13 @@ export interface LiveSessionPricing {
 }
 
 /**
- * A live session's usage as the worker reports it (tokens, transcribed audio, time),
+ * A live session's usage as the worker reports it (tokens, transcribed audio, web searches, time),
  * priced by the billing module: the same tokens cost what a text conversation pays.
  */
 export class LiveSessionMeter {
   #llmMillicredits = 0;
+  #webSearchMillicredits = 0;
+  #webSearches = 0;
   #sttMs = 0;
 
   constructor(private readonly pricing: LiveSessionPricing) {}
@@ -32,6 +34,17 @@ export class LiveSessionMeter {
     return cost;
   }
 
+  /** Records one web search made at `millicredits` (the capability's per-search price). */
+  webSearchMade(millicredits: number): void {
+    this.#webSearches += 1;
+    this.#webSearchMillicredits += millicredits;
+  }
+
+  /** Web searches made so far and what they cost. */
+  get webSearches(): { count: number; millicredits: number } {
+    return { count: this.#webSearches, millicredits: this.#webSearchMillicredits };
+  }
+
   /** Records audio the recognizer transcribed. */
   transcribed(ms: number): void {
     this.#sttMs += ms;
@@ -40,7 +53,12 @@ export class LiveSessionMeter {
   /** What the whole session costs after `sessionMs` of time. */
   totalMillicredits(sessionMs: number): number {
     return liveSessionCostMillicredits(
-      { sessionMs, sttMs: this.#sttMs, llmMillicredits: this.#llmMillicredits },
+      {
+        sessionMs,
+        sttMs: this.#sttMs,
+        llmMillicredits: this.#llmMillicredits,
+        webSearchMillicredits: this.#webSearchMillicredits,
+      },
       {
         sessionMillicreditsPerMinute:
           this.pricing.sessionCreditsPerMinute * MILLICREDITS_PER_CREDIT,

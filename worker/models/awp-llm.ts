@@ -189,22 +189,54 @@ function toMessages(chatCtx: llm.ChatContext): LlmMessage[] {
 }
 
 /**
- * The chat context with tool calls and their outputs (application sessions): calls that
- * follow an assistant message join it, outputs become `tool` messages.
+ * The chat context with tool calls and their outputs (application sessions, managed
+ * Agents' capabilities): calls that follow an assistant message join it, and their outputs
+ * follow as `tool` messages in the order of the calls. The framework records outputs as
+ * calls finish (concurrent calls finish in any order), and a message it places among them
+ * (an interrupted filler) comes after them, as the vendors require.
  */
 function toMessagesWithTools(chatCtx: llm.ChatContext): LlmMessage[] {
+  const calls = new Set<string>();
+  const outputs = new Map<string, llm.FunctionCallOutput>();
+  for (const item of chatCtx.items) {
+    if (item.type === 'function_call') calls.add(item.callId);
+  }
+  for (const item of chatCtx.items) {
+    if (item.type === 'function_call_output' && calls.has(item.callId)) {
+      outputs.set(item.callId, item);
+    }
+  }
   const messages: LlmMessage[] = [];
+  /** Calls of the assistant message being built, and those among them already answered. */
+  let pending: string[] = [];
+  const answered = new Set<string>();
+  const flush = () => {
+    for (const callId of pending) {
+      const output = outputs.get(callId);
+      if (output) messages.push({ role: 'tool', toolCallId: callId, content: output.output });
+    }
+    pending = [];
+  };
   for (const item of chatCtx.items) {
     if (item.type === 'function_call') {
+      // A call made after an output of this message's calls belongs to a later step.
+      if (pending.some((callId) => answered.has(callId))) flush();
       const last = messages.at(-1);
       const call = { id: item.callId, name: item.name, arguments: item.args };
       if (last?.role === 'assistant') last.toolCalls = [...(last.toolCalls ?? []), call];
       else messages.push({ role: 'assistant', content: '', toolCalls: [call] });
+      pending.push(item.callId);
     } else if (item.type === 'function_call_output') {
-      messages.push({ role: 'tool', toolCallId: item.callId, content: item.output });
+      answered.add(item.callId);
+      // An output whose call is not in the context goes where it stands.
+      if (!outputs.has(item.callId)) {
+        messages.push({ role: 'tool', toolCallId: item.callId, content: item.output });
+      }
     } else if (item.type === 'message') {
+      flush();
       messages.push(...toMessages(new llm.ChatContext([item])));
     }
   }
+  flush();
   return messages;
 }

@@ -19,4 +19,13 @@ describe('LiveSessionMeter', () => {
     expect(meter.modelCall({ inputTokens: 1000, outputTokens: 1000 }, undefined)).toBe(0);
     expect(meter.totalMillicredits(0)).toBe(0);
   });
+
+  it('adds web searches at their price to the session charge', () => {
+    const meter = new LiveSessionMeter({ sessionCreditsPerMinute: 0.1, sttCreditsPerMinute: 0 });
+    meter.webSearchMade(5000);
+    meter.webSearchMade(5000);
+    expect(meter.webSearches).toEqual({ count: 2, millicredits: 10_000 });
+    // One minute (100) plus two searches.
+    expect(meter.totalMillicredits(60_000)).toBe(100 + 10_000);
+  });
 });

@@ -36,10 +36,11 @@ if [ "$free_kib" -lt $((1280 * 1024)) ]; then
   exit 1
 fi
 
-echo "[test] format, lint, types, import rules (cycles, layers, worker boundary)" >&2
+echo "[test] format, lint, types, import rules (cycles, layers, worker boundary), no copied protocol constant" >&2
 biome check .
 tsc --noEmit -p tsconfig.json
 npm run -s deps
+npm run -s protocol:copies
 
 # The committed OpenAPI document: generated from the code, lint-free, and no breaking change
 # against the main branch without a new version (docs/api-changelog.md).

@@ -31,7 +31,7 @@ interface OpenChunk {
  * words are final once a snapshot of a later chunk arrives, or at the end of the stream.
  * Segment times are seconds from the chunk's start; the chunk starts at
  * `chunk_audio_offset_sec`, or, when Fish leaves it out, where the earlier chunks'
- * `audio_duration`s end.
+ * `audio_duration`s end. Without `chunk_seq` each alignment is the one of a new chunk.
  */
 class FishChunkTimeline {
   readonly #mapper: WordSegmentMapper;
@@ -48,7 +48,11 @@ class FishChunkTimeline {
   push(event: FishTimestampsEvent): TextTiming[] {
     const alignment = event.alignment;
     if (alignment === null || alignment === undefined) return [];
-    const seq = typeof event.chunk_seq === 'number' ? event.chunk_seq : (this.#open?.seq ?? 0);
+    // Without `chunk_seq` (the answer's older form) every alignment is a new chunk's.
+    const seq =
+      typeof event.chunk_seq === 'number'
+        ? event.chunk_seq
+        : Math.max(this.#lastSeq, this.#open?.seq ?? -1) + 1;
     // A late revision of a chunk already handed out cannot be taken back.
     if (seq <= this.#lastSeq) return [];
     if (this.#open !== undefined && this.#open.seq === seq) {

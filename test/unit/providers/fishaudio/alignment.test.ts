@@ -146,4 +146,42 @@ describe('Fish Audio word alignment', () => {
       ['now', 0.35, 0.4],
     ]);
   });
+
+  it('reads the older form without chunk_seq or offset: each alignment is a new chunk, after the earlier chunks’ audio_duration', async () => {
+    const audio = Buffer.alloc(800).toString('base64');
+    const text = 'One two. Three.';
+    const chunks = await read(
+      text,
+      [
+        {
+          audio_base64: audio,
+          content: 'One two.',
+          alignment: {
+            segments: [
+              { text: 'One', start: 0, end: 0.1 },
+              { text: 'two', start: 0.1, end: 0.2 },
+            ],
+            audio_duration: 0.5,
+          },
+        },
+        { audio_base64: audio, content: 'One two.', alignment: null },
+        {
+          audio_base64: audio,
+          content: 'Three.',
+          alignment: {
+            segments: [{ text: 'three', start: 0.125, end: 0.25 }],
+            audio_duration: 0.5,
+          },
+        },
+      ],
+      64,
+    );
+    expect(chunks.reduce((sum, chunk) => sum + chunk.data.byteLength, 0)).toBe(3 * 800);
+    const timings = chunks.flatMap((chunk) => chunk.timings ?? []);
+    expect(timings.map((t) => [text.slice(t.textStart, t.textEnd), t.startS, t.endS])).toEqual([
+      ['One', 0, 0.1],
+      ['two', 0.1, 0.2],
+      ['Three', 0.625, 0.75],
+    ]);
+  });
 });

@@ -47,15 +47,10 @@ describe('Heard text of an interrupted reply (worker)', () => {
   let rig: RealtimeRig;
   let agentId: string;
 
-  beforeAll(async () => {
-    rig = await startRealtimeRig({
-      dialect: 'postgres',
-      agentName: 'awp-heard-text-worker-test',
-      stt: 'none',
-    });
+  const createAgent = async (slug: string, voiceId: string) => {
     const created = await rig.api('POST', '/v1/agents', {
-      slug: 'teller',
-      voice_id: NATIVE_VOICE,
+      slug,
+      voice_id: voiceId,
       llm_provider: 'openai',
       llm_model: 'gpt-4.1-mini',
       language: 'en',
@@ -66,8 +61,43 @@ describe('Heard text of an interrupted reply (worker)', () => {
       },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    agentId = created.body.id;
-    expect((await rig.api('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
+    expect((await rig.api('POST', `/v1/agents/${created.body.id}/publish`)).status).toBe(200);
+    return created.body.id as string;
+  };
+  /** Starts a session of `id` and joins it; resolves once the greeting played. */
+  const joinSession = async (id: string) => {
+    const minted = await rig.api('POST', `/v1/agents/${id}/session-tokens`, {});
+    const started = await apiClient(rig.server.url, minted.body.token)(
+      'POST',
+      `/v1/agents/${id}/sessions`,
+      {},
+    );
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const { session_id: sessionId, livekit } = started.body as {
+      session_id: string;
+      livekit: { url: string; token: string };
+    };
+    const client = await RoomClient.join(livekit.url, livekit.token);
+    await client.waitUntil(
+      () => client.transcripts().find((t) => t.role === 'agent' && t.text === 'Hi.'),
+      90_000,
+      'the greeting',
+    );
+    await client.waitUntil(
+      () => client.agentStates.at(-1)?.state === 'listening',
+      30_000,
+      'the agent to listen',
+    );
+    return { sessionId, client };
+  };
+
+  beforeAll(async () => {
+    rig = await startRealtimeRig({
+      dialect: 'postgres',
+      agentName: 'awp-heard-text-worker-test',
+      stt: 'none',
+    });
+    agentId = await createAgent('teller', NATIVE_VOICE);
   }, 180_000);
 
   afterAll(async () => {
@@ -93,30 +123,8 @@ describe('Heard text of an interrupted reply (worker)', () => {
     const timings = reference.body.timings as Timing[];
     expect(timings.length).toBeGreaterThan(20);
 
-    const minted = await rig.api('POST', `/v1/agents/${agentId}/session-tokens`, {});
-    const started = await apiClient(rig.server.url, minted.body.token)(
-      'POST',
-      `/v1/agents/${agentId}/sessions`,
-      {},
-    );
-    expect(started.status, JSON.stringify(started.body)).toBe(201);
-    const { session_id: sessionId, livekit } = started.body as {
-      session_id: string;
-      livekit: { url: string; token: string };
-    };
-    const client = await RoomClient.join(livekit.url, livekit.token);
+    const { sessionId, client } = await joinSession(agentId);
     try {
-      await client.waitUntil(
-        () => client.transcripts().find((t) => t.role === 'agent' && t.text === 'Hi.'),
-        60_000,
-        'the greeting',
-      );
-      // Wait for the greeting to have played out, then keep what the reply sounds like.
-      await client.waitUntil(
-        () => client.agentStates.at(-1)?.state === 'listening',
-        20_000,
-        'the agent to listen',
-      );
       client.keepAgentPcm = true;
       rig.llm.script({ text: [SENTENCE] });
       await client.sendText('Tell me about the lighthouse.');

@@ -46,6 +46,8 @@ export class PlayoutLedger {
     const spoken: string[] = [];
     while (this.#sentences.length > 0 && position + slack > 0) {
       const sentence = this.#sentences[0] as PlayedSentence;
+      // Timings can come before a sentence's first frame: none of it was played yet.
+      if (sentence.samples === 0) break;
       if (position + slack < sentence.samples) {
         if (interrupted) {
           const part = this.#playedPart(sentence, position, slack);

@@ -72,6 +72,13 @@ describe('PlayoutLedger with word timings (voices that align)', () => {
     expect(ledger.finish(0.31, true)).toBe('One two');
   });
 
+  it('does not count a sentence whose timings came before any of its audio', () => {
+    const ledger = new PlayoutLedger(RATE);
+    ledger.addAudio(1, 'First.', RATE / 2);
+    ledger.addWords(2, 'One two three.', words.slice(0, 1));
+    expect(ledger.finish(0.5, true)).toBe('First.');
+  });
+
   it('keeps the punctuation attached to the last word heard', () => {
     const text = 'Yes, well then.';
     const timed = [

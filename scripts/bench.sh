@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm run bench`: installs what is missing, starts a private Redis for the one-shot HTTP
-# row, and runs bench/run.ts then bench/voice.ts (pass `-- --quick` for a short smoke run that leaves
-# bench/README.md alone).
+# row, and runs bench/run.ts, bench/alignment.ts then bench/voice.ts (pass `-- --quick` for a short
+# smoke run that leaves bench/README.md alone; `-- alignment [--quick]` runs only the alignment
+# scenario).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh run >&2
@@ -14,6 +15,13 @@ for _ in $(seq 1 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sle
 export TEST_REDIS_URL="redis://127.0.0.1:$port"
 
 node scripts/build.mjs >&2 # the bench drives the compiled service
+if [ "${1:-}" = alignment ]; then
+  shift
+  node --import tsx bench/alignment.ts "$@"
+  exit 0
+fi
 node --import tsx bench/run.ts "$@"
+# CPU of word alignment on the stream path, with and without it side by side.
+node --import tsx bench/alignment.ts "$@"
 # Voice-to-voice latency of a live conversation (livekit-server, worker, Whisper).
 node --import tsx bench/voice.ts "$@"

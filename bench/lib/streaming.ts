@@ -23,6 +23,8 @@ export interface StreamTarget {
   key: string;
   voiceId: string;
   format: OutputFormat;
+  /** Word timings on the `audio` events (`alignment: "word"`); off when absent. */
+  alignment?: 'word';
 }
 
 /** One utterance on its own WebSocket: start, text, stop; resolves at `finish`. */
@@ -40,7 +42,11 @@ export function streamUtterance(target: StreamTarget, text: string): Promise<Utt
       socket.send(
         JSON.stringify({
           event: 'start',
-          request: { voice_id: target.voiceId, output_format: target.format },
+          request: {
+            voice_id: target.voiceId,
+            output_format: target.format,
+            ...(target.alignment ? { alignment: target.alignment } : {}),
+          },
         }),
       );
       socket.send(JSON.stringify({ event: 'text', text }));

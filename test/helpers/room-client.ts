@@ -86,6 +86,9 @@ export class RoomClient {
   readonly messages: TextMessage[] = [];
   /** Agent audio frames: arrival time and loudness. */
   readonly agentAudio: { atMs: number; rms: number }[] = [];
+  /** The agent's audio as received (48 kHz mono), kept only while `keepAgentPcm` is set. */
+  readonly agentPcm: Int16Array[] = [];
+  keepAgentPcm = false;
   readonly departed: { identity: string; atMs: number }[] = [];
   /** The agent's `lk.agent.state` as it changed, with when the change arrived. */
   readonly agentStates: { state: string; atMs: number }[] = [];
@@ -130,6 +133,7 @@ export class RoomClient {
             const { done, value } = await reader.read();
             if (done) return;
             this.agentAudio.push({ atMs: performance.now(), rms: rms(value.data) });
+            if (this.keepAgentPcm) this.agentPcm.push(value.data.slice());
             this.#wake();
           }
         })().catch(() => {});

@@ -194,6 +194,7 @@ async function runInRoom(
     voiceId: snapshot.voiceId,
     partnerSessionId: agentSessionLedgerId(record.id),
     onAudio: (order, text, samples) => playout.addAudio(order, text, samples),
+    onWords: (order, text, words) => playout.addWords(order, text, words),
   });
   const { voiceId } = snapshot;
   const language = await userSpeechLanguage(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PlayoutLedger, wholeWords } from '../../../worker/conversation/playout.ts';
+import { heardWords, PlayoutLedger, wholeWords } from '../../../worker/conversation/playout.ts';
 
 const RATE = 48_000;
 
@@ -42,6 +42,53 @@ describe('PlayoutLedger (what an interrupted reply actually said)', () => {
     const ledger = new PlayoutLedger(RATE);
     ledger.addAudio(1, 'Hello there.', RATE);
     expect(ledger.finish(0, true)).toBe('');
+  });
+});
+
+describe('PlayoutLedger with word timings (voices that align)', () => {
+  // 'One two three.' spoken as: one 0-300 ms, two 300-900 ms (a long word), three 900-1000 ms.
+  const words = [
+    { textStart: 0, textEnd: 3, startMs: 0 },
+    { textStart: 4, textEnd: 7, startMs: 300 },
+    { textStart: 8, textEnd: 13, startMs: 900 },
+  ];
+
+  it('keeps exactly the words whose start was played, not a share of the characters', () => {
+    const ledger = new PlayoutLedger(RATE);
+    ledger.addAudio(1, 'First.', RATE / 2);
+    ledger.addWords(2, 'One two three.', words.slice(0, 2));
+    ledger.addAudio(2, 'One two three.', RATE);
+    ledger.addWords(2, 'One two three.', words.slice(2));
+    // 0.5 s of the first sentence, then 0.85 s of the second: "three" starts at 0.9 s. By
+    // characters 85% of the sentence would have been "One two".
+    expect(ledger.finish(1.35, true)).toBe('First. One two');
+  });
+
+  it('counts a word as heard once its first sample is played', () => {
+    const ledger = new PlayoutLedger(RATE);
+    ledger.addWords(1, 'One two three.', words);
+    ledger.addAudio(1, 'One two three.', RATE);
+    // 310 ms: "two" has started, though by characters (31%) only "One" was said.
+    expect(ledger.finish(0.31, true)).toBe('One two');
+  });
+
+  it('does not count a sentence whose timings came before any of its audio', () => {
+    const ledger = new PlayoutLedger(RATE);
+    ledger.addAudio(1, 'First.', RATE / 2);
+    ledger.addWords(2, 'One two three.', words.slice(0, 1));
+    expect(ledger.finish(0.5, true)).toBe('First.');
+  });
+
+  it('keeps the punctuation attached to the last word heard', () => {
+    const text = 'Yes, well then.';
+    const timed = [
+      { textStart: 0, textEnd: 3, startMs: 0 },
+      { textStart: 5, textEnd: 9, startMs: 400 },
+      { textStart: 10, textEnd: 14, startMs: 700 },
+    ];
+    expect(heardWords(text, timed, 399)).toBe('Yes,');
+    expect(heardWords(text, timed, 701)).toBe('Yes, well then.');
+    expect(heardWords(text, timed, 0)).toBe('');
   });
 });
 

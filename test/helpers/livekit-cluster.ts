@@ -25,6 +25,9 @@ export interface LivekitClusterNode {
   url: string;
   /** HTTP URL of this node, for server APIs (RoomServiceClient, ...). */
   httpUrl: string;
+  /** The cluster's key pair, the same on every node. */
+  apiKey: string;
+  apiSecret: string;
   port: number;
   rtcTcpPort: number;
   rtcUdpPort: number;
@@ -167,6 +170,8 @@ async function startNode(
       nodeId,
       url: `ws://127.0.0.1:${ports.port}`,
       httpUrl: `http://127.0.0.1:${ports.port}`,
+      apiKey: CLUSTER_API_KEY,
+      apiSecret: CLUSTER_API_SECRET,
       ...ports,
       logs,
       stop,

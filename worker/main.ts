@@ -5,6 +5,7 @@ import { AgentServer, initializeLogger, ServerOptions } from '@livekit/agents';
 import { siblingEntry } from '../media/runtime-entry.ts';
 import { ConfigError, loadConfig } from '../src/worker-boundary/index.ts';
 import { loadWorkerConfig } from './config.ts';
+import { CpuSampler, workerLoad } from './load.ts';
 
 /** The job entry the framework forks, compiled or source like this file. */
 export function agentEntryFile(): string {
@@ -18,6 +19,8 @@ async function main(): Promise<void> {
     pretty: false,
     level: config.LOG_LEVEL === 'silent' ? 'fatal' : config.LOG_LEVEL,
   });
+  const cpu = new CpuSampler();
+  const loadThreshold = worker.WORKER_LOAD_THRESHOLD ?? 1;
   const server = new AgentServer(
     new ServerOptions({
       agent: agentEntryFile(),
@@ -29,11 +32,17 @@ async function main(): Promise<void> {
       host: '127.0.0.1',
       port: worker.WORKER_HTTP_PORT,
       numIdleProcesses: worker.WORKER_IDLE_PROCESSES,
-      // Load is the share of session slots in use, not CPU: on a small shared machine the
-      // CPU measure reports "full" during a single session's model start and the worker
-      // stops taking sessions it could run.
-      loadFunc: async (server) => server.activeJobs.length / worker.WORKER_MAX_SESSIONS,
-      loadThreshold: 1 - 0.5 / worker.WORKER_MAX_SESSIONS,
+      // CPU counts only when WORKER_LOAD_THRESHOLD is set: on a small shared machine the CPU
+      // is busy during a single session's model start, and the worker would stop taking
+      // sessions it could run.
+      loadFunc: async (server) =>
+        workerLoad({
+          activeJobs: server.activeJobs.length,
+          maxSessions: worker.WORKER_MAX_SESSIONS,
+          cpu: worker.WORKER_LOAD_THRESHOLD === undefined ? 0 : cpu.sample(),
+          threshold: loadThreshold,
+        }),
+      loadThreshold,
       jobMemoryLimitMB: worker.WORKER_JOB_MEMORY_LIMIT_MB,
       jobMemoryWarnMB: Math.max(1, Math.floor(worker.WORKER_JOB_MEMORY_LIMIT_MB * 0.8)),
       // Each job gets the agent identity of its session (docs/agent-protocol.md).

@@ -37,6 +37,10 @@ export const configSchema = z.object({
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** Port of the metrics listener; 0 picks a free one (tests). */
   METRICS_PORT: port.default(9464),
+  /** The jobs process's `/healthz` and `/readyz` listener (the api serves both on PORT). */
+  JOBS_PROBE_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Port of the jobs process's probe listener; 0 picks a free one (tests). */
+  JOBS_PROBE_PORT: port.default(8083),
   DATA_DIR: z.string().min(1).default('./data'),
   /** A postgres:// URL selects PostgreSQL; unset means SQLite under DATA_DIR. */
   DATABASE_URL: z

@@ -2,11 +2,14 @@ import { hostname } from 'node:os';
 import { ConfigError, loadConfig } from '../config.ts';
 import { databaseOptions, openDatabase } from '../db/connect.ts';
 import { createLogger, resolveLogFormat } from '../observability/logger.ts';
+import { createRedis } from '../redis/client.ts';
 import {
   FATAL_EXIT_CODE,
   installFailurePolicy,
   installTestFault,
 } from '../system/failure-policy.ts';
+import { startProbeListener } from '../system/probe-listener.ts';
+import { checkReadiness } from '../system/readiness.ts';
 import { startJobWorkers } from './workers.ts';
 
 /** The jobs process: BullMQ workers, for deployments that run them apart from the api. */
@@ -36,13 +39,22 @@ async function main(): Promise<void> {
     logger,
     instanceId: config.INSTANCE_ID ?? `jobs@${hostname()}:${process.pid}`,
   });
-  logger.info('job workers running');
   let stopping: Promise<void> | undefined;
+  const redis = createRedis(config.REDIS_URL);
+  const probes = await startProbeListener({
+    host: config.JOBS_PROBE_HOST,
+    port: config.JOBS_PROBE_PORT,
+    readiness: () =>
+      checkReadiness({ db: database.db, redis, shuttingDown: () => stopping !== undefined }),
+  });
+  logger.info({ probe_port: probes.port }, 'job workers running');
   let failed = false;
-  // Closing the workers lets the jobs they run finish first.
+  // Closing the workers lets the jobs they run finish first; readiness fails meanwhile.
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       await workers.close();
+      await probes.close();
+      redis.disconnect();
       await database.close();
     })();
     return stopping;

@@ -30,7 +30,7 @@ export async function copyLocalStore(
       }
       const audio = await source.get(key);
       if (audio === null) continue; // removed meanwhile (retention, erasure)
-      await target.put(key, audio, contentTypeOf(key));
+      await target.put(key, audio, COPIED_CONTENT_TYPE);
       report.copied += 1;
       report.bytes += audio.length;
     }
@@ -52,20 +52,8 @@ async function topFolders(rootDir: string): Promise<string[]> {
     .sort();
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  ogg: 'audio/ogg',
-  aac: 'audio/aac',
-  pcm: 'audio/pcm',
-  wav: 'audio/wav',
-  mp3: 'audio/mpeg',
-  flac: 'audio/flac',
-  webm: 'audio/webm',
-  m4a: 'audio/mp4',
-};
-
-/** The content type of a stored object, from its key's extension (the local disk keeps none). */
-function contentTypeOf(key: string): string {
-  return (
-    CONTENT_TYPES[key.slice(key.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream'
-  );
-}
+/**
+ * The content type given to copied objects. Nothing reads a stored object's content type
+ * back: the key's extension names its format, as on the local disk, which keeps none.
+ */
+const COPIED_CONTENT_TYPE = 'application/octet-stream';

@@ -1,32 +1,10 @@
-import type { Redis } from 'ioredis';
-import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
-import type { Database } from '../db/schema.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
+import { checkReadiness, type ReadinessSources } from './readiness.ts';
 
-export interface SystemDependencies {
-  db: Kysely<Database>;
-  redis: Redis;
+export interface SystemDependencies extends ReadinessSources {
   /** The OpenAPI document of every mounted route. */
   openApiDocument: () => object;
-  /** True once shutdown began: readiness fails so load balancers stop sending traffic. */
-  shuttingDown: () => boolean;
-}
-
-const CHECK_TIMEOUT_MS = 2_000;
-
-async function withTimeout<T>(work: Promise<T>, what: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      work,
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} timed out`)), CHECK_TIMEOUT_MS);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 const readinessSchema = z.object({
@@ -62,15 +40,7 @@ export function systemRoutes(deps: SystemDependencies): AnyRoute[] {
         503: { description: 'Not ready.', schema: readinessSchema },
       },
       handle: async () => {
-        const checks: Record<string, 'ok' | 'failed'> = {};
-        const [database, redis] = await Promise.allSettled([
-          withTimeout(sql`select 1`.execute(deps.db), 'database'),
-          withTimeout(deps.redis.ping(), 'redis'),
-        ]);
-        checks.database = database.status === 'fulfilled' ? 'ok' : 'failed';
-        checks.redis = redis.status === 'fulfilled' ? 'ok' : 'failed';
-        checks.accepting = deps.shuttingDown() ? 'failed' : 'ok';
-        const ready = Object.values(checks).every((c) => c === 'ok');
+        const { ready, checks } = await checkReadiness(deps);
         return {
           status: ready ? 200 : 503,
           body: { status: ready ? 'ready' : 'not_ready', checks },

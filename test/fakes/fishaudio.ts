@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { unpack } from 'msgpackr';
 import { wavHeader } from '../../media/wav.ts';
 import { FishAudioModelLibrary } from './fishaudio-models.ts';
+import { fishTimestampEvents } from './fishaudio-timestamps.ts';
 import {
   type FakeVendorOptions,
   FakeVendorServer,
@@ -13,6 +14,9 @@ export type { FakeFailure, RecordedRequest, RequestOutcome } from './vendor-serv
 
 /** Models the `model` header may name; anything else falls back to s2.1-pro, as Fish does. */
 const MODELS = new Set(['s1', 's2-pro', 's2.1-pro', 's2.1-pro-free', 'drama-3-preview']);
+/** Synthesis paths: plain audio, and audio with word timestamps as Server-Sent Events. */
+const TTS_PATH = '/v1/tts';
+const TIMESTAMPS_PATH = '/v1/tts/stream/with-timestamp';
 /** Rates Fish offers for `wav` and `pcm`. */
 const PCM_RATES = new Set([8000, 16000, 24000, 32000, 44100]);
 
@@ -29,6 +33,11 @@ const PCM_RATES = new Set([8000, 16000, 24000, 32000, 44100]);
  * - 200 answers stream `format: "pcm"` as headerless s16le mono PCM (`wav`: the same with
  *   a RIFF header) at `sample_rate` (default 44,100 Hz), chunked, espeak-ng speech.
  * - Only `pcm` and `wav` output are implemented; `mp3` and `opus` get 400.
+ * - `POST /v1/tts/stream/with-timestamp` takes the same body and answers
+ *   `text/event-stream`: `data: {audio_base64, content, alignment: {segments: [{text,
+ *   start, end}], audio_duration} | null, chunk_seq, chunk_audio_offset_sec}` events, one
+ *   text chunk per sentence, cumulative snapshots revised as audio goes out (see
+ *   {@link fishTimestampEvents}); `pcm` output only.
  *
  * @example
  * const fake = await FakeFishAudio.start();
@@ -86,7 +95,8 @@ export class FakeFishAudio extends FakeVendorServer {
 
   protected answer(request: RecordedRequest): VendorAnswer {
     if (this.library.handles(request.path)) return this.library.answer(request);
-    if (request.method !== 'POST' || request.path !== '/v1/tts') {
+    const timestamps = request.path === TIMESTAMPS_PATH;
+    if (request.method !== 'POST' || (request.path !== TTS_PATH && !timestamps)) {
       return error(404, 'Not Found');
     }
     if (!request.auth.valid) return error(401, 'Invalid Token');
@@ -112,7 +122,7 @@ export class FakeFishAudio extends FakeVendorServer {
       return error(404, 'Model not found');
     }
     const format = body.format ?? 'mp3';
-    if (format !== 'pcm' && format !== 'wav') {
+    if (format !== 'pcm' && (format !== 'wav' || timestamps)) {
       return error(400, `the fake only serves pcm and wav output, not ${String(format)}`);
     }
     const sampleRateHz = body.sample_rate ?? 44100;
@@ -126,6 +136,18 @@ export class FakeFishAudio extends FakeVendorServer {
     const latency = body.latency ?? 'normal';
     if (latency !== 'low' && latency !== 'normal' && latency !== 'balanced') {
       return validation(['body', 'latency'], 'enum', 'Input should be low, normal or balanced');
+    }
+    if (timestamps) {
+      const text = body.text;
+      return {
+        kind: 'audio',
+        text,
+        sampleRateHz,
+        ...(typeof speed === 'number' ? { speed } : {}),
+        headers: { 'content-type': 'text/event-stream' },
+        frame: (piece, offset, audio) =>
+          fishTimestampEvents(text, piece, offset / 2, audio.byteLength / 2, sampleRateHz),
+      };
     }
     return {
       kind: 'audio',

@@ -55,6 +55,7 @@ export function serviceEnv(database: TestDatabase, extra: Record<string, string>
     PORT: '0',
     DEV_PORT: '0',
     METRICS_PORT: '0',
+    JOBS_PROBE_PORT: '0',
     DATA_DIR: database.dataDir,
     REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
     REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}`,

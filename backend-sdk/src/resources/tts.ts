@@ -5,6 +5,9 @@ import { TtsStream, type TtsStreamOptions } from '../tts/stream.ts';
 import type {
   SynthesizeRequest,
   SynthesizeResult,
+  SynthesizeWithTimestampsJson,
+  SynthesizeWithTimestampsRequest,
+  SynthesizeWithTimestampsResult,
   TtsStreamToken,
   VoiceRoute,
 } from '../types/tts.ts';
@@ -63,6 +66,60 @@ export class Tts {
       durationMs: Number(header('x-audio-duration-ms') ?? Number.NaN),
       chargeCredits: charge === undefined ? undefined : Number(charge),
       voiceRoute: voiceRouteOf(header('x-voice-route')),
+    };
+  }
+
+  /**
+   * One-shot synthesis with timings (`POST /v1/tts/with-timestamps`): the audio, decoded
+   * from base64, and when each word (`alignment: 'word'`, the default) or character
+   * (`'char'`) is spoken. A voice that does not list `word_alignment` / `char_alignment`
+   * in its capabilities is refused with `InvalidRequestError`. Retried as
+   * {@link synthesize} is.
+   *
+   * @example
+   * ```ts
+   * const speech = await client.tts.synthesizeWithTimestamps({
+   *   text: 'Your order has shipped.',
+   *   voice_id: voice.id,
+   *   output_format: 'opus_48000_64',
+   *   alignment: 'word',
+   * });
+   * for (const t of speech.timings) console.log(t.text, t.start_ms, t.end_ms);
+   * ```
+   */
+  async synthesizeWithTimestamps(
+    body: SynthesizeWithTimestampsRequest,
+    options?: RequestOptions,
+  ): Promise<SynthesizeWithTimestampsResult> {
+    const call = {
+      method: 'POST',
+      path: '/v1/tts/with-timestamps',
+      json: body,
+      expect: 'json',
+      idempotent: false,
+    } as const;
+    const result = await send<SynthesizeWithTimestampsJson>(this.http, call, options);
+    const answer = result.body;
+    if (typeof answer?.audio !== 'string' || !Array.isArray(answer.timings)) {
+      throw new AwpInvalidResponseError({
+        code: 'invalid_response',
+        detail: 'the answer lacks audio or timings',
+        status: result.status,
+        requestId: result.requestId,
+        retryable: false,
+      });
+    }
+    const charge = result.headers.get('x-charge-credits') ?? undefined;
+    return {
+      audio: Buffer.from(answer.audio, 'base64'),
+      format: answer.format as OutputFormat,
+      requestId: answer.request_id,
+      auditId: answer.audit_id,
+      durationMs: answer.duration_ms,
+      chargeCredits: charge === undefined ? undefined : Number(charge),
+      voiceRoute: answer.voice_route,
+      alignment: answer.alignment,
+      timings: answer.timings,
     };
   }
 

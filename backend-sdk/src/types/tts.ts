@@ -1,3 +1,4 @@
+import type { RequestJson, ResponseJson } from './openapi.ts';
 import type { OutputFormat } from './voices.ts';
 
 /** Optional synthesis parameters. */
@@ -46,6 +47,38 @@ export interface SynthesizeResult {
    * has none). Undefined from services without it.
    */
   voiceRoute: VoiceRoute | undefined;
+}
+
+/**
+ * Body of `POST /v1/tts/with-timestamps`: the one-shot body and `alignment` (`word`, the
+ * default, or `char`; the voice must list `word_alignment` / `char_alignment`).
+ */
+export type SynthesizeWithTimestampsRequest = Extract<
+  RequestJson<'synthesizeWithTimestamps'>,
+  { voice_id: string }
+>;
+
+/** The JSON answer of `POST /v1/tts/with-timestamps`, as the service sends it. */
+export type SynthesizeWithTimestampsJson = ResponseJson<'synthesizeWithTimestamps', 200>;
+
+/** What `client.tts.synthesizeWithTimestamps` resolves with: the audio and its timings. */
+export interface SynthesizeWithTimestampsResult {
+  /** The encoded audio (base64-decoded). */
+  audio: Uint8Array;
+  /** Delivered format (authoritative). */
+  format: OutputFormat;
+  requestId: string;
+  auditId: string;
+  /** Duration of encoded playback. */
+  durationMs: number;
+  /** Credits the request cost (`X-Charge-Credits`); undefined from services without it. */
+  chargeCredits: number | undefined;
+  /** Which route of the voice served. */
+  voiceRoute: VoiceRoute;
+  /** The granularity of `timings`. */
+  alignment: SynthesizeWithTimestampsJson['alignment'];
+  /** Each word or character of the text and when the audio speaks it, in order. */
+  timings: Timing[];
 }
 
 /** Answer of `POST /v1/tts/stream-tokens`. */

@@ -36,8 +36,10 @@ function model(id: FishAudioModelId, tagStyle: FishAudioTagStyle): FishAudioMode
   return {
     model: id,
     // The service advertises voice tags on the S2 family only; S1's parenthesised cues are
-    // a fixed vocabulary, not the free-form natural-language tags clients send.
-    capabilities: tagStyle === 'brackets' ? ['tts', 'voice_tags'] : ['tts'],
+    // a fixed vocabulary, not the free-form natural-language tags clients send. Every model
+    // times words on `/v1/tts/stream/with-timestamp`; none times characters.
+    capabilities:
+      tagStyle === 'brackets' ? ['tts', 'voice_tags', 'word_alignment'] : ['tts', 'word_alignment'],
     outputFormats: FISHAUDIO_OUTPUT_FORMATS,
     nativeSampleRates: FISHAUDIO_PCM_RATES,
     tagStyle,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { PcmChunk } from '../../../media/pcm.ts';
+import type { AlignmentGranularity, SynthesisChunk } from '../alignment.ts';
 import type { SynthesisRequest, TtsProvider } from '../provider.ts';
 import {
   ConcurrencyLimiter,
@@ -17,6 +17,7 @@ import { parseFishAudioError } from './error-body.ts';
 import { type FishAudioModelId, type FishAudioModelInfo, findFishAudioModel } from './models.ts';
 import { fishAudioSpeed } from './speed.ts';
 import { fishAudioTagPrefix } from './tags.ts';
+import { fishTimestampsPcm } from './timestamps-stream.ts';
 
 /** Fish Audio's trade-off between time to first audio and quality. */
 export type FishAudioLatency = 'normal' | 'balanced' | 'low';
@@ -62,6 +63,9 @@ export function isFishAudioReferenceId(id: string): boolean {
  * - Speed: `prosody.speed`, clamped to Fish's 0.5..2 (see {@link fishAudioSpeed}).
  * - Voice tags: sanitized and put first in the model's cue syntax, `[whispering] text`
  *   (S2 family) or `(whispering) text` (S1).
+ * - Alignment (`word` only: Fish times words, not characters): the request goes to
+ *   `/v1/tts/stream/with-timestamp`, whose word segments are mapped onto the words of the
+ *   text (see {@link fishTimestampsPcm}).
  * - Tracing: every request carries a fresh W3C `traceparent`; its trace id (or Fish's
  *   `x-request-id` when present) is the upstream request id in logs and errors.
  * - Failures are `ProviderError`s (status mapping in ../upstream/status.ts); the API key
@@ -76,6 +80,8 @@ export function isFishAudioReferenceId(id: string): boolean {
  */
 export class FishAudioProvider implements TtsProvider {
   readonly name: string;
+  /** Word segments from `/v1/tts/stream/with-timestamp`. */
+  readonly alignment: readonly AlignmentGranularity[] = ['word'];
   readonly #client: UpstreamHttpClient;
   readonly #limiter: ConcurrencyLimiter;
   readonly #apiKey: ApiKeySource | undefined;
@@ -107,7 +113,10 @@ export class FishAudioProvider implements TtsProvider {
     this.#client.close();
   }
 
-  async *synthesize(request: SynthesisRequest, signal: AbortSignal): AsyncGenerator<PcmChunk> {
+  async *synthesize(
+    request: SynthesisRequest,
+    signal: AbortSignal,
+  ): AsyncGenerator<SynthesisChunk> {
     signal.throwIfAborted();
     const apiKey = requireApiKey(this.#apiKey, this.name);
     const model = this.#model(request);
@@ -134,6 +143,12 @@ export class FishAudioProvider implements TtsProvider {
       ...(speed === undefined ? {} : { prosody: { speed } }),
     };
     const traceId = randomBytes(16).toString('hex');
+    const aligned = request.alignment === 'word';
+    if (request.alignment === 'char') {
+      throw new UpstreamProviderError('rejected', `${this.name} times words, not characters`, {
+        provider: this.name,
+      });
+    }
 
     const release = await this.#limiter.acquire(signal);
     try {
@@ -143,7 +158,7 @@ export class FishAudioProvider implements TtsProvider {
           client: this.#client,
           request: {
             method: 'POST',
-            path: '/v1/tts',
+            path: aligned ? '/v1/tts/stream/with-timestamp' : '/v1/tts',
             headers: {
               authorization: `Bearer ${apiKey}`,
               'content-type': 'application/json',
@@ -157,6 +172,12 @@ export class FishAudioProvider implements TtsProvider {
           parseError: parseFishAudioError,
           fallbackRequestId: traceId,
           logger: this.#logger,
+          ...(aligned
+            ? {
+                readBody: (body: AsyncIterable<Buffer>) =>
+                  fishTimestampsPcm(body, request.text, sampleRateHz, this.name),
+              }
+            : {}),
         },
         signal,
       );

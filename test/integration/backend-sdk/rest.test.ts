@@ -106,7 +106,11 @@ describe.each(DIALECTS)('server SDK REST client on %s', (dialect) => {
   it('lists voices and avatars, and fetches a preview picture', async () => {
     const { voices } = await client.voices.list();
     const native = voices.find((v) => v.id === NATIVE_VOICE);
-    expect(native).toMatchObject({ id: NATIVE_VOICE, capabilities: ['tts'], nsfw: false });
+    expect(native).toMatchObject({
+      id: NATIVE_VOICE,
+      capabilities: ['tts', 'word_alignment'],
+      nsfw: false,
+    });
     expect(native?.output_formats).toContain('pcm_24000');
     const { avatars } = await client.avatars.list();
     expect(avatars.length).toBeGreaterThan(0);

@@ -10,6 +10,7 @@ import {
   AwpAbortError,
   AwpClient,
   AwpStreamSequenceError,
+  InvalidRequestError,
   RateLimitedError,
   type TtsStream,
   UnauthorizedError,
@@ -226,6 +227,48 @@ describe('server SDK synthesis helpers', () => {
     expect(speech.chargeCredits).toBe(Number(row?.cost_millicredits) / 1000);
     expect(speech.chargeCredits).toBeGreaterThan(0);
     expect(speech.voiceRoute).toBe('default');
+  });
+
+  it('returns one-shot audio with the timings of its words, as the route answers them', async () => {
+    const speech = await client.tts.synthesizeWithTimestamps({
+      text: SENTENCE,
+      voice_id: NATIVE_VOICE,
+      output_format: 'pcm_24000',
+    });
+    expect(speech.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(speech.auditId).toMatch(/^aud_[0-9a-f-]{36}$/);
+    expect({
+      format: speech.format,
+      alignment: speech.alignment,
+      route: speech.voiceRoute,
+    }).toEqual({
+      format: 'pcm_24000',
+      alignment: 'word',
+      route: 'default',
+    });
+    expect(speech.durationMs).toBe(Math.round((speech.audio.byteLength / 2 / 24_000) * 1000));
+    const decoded = await decodeDelivered('pcm_24000', Buffer.from(speech.audio));
+    expect(decoded.rms).toBeGreaterThan(0.01);
+    expect(speech.timings.map((t) => t.text)).toEqual(SENTENCE.replace('.', '').split(' '));
+    for (const [i, t] of speech.timings.entries()) {
+      expect(t.end_ms).toBeGreaterThan(t.start_ms);
+      if (i > 0) expect(t.start_ms).toBeGreaterThanOrEqual(speech.timings[i - 1]!.end_ms);
+    }
+    expect(speech.timings.at(-1)!.end_ms).toBeLessThanOrEqual(speech.durationMs);
+    const row = await ledgerRow(speech.requestId);
+    expect(row).toMatchObject({ status: 'succeeded', audit_id: speech.auditId });
+    expect(speech.chargeCredits).toBe(Number(row?.cost_millicredits) / 1000);
+
+    const refused = await client.tts
+      .synthesizeWithTimestamps({
+        text: SENTENCE,
+        voice_id: NATIVE_VOICE,
+        output_format: 'pcm_24000',
+        alignment: 'char',
+      })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InvalidRequestError);
+    expect(refused).toMatchObject({ code: 'invalid_request', status: 400 });
   });
 
   it('refuses a bad key at the handshake with UnauthorizedError', async () => {

@@ -335,7 +335,7 @@ describe.each(DIALECTS)('voice routes and failover on %s', (dialect) => {
     // Only the Fish route is left: the voice offers what Fish offers, tags included.
     expect(await publicEntry()).toMatchObject({
       output_formats: FISH_FORMATS,
-      capabilities: ['tts', 'voice_tags'],
+      capabilities: ['tts', 'voice_tags', 'word_alignment'],
     });
     fish.failNext({ kind: 'status', status: 503 });
     const el = elevenlabs.requests.length;
@@ -354,7 +354,7 @@ describe.each(DIALECTS)('voice routes and failover on %s', (dialect) => {
     // The Fish default still describes the voice; the ElevenLabs route only backs it up.
     expect(await publicEntry()).toMatchObject({
       output_formats: FISH_FORMATS,
-      capabilities: ['tts', 'voice_tags'],
+      capabilities: ['tts', 'voice_tags', 'word_alignment'],
     });
     // Making the ElevenLabs route default again gives its formats back.
     await owner.request('PUT', `/voices/${voiceId}/default-route`, { route_id: elRoute });

@@ -4,6 +4,7 @@ import { KOKORO_VOICES } from '../../../src/providers/kokoro/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { openStream, streamRequest, streamUrl } from '../../helpers/stream.ts';
 import { decodeDelivered } from '../../helpers/tts.ts';
 
 const FORMATS = ['pcm_24000', 'pcm_44100', 'pcm_48000', 'aac_44100_128', 'opus_48000_64'];
@@ -80,5 +81,38 @@ describe('neural native voices over HTTP (sqlite)', () => {
   it('rejects pcm_16000 for a neural voice', async () => {
     const response = await tts({ text: 'Hi.', voice_id: voice.id, output_format: 'pcm_16000' });
     expect(response.status).toBe(400);
+  });
+
+  it('refuses word and character alignment for a neural voice, which cannot time its audio: 400 invalid_request', async () => {
+    for (const alignment of ['word', 'char']) {
+      const response = await fetch(`${server.url}/v1/tts/with-timestamps`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${ws.productionKey}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({
+          text: 'Hi.',
+          voice_id: voice.id,
+          output_format: 'pcm_24000',
+          alignment,
+        }),
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({
+        code: 'invalid_request',
+        detail: `This voice cannot time its audio by ${alignment}: it does not list ${alignment}_alignment in its capabilities.`,
+      });
+      const client = await openStream(streamUrl(server.url), {
+        authorization: `Bearer ${ws.productionKey}`,
+      });
+      const { events } = await streamRequest(
+        client,
+        { voice_id: voice.id, output_format: 'pcm_24000', alignment },
+        ['Hi.'],
+      );
+      expect(events.map((event) => event.event)).toEqual(['error']);
+      expect(events[0]).toMatchObject({ code: 'invalid_request', retryable: false });
+    }
   });
 });

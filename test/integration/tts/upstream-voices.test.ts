@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabs } from '../../fakes/elevenlabs.ts';
 import { FakeFishAudio } from '../../fakes/fishaudio.ts';
+import { fakeFishChunks } from '../../fakes/fishaudio-timestamps.ts';
 import type { RecordedRequest } from '../../fakes/vendor-server.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
@@ -221,7 +222,7 @@ describe.each(DIALECTS)('upstream voices on %s', (dialect) => {
       id: routes.s2.voiceId,
       name: 'Narrator',
       output_formats: FISH_FORMATS,
-      capabilities: ['tts', 'voice_tags'],
+      capabilities: ['tts', 'voice_tags', 'word_alignment'],
       nsfw: true,
     });
     for (const route of Object.values(routes))
@@ -308,6 +309,69 @@ describe.each(DIALECTS)('upstream voices on %s', (dialect) => {
         ]);
       }
     });
+  });
+
+  it('times the words of an S2 voice from Fish’s word segments, streaming and one-shot', async () => {
+    const text = 'The quick brown fox, jumps! Then it can’t rest.';
+    const words = ['The', 'quick', 'brown', 'fox', 'jumps', 'Then', 'it', 'can’t', 'rest'];
+    /** The fake's segments over `samples` of audio at 24 kHz, in ms as the api rounds them. */
+    const expected = (samples: number) =>
+      fakeFishChunks(text, samples, 24_000)
+        .flatMap((chunk) => chunk.segments)
+        .map((segment, i) => ({
+          text: words[i],
+          start_ms: Math.round(segment.startS * 1000),
+          end_ms: Math.round(segment.endS * 1000),
+        }));
+    const streamed = await during(routes.s2, () =>
+      stream({ voice_id: routes.s2.voiceId, output_format: 'pcm_24000', alignment: 'word' }, [
+        text,
+      ]),
+    );
+    expect(streamed.result.code, JSON.stringify(streamed.result.events.at(-1))).toBe(1000);
+    expect(streamed.requests.map((request) => request.path)).toEqual([
+      '/v1/tts/stream/with-timestamp',
+    ]);
+    expect(streamed.requests.map(fishText)).toEqual([text]);
+    const audio = streamed.result.events.filter((event) => event.event === 'audio');
+    expect(audio.every((event) => Array.isArray(event.timings))).toBe(true);
+    const pcm = audioOf(streamed.result.events);
+    expect(audio.flatMap((event) => event.timings as unknown[])).toEqual(
+      expected(pcm.byteLength / 2),
+    );
+
+    const oneShot = await during(routes.s2, () =>
+      fetch(`${server.url}/v1/tts/with-timestamps`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${ws.productionKey}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ voice_id: routes.s2.voiceId, text, output_format: 'pcm_24000' }),
+      }),
+    );
+    const body = (await oneShot.result.json()) as Record<string, unknown>;
+    seen.push(JSON.stringify({ ...body, audio: undefined }));
+    expect(oneShot.result.status, JSON.stringify(body)).toBe(200);
+    expect(oneShot.requests.map((request) => request.path)).toEqual([
+      '/v1/tts/stream/with-timestamp',
+    ]);
+    const oneShotPcm = Buffer.from(body.audio as string, 'base64');
+    expect(body.alignment).toBe('word');
+    expect(body.timings).toEqual(expected(oneShotPcm.byteLength / 2));
+
+    const refused = await fetch(`${server.url}/v1/tts/with-timestamps`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ws.productionKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        voice_id: routes.s2.voiceId,
+        text,
+        output_format: 'pcm_24000',
+        alignment: 'char',
+      }),
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { code: string }).code).toBe('invalid_request');
   });
 
   it('converts voice tags to inline cues on v3 and S2, one-shot and streaming', async () => {

@@ -79,7 +79,11 @@ describe.each(DIALECTS)('voice cloning on %s', (dialect) => {
     // The native route is espeak-ng with parameters measured from the recording.
     expect(routeOf(done, 'native').providerVoiceId).toMatch(/^en-us\+m3\/p\d+\/w\d+$/);
     expect(routeOf(done, 'native').outputFormats).not.toContain('pcm_16000');
-    expect(routeOf(done, 'fishaudio').capabilities).toEqual(['tts', 'voice_tags']);
+    expect(routeOf(done, 'fishaudio').capabilities).toEqual([
+      'tts',
+      'voice_tags',
+      'word_alignment',
+    ]);
     expect(done.history.map((a) => [a.provider, a.operation, a.state])).toEqual([
       ['elevenlabs', 'create', 'succeeded'],
       ['fishaudio', 'create', 'succeeded'],

@@ -156,7 +156,7 @@ describe.each(DIALECTS)('the catalog describes the serving variant on %s', (dial
       id: voiceId,
       name: 'Variant',
       output_formats: FISH_FORMATS,
-      capabilities: ['tts', 'voice_tags'],
+      capabilities: ['tts', 'voice_tags', 'word_alignment'],
       nsfw: false,
     });
   });

@@ -152,8 +152,9 @@ describe('Tool calls in live sessions (worker)', () => {
   it('runs the searches of one turn at the same time, at most four, and gives the results in call order', async () => {
     const { sessionId, client } = await startSession();
     try {
-      // The first search is the slowest: it finishes last.
-      brave.delay((query) => (query === 'Paris weather' ? 2500 : 1500));
+      // The first search is the slowest: it finishes last. Each takes seconds, so the first
+      // four have all started before one answers even when the machine is busy.
+      brave.delay((query) => (query === 'Paris weather' ? 6000 : 4000));
       rig.llm
         .script({
           text: [],

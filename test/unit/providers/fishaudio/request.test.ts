@@ -153,10 +153,12 @@ describe('Fish Audio output format', () => {
     for (const duration of durations) expect(Math.abs(duration - first!)).toBeLessThan(20);
   });
 
-  it('advertises the PCM rates Fish produces and Opus, never pcm_48000 or AAC; tags on S2 only', () => {
+  it('advertises the PCM rates Fish produces and Opus, never pcm_48000 or AAC; tags on S2 only; word alignment, not characters', () => {
     for (const model of Object.values(FISHAUDIO_MODELS)) {
       expect(model.outputFormats).toEqual(['pcm_16000', 'pcm_24000', 'pcm_44100', 'opus_48000_64']);
-      expect(model.capabilities).toEqual(model.model === 's1' ? ['tts'] : ['tts', 'voice_tags']);
+      expect(model.capabilities).toEqual(
+        model.model === 's1' ? ['tts', 'word_alignment'] : ['tts', 'voice_tags', 'word_alignment'],
+      );
     }
   });
 });

@@ -75,7 +75,12 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
   server.event.once('worker_registered', () => {
     process.stdout.write(
-      `${JSON.stringify({ msg: 'worker registered', agent_name: worker.AGENT_NAME })}\n`,
+      `${JSON.stringify({
+        msg: 'worker registered',
+        agent_name: worker.AGENT_NAME,
+        max_sessions: worker.WORKER_MAX_SESSIONS,
+        load_threshold: loadThreshold,
+      })}\n`,
     );
   });
   await server.run();

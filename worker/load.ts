@@ -47,3 +47,31 @@ export function workerLoad(input: LoadInput): number {
       : (input.threshold * input.activeJobs) / input.maxSessions;
   return Math.max(input.cpu, slots);
 }
+
+/**
+ * The worker's own check of its session slots when LiveKit offers a job. The load it reports
+ * reaches LiveKit every few seconds, so jobs offered in between would overfill it: a job
+ * that does not fit is refused, and LiveKit offers it to another worker. A job counts from
+ * its acceptance, before the framework lists it as running.
+ */
+export class JobAdmission {
+  #starting = 0;
+
+  constructor(private readonly maxSessions: number) {}
+
+  /**
+   * Whether one more job fits beside `running`: undefined when it does not; else the
+   * callback that ends its starting (it runs now, failed to start, or never got assigned),
+   * after which the framework counts it. Calling the callback again changes nothing.
+   */
+  admit(running: number): (() => void) | undefined {
+    if (running + this.#starting >= this.maxSessions) return undefined;
+    this.#starting += 1;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#starting -= 1;
+    };
+  }
+}

@@ -5,7 +5,10 @@ import { AgentServer, initializeLogger, ServerOptions } from '@livekit/agents';
 import { siblingEntry } from '../media/runtime-entry.ts';
 import { ConfigError, loadConfig } from '../src/worker-boundary/index.ts';
 import { loadWorkerConfig } from './config.ts';
-import { CpuSampler, workerLoad } from './load.ts';
+import { CpuSampler, JobAdmission, workerLoad } from './load.ts';
+
+/** Longest an accepted job counts as starting without LiveKit assigning it. */
+const ASSIGNMENT_WAIT_MS = 15_000;
 
 /** The job entry the framework forks, compiled or source like this file. */
 export function agentEntryFile(): string {
@@ -21,6 +24,7 @@ async function main(): Promise<void> {
   });
   const cpu = new CpuSampler();
   const loadThreshold = worker.WORKER_LOAD_THRESHOLD ?? 1;
+  const admission = new JobAdmission(worker.WORKER_MAX_SESSIONS);
   const server = new AgentServer(
     new ServerOptions({
       agent: agentEntryFile(),
@@ -58,7 +62,21 @@ async function main(): Promise<void> {
           await request.reject();
           return;
         }
-        await request.accept('Agent', agentIdentity(sessionId));
+        const started = admission.admit(server.activeJobs.length);
+        if (!started) {
+          process.stdout.write(
+            `${JSON.stringify({ msg: 'job refused: every session slot is taken', session_id: sessionId })}\n`,
+          );
+          await request.reject();
+          return;
+        }
+        // Accepting resolves once the job process runs the job or failed to; an assignment
+        // LiveKit never sends must not hold the slot for good.
+        const unassigned = setTimeout(started, ASSIGNMENT_WAIT_MS);
+        await request.accept('Agent', agentIdentity(sessionId)).finally(() => {
+          clearTimeout(unassigned);
+          started();
+        });
       },
     }),
   );

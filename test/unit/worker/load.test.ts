@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CpuSampler, workerLoad } from '../../../worker/load.ts';
+import { CpuSampler, JobAdmission, workerLoad } from '../../../worker/load.ts';
 
 describe('the load the worker reports', () => {
   it('reaches the threshold exactly when every session slot is taken', () => {
@@ -25,5 +25,22 @@ describe('the load the worker reports', () => {
     const share = sampler.sample();
     expect(share).toBeGreaterThan(0);
     expect(share).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('the worker’s admission of offered jobs', () => {
+  it('admits jobs while running and starting ones leave a slot free', () => {
+    const admission = new JobAdmission(2);
+    const first = admission.admit(0);
+    // The first is still starting (not listed as running): one slot left.
+    const second = admission.admit(0);
+    expect([first, second].map((started) => typeof started)).toEqual(['function', 'function']);
+    expect(admission.admit(0)).toBeUndefined();
+    first?.();
+    first?.();
+    second?.();
+    expect(admission.admit(2)).toBeUndefined();
+    expect(admission.admit(1)).toBeTypeOf('function');
+    expect(admission.admit(1)).toBeUndefined();
   });
 });

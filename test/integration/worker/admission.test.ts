@@ -66,6 +66,17 @@ async function startAdmissionRig(dialect: 'sqlite' | 'postgres', agentName: stri
       );
       return { ...reply, ms: performance.now() - started };
     },
+    /** A backend's application session start (workspace key), and how long it took. */
+    startApplication: async (): Promise<ApiReply & { ms: number }> => {
+      const started = performance.now();
+      const reply = await rig.api('POST', `/v1/agents/${agentId}/application-sessions`, {
+        agentId,
+        chatSessionId: crypto.randomUUID(),
+        requestId: crypto.randomUUID(),
+        application: { instructions: 'You are the booking desk.' },
+      });
+      return { ...reply, ms: performance.now() - started };
+    },
     participants: async (sessionId: string) =>
       (await rooms.listParticipants(sessionRoom(sessionId))).map((p) => p.identity).sort(),
     roomExists: async (sessionId: string) =>
@@ -149,9 +160,22 @@ describe.each(DIALECTS)('Worker admission and session starts without capacity (%
         .select('id')
         .where('id', '!=', firstId)
         .execute();
+      expect(failed).toBeDefined();
       await waitFor(async () => !(await t.roomExists(failed?.id ?? '')), {
         what: 'the refused session’s room to be removed',
       });
+
+      // A backend's application session start is refused and undone the same way.
+      const app = await t.startApplication();
+      expectNoWorkerRefusal(app);
+      expect(
+        await t.rig.handle.db
+          .selectFrom('agent_sessions')
+          .select(['state', 'end_reason', 'charged_millicredits'])
+          .where('kind', '=', 'application')
+          .execute(),
+      ).toEqual([{ state: 'failed', end_reason: 'no_worker', charged_millicredits: 0 }]);
+      expect(await t.balance()).toBe(balance);
 
       // The first session ends: the worker has a slot again, and the same token starts.
       await client.leave();

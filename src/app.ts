@@ -69,7 +69,7 @@ import { webhookRoutes } from './webhooks/routes.ts';
  * `info.version` of the OpenAPI document: a breaking change needs a new major or minor
  * (docs/api-changelog.md has the policy and one entry per version).
  */
-export const API_VERSION = '1.8.0';
+export const API_VERSION = '1.9.0';
 
 /**
  * The OpenAPI document of the `/v1` routes. It depends on the routes' schemas only, never

@@ -20,6 +20,11 @@ export const workerConfigSchema = z.object({
   WORKER_IDLE_PROCESSES: z.coerce.number().int().positive().default(1),
   /** Sessions one worker runs at once; it takes no more until one ends. */
   WORKER_MAX_SESSIONS: z.coerce.number().int().positive().default(4),
+  /**
+   * The worker also counts as full while the machine's CPUs are at least this busy (0 to 1);
+   * unset: only its session slots make it full.
+   */
+  WORKER_LOAD_THRESHOLD: z.coerce.number().gt(0).max(1).optional(),
   /** Health and worker-info HTTP port (127.0.0.1). */
   WORKER_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(8082),
   /**

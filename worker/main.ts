@@ -5,6 +5,10 @@ import { AgentServer, initializeLogger, ServerOptions } from '@livekit/agents';
 import { siblingEntry } from '../media/runtime-entry.ts';
 import { ConfigError, loadConfig } from '../src/worker-boundary/index.ts';
 import { loadWorkerConfig } from './config.ts';
+import { CpuSampler, JobAdmission, workerLoad } from './load.ts';
+
+/** Longest an accepted job counts as starting without LiveKit assigning it. */
+const ASSIGNMENT_WAIT_MS = 15_000;
 
 /** The job entry the framework forks, compiled or source like this file. */
 export function agentEntryFile(): string {
@@ -18,6 +22,9 @@ async function main(): Promise<void> {
     pretty: false,
     level: config.LOG_LEVEL === 'silent' ? 'fatal' : config.LOG_LEVEL,
   });
+  const cpu = new CpuSampler();
+  const loadThreshold = worker.WORKER_LOAD_THRESHOLD ?? 1;
+  const admission = new JobAdmission(worker.WORKER_MAX_SESSIONS);
   const server = new AgentServer(
     new ServerOptions({
       agent: agentEntryFile(),
@@ -29,11 +36,17 @@ async function main(): Promise<void> {
       host: '127.0.0.1',
       port: worker.WORKER_HTTP_PORT,
       numIdleProcesses: worker.WORKER_IDLE_PROCESSES,
-      // Load is the share of session slots in use, not CPU: on a small shared machine the
-      // CPU measure reports "full" during a single session's model start and the worker
-      // stops taking sessions it could run.
-      loadFunc: async (server) => server.activeJobs.length / worker.WORKER_MAX_SESSIONS,
-      loadThreshold: 1 - 0.5 / worker.WORKER_MAX_SESSIONS,
+      // CPU counts only when WORKER_LOAD_THRESHOLD is set: on a small shared machine the CPU
+      // is busy during a single session's model start, and the worker would stop taking
+      // sessions it could run.
+      loadFunc: async (server) =>
+        workerLoad({
+          activeJobs: server.activeJobs.length,
+          maxSessions: worker.WORKER_MAX_SESSIONS,
+          cpu: worker.WORKER_LOAD_THRESHOLD === undefined ? 0 : cpu.sample(),
+          threshold: loadThreshold,
+        }),
+      loadThreshold,
       jobMemoryLimitMB: worker.WORKER_JOB_MEMORY_LIMIT_MB,
       jobMemoryWarnMB: Math.max(1, Math.floor(worker.WORKER_JOB_MEMORY_LIMIT_MB * 0.8)),
       // Each job gets the agent identity of its session (docs/agent-protocol.md).
@@ -49,7 +62,21 @@ async function main(): Promise<void> {
           await request.reject();
           return;
         }
-        await request.accept('Agent', agentIdentity(sessionId));
+        const started = admission.admit(server.activeJobs.length);
+        if (!started) {
+          process.stdout.write(
+            `${JSON.stringify({ msg: 'job refused: every session slot is taken', session_id: sessionId })}\n`,
+          );
+          await request.reject();
+          return;
+        }
+        // Accepting resolves once the job process runs the job or failed to; an assignment
+        // LiveKit never sends must not hold the slot for good.
+        const unassigned = setTimeout(started, ASSIGNMENT_WAIT_MS);
+        await request.accept('Agent', agentIdentity(sessionId)).finally(() => {
+          clearTimeout(unassigned);
+          started();
+        });
       },
     }),
   );
@@ -66,7 +93,12 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
   server.event.once('worker_registered', () => {
     process.stdout.write(
-      `${JSON.stringify({ msg: 'worker registered', agent_name: worker.AGENT_NAME })}\n`,
+      `${JSON.stringify({
+        msg: 'worker registered',
+        agent_name: worker.AGENT_NAME,
+        max_sessions: worker.WORKER_MAX_SESSIONS,
+        load_threshold: loadThreshold,
+      })}\n`,
     );
   });
   await server.run();

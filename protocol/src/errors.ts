@@ -150,7 +150,8 @@ export const ERROR_CODES = {
   provider_unavailable: {
     status: 503,
     retryable: true,
-    meaning: 'The voice is temporarily unavailable.',
+    meaning:
+      'The voice is temporarily unavailable, or no agent worker took a live session start (every worker full, or none running).',
   },
   organization_account_missing: {
     status: 503,

@@ -2,10 +2,19 @@
 // worker compiled to JavaScript in dist/ (source maps on), plus the runtime files that are
 // not TypeScript and the shared protocol (dist/protocol/, which their `@awp/protocol`
 // imports are pointed at); then the packages (client-sdk, react after it, backend-sdk) and the
-// dashboard. `ensureBuilt()` rebuilds only when dist/ is missing or older than the
-// sources, so `npm start` and the `awp` bin always run current compiled code.
+// dashboard. `ensureBuilt()` rebuilds only when dist/ is missing or was built from other
+// sources than the current ones, so `npm start`, the `awp` bin and the tests always run
+// current compiled code.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { shipProtocol } from '../../protocol/scripts/ship.mjs';
@@ -60,16 +69,32 @@ function sourceFiles() {
   return files;
 }
 
-/** True when dist/ is missing or a source or config file changed after the last build. */
+/**
+ * A hash of every source and config file's path and content. The stamp keeps the one the
+ * last build started from: a file edited while that build ran, a checkout or merge, or a
+ * dist/ copied from another checkout all leave a stamp that no longer matches, where file
+ * times could say the build is newer than its sources.
+ */
+export function sourceFingerprint() {
+  const hash = createHash('sha256');
+  for (const file of sourceFiles().sort()) {
+    hash.update(`${path.relative(ROOT, file)}\0`);
+    hash.update(readFileSync(file));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/** True when dist/ is missing or was built from other sources than the current ones. */
 export function buildIsStale() {
   if (!existsSync(STAMP)) return true;
-  const built = statSync(STAMP).mtimeMs;
-  return sourceFiles().some((file) => statSync(file).mtimeMs > built);
+  return readFileSync(STAMP, 'utf8').trim() !== sourceFingerprint();
 }
 
 /** Compiles with tsc (type-checked) and copies the runtime assets. Throws on failure. */
 export function build({ quiet = false } = {}) {
   const started = Date.now();
+  const fingerprint = sourceFingerprint();
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json')], {
     cwd: ROOT,
@@ -117,7 +142,7 @@ export function build({ quiet = false } = {}) {
     throw new Error(`the backend SDK build failed (exit ${backendSdk.status})`);
   }
   buildDashboard(quiet);
-  writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+  writeFileSync(STAMP, `${fingerprint}\n`);
   return Date.now() - started;
 }
 

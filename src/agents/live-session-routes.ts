@@ -15,6 +15,7 @@ import type { LiveSessions, SessionOverrides } from './live-sessions.ts';
 import { type LivekitRooms, sessionRoom } from './livekit-rooms.ts';
 import { recordingResponse, type SessionRecordings } from './session-recordings.ts';
 import { sessionReportBody } from './session-report-view.ts';
+import { openSessionRoom } from './session-room-start.ts';
 import { sessionReportSchema } from './session-schemas.ts';
 import type { AgentSessionClaims, AgentSessionTokens } from './session-tokens.ts';
 import { timeZoneSchema } from './tools/calendar/time-zone-schema.ts';
@@ -117,6 +118,7 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
         'agent_not_published',
         'rate_limited',
         'service_unavailable',
+        'provider_unavailable',
       ],
       responses: {
         201: {
@@ -185,15 +187,11 @@ export function liveSessionRoutes(options: LiveSessionRouteOptions): AnyRoute[] 
           throw error;
         }
         try {
-          await rooms.open(sessionId, options.maxDurationMs);
+          await openSessionRoom(rooms, sessions, sessionId, options.maxDurationMs);
         } catch (error) {
-          await sessions.end(sessionId, 'failed', 'livekit_unavailable');
-          rooms.close(sessionId).catch(() => {});
+          // The start was undone: the same token may start again.
           await tokens.release(claims);
-          throw new ApiError(
-            'service_unavailable',
-            `The LiveKit server did not accept the session: ${(error as Error).message}`,
-          );
+          throw error;
         }
         const token = await rooms.userToken(sessionId, {
           name: body.sessionContext?.userName,

@@ -1,3 +1,4 @@
+import { agentIdentity } from '@awp/protocol';
 import {
   AccessToken,
   AgentDispatchClient,
@@ -20,6 +21,7 @@ export function livekitRoomsFromConfig(config: Config): LivekitRooms | undefined
     apiKey: config.LIVEKIT_API_KEY,
     apiSecret: config.LIVEKIT_API_SECRET,
     agentName: config.AGENT_NAME,
+    workerWaitMs: config.AGENT_SESSION_WORKER_WAIT_MS,
   });
 }
 
@@ -32,7 +34,12 @@ export interface LivekitSettings {
   apiSecret: string;
   /** The worker's registered name (explicit dispatch). */
   agentName: string;
+  /** How long a start waits for a worker to take the session's job (0: it does not wait). */
+  workerWaitMs: number;
 }
+
+/** How often a start asks LiveKit whether a worker took the session's job. */
+const DISPATCH_POLL_MS = 100;
 
 /** Identity of the end user in a session's room. */
 export function userIdentity(sessionId: string): string {
@@ -40,7 +47,7 @@ export function userIdentity(sessionId: string): string {
 }
 
 /** Identity of the agent in a session's room (the client SDK finds the Agent by it). */
-export { agentIdentity } from '@awp/protocol';
+export { agentIdentity };
 
 /** Room name of a session. */
 export function sessionRoom(sessionId: string): string {
@@ -61,8 +68,11 @@ export class LivekitRooms {
     this.#dispatch = new AgentDispatchClient(httpUrl, settings.apiKey, settings.apiSecret);
   }
 
-  /** Creates the room and dispatches the worker to it with `{session_id}` as metadata. */
-  async open(sessionId: string, maxDurationMs: number): Promise<void> {
+  /**
+   * Creates the room and dispatches the worker to it with `{session_id}` as metadata;
+   * returns the dispatch's id.
+   */
+  async open(sessionId: string, maxDurationMs: number): Promise<string> {
     const room = sessionRoom(sessionId);
     await this.#rooms.createRoom({
       name: room,
@@ -72,9 +82,36 @@ export class LivekitRooms {
       departureTimeout: 10,
       metadata: JSON.stringify({ session_id: sessionId }),
     });
-    await this.#dispatch.createDispatch(room, this.settings.agentName, {
+    const dispatch = await this.#dispatch.createDispatch(room, this.settings.agentName, {
       metadata: JSON.stringify({ session_id: sessionId, max_duration_ms: maxDurationMs }),
     });
+    return dispatch.id;
+  }
+
+  /**
+   * Whether a worker took the dispatch's job within `workerWaitMs`: LiveKit lists the job in
+   * the dispatch's state once a worker accepted it, or the worker's agent joined the room,
+   * whichever is seen first (a node lists the job only after asking every node which agents
+   * are registered, which can take seconds; the agent often joins sooner). When every worker
+   * is full or none is registered LiveKit gives the job to no one and never retries it, so
+   * only the bound ends the wait.
+   */
+  async workerTook(sessionId: string, dispatchId: string): Promise<boolean> {
+    if (this.settings.workerWaitMs === 0) return true;
+    const room = sessionRoom(sessionId);
+    const agent = agentIdentity(sessionId);
+    const deadline = Date.now() + this.settings.workerWaitMs;
+    for (;;) {
+      const [dispatch, participants] = await Promise.all([
+        this.#dispatch.getDispatch(dispatchId, room),
+        this.#rooms.listParticipants(room),
+      ]);
+      if (dispatch?.state?.jobs.some((job) => job.state?.participantIdentity)) return true;
+      if (participants.some((p) => p.identity === agent)) return true;
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(DISPATCH_POLL_MS, left)));
+    }
   }
 
   /** Removes the room (a failed start); errors are the caller's to ignore. */

@@ -38,6 +38,7 @@ export function applicationSessionRoutes(
         'agent_not_api_ready',
         'rate_limited',
         'service_unavailable',
+        'provider_unavailable',
       ],
       responses: {
         201: {

@@ -5,6 +5,7 @@ import type { Agents } from '../agents/agents.ts';
 import { type Avatar, DEFAULT_AVATAR_ID, findAvatar } from '../agents/avatars/catalog.ts';
 import type { LiveSessionRecord, LiveSessions } from '../agents/live-sessions.ts';
 import { type LivekitRooms, sessionRoom } from '../agents/livekit-rooms.ts';
+import { openSessionRoom } from '../agents/session-room-start.ts';
 import type { AuthContext } from '../auth/context.ts';
 import type { Database } from '../db/schema.ts';
 import type { TenantScope } from '../db/tenant-scope.ts';
@@ -90,16 +91,7 @@ export class ApplicationSessions {
       if (winner) return this.#resume(caller, body, winner, avatarEntryOf);
       throw error;
     }
-    try {
-      await rooms.open(sessionId, this.options.maxDurationMs);
-    } catch (error) {
-      await sessions.end(sessionId, 'failed', 'livekit_unavailable');
-      rooms.close(sessionId).catch(() => {});
-      throw new ApiError(
-        'service_unavailable',
-        `The LiveKit server did not accept the session: ${(error as Error).message}`,
-      );
-    }
+    await openSessionRoom(rooms, sessions, sessionId, this.options.maxDurationMs);
     const avatar = this.#avatar(published.avatarId, avatarEntryOf);
     return this.#credentials(rooms, sessionId, body.agentId, expiresAt, avatar);
   }

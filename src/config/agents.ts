@@ -69,6 +69,12 @@ export const agentConfigShape = {
     .positive()
     .default(30 * 60_000),
   /**
+   * How long a session start waits for an agent worker to take the session's job; none
+   * within it (every worker full, or none registered) answers `503 provider_unavailable`
+   * and undoes the start. 0: the start does not wait (a room no worker may join).
+   */
+  AGENT_SESSION_WORKER_WAIT_MS: z.coerce.number().int().nonnegative().default(10_000),
+  /**
    * A session whose worker has not reported for this long is reported `failed`
    * (`worker_lost`); the worker reports every few seconds.
    */

@@ -95,7 +95,11 @@ function freeUdpPort(host: string): Promise<number> {
 }
 
 /** Three distinct ports: HTTP (127.0.0.1), ICE/TCP (LiveKit binds it on every address), ICE/UDP. */
-async function pickPorts(): Promise<{ port: number; rtcTcpPort: number; rtcUdpPort: number }> {
+export async function pickPorts(): Promise<{
+  port: number;
+  rtcTcpPort: number;
+  rtcUdpPort: number;
+}> {
   for (;;) {
     const port = await freeTcpPort('127.0.0.1');
     const rtcTcpPort = await freeTcpPort('0.0.0.0');
@@ -136,43 +140,41 @@ function installExitHook(): void {
   });
 }
 
-class AddressInUseError extends Error {}
+/** The ports a server probed are taken by another process by now: pick others and retry. */
+export class AddressInUseError extends Error {}
 
-async function startOnce(
-  bin: string,
-  options: Required<StartLivekitOptions>,
-): Promise<LivekitServer> {
-  const { port, rtcTcpPort, rtcUdpPort } = await pickPorts();
-  const args = [
-    '--dev',
-    '--bind',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--rtc.tcp_port',
-    String(rtcTcpPort),
-    '--udp-port',
-    String(rtcUdpPort),
-  ];
-  if (options.loopbackOnly) {
-    args.push(
-      '--node-ip',
-      '127.0.0.1',
-      '--config-body',
-      [
-        'rtc:',
-        '  enable_loopback_candidate: true',
-        '  interfaces:',
-        '    includes: [lo]',
-        '  ips:',
-        '    includes: [127.0.0.1/32]',
-        '',
-      ].join('\n'),
+/** A livekit-server process that answers on its HTTP port. */
+export interface LaunchedLivekit {
+  /** The last lines the server printed. */
+  logs(): string;
+  /** SIGTERM, wait for exit; a second SIGTERM then SIGKILL if it hangs. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** The binary, or an error naming how to install it. */
+export function requireLivekitServer(): string {
+  const bin = findLivekitServer();
+  if (!bin) {
+    throw new Error(
+      `${BINARY} is not on PATH (PATH=${process.env.PATH ?? ''}). ` +
+        'Install it with `bash scripts/install-livekit.sh` ' +
+        '(or point LIVEKIT_SERVER_BIN at the binary).',
     );
   }
-  args.push(...options.extraArgs);
+  return bin;
+}
 
-  // LIVEKIT_* variables from the environment would override flags and the dev keys.
+/**
+ * Spawns livekit-server with `args` and waits until it answers on `port` (HTTP). Throws
+ * {@link AddressInUseError} when it could not bind a port, so the caller can retry.
+ */
+export async function launchLivekit(
+  args: readonly string[],
+  port: number,
+  startTimeoutMs: number,
+): Promise<LaunchedLivekit> {
+  const bin = requireLivekitServer();
+  // LIVEKIT_* variables from the environment would override flags and the configured keys.
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (!/^(LIVEKIT_|UDP_PORT$|NODE_IP$|REDIS_HOST$|REDIS_PASSWORD$)/.test(k)) env[k] = v;
@@ -217,7 +219,7 @@ async function startOnce(
   };
 
   const httpUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + options.startTimeoutMs;
+  const deadline = Date.now() + startTimeoutMs;
   for (;;) {
     if (spawnError) {
       throw new Error(`could not start ${bin}: ${spawnError.message}`);
@@ -232,7 +234,7 @@ async function startOnce(
     if (Date.now() > deadline) {
       await stop();
       throw new Error(
-        `livekit-server did not answer on ${httpUrl} within ${options.startTimeoutMs} ms:\n${logs()}`,
+        `livekit-server did not answer on ${httpUrl} within ${startTimeoutMs} ms:\n${logs()}`,
       );
     }
     try {
@@ -247,10 +249,62 @@ async function startOnce(
   // LiveKit serves HTTP about 100 ms before it marks itself running (and before it honours a
   // graceful SIGTERM): give it that time so a quick test does not race its startup.
   await sleep(150);
+  return { logs, stop };
+}
 
+/** Retries `start` while the ports it probed turn out to be taken. */
+export async function retryOnAddressInUse<T>(start: () => Promise<T>): Promise<T> {
+  // Ports are probed then released, so another process can take one in between: retry.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      if (err instanceof AddressInUseError && attempt < 5) continue;
+      if (err instanceof AddressInUseError) {
+        throw new Error(
+          `livekit-server could not bind its ports after ${attempt} attempts:\n${err.message}`,
+        );
+      }
+      throw err;
+    }
+  }
+}
+
+/** The WebRTC settings that keep media on the loopback interface, as LiveKit YAML lines. */
+export const LOOPBACK_RTC_YAML = [
+  '  enable_loopback_candidate: true',
+  '  interfaces:',
+  '    includes: [lo]',
+  '  ips:',
+  '    includes: [127.0.0.1/32]',
+];
+
+async function startDevServer(options: Required<StartLivekitOptions>): Promise<LivekitServer> {
+  const { port, rtcTcpPort, rtcUdpPort } = await pickPorts();
+  const args = [
+    '--dev',
+    '--bind',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--rtc.tcp_port',
+    String(rtcTcpPort),
+    '--udp-port',
+    String(rtcUdpPort),
+  ];
+  if (options.loopbackOnly) {
+    args.push(
+      '--node-ip',
+      '127.0.0.1',
+      '--config-body',
+      ['rtc:', ...LOOPBACK_RTC_YAML, ''].join('\n'),
+    );
+  }
+  args.push(...options.extraArgs);
+  const { logs, stop } = await launchLivekit(args, port, options.startTimeoutMs);
   return {
     url: `ws://127.0.0.1:${port}`,
-    httpUrl,
+    httpUrl: `http://127.0.0.1:${port}`,
     apiKey: LIVEKIT_DEV_API_KEY,
     apiSecret: LIVEKIT_DEV_API_SECRET,
     port,
@@ -266,31 +320,11 @@ async function startOnce(
  * Always call `stop()` (in afterAll / afterEach).
  */
 export async function startLivekit(options: StartLivekitOptions = {}): Promise<LivekitServer> {
-  const bin = findLivekitServer();
-  if (!bin) {
-    throw new Error(
-      `${BINARY} is not on PATH (PATH=${process.env.PATH ?? ''}). ` +
-        'Install it with `bash scripts/install-livekit.sh` ' +
-        '(or point LIVEKIT_SERVER_BIN at the binary).',
-    );
-  }
+  requireLivekitServer();
   const resolved: Required<StartLivekitOptions> = {
     startTimeoutMs: options.startTimeoutMs ?? 20_000,
     loopbackOnly: options.loopbackOnly ?? true,
     extraArgs: options.extraArgs ?? [],
   };
-  // Ports are probed then released, so another process can take one in between: retry.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startOnce(bin, resolved);
-    } catch (err) {
-      if (err instanceof AddressInUseError && attempt < 5) continue;
-      if (err instanceof AddressInUseError) {
-        throw new Error(
-          `livekit-server could not bind its ports after ${attempt} attempts:\n${err.message}`,
-        );
-      }
-      throw err;
-    }
-  }
+  return retryOnAddressInUse(() => startDevServer(resolved));
 }

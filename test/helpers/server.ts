@@ -63,6 +63,10 @@ export function serviceEnv(database: TestDatabase, extra: Record<string, string>
     SHUTDOWN_GRACE_MS: '5000',
     // Each api with neural voices loads a ~550 MB model copy: only tests of them opt in.
     NATIVE_NEURAL_VOICES: 'false',
+    // Most tests start sessions with no agent worker running and look only at the api's
+    // side: the start hands out the room without waiting for a worker. Tests of the wait
+    // (and of workers) set it.
+    AGENT_SESSION_WORKER_WAIT_MS: '0',
     ...extra,
   };
   if (database.databaseUrl) env.DATABASE_URL = database.databaseUrl;

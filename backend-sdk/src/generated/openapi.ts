@@ -7724,7 +7724,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `organization_account_missing` or `service_unavailable`. */
+            /** @description Error object; `code` is `organization_account_missing` or `service_unavailable` or `provider_unavailable`. */
             503: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -7740,7 +7740,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "organization_account_missing" | "service_unavailable";
+                        code: "organization_account_missing" | "service_unavailable" | "provider_unavailable";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */
@@ -9105,7 +9105,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error object; `code` is `organization_account_missing` or `service_unavailable`. */
+            /** @description Error object; `code` is `organization_account_missing` or `service_unavailable` or `provider_unavailable`. */
             503: {
                 headers: {
                     /** @description Server-assigned id of this request (UUIDv7); quote it to support. */
@@ -9121,7 +9121,7 @@ export interface operations {
                         /** @description Server-assigned id of the failed request. */
                         request_id: string;
                         /** @enum {string} */
-                        code: "organization_account_missing" | "service_unavailable";
+                        code: "organization_account_missing" | "service_unavailable" | "provider_unavailable";
                         /** @description Authoritative: retry only when true. */
                         retryable: boolean;
                         /** @description Human-readable explanation; never match on it. */

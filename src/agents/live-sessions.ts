@@ -294,8 +294,10 @@ export class LiveSessions {
   }
 
   /**
-   * Running sessions whose job's lease lapsed (no renewal since `lapsedBefore`), with the
-   * epoch a hand-over must claim; at most `limit`, oldest lease first.
+   * Running sessions whose job's lease lapsed (no renewal since `lapsedBefore`) and that
+   * were not handed over since (one hand-over per lapse: a session no new job takes fails
+   * at the heartbeat timeout), with the epoch a hand-over must claim; at most `limit`,
+   * oldest lease first.
    */
   async lapsedLeases(
     lapsedBefore: Date,
@@ -306,6 +308,12 @@ export class LiveSessions {
       .select(['id', 'job_epoch', 'started_at'])
       .where('state', '=', 'active')
       .where('heartbeat_at', '<', lapsedBefore.toISOString())
+      .where((eb) =>
+        eb.or([
+          eb('handed_over_at', 'is', null),
+          eb('handed_over_at', '<', eb.ref('heartbeat_at')),
+        ]),
+      )
       .orderBy('heartbeat_at')
       .limit(limit)
       .execute();
@@ -318,13 +326,14 @@ export class LiveSessions {
 
   /**
    * Claims the hand-over of a session whose lease lapsed at `epoch`: the epoch goes up by
-   * one and the new job's lease runs until `leaseUntil`. Only one claim of an epoch wins
-   * (several api hosts may try); false when another did, or the session ended or renewed.
+   * one. Only one claim of an epoch wins (several api hosts may try); false when another
+   * did, or the session ended. The lease is not renewed: the new job renews it when it
+   * takes the session, and a session no job takes fails at the heartbeat timeout.
    */
-  async claimHandover(id: string, epoch: number, leaseUntil: Date): Promise<boolean> {
+  async claimHandover(id: string, epoch: number): Promise<boolean> {
     const result = await this.db
       .updateTable('agent_sessions')
-      .set({ job_epoch: epoch + 1, heartbeat_at: leaseUntil.toISOString() })
+      .set({ job_epoch: epoch + 1, handed_over_at: this.#now().toISOString() })
       .where('id', '=', id)
       .where('state', '=', 'active')
       .where('job_epoch', '=', epoch)

@@ -6,7 +6,7 @@ import type { LivekitRooms } from './livekit-rooms.ts';
  * Hand-overs of one session at most: a session whose jobs keep dying (a conversation
  * that crashes every job) is left to the heartbeat timeout, which fails it.
  */
-const MAX_EPOCH = 5;
+const MAX_EPOCH = 10;
 
 export interface SessionHandoverOptions {
   sessions: Pick<LiveSessions, 'lapsedLeases' | 'claimHandover'>;
@@ -23,8 +23,8 @@ export interface SessionHandoverOptions {
  * Finds the running sessions whose job stopped renewing its lease (its job process or its
  * whole worker died) and dispatches the Agent again to the same room, where a new job
  * resumes the conversation. Every api host may run it: the claim is a conditional update
- * of the session's epoch, so one host hands a lapsed job over once. The claim gives the
- * new job twice the bound to take the session before it can be claimed again.
+ * of the session's epoch, so one host hands a lapsed job over once; a session is handed
+ * over once per lapse (a new job that never takes it leaves it to the heartbeat timeout).
  */
 export class SessionHandoverSweep {
   #timer: NodeJS.Timeout | undefined;
@@ -40,8 +40,7 @@ export class SessionHandoverSweep {
     let handed = 0;
     for (const session of lapsed) {
       if (session.epoch + 1 >= MAX_EPOCH) continue;
-      if (!(await sessions.claimHandover(session.id, session.epoch, new Date(now + lapsedAfterMs))))
-        continue;
+      if (!(await sessions.claimHandover(session.id, session.epoch))) continue;
       const startedMs = session.startedAt ? Date.parse(session.startedAt) : now;
       const remainingMs = Math.max(1000, this.options.maxDurationMs - (now - startedMs));
       try {
@@ -52,7 +51,7 @@ export class SessionHandoverSweep {
           'live session lost its job; dispatched again to resume',
         );
       } catch (error) {
-        // The claim stands: the next pass after the new lease lapses claims it again.
+        // The claim stands: the session fails at the heartbeat timeout.
         logger.warn({ err: error, session_id: session.id }, 'live session hand-over failed');
       }
     }

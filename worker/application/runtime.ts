@@ -117,6 +117,15 @@ export class ApplicationRuntime {
     await this.#gate.apply(session, message, decision);
   }
 
+  /**
+   * This job resumed the session after its job was lost: the backend hears of it once
+   * (`interruption`), which cancels every callback of the lost job it had pending.
+   */
+  resumed(): void {
+    this.#log.info('telling the backend of the interruption');
+    this.requests.start({ type: 'interruption', interruption: { reason: 'worker_lost' } });
+  }
+
   /** A finalized turn was persisted: the backend hears of it with the same durable id. */
   transcript(turn: PersistedTurn): void {
     try {

@@ -160,6 +160,7 @@ async function startInRoom(
   const latencies = recordLatencies(session, deps, record.id, log);
   playout.outputStarted();
   await prepared.app?.start(session);
+  if (run.taken.resumed) prepared.app?.resumed();
   const controls = await registerControls(ctx.room, session, pipeline.recognizer, (at) =>
     latencies.keyReleased(at),
   );

@@ -20,6 +20,11 @@ export const workerConfigSchema = z.object({
   WORKER_IDLE_PROCESSES: z.coerce.number().int().positive().default(1),
   /** Sessions one worker runs at once; it takes no more until one ends. */
   WORKER_MAX_SESSIONS: z.coerce.number().int().positive().default(4),
+  /**
+   * On SIGTERM the worker takes no new sessions and lets its conversations run this long;
+   * those still running then are handed to another job (or, with hand-over off, ended).
+   */
+  WORKER_DRAIN_GRACE_MS: z.coerce.number().int().nonnegative().default(20_000),
   /** Health and worker-info HTTP port (127.0.0.1). */
   WORKER_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(8082),
   /**

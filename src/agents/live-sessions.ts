@@ -294,6 +294,25 @@ export class LiveSessions {
   }
 
   /**
+   * The job of generation `epoch` gives the session up (its worker is shutting down): the
+   * lease is marked lapsed `lapsedForMs` ago and open to a hand-over, so the api's next
+   * sweep hands it to a new job. False when the session ended or is another job's.
+   */
+  async releaseLease(id: string, epoch: number, lapsedForMs: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('agent_sessions')
+      .set({
+        heartbeat_at: new Date(this.#now().getTime() - lapsedForMs).toISOString(),
+        handed_over_at: null,
+      })
+      .where('id', '=', id)
+      .where('state', '=', 'active')
+      .where('job_epoch', '=', epoch)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
    * Running sessions whose job's lease lapsed (no renewal since `lapsedBefore`) and that
    * were not handed over since (one hand-over per lapse: a session no new job takes fails
    * at the heartbeat timeout), with the epoch a hand-over must claim; at most `limit`,

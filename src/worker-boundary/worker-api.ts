@@ -18,6 +18,7 @@ export type WorkerSessionStore = Pick<
   | 'byId'
   | 'markActive'
   | 'renewLease'
+  | 'releaseLease'
   | 'usageSoFar'
   | 'turns'
   | 'end'

@@ -17,6 +17,8 @@ export interface RealtimeRig {
   llm: FakeOpenAiChat;
   server: RunningServer;
   worker: WorkerProcess;
+  /** The worker's environment: another worker of the same fleet starts with it (and its own port). */
+  workerEnv: Record<string, string>;
   ws: SeededWorkspace;
   /** The workspace's production key. */
   api: ApiClient;
@@ -59,17 +61,16 @@ export async function startRealtimeRig(options: RealtimeRigOptions): Promise<Rea
     options.stt === 'embedded'
       ? { STT_PROVIDER: 'embedded', WHISPER_MODEL: 'base', WHISPER_THREADS: '1' }
       : { STT_PROVIDER: 'openai', STT_OPENAI_BASE_URL: llm.baseUrl };
-  const worker = await startWorker(
-    serviceEnv(database, {
-      ...shared,
-      REDIS_PREFIX: server.env.REDIS_PREFIX ?? 'test',
-      AWP_API_URL: server.url,
-      AWP_API_DEV_URL: server.devUrl,
-      WORKER_HTTP_PORT: String(await freePort()),
-      WORKER_IDLE_PROCESSES: '1',
-      ...stt,
-    }),
-  );
+  const workerEnv = serviceEnv(database, {
+    ...shared,
+    REDIS_PREFIX: server.env.REDIS_PREFIX ?? 'test',
+    AWP_API_URL: server.url,
+    AWP_API_DEV_URL: server.devUrl,
+    WORKER_HTTP_PORT: String(await freePort()),
+    WORKER_IDLE_PROCESSES: '1',
+    ...stt,
+  });
+  const worker = await startWorker(workerEnv);
   return {
     database,
     handle,
@@ -77,6 +78,7 @@ export async function startRealtimeRig(options: RealtimeRigOptions): Promise<Rea
     llm,
     server,
     worker,
+    workerEnv,
     ws,
     api: apiClient(server.url, ws.productionKey),
     close: async () => {

@@ -63,6 +63,11 @@ export class SessionBilling {
     );
   }
 
+  /** Whether this job has ended the session or given it up. */
+  get over(): boolean {
+    return this.#ended;
+  }
+
   /** The session was handed to a newer job: this one must not end or charge it. */
   handedAway(): void {
     this.#ended = true;

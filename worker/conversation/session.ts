@@ -71,7 +71,7 @@ export async function runLiveSession(ctx: JobContext, deps: SessionDependencies)
     lease.stop();
     await billing.finish(state, reason);
   };
-  ctx.addShutdownCallback(() => finish('ended', 'worker_shutdown'));
+  ctx.addShutdownCallback(atShutdown(ctx, deps, { taken, lease, billing, finish }, log));
   try {
     await runInRoom(ctx, deps, { taken, job, billing, finish }, log);
   } catch (error) {
@@ -79,6 +79,37 @@ export async function runLiveSession(ctx: JobContext, deps: SessionDependencies)
     await finish('failed', 'worker_error');
     ctx.shutdown('worker_error');
   }
+}
+
+/**
+ * The job is shut down from outside while its conversation runs (its worker drains past
+ * the grace, or closes): the session is handed to a new job, as after a crash but without
+ * waiting for the lease to lapse. A deleted room, or hand-over turned off, ends it here.
+ * Ends this job's own code made (the user left, an error) come first and leave nothing.
+ */
+function atShutdown(
+  ctx: JobContext,
+  deps: SessionDependencies,
+  run: Pick<RoomRun, 'taken' | 'billing' | 'finish'> & { lease: JobLease },
+  log: Logger,
+): () => Promise<void> {
+  let roomDeleted = false;
+  ctx.room.on(RoomEvent.Disconnected, (reason: DisconnectReason) => {
+    if (reason === DisconnectReason.ROOM_DELETED) roomDeleted = true;
+  });
+  return async () => {
+    if (run.billing.over) return;
+    const handoverAfterMs = deps.config.AGENT_SESSION_HANDOVER_AFTER_MS;
+    if (roomDeleted || handoverAfterMs === 0) {
+      await run.finish('ended', 'worker_shutdown');
+      return;
+    }
+    run.lease.stop();
+    run.billing.handedAway();
+    const { record, epoch } = run.taken;
+    const released = await deps.api.sessions.releaseLease(record.id, epoch, handoverAfterMs + 1);
+    log.info({ epoch, released }, 'job shut down mid-conversation; session left to a new job');
+  };
 }
 
 interface RoomRun {

@@ -5,6 +5,8 @@ import type { Logger, WorkerSessionStore } from '../../src/worker-boundary/index
 export interface StoredTurn {
   role: 'user' | 'agent';
   text: string;
+  /** An agent reply cut off before it was fully heard. */
+  interrupted: boolean;
 }
 
 /**
@@ -16,7 +18,7 @@ export async function conversationSoFar(
   sessionId: string,
 ): Promise<StoredTurn[]> {
   const turns = await sessions.turns(sessionId);
-  return turns.map((turn) => ({ role: turn.role, text: turn.text }));
+  return turns.map((turn) => ({ role: turn.role, text: turn.text, interrupted: turn.interrupted }));
 }
 
 /** The stored turns as the model's chat context, after `context` (the backend's history). */
@@ -32,9 +34,10 @@ export function chatContextOf(
 
 /**
  * What the resumed Agent says first, so the user hears it again without asking: the
- * answer to a user turn the lost job never finished answering (its reply was cut off and
- * never stored), else the greeting when the lost job never finished saying it. After a
- * finished reply it waits for the user, as the conversation did.
+ * answer to a user turn the lost job never finished answering (a crashed job's reply was
+ * cut off and never stored; a job shut down mid-reply stored what was heard of it, marked
+ * interrupted, with no user turn after it), else the greeting when the lost job never
+ * finished saying it. After a finished reply it waits for the user, as the conversation did.
  */
 export function speakAfterResume(
   session: voice.AgentSession,
@@ -43,7 +46,7 @@ export function speakAfterResume(
   log: Logger,
 ): void {
   const last = turns.at(-1);
-  if (last?.role === 'user') {
+  if (last?.role === 'user' || last?.interrupted) {
     log.info('resumed: answering the last user turn');
     session.generateReply();
   } else if (last === undefined && greeting) {

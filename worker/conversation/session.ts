@@ -6,6 +6,7 @@ import { endReason } from './end-reason.ts';
 import { keepRecording } from './recording.ts';
 import { SessionBilling } from './session-billing.ts';
 import type { SessionDependencies } from './session-deps.ts';
+import { ShutdownHandover } from './session-handover.ts';
 import {
   JobLease,
   type JobMetadata,
@@ -71,9 +72,13 @@ export async function runLiveSession(ctx: JobContext, deps: SessionDependencies)
     lease.stop();
     await billing.finish(state, reason);
   };
-  ctx.addShutdownCallback(atShutdown(ctx, deps, { taken, lease, billing, finish }, log));
+  const shutdown = new ShutdownHandover(ctx.room, deps, { taken, lease, billing }, log);
+  ctx.addShutdownCallback(async () => {
+    if (shutdown.allowed()) await shutdown.handOver();
+    else await finish('ended', 'worker_shutdown');
+  });
   try {
-    await runInRoom(ctx, deps, { taken, job, billing, finish }, log);
+    await runInRoom(ctx, deps, { taken, job, billing, finish, shutdown }, log);
   } catch (error) {
     log.error({ err: error }, 'session failed');
     await finish('failed', 'worker_error');
@@ -81,42 +86,12 @@ export async function runLiveSession(ctx: JobContext, deps: SessionDependencies)
   }
 }
 
-/**
- * The job is shut down from outside while its conversation runs (its worker drains past
- * the grace, or closes): the session is handed to a new job, as after a crash but without
- * waiting for the lease to lapse. A deleted room, or hand-over turned off, ends it here.
- * Ends this job's own code made (the user left, an error) come first and leave nothing.
- */
-function atShutdown(
-  ctx: JobContext,
-  deps: SessionDependencies,
-  run: Pick<RoomRun, 'taken' | 'billing' | 'finish'> & { lease: JobLease },
-  log: Logger,
-): () => Promise<void> {
-  let roomDeleted = false;
-  ctx.room.on(RoomEvent.Disconnected, (reason: DisconnectReason) => {
-    if (reason === DisconnectReason.ROOM_DELETED) roomDeleted = true;
-  });
-  return async () => {
-    if (run.billing.over) return;
-    const handoverAfterMs = deps.config.AGENT_SESSION_HANDOVER_AFTER_MS;
-    if (roomDeleted || handoverAfterMs === 0) {
-      await run.finish('ended', 'worker_shutdown');
-      return;
-    }
-    run.lease.stop();
-    run.billing.handedAway();
-    const { record, epoch } = run.taken;
-    const released = await deps.api.sessions.releaseLease(record.id, epoch, handoverAfterMs + 1);
-    log.info({ epoch, released }, 'job shut down mid-conversation; session left to a new job');
-  };
-}
-
 interface RoomRun {
   taken: TakenSession;
   job: JobMetadata;
   billing: SessionBilling;
   finish: (state: 'ended' | 'failed', reason: string) => Promise<void>;
+  shutdown: ShutdownHandover;
 }
 
 /** The steps of a session in its room, in order. */
@@ -298,6 +273,12 @@ async function endWhenClosed(
   );
   const reason = await closed;
   clearTimeout(limit);
+  // The framework closes the session itself (`user_initiated`; this code always names its
+  // reason) when the job is shut down from outside: the conversation goes on elsewhere.
+  if (reason === 'user_initiated' && run.shutdown.allowed()) {
+    await run.shutdown.handOver();
+    return;
+  }
   if (record.snapshot.recordingEnabled) {
     await keepRecording(ctx, record, { api: deps.api, log });
   }

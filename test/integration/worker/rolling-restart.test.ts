@@ -11,7 +11,7 @@ import { RoomClient, SPEECH_RMS } from '../../helpers/room-client.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
 
-const GRACE_MS = 4000;
+const GRACE_MS = 15_000;
 
 describe('Rolling restart of the agent worker', () => {
   let rig: RealtimeRig;
@@ -43,6 +43,11 @@ describe('Rolling restart of the agent worker', () => {
   }, 180_000);
 
   afterAll(async () => {
+    if (process.env.WORKER_LOG) {
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(`${process.env.WORKER_LOG}.1`, rig?.worker.output() ?? '');
+      writeFileSync(`${process.env.WORKER_LOG}.2`, second?.output() ?? '');
+    }
     await second?.kill();
     await rig?.close();
   }, 60_000);

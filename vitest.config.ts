@@ -13,10 +13,13 @@ const REALTIME_AUDIO = [
   'test/e2e/application/callbacks.test.ts',
   'test/e2e/client-sdk/conversation.test.ts',
   'test/e2e/application/tools.test.ts',
+  'test/e2e/application/handover.test.ts',
   'test/e2e/live/conversation.test.ts',
   'test/e2e/live/deepgram-and-crash.test.ts',
   'test/e2e/live/demo-start.test.ts',
   'test/integration/worker/live-session.test.ts',
+  'test/integration/worker/handover.test.ts',
+  'test/integration/worker/rolling-restart.test.ts',
   'test/integration/worker/session-recording.test.ts',
 ];
 

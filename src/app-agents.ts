@@ -12,6 +12,7 @@ import { LiveSessions } from './agents/live-sessions.ts';
 import { livekitRoomsFromConfig } from './agents/livekit-rooms.ts';
 import { RevokedSessionSweep } from './agents/revoked-session-sweep.ts';
 import { agentRoutes } from './agents/routes.ts';
+import { SessionHandoverSweep } from './agents/session-handover.ts';
 import { sessionReadRoutes } from './agents/session-read-routes.ts';
 import type { SessionRecordings } from './agents/session-recordings.ts';
 import { sessionTokenRoutes } from './agents/session-token-routes.ts';
@@ -91,6 +92,17 @@ export function createAgentSide(deps: {
       intervalMs: config.REVOCATION_CHECK_INTERVAL_MS,
       logger: deps.logger,
     });
+  const handovers =
+    livekitRooms && config.AGENT_SESSION_HANDOVER_AFTER_MS > 0
+      ? new SessionHandoverSweep({
+          sessions: liveSessions,
+          rooms: livekitRooms,
+          lapsedAfterMs: config.AGENT_SESSION_HANDOVER_AFTER_MS,
+          maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
+          logger: deps.logger,
+        })
+      : undefined;
+  handovers?.start();
   const routes: AnyRoute[] = [
     ...agentRoutes(agents, deps.recordings),
     ...cardRoutes(agents),
@@ -129,6 +141,8 @@ export function createAgentSide(deps: {
     agentSessionTokens,
     liveSessions,
     routes,
-    close: () => revokedSessions?.close(),
+    close: async () => {
+      await Promise.all([revokedSessions?.close(), handovers?.stop()]);
+    },
   };
 }

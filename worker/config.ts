@@ -25,6 +25,11 @@ export const workerConfigSchema = z.object({
    * unset: only its session slots make it full.
    */
   WORKER_LOAD_THRESHOLD: z.coerce.number().gt(0).max(1).optional(),
+  /**
+   * On SIGTERM the worker takes no new sessions and lets its conversations run this long;
+   * those still running then are handed to another job (or, with hand-over off, ended).
+   */
+  WORKER_DRAIN_GRACE_MS: z.coerce.number().int().nonnegative().default(20_000),
   /** Health and worker-info HTTP port (127.0.0.1). */
   WORKER_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(8082),
   /**

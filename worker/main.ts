@@ -81,11 +81,19 @@ async function main(): Promise<void> {
     }),
   );
   let stopping = false;
+  // Draining: LiveKit gives this worker no new jobs; the running conversations get the
+  // grace to finish, and those still running then are closed, which hands each to a new
+  // job elsewhere (worker/conversation/session.ts).
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`${JSON.stringify({ msg: 'worker stopping', signal })}\n`);
-    await server.drain(10_000).catch(() => {});
+    process.stdout.write(
+      `${JSON.stringify({ msg: 'worker stopping', signal, grace_ms: worker.WORKER_DRAIN_GRACE_MS })}\n`,
+    );
+    await server.drain(worker.WORKER_DRAIN_GRACE_MS).catch(() => {});
+    process.stdout.write(
+      `${JSON.stringify({ msg: 'worker drained', jobs_left: server.activeJobs.length })}\n`,
+    );
     await server.close();
     process.exit(0);
   };

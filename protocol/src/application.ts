@@ -79,13 +79,18 @@ export interface WireError {
   message: string;
 }
 
-/** Why the worker cancels a pending callback (`application.cancel`). */
+/**
+ * Why the worker cancels a pending callback (`application.cancel`); `worker_lost`: the
+ * Agent's job was lost and a new one resumed the session (the `interruption` callback
+ * cancels every earlier callback still pending at once, without a cancel of its own).
+ */
 export type CancelReason =
   | 'interrupted'
   | 'replaced'
   | 'deadline'
   | 'session_ended'
-  | 'backend_cancelled';
+  | 'backend_cancelled'
+  | 'worker_lost';
 
 /** A finalized user utterance or typed message (`input` callback). */
 export interface InputEvent {
@@ -134,12 +139,24 @@ export interface PreparedReply {
   instructions: string;
 }
 
+/**
+ * The Agent's job was lost (its process or worker died) and a new job resumed the session
+ * from the stored transcript (`interruption` callback, the first the new job sends). Every
+ * callback sent before it that the backend has not answered is cancelled (`worker_lost`):
+ * answers to them are ignored. Context the backend added with `update_context` was lost
+ * with the job; the backend sends it again if it still applies.
+ */
+export interface InterruptionEvent {
+  reason: 'worker_lost';
+}
+
 /** `application.request` bodies, one per callback type. */
 export type RequestBody =
   | { requestId: string; type: 'input'; input: InputEvent }
   | { requestId: string; type: 'tool'; tool: ToolCall }
   | { requestId: string; type: 'transcript'; transcript: TranscriptEvent }
-  | { requestId: string; type: 'prepare_reply'; prepareReply: PrepareReplyEvent };
+  | { requestId: string; type: 'prepare_reply'; prepareReply: PrepareReplyEvent }
+  | { requestId: string; type: 'interruption'; interruption: InterruptionEvent };
 
 /** A callback as the worker builds it, before it is given its `requestId`. */
 export type CallbackPayload = RequestBody extends infer Body

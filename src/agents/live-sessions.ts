@@ -278,6 +278,98 @@ export class LiveSessions {
       .execute();
   }
 
+  /**
+   * The job of generation `epoch` still runs the session: its lease is renewed. False when
+   * the session ended or was handed to a newer job (the caller must leave the room).
+   */
+  async renewLease(id: string, epoch: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('agent_sessions')
+      .set({ heartbeat_at: this.#now().toISOString() })
+      .where('id', '=', id)
+      .where('state', 'in', LIVE_STATES)
+      .where('job_epoch', '=', epoch)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * The job of generation `epoch` gives the session up (its worker is shutting down): the
+   * lease is marked lapsed `lapsedForMs` ago and open to a hand-over, so the api's next
+   * sweep hands it to a new job. False when the session ended or is another job's.
+   */
+  async releaseLease(id: string, epoch: number, lapsedForMs: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('agent_sessions')
+      .set({
+        heartbeat_at: new Date(this.#now().getTime() - lapsedForMs).toISOString(),
+        handed_over_at: null,
+      })
+      .where('id', '=', id)
+      .where('state', '=', 'active')
+      .where('job_epoch', '=', epoch)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Running sessions whose job's lease lapsed (no renewal since `lapsedBefore`) and that
+   * were not handed over since (one hand-over per lapse: a session no new job takes fails
+   * at the heartbeat timeout), with the epoch a hand-over must claim; at most `limit`,
+   * oldest lease first.
+   */
+  async lapsedLeases(
+    lapsedBefore: Date,
+    limit: number,
+  ): Promise<{ id: string; epoch: number; startedAt: string | null }[]> {
+    const rows = await this.db
+      .selectFrom('agent_sessions')
+      .select(['id', 'job_epoch', 'started_at'])
+      .where('state', '=', 'active')
+      .where('heartbeat_at', '<', lapsedBefore.toISOString())
+      .where((eb) =>
+        eb.or([
+          eb('handed_over_at', 'is', null),
+          eb('handed_over_at', '<', eb.ref('heartbeat_at')),
+        ]),
+      )
+      .orderBy('heartbeat_at')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      epoch: Number(row.job_epoch),
+      startedAt: row.started_at,
+    }));
+  }
+
+  /**
+   * Claims the hand-over of a session whose lease lapsed at `epoch`: the epoch goes up by
+   * one. Only one claim of an epoch wins (several api hosts may try); false when another
+   * did, or the session ended. The lease is not renewed: the new job renews it when it
+   * takes the session, and a session no job takes fails at the heartbeat timeout.
+   */
+  async claimHandover(id: string, epoch: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('agent_sessions')
+      .set({ job_epoch: epoch + 1, handed_over_at: this.#now().toISOString() })
+      .where('id', '=', id)
+      .where('state', '=', 'active')
+      .where('job_epoch', '=', epoch)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** What the session's jobs measured so far (a resumed job bills the whole session). */
+  async usageSoFar(id: string): Promise<{ sttMs: number; llmMillicredits: number }> {
+    const row = await this.db
+      .selectFrom('agent_sessions')
+      .select(['stt_ms', 'llm_millicredits'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return { sttMs: Number(row?.stt_ms ?? 0), llmMillicredits: Number(row?.llm_millicredits ?? 0) };
+  }
+
   /** Persists one finalized turn; the same id twice stores it once. */
   async addTurn(turn: TranscriptTurn): Promise<void> {
     await this.db
@@ -337,6 +429,8 @@ export class LiveSessions {
     state: 'ended' | 'failed',
     reason: string,
     charge?: { sessionMs: number; millicredits: number },
+    /** The job's epoch: a job the session was handed away from ends nothing. */
+    epoch?: number,
   ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const result = await trx
@@ -349,6 +443,7 @@ export class LiveSessions {
         })
         .where('id', '=', id)
         .where('state', 'in', LIVE_STATES)
+        .$if(epoch !== undefined, (qb) => qb.where('job_epoch', '=', epoch ?? 0))
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) return false;
       if (charge && charge.millicredits > 0) {

@@ -114,6 +114,20 @@ export class LivekitRooms {
     }
   }
 
+  /**
+   * Dispatches the worker again to a running session's room: the job resumes the
+   * conversation as generation `epoch` (its previous job stopped renewing its lease).
+   */
+  async redispatch(sessionId: string, epoch: number, maxDurationMs: number): Promise<void> {
+    await this.#dispatch.createDispatch(sessionRoom(sessionId), this.settings.agentName, {
+      metadata: JSON.stringify({
+        session_id: sessionId,
+        max_duration_ms: maxDurationMs,
+        resume_epoch: epoch,
+      }),
+    });
+  }
+
   /** Removes the room (a failed start); errors are the caller's to ignore. */
   async close(sessionId: string): Promise<void> {
     await this.#rooms.deleteRoom(sessionRoom(sessionId));

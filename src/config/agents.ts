@@ -80,6 +80,12 @@ export const agentConfigShape = {
    */
   AGENT_SESSION_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /**
+   * A running session whose job has not renewed its lease for this long is handed to a new
+   * job in the same room, which resumes the conversation (0: never; the session is then
+   * failed after the heartbeat timeout). The job renews about three times within it.
+   */
+  AGENT_SESSION_HANDOVER_AFTER_MS: z.coerce.number().int().nonnegative().default(3000),
+  /**
    * Live Agent sessions (managed and application) running at once per workspace, both
    * environments together; a start beyond it answers `429 rate_limited` (0 = unlimited).
    */

@@ -15,7 +15,16 @@ import { sampleLanguages } from '../voices/cloning/sample-languages.ts';
 /** What the worker writes of the session it runs: its state, transcript, usage, latency. */
 export type WorkerSessionStore = Pick<
   LiveSessions,
-  'byId' | 'markActive' | 'heartbeat' | 'end' | 'addUsage' | 'addTurn' | 'recordLatency'
+  | 'byId'
+  | 'markActive'
+  | 'renewLease'
+  | 'releaseLease'
+  | 'usageSoFar'
+  | 'turns'
+  | 'end'
+  | 'addUsage'
+  | 'addTurn'
+  | 'recordLatency'
 >;
 
 /**

@@ -22,7 +22,7 @@ export interface RealtimeRig {
   llm: FakeOpenAiChat;
   server: RunningServer;
   worker: WorkerProcess;
-  /** The worker's environment, to start another like it. */
+  /** The worker's environment: another worker of the same fleet starts with it (and its own port). */
   workerEnv: Record<string, string>;
   ws: SeededWorkspace;
   /** The workspace's production key. */

@@ -102,6 +102,13 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('gives a stopping worker longer than its drain grace before killing it', () => {
+    const worker = compose.services.worker as ComposeService & { stop_grace_period: string };
+    const killAfterMs = Number(/^(\d+)m$/.exec(worker.stop_grace_period)?.[1]) * 60_000;
+    const graceMs = Number(worker.environment?.WORKER_DRAIN_GRACE_MS);
+    expect(killAfterMs - graceMs).toBeGreaterThanOrEqual(30_000);
+  });
+
   it('runs two LiveKit nodes over the one Redis, on distinct ports', () => {
     const nodes = ['livekit-1', 'livekit-2'].map(
       (name) =>
@@ -126,6 +133,17 @@ describe('deploy/kubernetes/awp.yaml', () => {
     const container = appContainers.flatMap((c) => (c.env ?? []).map((e) => e.name));
     const names = [...Object.keys(config), ...Object.keys(secret), ...container];
     expect(names.filter((name) => !known.has(name))).toEqual(['LIVEKIT_KEYS']);
+  });
+
+  it('gives a stopping worker longer than its drain grace before killing it', () => {
+    const pod = kube.find((o) => o.metadata.name === 'awp-worker')?.spec?.template?.spec as {
+      terminationGracePeriodSeconds: number;
+      containers: Container[];
+    };
+    const grace = pod.containers[0]?.env?.find((e) => e.name === 'WORKER_DRAIN_GRACE_MS');
+    expect(pod.terminationGracePeriodSeconds * 1000 - Number(grace?.value)).toBeGreaterThanOrEqual(
+      30_000,
+    );
   });
 
   it('probes every process kind on the port it listens on', () => {

@@ -58,11 +58,17 @@ export class ApplicationRuntime {
   /** The model's tools (the backend's declared tools only). */
   toolDefinitions = (): LlmToolDefinition[] => this.tools.definitions();
 
-  /** The Agent: the backend's instructions, its history as the chat context, its tools. */
-  agent(): voice.Agent {
+  /**
+   * The Agent: the backend's instructions, its history as the chat context, its tools.
+   * A resumed session's stored turns (`soFar`) follow the history.
+   */
+  agent(soFar: { role: 'user' | 'agent'; text: string }[] = []): voice.Agent {
     const chatCtx = llm.ChatContext.empty();
     for (const message of this.application.spec.history) {
       chatCtx.addMessage({ role: message.role, content: message.content });
+    }
+    for (const turn of soFar) {
+      chatCtx.addMessage({ role: turn.role === 'user' ? 'user' : 'assistant', content: turn.text });
     }
     return new ApplicationAgent(
       {
@@ -109,6 +115,15 @@ export class ApplicationRuntime {
       return;
     }
     await this.#gate.apply(session, message, decision);
+  }
+
+  /**
+   * This job resumed the session after its job was lost: the backend hears of it once
+   * (`interruption`), which cancels every callback of the lost job it had pending.
+   */
+  resumed(): void {
+    this.#log.info('telling the backend of the interruption');
+    this.requests.start({ type: 'interruption', interruption: { reason: 'worker_lost' } });
   }
 
   /** A finalized turn was persisted: the backend hears of it with the same durable id. */

@@ -1,51 +1,31 @@
-import { ATTR_AUDIO_RESPONSE } from '@awp/protocol';
-import { type JobContext, llm, type VAD, voice } from '@livekit/agents';
+import { type JobContext, llm, voice } from '@livekit/agents';
 import { DisconnectReason, type RemoteParticipant, RoomEvent } from '@livekit/rtc-node';
-import { userSpeechLanguage } from '../../src/stt/language.ts';
-import type { SttProvider } from '../../src/stt/provider.ts';
-import {
-  agentSessionLedgerId,
-  type Config,
-  type LiveSessionRecord,
-  type Logger,
-  userIdentity,
-  type WorkerApi,
-  type WorkerSessionStore,
-} from '../../src/worker-boundary/index.ts';
-import { ApplicationRuntime } from '../application/runtime.ts';
-import type { WorkerConfig } from '../config.ts';
-import { AwpLlm } from '../models/awp-llm.ts';
-import { AwpStt } from '../models/awp-stt.ts';
-import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
-import { vadWatchingPauses } from '../models/vad-pauses.ts';
-import { capabilityFrameworkTools } from './capabilities.ts';
-import { type InputMode, registerControls } from './controls.ts';
+import { type Logger, userIdentity } from '../../src/worker-boundary/index.ts';
+import { registerControls } from './controls.ts';
 import { endReason } from './end-reason.ts';
-import { MessageIds } from './message-ids.ts';
-import { PlayoutLedger } from './playout.ts';
-import { renderSessionPrompt } from './prompt.ts';
-import { keepRecording, recordingOption } from './recording.ts';
-import { SessionToolBilling } from './session-tool-billing.ts';
-import { SpokenContext } from './spoken-context.ts';
+import { keepRecording } from './recording.ts';
+import { SessionBilling } from './session-billing.ts';
+import type { SessionDependencies } from './session-deps.ts';
+import { ShutdownHandover } from './session-handover.ts';
+import {
+  JobLease,
+  type JobMetadata,
+  leaseIntervalMs,
+  parseJobMetadata,
+  type TakenSession,
+  takeSession,
+} from './session-job.ts';
+import { followPlayout, logTurnMetrics, publishTranscripts } from './session-observers.ts';
+import { buildSpeechPipeline, runnableModels, type SpeechPipeline } from './session-pipeline.ts';
+import { type PreparedConversation, prepareConversation } from './session-prompt.ts';
+import { conversationSoFar, type StoredTurn, speakAfterResume } from './session-resume.ts';
+import { startAgent } from './session-start.ts';
 import { toolFiller } from './tool-fillers.ts';
 import { ToolTurns } from './tool-turns.ts';
 import { TranscriptPublisher } from './transcripts.ts';
 import { TurnLatencies, watchTurnLatencies } from './turn-latency.ts';
-import { LiveSessionMeter } from './usage.ts';
 
-export interface SessionDependencies {
-  config: Config;
-  workerConfig: WorkerConfig;
-  /** The api's services for this job (src/worker-boundary). */
-  api: WorkerApi;
-  vad: VAD;
-  stt: SttProvider;
-  /** `STT_LANGUAGE`, when set (src/stt/language.ts). */
-  sttLanguage?: string | undefined;
-  /** A pause that starts transcribing early (`STT_EARLY_START_PAUSE_MS`; 0: none). */
-  earlyStartPauseMs: number;
-  logger: Logger;
-}
+export type { SessionDependencies } from './session-deps.ts';
 
 /** Longest wait for the user to join before the greeting is spoken anyway. */
 const USER_JOIN_WAIT_MS = 30_000;
@@ -56,65 +36,49 @@ const DEFAULT_MAX_DURATION_MS = 30 * 60_000;
  * Runs one live session in a job process: the published snapshot (overrides applied by
  * the api) as a LiveKit `AgentSession` with Silero VAD turns, our STT, LLM and TTS,
  * transcripts persisted and published, push-to-talk controls, usage recorded and charged
- * when it ends. Resolves when the session is over.
+ * when it ends. A job dispatched to resume a session whose job was lost starts from the
+ * conversation so far. Resolves when the session is over (or handed to a newer job).
  */
 export async function runLiveSession(ctx: JobContext, deps: SessionDependencies): Promise<void> {
-  const { config, logger } = deps;
-  const metadata = JSON.parse(ctx.job.metadata || '{}') as {
-    session_id?: string;
-    max_duration_ms?: number;
-  };
-  const sessionId = metadata.session_id;
-  if (!sessionId) throw new Error('dispatch metadata has no session_id');
-  const log = logger.child({ session_id: sessionId });
-  const { sessions } = deps.api;
-  const record = await sessions.byId(sessionId);
-  if (!record || !(await sessions.markActive(sessionId))) {
-    log.warn('the session is unknown or already over; leaving');
+  const job = parseJobMetadata(ctx.job.metadata);
+  const log = deps.logger.child({ session_id: job.sessionId });
+  const taken = await takeSession(deps.api.sessions, job);
+  if (!taken) {
+    log.warn('the session is unknown, over or already taken; leaving');
     ctx.shutdown('session_not_runnable');
     return;
   }
-  const startedAt = Date.now();
-  // The api fails a session whose worker goes silent: report well within its timeout.
-  const heartbeat = setInterval(
-    () => {
-      sessions.heartbeat(sessionId).catch((error) => log.warn({ err: error }, 'heartbeat failed'));
-    },
-    Math.max(250, Math.floor(config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS / 4)),
+  log.info({ epoch: taken.epoch, resumed: taken.resumed, pid: process.pid }, 'session job started');
+  const billing = await SessionBilling.open(
+    taken,
+    { config: deps.config, sessions: deps.api.sessions },
+    log,
   );
-
-  const usage = new LiveSessionMeter({
-    sessionCreditsPerMinute: config.PRICE_AGENT_SESSION_CREDITS_PER_MINUTE,
-    sttCreditsPerMinute: config.PRICE_STT_CREDITS_PER_MINUTE,
-  });
-  let ended = false;
+  const lease = new JobLease(
+    deps.api.sessions,
+    { id: job.sessionId, epoch: taken.epoch },
+    leaseIntervalMs(deps.config),
+    {
+      superseded: () => {
+        // A newer job runs the session (this one stalled past the bound): leave at once.
+        log.warn({ epoch: taken.epoch }, 'session handed to a newer job; leaving');
+        billing.handedAway();
+        ctx.shutdown('session_handed_over');
+      },
+      failed: (error) => log.warn({ err: error }, 'lease renewal failed'),
+    },
+  );
   const finish = async (state: 'ended' | 'failed', reason: string) => {
-    if (ended) return;
-    ended = true;
-    clearInterval(heartbeat);
-    const sessionMs = Date.now() - startedAt;
-    const millicredits = usage.totalMillicredits(sessionMs);
-    await sessions.end(sessionId, state, reason, { sessionMs, millicredits });
-    log.info(
-      { state, reason, session_ms: sessionMs, millicredits, web_searches: usage.webSearches.count },
-      'session over',
-    );
+    lease.stop();
+    await billing.finish(state, reason);
   };
+  const shutdown = new ShutdownHandover(ctx.room, deps, { taken, lease, billing }, log);
   ctx.addShutdownCallback(async () => {
-    await finish('ended', 'worker_shutdown');
+    if (shutdown.allowed()) await shutdown.handOver();
+    else await finish('ended', 'worker_shutdown');
   });
-
   try {
-    await runInRoom(
-      ctx,
-      deps,
-      record,
-      sessions,
-      usage,
-      startedAt,
-      finish,
-      metadata.max_duration_ms,
-    );
+    await runInRoom(ctx, deps, { taken, job, billing, finish, shutdown }, log);
   } catch (error) {
     log.error({ err: error }, 'session failed');
     await finish('failed', 'worker_error');
@@ -122,290 +86,175 @@ export async function runLiveSession(ctx: JobContext, deps: SessionDependencies)
   }
 }
 
+interface RoomRun {
+  taken: TakenSession;
+  job: JobMetadata;
+  billing: SessionBilling;
+  finish: (state: 'ended' | 'failed', reason: string) => Promise<void>;
+  shutdown: ShutdownHandover;
+}
+
+/** The steps of a session in its room, in order. */
 async function runInRoom(
   ctx: JobContext,
   deps: SessionDependencies,
-  record: LiveSessionRecord,
-  sessions: WorkerSessionStore,
-  usage: LiveSessionMeter,
-  startedAt: number,
-  finish: (state: 'ended' | 'failed', reason: string) => Promise<void>,
-  maxDurationMs: number | undefined,
+  run: RoomRun,
+  log: Logger,
 ): Promise<void> {
-  const { config, workerConfig, logger } = deps;
-  const { snapshot } = record;
-  const log = logger.child({ session_id: record.id });
-  if (!snapshot.llmProvider || !snapshot.llmModel || !snapshot.voiceId) {
-    throw new Error('the published Agent has no language model or voice');
-  }
-  const catalog = deps.api.languageModels(log);
-  const provider = await catalog.provider(snapshot.llmProvider);
-  if (!provider)
-    throw new Error(`language-model provider ${snapshot.llmProvider} is not configured`);
-  const price = catalog.model(snapshot.llmProvider, snapshot.llmModel);
-  // Application sessions: the backend's instructions replace the character card, and it
-  // owns the opening (no greeting).
-  const messageIds = new MessageIds();
-  const app =
-    record.kind === 'application' && record.application
-      ? new ApplicationRuntime(ctx.room, record.application, {
-          deadlineMs: workerConfig.APPLICATION_REQUEST_DEADLINE_MS,
-          log,
-          messageIds,
-        })
-      : undefined;
-  const capabilities = app
-    ? undefined
-    : await deps.api.prepareCapabilities(
-        record,
-        log,
-        new SessionToolBilling(
-          () => deps.api.creditBalance(record.workspaceId),
-          usage,
-          () => Date.now() - startedAt,
-        ),
-      );
-  const prompt = app
-    ? { instructions: record.application?.spec.instructions ?? '', greeting: '' }
-    : renderSessionPrompt(
-        snapshot.characterCard,
-        record.sessionContext,
-        capabilities?.instructions,
-      );
-
+  const { record } = run.taken;
+  runnableModels(record);
+  const prepared = await prepareConversation(ctx, deps, record, run.billing, log);
+  const soFar = run.taken.resumed ? await conversationSoFar(deps.api.sessions, record.id) : [];
   await ctx.connect();
   const transcripts = new TranscriptPublisher(
     ctx.room,
-    sessions,
+    deps.api.sessions,
     record.id,
     log,
-    (turn) => app?.transcript(turn),
-    messageIds,
+    (turn) => prepared.app?.transcript(turn),
+    prepared.messageIds,
   );
-  const apiBase =
-    record.environment === 'production' ? workerConfig.AWP_API_URL : workerConfig.AWP_API_DEV_URL;
-
-  const playout = new PlayoutLedger(TTS_SAMPLE_RATE_HZ);
-  const speech = new AwpTts({
-    streamUrl: `${apiBase.replace(/^http/, 'ws').replace(/\/+$/, '')}/v1/tts/stream`,
-    // Agent speech tokens: the Agents product's own credential for this session (charged
-    // to it, outside the key's synthesis limits), not a `tts` stream token.
-    token: () => deps.api.agentSpeechToken(record),
-    voiceId: snapshot.voiceId,
-    partnerSessionId: agentSessionLedgerId(record.id),
-    onAudio: (order, text, samples) => playout.addAudio(order, text, samples),
-    onWords: (order, text, words) => playout.addWords(order, text, words),
-  });
-  const { voiceId } = snapshot;
-  const language = await userSpeechLanguage(
-    deps.sttLanguage,
-    voiceId,
-    () => deps.api.voiceSampleLanguages(record.workspaceId, voiceId),
-    snapshot.language ?? null,
+  const pipeline = await buildSpeechPipeline(
+    deps,
+    record,
+    { prepared, transcripts, meter: run.billing.meter },
+    log,
   );
-  log.info({ stt: deps.stt.name, language: language ?? 'detected' }, 'recognizer language');
-  // Silero's start and end of speech delimit the utterances the recognizer transcribes, and
-  // its pauses start the transcription early; in push-to-talk the key does (controls.ts).
-  let inputMode: () => InputMode = () => 'automatic';
-  const vad = vadWatchingPauses(deps.vad, deps.earlyStartPauseMs, {
-    silenceStarted: () => {
-      if (inputMode() === 'automatic') recognizer.silenceStarted();
-    },
-    speechResumed: () => recognizer.speechResumed(),
-  });
-  const recognizer = new AwpStt({
-    provider: deps.stt,
-    language,
-    onAudio: (ms) => {
-      usage.transcribed(ms);
-      sessions.addUsage(record.id, { sttMs: ms }).catch(() => {});
-    },
-  });
-  const session = new voice.AgentSession({
-    // Silero's pauses start the recognizer early (docs/decisions.md, "early transcription").
-    vad,
-    stt: recognizer,
-    llm: new AwpLlm({
-      provider,
-      model: snapshot.llmModel,
-      thinkingLevel: snapshot.thinkingLevel,
-      onUsage: (tokens) => {
-        const cost = usage.modelCall(tokens, price);
-        sessions
-          .addUsage(record.id, {
-            llmInputTokens: tokens.inputTokens,
-            llmOutputTokens: tokens.outputTokens,
-            llmMillicredits: cost,
-          })
-          .catch(() => {});
-      },
-      onDeclined: (reason) => transcripts.declined(reason),
-      ...(app ? { tools: app.toolDefinitions } : {}),
-      ...(capabilities?.definitions.length
-        ? { tools: () => [...capabilities.definitions], stayQuiet: true }
-        : {}),
-    }),
-    tts: speech,
-    // VAD turns and VAD barge-in: nothing here calls LiveKit Cloud inference.
-    turnHandling: {
-      turnDetection: 'vad',
-      endpointing: { minDelay: 400 },
-      interruption: {
-        enabled: true,
-        mode: 'vad',
-        minDuration: 100,
-        resumeFalseInterruption: false,
-      },
-      preemptiveGeneration: { enabled: false },
-    },
-    aecWarmupDuration: null,
-    userAwayTimeout: null,
-  });
+  const { closed } = await startInRoom(
+    ctx,
+    deps,
+    { pipeline, prepared, transcripts, soFar },
+    run,
+    log,
+  );
+  await speakFirst(ctx, run.taken, pipeline.session, prepared, soFar, log);
+  await endWhenClosed(ctx, deps, run, pipeline.session, closed, transcripts, log);
+}
 
-  // Barge-in latency, measured here: from Silero's start of speech over the agent's speech
-  // to LiveKit's audio output reporting the agent's audio cleared (logged as `barge-in`).
-  let speechOverAgentAt: number | undefined;
-  session.on(voice.AgentSessionEventTypes.UserStateChanged, (event) => {
-    if (event.newState === 'speaking') {
-      speechOverAgentAt = session.agentState === 'speaking' ? performance.now() : undefined;
-    }
-    if (inputMode() !== 'automatic') return;
-    if (event.newState === 'speaking') recognizer.utteranceStarted();
-    else if (event.oldState === 'speaking') recognizer.flush();
-  });
-  // Per-turn latencies (end of utterance, STT, LLM first token, TTS first audio), for
-  // operators: one log line per measure.
-  session.on(voice.AgentSessionEventTypes.MetricsCollected, ({ metrics }) => {
-    if (metrics.type === 'eou_metrics') {
-      log.info(
-        {
-          end_of_utterance_delay_ms: Math.round(metrics.endOfUtteranceDelayMs),
-          transcription_delay_ms: Math.round(metrics.transcriptionDelayMs),
-        },
-        'turn metrics: end of utterance',
-      );
-    } else if (metrics.type === 'llm_metrics') {
-      log.info({ ttft_ms: Math.round(metrics.ttftMs) }, 'turn metrics: llm');
-    } else if (metrics.type === 'tts_metrics') {
-      log.info({ ttfb_ms: Math.round(metrics.ttfbMs) }, 'turn metrics: tts');
-    }
-  });
-  session.on(voice.AgentSessionEventTypes.ConversationItemAdded, (event) => {
-    transcripts.itemAdded(event.item);
-  });
-  session.on(voice.AgentSessionEventTypes.Error, (event) => {
-    const error = event.error as { message?: string; recoverable?: boolean } | undefined;
-    transcripts.error({
-      code: 'agent_unavailable',
-      detail: error?.message ?? 'the agent failed',
-      retryable: true,
-    });
-  });
-  const spokenContext = new SpokenContext(session);
+/**
+ * The capabilities step and the Agent's start: tool turns, observers, the Agent in the
+ * room, turn latencies, the backend's protocol and push-to-talk. Returns the session's
+ * close (its reason).
+ */
+async function startInRoom(
+  ctx: JobContext,
+  deps: SessionDependencies,
+  parts: {
+    pipeline: SpeechPipeline;
+    prepared: PreparedConversation;
+    transcripts: TranscriptPublisher;
+    soFar: StoredTurn[];
+  },
+  run: RoomRun,
+  log: Logger,
+): Promise<{ closed: Promise<string> }> {
+  const { pipeline, prepared, transcripts } = parts;
+  const { session } = pipeline;
+  const { record } = run.taken;
+  logTurnMetrics(session, log);
+  publishTranscripts(session, transcripts);
+  const playout = followPlayout(pipeline, transcripts, prepared.app, log);
   const closed = new Promise<string>((resolve) => {
     session.once(voice.AgentSessionEventTypes.Close, (event) => resolve(String(event.reason)));
   });
-
-  if (app) {
+  if (prepared.app) {
+    const { app } = prepared;
     session.once(voice.AgentSessionEventTypes.Close, () => app.close());
   }
+  const toolTurns = toolTurnsOf(session, transcripts, pipeline.language, deps, log);
+  await startAgent(ctx, record, { pipeline, prepared, toolTurns, soFar: parts.soFar });
+  const latencies = recordLatencies(session, deps, record.id, log);
+  playout.outputStarted();
+  await prepared.app?.start(session);
+  if (run.taken.resumed) prepared.app?.resumed();
+  const controls = await registerControls(ctx.room, session, pipeline.recognizer, (at) =>
+    latencies.keyReleased(at),
+  );
+  pipeline.setInputMode(controls.mode);
+  return { closed };
+}
+
+/** Tool calls' fillers, and barge-in over a running tool cancelling it (tool-turns.ts). */
+function toolTurnsOf(
+  session: voice.AgentSession,
+  transcripts: TranscriptPublisher,
+  language: string | undefined,
+  deps: SessionDependencies,
+  log: Logger,
+): ToolTurns {
   const toolTurns = new ToolTurns({
-    fillerAfterMs: workerConfig.AGENT_TOOL_FILLER_MS,
+    fillerAfterMs: deps.workerConfig.AGENT_TOOL_FILLER_MS,
     filler: toolFiller(language),
     agentSpeaking: () => session.agentState === 'speaking',
     say: (text) => sayFiller(session, transcripts, text),
   });
-  // Barge-in over a running tool: the user's speech cancels it (tool-turns.ts).
   session.on(voice.AgentSessionEventTypes.UserStateChanged, (event) => {
     if (event.newState !== 'speaking') return;
     const cancelled = toolTurns.userSpoke();
     if (cancelled > 0) log.info({ tool_calls: cancelled }, 'tool calls cancelled by barge-in');
   });
-  await session.start({
-    agent: app
-      ? app.agent()
-      : new voice.Agent({
-          instructions: prompt.instructions,
-          ...(capabilities?.definitions.length
-            ? { tools: capabilityFrameworkTools(capabilities, toolTurns) }
-            : {}),
-        }),
-    room: ctx.room,
-    inputOptions: {
-      participantIdentity: userIdentity(record.id),
-      closeOnDisconnect: true,
-      textInputCallback: (agentSession, event) => {
-        if (app) {
-          agentSession.interrupt();
-          return app.textInput(agentSession, event.text, (message) =>
-            agentSession.generateReply({ userInput: message }),
-          );
-        }
-        const audio = event.info?.attributes?.[ATTR_AUDIO_RESPONSE] !== 'false';
-        agentSession.interrupt();
-        if (audio) {
-          agentSession.generateReply({ userInput: event.text });
-          return;
-        }
-        // Text in, text out: this one answer is not synthesized. Muting our TTS (rather
-        // than detaching the audio output) keeps LiveKit's transcript synchronization,
-        // which later interrupted turns rely on.
-        speech.muted = true;
-        const handle = agentSession.generateReply({ userInput: event.text });
-        return handle.waitForPlayout().finally(() => {
-          speech.muted = false;
-        });
-      },
-    },
-    outputOptions: { transcriptionEnabled: true, syncTranscription: true },
-    record: recordingOption(snapshot.recordingEnabled),
-  });
-  // The same turns' voice latency, for the session's report (written in order).
+  return toolTurns;
+}
+
+/** The turns' voice latency, for the session's report (written in order). */
+function recordLatencies(
+  session: voice.AgentSession,
+  deps: SessionDependencies,
+  sessionId: string,
+  log: Logger,
+): TurnLatencies {
   let latencyWrites = Promise.resolve();
   const latencies = new TurnLatencies((summary, firstAudioMs) => {
     if (firstAudioMs !== undefined) {
       log.info({ end_of_speech_to_first_audio_ms: firstAudioMs }, 'turn metrics: first audio');
     }
     latencyWrites = latencyWrites
-      .then(() => sessions.recordLatency(record.id, summary))
+      .then(() => deps.api.sessions.recordLatency(sessionId, summary))
       .catch((error) => log.warn({ err: error }, 'turn latency not recorded'));
   });
   watchTurnLatencies(session, latencies);
-  // What an interrupted reply actually said, from the playback position LiveKit reports.
-  session.output.audio?.on(
-    voice.AudioOutput.EVENT_PLAYBACK_FINISHED,
-    (event: voice.PlaybackFinishedEvent) => {
-      const spoken = playout.finish(event.playbackPosition, event.interrupted);
-      app?.playoutFinished(spoken, event.interrupted);
-      if (!event.interrupted) return;
-      transcripts.interruptedPlayout(spoken);
-      spokenContext
-        .interrupted(spoken)
-        .catch((error) => log.warn({ err: error }, 'interrupted reply not kept in the context'));
-      if (speechOverAgentAt !== undefined && performance.now() - speechOverAgentAt < 2000) {
-        log.info(
-          { detected_to_cleared_ms: Math.round(performance.now() - speechOverAgentAt) },
-          'barge-in',
-        );
-      }
-      speechOverAgentAt = undefined;
-    },
-  );
-  await app?.start(session);
-  const controls = await registerControls(ctx.room, session, recognizer, (at) =>
-    latencies.keyReleased(at),
-  );
-  inputMode = controls.mode;
-  if (prompt.greeting) {
-    // The greeting's audio and transcript go to whoever is in the room: on a busy machine the
-    // worker can be ready before the user has joined, so wait for them (bounded).
-    await Promise.race([
-      ctx.waitForParticipant(userIdentity(record.id)),
-      new Promise((resolve) => setTimeout(resolve, USER_JOIN_WAIT_MS).unref()),
-    ]);
-    session.say(prompt.greeting, { allowInterruptions: true });
-  }
+  return latencies;
+}
 
+/**
+ * The opening: a new session's greeting, to whoever is in the room (on a busy machine the
+ * worker can be ready before the user has joined, so it waits for them, bounded); a
+ * resumed session goes on where the lost job left off (session-resume.ts).
+ */
+async function speakFirst(
+  ctx: JobContext,
+  taken: TakenSession,
+  session: voice.AgentSession,
+  prepared: PreparedConversation,
+  soFar: StoredTurn[],
+  log: Logger,
+): Promise<void> {
+  if (taken.resumed) {
+    speakAfterResume(session, soFar, prepared.prompt.greeting, log);
+    return;
+  }
+  if (!prepared.prompt.greeting) return;
+  await Promise.race([
+    ctx.waitForParticipant(userIdentity(taken.record.id)),
+    new Promise((resolve) => setTimeout(resolve, USER_JOIN_WAIT_MS).unref()),
+  ]);
+  session.say(prepared.prompt.greeting, { allowInterruptions: true });
+}
+
+/**
+ * The end step: the user removed by the server or the session's limit closes it; once
+ * closed, the recording is kept, the transcript settled, and the session ended and charged.
+ */
+async function endWhenClosed(
+  ctx: JobContext,
+  deps: SessionDependencies,
+  run: RoomRun,
+  session: voice.AgentSession,
+  closed: Promise<string>,
+  transcripts: TranscriptPublisher,
+  log: Logger,
+): Promise<void> {
+  const { record } = run.taken;
   // LiveKit's close on disconnect leaves out a participant the server removed; the api
   // removes the user when the session's key is revoked or its workspace suspended.
   ctx.room.on(RoomEvent.ParticipantDisconnected, (participant: RemoteParticipant) => {
@@ -416,17 +265,25 @@ async function runInRoom(
       session.shutdown({ reason: 'user_removed' as never });
     }
   });
+  const maxDurationMs =
+    run.job.maxDurationMs ?? deps.config.AGENT_SESSION_MAX_DURATION_MS ?? DEFAULT_MAX_DURATION_MS;
   const limit = setTimeout(
     () => session.shutdown({ reason: 'max_duration' as never }),
-    maxDurationMs ?? config.AGENT_SESSION_MAX_DURATION_MS ?? DEFAULT_MAX_DURATION_MS,
+    maxDurationMs,
   );
   const reason = await closed;
   clearTimeout(limit);
-  if (snapshot.recordingEnabled) {
+  // The framework closes the session itself (`user_initiated`; this code always names its
+  // reason) when the job is shut down from outside: the conversation goes on elsewhere.
+  if (reason === 'user_initiated' && run.shutdown.allowed()) {
+    await run.shutdown.handOver();
+    return;
+  }
+  if (record.snapshot.recordingEnabled) {
     await keepRecording(ctx, record, { api: deps.api, log });
   }
   await transcripts.settled();
-  await finish('ended', endReason(reason));
+  await run.finish('ended', endReason(reason));
   ctx.shutdown('session_ended');
 }
 

@@ -45,6 +45,15 @@ export class LiveSessionMeter {
     return { count: this.#webSearches, millicredits: this.#webSearchMillicredits };
   }
 
+  /**
+   * Usage the session's earlier jobs stored (a resumed session): the meter goes on from
+   * it, so the session's one charge covers all of it.
+   */
+  carryOver(stored: { sttMs: number; llmMillicredits: number }): void {
+    this.#sttMs += stored.sttMs;
+    this.#llmMillicredits += stored.llmMillicredits;
+  }
+
   /** Records audio the recognizer transcribed. */
   transcribed(ms: number): void {
     this.#sttMs += ms;

@@ -1,5 +1,5 @@
 /**
- * The four callbacks: reading an `application.request` body into its typed event, and
+ * The callbacks: reading an `application.request` body into its typed event, and
  * turning what a handler returned into the value the worker expects.
  */
 
@@ -7,6 +7,7 @@ import { toJsonValue } from './envelope.ts';
 import { ApplicationError } from './errors.ts';
 import type {
   InputEvent,
+  InterruptionEvent,
   JsonValue,
   PrepareReplyEvent,
   RequestBody,
@@ -60,6 +61,12 @@ function readTranscript(value: unknown): TranscriptEvent {
   };
 }
 
+function readInterruption(value: unknown): InterruptionEvent {
+  const interruption = object(value, 'interruption');
+  if (interruption.reason !== 'worker_lost') invalid('interruption.reason is not worker_lost');
+  return { reason: 'worker_lost' };
+}
+
 function readPrepareReply(value: unknown): PrepareReplyEvent {
   return { id: string(object(value, 'prepareReply'), 'id', 'prepareReply') };
 }
@@ -88,6 +95,8 @@ export function readRequest(body: { requestId: string } & Fields): RequestBody {
         type: 'prepare_reply',
         prepareReply: readPrepareReply(body.prepareReply),
       };
+    case 'interruption':
+      return { requestId, type: 'interruption', interruption: readInterruption(body.interruption) };
     default:
       return invalid(`unknown callback type ${JSON.stringify(body.type)}`);
   }
@@ -119,6 +128,7 @@ export function resultValue(type: RequestBody['type'], returned: unknown): JsonV
     case 'tool':
       return toJsonValue(returned);
     case 'transcript':
+    case 'interruption':
       return null;
     case 'input': {
       const decision = resultObject(returned, 'the input decision');

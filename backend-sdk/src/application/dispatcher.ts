@@ -65,8 +65,17 @@ export class CallbackDispatcher {
       void this.deps.answer(identity, { requestId, type: 'error', error: wireError(error) });
       return;
     }
+    if (request.type === 'interruption') this.#cancelRunning('worker_lost');
     const entry = this.deps.ledger.start(this.deps.room, requestId, this.deps.sinkFor(identity));
     void this.#run(entry, request);
+  }
+
+  /** Every callback of this room still running is cancelled (a lost job's, on resume). */
+  #cancelRunning(reason: string): void {
+    for (const { requestId, entry } of this.deps.ledger.runningIn(this.deps.room)) {
+      entry.state = 'cancelled';
+      entry.controller.abort(new CallCancelledError(requestId, reason));
+    }
   }
 
   /** A request this process has seen: answer again, or carry on through this connection. */
@@ -122,6 +131,8 @@ export class CallbackDispatcher {
         return handlers.onPrepareReply
           ? handlers.onPrepareReply(request.prepareReply, context)
           : missing('onPrepareReply');
+      case 'interruption':
+        return handlers.onInterruption?.(request.interruption, context);
       case 'tool': {
         if (!handlers.onTool) {
           throw new ApplicationError({

@@ -80,6 +80,14 @@ export class RequestLedger {
     return out;
   }
 
+  /** The callbacks of `room` still running, with their request ids. */
+  runningIn(room: string): { requestId: string; entry: LedgerEntry }[] {
+    const prefix = keyOf(room, '');
+    return this.running(() => true)
+      .filter((entry) => entry.key.startsWith(prefix))
+      .map((entry) => ({ requestId: entry.key.slice(prefix.length), entry }));
+  }
+
   /** How many entries are held (for tests and metrics). */
   get size(): number {
     return this.#entries.size;

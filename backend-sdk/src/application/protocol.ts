@@ -14,6 +14,7 @@ export type {
   ContextMessage,
   InputDecision,
   InputEvent,
+  InterruptionEvent,
   JsonValue,
   PreparedReply,
   PrepareReplyEvent,

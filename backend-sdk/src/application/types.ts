@@ -7,6 +7,7 @@ import type { ApplicationLogger } from './logger.ts';
 import type {
   InputDecision,
   InputEvent,
+  InterruptionEvent,
   PreparedReply,
   PrepareReplyEvent,
   ToolCall,
@@ -63,6 +64,14 @@ export interface ApplicationHandlers {
     event: PrepareReplyEvent,
     context: CallbackContext,
   ): PreparedReply | Promise<PreparedReply>;
+  /**
+   * The Agent's job was lost and a new one resumed the session. Every callback it sent
+   * before and this backend had not answered was cancelled just before (its handler's
+   * `signal` aborted with a {@link CallCancelledError} of reason `worker_lost`); context
+   * added with `updateContext` was lost with the job: send it again if it still applies.
+   * Optional: without it the interruption is acknowledged and nothing else happens.
+   */
+  onInterruption?(event: InterruptionEvent, context: CallbackContext): void | Promise<void>;
 }
 
 /** Options of {@link ApplicationConnection.join}. */

@@ -25,6 +25,7 @@ import * as llmCallsWithoutAgent from './0023-llm-calls-without-agent.ts';
 import * as keyCreators from './0024-key-creators.ts';
 import * as deploymentSettings from './0025-deployment-settings.ts';
 import * as toolHistoryAndSearchBilling from './0029-tool-history-and-search-billing.ts';
+import * as liveSessionHandover from './0031-live-session-handover.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0024-key-creators': keyCreators,
   '0025-deployment-settings': deploymentSettings,
   '0029-tool-history-and-search-billing': toolHistoryAndSearchBilling,
+  '0031-live-session-handover': liveSessionHandover,
 };

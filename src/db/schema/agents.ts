@@ -167,6 +167,10 @@ export interface AgentSessionsTable {
   started_at: string | null;
   ended_at: string | null;
   heartbeat_at: string | null;
+  /** The generation of the job that runs the session; the api raises it on a hand-over. */
+  job_epoch: Generated<number>;
+  /** When the api last handed the session to a new job; null before any hand-over. */
+  handed_over_at: Generated<string | null>;
   session_ms: Generated<number>;
   llm_input_tokens: Generated<number>;
   llm_output_tokens: Generated<number>;

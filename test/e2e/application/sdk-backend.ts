@@ -13,6 +13,7 @@ import {
   type ApplicationHandlers,
   CallCancelledError,
   type InputEvent,
+  type InterruptionEvent,
   type PrepareReplyEvent,
   RequestLedger,
   type ToolCall,
@@ -26,6 +27,7 @@ export type SeenCallback = { requestId: string; signal: AbortSignal } & (
   | { type: 'tool'; event: ToolCall }
   | { type: 'transcript'; event: TranscriptEvent }
   | { type: 'prepare_reply'; event: PrepareReplyEvent }
+  | { type: 'interruption'; event: InterruptionEvent }
 );
 
 /** A cancellation the worker sent, as the handler's signal reported it. */
@@ -127,6 +129,10 @@ export class SdkBackend {
         return this.handlers.onPrepareReply
           ? this.handlers.onPrepareReply(event, context)
           : missing('onPrepareReply');
+      },
+      onInterruption: (event, context) => {
+        record({ type: 'interruption', event, ...context });
+        return this.handlers.onInterruption?.(event, context);
       },
     };
   }

@@ -129,6 +129,9 @@ describe('callback bodies', () => {
       type: 'prepare_reply',
       prepareReply: { id: 'u' },
     });
+    expect(
+      readRequest({ requestId, type: 'interruption', interruption: { reason: 'worker_lost' } }),
+    ).toEqual({ requestId, type: 'interruption', interruption: { reason: 'worker_lost' } });
   });
 
   it.each([
@@ -139,6 +142,7 @@ describe('callback bodies', () => {
     ],
     ['a transcript without role', { type: 'transcript', transcript: { id: 't', text: 'x' } }],
     ['a tool without callId', { type: 'tool', tool: { name: 'n' } }],
+    ['an interruption of another reason', { type: 'interruption', interruption: { reason: 'x' } }],
   ])('refuses %s with invalid_request', (_what, fields) => {
     expect(refusal(() => readRequest({ requestId, ...fields })).code).toBe('invalid_request');
   });
@@ -153,6 +157,7 @@ describe('callback bodies', () => {
       instructions: 'be brief',
     });
     expect(resultValue('transcript', { anything: true })).toBeNull();
+    expect(resultValue('interruption', undefined)).toBeNull();
     for (const [type, value] of [
       ['input', undefined],
       ['input', { action: 'shout' }],

@@ -1,0 +1,78 @@
+import type { Logger } from '../observability/logger.ts';
+import type { LiveSessions } from './live-sessions.ts';
+import type { LivekitRooms } from './livekit-rooms.ts';
+
+/**
+ * Hand-overs of one session at most: a session whose jobs keep dying (a conversation
+ * that crashes every job) is left to the heartbeat timeout, which fails it.
+ */
+const MAX_EPOCH = 10;
+
+export interface SessionHandoverOptions {
+  sessions: Pick<LiveSessions, 'lapsedLeases' | 'claimHandover'>;
+  rooms: Pick<LivekitRooms, 'redispatch'>;
+  /** `AGENT_SESSION_HANDOVER_AFTER_MS`: a lease not renewed this long has lapsed. */
+  lapsedAfterMs: number;
+  /** `AGENT_SESSION_MAX_DURATION_MS`: the resumed job's limit counts from the session start. */
+  maxDurationMs: number;
+  logger: Logger;
+  now?: () => number;
+}
+
+/**
+ * Finds the running sessions whose job stopped renewing its lease (its job process or its
+ * whole worker died) and dispatches the Agent again to the same room, where a new job
+ * resumes the conversation. Every api host may run it: the claim is a conditional update
+ * of the session's epoch, so one host hands a lapsed job over once; a session is handed
+ * over once per lapse (a new job that never takes it leaves it to the heartbeat timeout).
+ */
+export class SessionHandoverSweep {
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: SessionHandoverOptions) {}
+
+  /** One pass; returns how many sessions this host handed over. */
+  async sweep(): Promise<number> {
+    const { sessions, rooms, lapsedAfterMs, logger } = this.options;
+    const now = this.options.now?.() ?? Date.now();
+    const lapsed = await sessions.lapsedLeases(new Date(now - lapsedAfterMs), 50);
+    let handed = 0;
+    for (const session of lapsed) {
+      if (session.epoch + 1 >= MAX_EPOCH) continue;
+      if (!(await sessions.claimHandover(session.id, session.epoch))) continue;
+      const startedMs = session.startedAt ? Date.parse(session.startedAt) : now;
+      const remainingMs = Math.max(1000, this.options.maxDurationMs - (now - startedMs));
+      try {
+        await rooms.redispatch(session.id, session.epoch + 1, remainingMs);
+        handed++;
+        logger.warn(
+          { session_id: session.id, epoch: session.epoch + 1 },
+          'live session lost its job; dispatched again to resume',
+        );
+      } catch (error) {
+        // The claim stands: the session fails at the heartbeat timeout.
+        logger.warn({ err: error, session_id: session.id }, 'live session hand-over failed');
+      }
+    }
+    return handed;
+  }
+
+  /** Looks every third of the bound, so a lapsed lease is handed over within 4/3 of it. */
+  start(): void {
+    const intervalMs = Math.max(200, Math.floor(this.options.lapsedAfterMs / 3));
+    this.#timer = setInterval(() => {
+      this.#running = this.sweep()
+        .then(() => undefined)
+        .catch((error: unknown) =>
+          this.options.logger.warn({ err: error }, 'live session hand-over sweep failed'),
+        );
+    }, intervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#running;
+  }
+}

@@ -1,0 +1,210 @@
+// A live conversation survives its job's crash: a real livekit-server, the api (its
+// hand-over sweep), the agent worker and @livekit/rtc-node as the user. The job process of
+// a running session is killed with SIGKILL while the agent speaks; the api dispatches the
+// Agent again to the same room, a new job of the same worker resumes the conversation, and
+// the user, still in the room, hears the agent again. The transcript holds both halves and
+// the workspace is charged the session's minutes once.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveSessionCostMillicredits } from '../../../src/billing/pricing.ts';
+import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
+import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
+import { creditAccount } from '../../helpers/credit.ts';
+import { type RealtimeRig, startRealtimeRig } from '../../helpers/realtime-rig.ts';
+import { RoomClient, SPEECH_RMS } from '../../helpers/room-client.ts';
+import { waitFor } from '../../helpers/wait.ts';
+
+const SESSION_CREDITS_PER_MINUTE = 5;
+const STT_CREDITS_PER_MINUTE = 6;
+
+describe('Live session hand-over after a crashed job (worker)', () => {
+  let rig: RealtimeRig;
+  let agentId: string;
+
+  beforeAll(async () => {
+    rig = await startRealtimeRig({
+      dialect: 'postgres',
+      agentName: 'awp-agent-handover-test',
+      stt: 'none',
+      env: {
+        AGENT_SESSION_HANDOVER_AFTER_MS: '3000',
+        PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: String(SESSION_CREDITS_PER_MINUTE),
+        PRICE_STT_CREDITS_PER_MINUTE: String(STT_CREDITS_PER_MINUTE),
+      },
+    });
+    const created = await rig.api('POST', '/v1/agents', {
+      slug: 'handover-ada',
+      voice_id: NATIVE_VOICE,
+      llm_provider: 'openai',
+      llm_model: 'gpt-4.1-mini',
+      character_card: {
+        spec: 'chara_card_v3',
+        spec_version: '3.0',
+        data: {
+          name: 'Ada',
+          description: 'A patient tutor.',
+          system_prompt: 'You are {{char}}. Be brief.',
+          first_mes: 'Hello, I am {{char}}.',
+        },
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    agentId = created.body.id;
+    expect((await rig.api('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
+  }, 180_000);
+
+  afterAll(async () => {
+    if (process.env.WORKER_LOG)
+      (await import('node:fs')).writeFileSync(process.env.WORKER_LOG, rig?.worker.output() ?? '');
+    await rig?.close();
+  }, 60_000);
+
+  it('resumes the conversation in a new job when the job process is killed mid-reply; the user hears the agent again without reconnecting; minutes charged once', async () => {
+    const { api, worker, llm, handle, ws, server } = rig;
+    const before = await creditAccount(handle, ws.workspaceId);
+    const token = (await api('POST', `/v1/agents/${agentId}/session-tokens`, {})).body
+      .token as string;
+    const reply = await apiClient(server.url, token)('POST', `/v1/agents/${agentId}/sessions`);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    const sessionId = reply.body.session_id as string;
+    const client = await RoomClient.join(reply.body.livekit.url, reply.body.livekit.token);
+    try {
+      await client.waitUntil(
+        () => client.transcripts().find((t) => t.text === 'Hello, I am Ada.'),
+        45_000,
+        'the greeting',
+      );
+      // A long answer; the job is killed while it is being spoken.
+      const story = Array.from(
+        { length: 12 },
+        (_, i) => ` Sentence number ${i + 1} of a long story.`,
+      );
+      llm.script({ text: story, deltaDelayMs: 20 });
+      llm.script({ text: ['As', ' I', ' was', ' saying,', ' the', ' story', ' goes', ' on.'] });
+      const storyFrom = performance.now();
+      await client.sendText('Tell me a long story.');
+      await client.waitUntil(() => client.loudFramesSince(storyFrom) > 50, 30_000, 'story audio');
+      const job = worker
+        .logs()
+        .find((l) => l.msg === 'session job started' && l.session_id === sessionId);
+      expect(job).toMatchObject({ epoch: 0, resumed: false });
+      const killedAt = performance.now();
+      process.kill(job?.pid as number, 'SIGKILL');
+      const lastBefore =
+        client.agentAudio.filter((f) => f.atMs <= killedAt && f.rms > SPEECH_RMS).at(-1)?.atMs ??
+        killedAt;
+
+      // A new job of the same worker takes the session as epoch 1 and answers the question
+      // the lost job was answering, from the stored conversation.
+      const resumed = await client.waitUntil(
+        () => client.transcripts().find((t) => t.text === 'As I was saying, the story goes on.'),
+        45_000,
+        'the resumed answer',
+      );
+      expect(resumed.final).toBe(true);
+      const firstAfter = await client.waitUntil(
+        () => client.agentAudio.find((f) => f.atMs > killedAt + 500 && f.rms > SPEECH_RMS)?.atMs,
+        10_000,
+        'agent audio after the crash',
+      );
+      const gapMs = Math.round(firstAfter - lastBefore);
+      console.log(`hand-over gap: last agent audio before the kill to first after: ${gapMs} ms`);
+      expect(gapMs).toBeLessThan(15_000);
+      expect(
+        worker
+          .logs()
+          .filter((l) => l.msg === 'session job started' && l.session_id === sessionId)
+          .map((l) => [l.epoch, l.resumed]),
+      ).toEqual([
+        [0, false],
+        [1, true],
+      ]);
+      // The model was given the conversation so far.
+      const resumedRequest = llm.requests.at(-1)?.body as {
+        messages: { role: string; content: unknown }[];
+      };
+      expect(
+        resumedRequest.messages
+          .filter((m) => m.role !== 'system')
+          .map((m) => [
+            m.role,
+            typeof m.content === 'string' ? m.content : JSON.stringify(m.content),
+          ]),
+      ).toEqual([
+        ['assistant', 'Hello, I am Ada.'],
+        ['user', 'Tell me a long story.'],
+      ]);
+
+      // The conversation goes on with the new job.
+      await client.sendText('Thank you.');
+      await client.waitUntil(
+        () =>
+          client.transcripts().filter((t) => t.role === 'user').length >= 2 &&
+          client.transcripts().filter((t) => t.role === 'agent').length >= 3,
+        30_000,
+        'the next answer',
+      );
+    } finally {
+      await client.leave();
+    }
+
+    // The user left: the session ends once, with both halves of the transcript.
+    let body: Record<string, unknown> = {};
+    for (let i = 0; i < 60; i++) {
+      body = (await api('GET', `/v1/agent-sessions/${sessionId}`)).body;
+      if (body.state !== 'active') break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(body).toMatchObject({ state: 'ended', end_reason: 'user_left' });
+    const turns = await handle.db
+      .selectFrom('agent_session_messages')
+      .select(['role', 'text'])
+      .where('session_id', '=', sessionId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    expect(turns.map((t) => [t.role, t.text])).toEqual([
+      ['agent', 'Hello, I am Ada.'],
+      ['user', 'Tell me a long story.'],
+      ['agent', 'As I was saying, the story goes on.'],
+      ['user', 'Thank you.'],
+      ['agent', DEFAULT_TEXT.join('')],
+    ]);
+
+    // Charged once, for the whole session: its time from the first job's start to the
+    // end, across both jobs, and its measured usage; speech through the TTS ledger.
+    await waitFor(async () => (await creditAccount(handle, ws.workspaceId)).openRows === 0, {
+      what: 'the speech ledger rows to close',
+    });
+    const row = await handle.db
+      .selectFrom('agent_sessions')
+      .select([
+        'started_at',
+        'ended_at',
+        'session_ms',
+        'stt_ms',
+        'llm_millicredits',
+        'charged_millicredits',
+        'job_epoch',
+      ])
+      .where('id', '=', sessionId)
+      .executeTakeFirstOrThrow();
+    expect(Number(row.job_epoch)).toBe(1);
+    const wallMs = Date.parse(row.ended_at as string) - Date.parse(row.started_at as string);
+    expect(Math.abs(Number(row.session_ms) - wallMs)).toBeLessThan(1000);
+    const sessionCharge = liveSessionCostMillicredits(
+      {
+        sessionMs: Number(row.session_ms),
+        sttMs: Number(row.stt_ms),
+        llmMillicredits: Number(row.llm_millicredits),
+      },
+      {
+        sessionMillicreditsPerMinute: SESSION_CREDITS_PER_MINUTE * 1000,
+        sttMillicreditsPerMinute: STT_CREDITS_PER_MINUTE * 1000,
+      },
+    );
+    expect(Number(row.charged_millicredits)).toBe(sessionCharge);
+    const after = await creditAccount(handle, ws.workspaceId);
+    expect(before.balance - after.balance).toBe(sessionCharge + (after.charged - before.charged));
+  }, 240_000);
+});

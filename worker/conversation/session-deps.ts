@@ -1,0 +1,18 @@
+import type { VAD } from '@livekit/agents';
+import type { SttProvider } from '../../src/stt/provider.ts';
+import type { Config, Logger, WorkerApi } from '../../src/worker-boundary/index.ts';
+import type { WorkerConfig } from '../config.ts';
+
+export interface SessionDependencies {
+  config: Config;
+  workerConfig: WorkerConfig;
+  /** The api's services for this job (src/worker-boundary). */
+  api: WorkerApi;
+  vad: VAD;
+  stt: SttProvider;
+  /** `STT_LANGUAGE`, when set (src/stt/language.ts). */
+  sttLanguage?: string | undefined;
+  /** A pause that starts transcribing early (`STT_EARLY_START_PAUSE_MS`; 0: none). */
+  earlyStartPauseMs: number;
+  logger: Logger;
+}

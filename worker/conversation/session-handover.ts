@@ -1,0 +1,48 @@
+import { DisconnectReason, type Room, RoomEvent } from '@livekit/rtc-node';
+import type { Logger } from '../../src/worker-boundary/index.ts';
+import type { SessionBilling } from './session-billing.ts';
+import type { SessionDependencies } from './session-deps.ts';
+import type { JobLease, TakenSession } from './session-job.ts';
+
+/**
+ * A job shut down from outside while its conversation runs (its worker drained past the
+ * grace, or closed): the session is handed to a new job, as after a crash but without
+ * waiting for the lease to lapse. A deleted room, or hand-over turned off, ends it instead;
+ * an end this job's own code made (the user left, an error) leaves nothing to hand over.
+ */
+export class ShutdownHandover {
+  #roomDeleted = false;
+
+  constructor(
+    room: Room,
+    private readonly deps: Pick<SessionDependencies, 'api' | 'config'>,
+    private readonly run: { taken: TakenSession; lease: JobLease; billing: SessionBilling },
+    private readonly log: Logger,
+  ) {
+    room.on(RoomEvent.Disconnected, (reason: DisconnectReason) => {
+      if (reason === DisconnectReason.ROOM_DELETED) this.#roomDeleted = true;
+    });
+  }
+
+  /** Whether the session can go on in a new job. */
+  allowed(): boolean {
+    return (
+      !this.run.billing.over &&
+      !this.#roomDeleted &&
+      this.deps.config.AGENT_SESSION_HANDOVER_AFTER_MS > 0
+    );
+  }
+
+  /** Gives the session up: its lease is marked lapsed, for the api's next sweep. */
+  async handOver(): Promise<void> {
+    this.run.lease.stop();
+    this.run.billing.handedAway();
+    const { record, epoch } = this.run.taken;
+    const released = await this.deps.api.sessions.releaseLease(
+      record.id,
+      epoch,
+      this.deps.config.AGENT_SESSION_HANDOVER_AFTER_MS + 1,
+    );
+    this.log.info({ epoch, released }, 'job shut down mid-conversation; session left to a new job');
+  }
+}

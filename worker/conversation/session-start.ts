@@ -1,0 +1,76 @@
+import { ATTR_AUDIO_RESPONSE } from '@awp/protocol';
+import { type JobContext, type llm, voice } from '@livekit/agents';
+import { type LiveSessionRecord, userIdentity } from '../../src/worker-boundary/index.ts';
+import { capabilityFrameworkTools } from './capabilities.ts';
+import { recordingOption } from './recording.ts';
+import type { SpeechPipeline } from './session-pipeline.ts';
+import type { PreparedConversation } from './session-prompt.ts';
+import { chatContextOf, type StoredTurn } from './session-resume.ts';
+import type { ToolTurns } from './tool-turns.ts';
+
+/**
+ * Starts the Agent in the room: the prompt, the tools, the conversation so far (a resumed
+ * session's stored turns), typed input, captions and the recording.
+ */
+export async function startAgent(
+  ctx: JobContext,
+  record: LiveSessionRecord,
+  parts: {
+    pipeline: SpeechPipeline;
+    prepared: PreparedConversation;
+    toolTurns: ToolTurns;
+    soFar: StoredTurn[];
+  },
+): Promise<void> {
+  const { app, capabilities, prompt } = parts.prepared;
+  const { session } = parts.pipeline;
+  await session.start({
+    agent: app
+      ? app.agent(parts.soFar)
+      : new voice.Agent({
+          instructions: prompt.instructions,
+          ...(parts.soFar.length > 0 ? { chatCtx: chatContextOf(parts.soFar) } : {}),
+          ...(capabilities?.definitions.length
+            ? { tools: capabilityFrameworkTools(capabilities, parts.toolTurns) }
+            : {}),
+        }),
+    room: ctx.room,
+    inputOptions: {
+      participantIdentity: userIdentity(record.id),
+      closeOnDisconnect: true,
+      textInputCallback: (agentSession, event) =>
+        typedInput(parts.pipeline, parts.prepared, agentSession, event),
+    },
+    outputOptions: { transcriptionEnabled: true, syncTranscription: true },
+    record: recordingOption(record.snapshot.recordingEnabled),
+  });
+}
+
+function typedInput(
+  pipeline: SpeechPipeline,
+  prepared: PreparedConversation,
+  agentSession: voice.AgentSession,
+  event: voice.TextInputEvent,
+): Promise<void> | undefined {
+  const { app } = prepared;
+  if (app) {
+    agentSession.interrupt();
+    return app.textInput(agentSession, event.text, (message: llm.ChatMessage) =>
+      agentSession.generateReply({ userInput: message }),
+    );
+  }
+  const audio = event.info?.attributes?.[ATTR_AUDIO_RESPONSE] !== 'false';
+  agentSession.interrupt();
+  if (audio) {
+    agentSession.generateReply({ userInput: event.text });
+    return;
+  }
+  // Text in, text out: this one answer is not synthesized. Muting our TTS (rather than
+  // detaching the audio output) keeps LiveKit's transcript synchronization, which later
+  // interrupted turns rely on.
+  pipeline.speech.muted = true;
+  const handle = agentSession.generateReply({ userInput: event.text });
+  return handle.waitForPlayout().finally(() => {
+    pipeline.speech.muted = false;
+  });
+}

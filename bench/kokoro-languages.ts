@@ -7,7 +7,7 @@
  * docs/decisions.md ("Neural voices").
  */
 import { pino } from 'pino';
-import { kokoroVoiceByStyle } from '../src/providers/kokoro/index.ts';
+import { kokoroVoiceByStyle } from '../src/tts/providers/kokoro/index.ts';
 import { loadSttConfig } from '../src/stt/config.ts';
 import { defaultSidecarPython, defaultWhisperModelDir } from '../src/stt/embedded/paths.ts';
 import { EmbeddedSttProvider } from '../src/stt/embedded/provider.ts';

@@ -13,13 +13,13 @@ import { audioSpoolDir } from './jobs/workers.ts';
 import { queueWaitRecorder } from './observability/domain-metrics.ts';
 import type { Logger } from './observability/logger.ts';
 import type { Metrics } from './observability/metrics.ts';
-import { createKokoroEngine, defaultKokoroDir } from './providers/kokoro/index.ts';
-import { defaultEngineHelperPath, NativeProvider } from './providers/native/index.ts';
+import { createKokoroEngine, defaultKokoroDir } from './tts/providers/kokoro/index.ts';
+import { defaultEngineHelperPath, NativeProvider } from './tts/providers/native/index.ts';
 import {
   type UpstreamProviderKind,
   UpstreamProviderRegistry,
-} from './providers/upstream-registry.ts';
-import type { ConfiguredVendor } from './providers/vendor-descriptor.ts';
+} from './tts/providers/upstream-registry.ts';
+import type { ConfiguredVendor } from './tts/providers/vendor-descriptor.ts';
 import { audioFileExtension } from './storage/audio-store.ts';
 import { capFfmpegEncoders } from './tts/encoder-cap.ts';
 import type { AudioPersister } from './tts/ports.ts';

@@ -42,7 +42,7 @@ import { type MetricsListener, startMetricsListener } from './observability/metr
 import { dashboardPageRoutes } from './operator/dashboard-pages.ts';
 import { secureCookieEnvironments } from './operator/guard.ts';
 import { createOperatorApi } from './operator/index.ts';
-import { configureVendors, VENDORS } from './providers/vendors.ts';
+import { configureVendors, VENDORS } from './tts/providers/vendors.ts';
 import { RateLimiter } from './ratelimit/limiter.ts';
 import { SecretBox } from './secrets/secret-box.ts';
 import { openAudioStores } from './storage/stores.ts';

@@ -5,8 +5,8 @@ import {
   KOKORO_SAMPLE_RATE_HZ,
   KokoroProvider,
   locateKokoroFiles,
-} from '../../src/providers/kokoro/index.ts';
-import { NativeProvider } from '../../src/providers/native/index.ts';
+} from '../../src/tts/providers/kokoro/index.ts';
+import { NativeProvider } from '../../src/tts/providers/native/index.ts';
 import { STT_SAMPLE_RATE_HZ } from '../../src/stt/provider.ts';
 
 /** Kokoro's voices reading texts for the speech-to-text benchmarks, at 16 kHz. */

@@ -7,7 +7,7 @@ import type { VoiceRouteProvider } from '../db/schema.ts';
 import { ApiError, unsupportedMediaTypeError } from '../errors.ts';
 import { openVoiceCloning } from '../jobs/voice-cloning.ts';
 import { createLogger } from '../observability/logger.ts';
-import { VENDOR_KINDS } from '../providers/vendors.ts';
+import { VENDOR_KINDS } from '../tts/providers/vendors.ts';
 import type { VoiceCloning } from '../voices/cloning/service.ts';
 import type { CloneTarget, SampleInput, VoiceDetails } from '../voices/cloning/types.ts';
 import { environmentOption, json, outputOf, workspaceOption } from './options.ts';

@@ -1,4 +1,4 @@
-import type { WaitOutcome } from '../providers/wait-queue.ts';
+import type { WaitOutcome } from '../tts/providers/wait-queue.ts';
 import { StoreOutage } from '../ratelimit/store-outage.ts';
 import type { SynthesisObserver } from '../tts/ports.ts';
 import type { Logger } from './logger.ts';

@@ -1,6 +1,6 @@
-import type { SynthesisChunk } from '../providers/alignment.ts';
-import { ProviderError } from '../providers/errors.ts';
-import type { VoiceCapability } from '../providers/provider.ts';
+import type { SynthesisChunk } from './providers/alignment.ts';
+import { ProviderError } from './providers/errors.ts';
+import type { VoiceCapability } from './providers/provider.ts';
 import type { ResolvedRoute } from '../voices/catalog.ts';
 import { canAlign } from './alignment/capability.ts';
 import { type ProviderUsage, type SegmentRequest, synthesizeSegment } from './synthesize.ts';

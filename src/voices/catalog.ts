@@ -3,14 +3,14 @@ import type { RoutePricing } from '../billing/pricing.ts';
 import type { Environment } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
-import { NATIVE_VOICES, type NativeVoice } from '../providers/native/index.ts';
-import type { TtsProvider, VoiceCapability } from '../providers/provider.ts';
-import { UpstreamProviderError } from '../providers/upstream/status.ts';
+import { NATIVE_VOICES, type NativeVoice } from '../tts/providers/native/index.ts';
+import type { TtsProvider, VoiceCapability } from '../tts/providers/provider.ts';
+import { UpstreamProviderError } from '../tts/providers/upstream/status.ts';
 import type {
   UpstreamAccount,
   UpstreamProviderKind,
   UpstreamProviderRegistry,
-} from '../providers/upstream-registry.ts';
+} from '../tts/providers/upstream-registry.ts';
 import { withAlignmentCapabilities } from '../tts/alignment/capability.ts';
 import type { ProviderAccounts } from './provider-accounts.ts';
 import { type RouteProfile, routeProfile } from './route-profile.ts';

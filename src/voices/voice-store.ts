@@ -12,7 +12,7 @@ import type {
 } from '../db/schema.ts';
 import { inScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
-import type { VoiceCapability } from '../providers/provider.ts';
+import type { VoiceCapability } from '../tts/providers/provider.ts';
 import { requireWorkspace } from '../workspaces/workspaces.ts';
 import { isProviderVoiceId, upstreamModel } from './upstream-models.ts';
 

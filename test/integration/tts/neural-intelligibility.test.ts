@@ -12,7 +12,7 @@ import {
   findKokoroVoice,
   KOKORO_SAMPLE_RATE_HZ,
   type KokoroVoice,
-} from '../../../src/providers/kokoro/index.ts';
+} from '../../../src/tts/providers/kokoro/index.ts';
 import { loadSttConfig } from '../../../src/stt/config.ts';
 import { defaultSidecarPython, defaultWhisperModelDir } from '../../../src/stt/embedded/paths.ts';
 import { EmbeddedSttProvider } from '../../../src/stt/embedded/provider.ts';

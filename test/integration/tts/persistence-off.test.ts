@@ -9,7 +9,7 @@ import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import type { AudioPersistenceJobData } from '../../../src/jobs/audio-persistence-job.ts';
 import { createQueue, QUEUE_NAMES } from '../../../src/jobs/queues.ts';
 import { spoolQueueName } from '../../../src/jobs/spool-queue.ts';
-import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
+import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
 import { createRedis } from '../../../src/redis/client.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KOKORO_VOICES } from '../../../src/providers/kokoro/voices.ts';
-import { NATIVE_VOICES } from '../../../src/providers/native/voices.ts';
+import { KOKORO_VOICES } from '../../../src/tts/providers/kokoro/voices.ts';
+import { NATIVE_VOICES } from '../../../src/tts/providers/native/voices.ts';
 import { userSpeechLanguage } from '../../../src/stt/language.ts';
 
 const voice = (name: string) => {

@@ -1,4 +1,4 @@
-import type { OutputFormat } from '../../../media/formats.ts';
+import type { OutputFormat } from '../../../../media/formats.ts';
 import type { VoiceCapability } from '../provider.ts';
 
 /**

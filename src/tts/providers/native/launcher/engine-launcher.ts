@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { PassThrough, type Readable } from 'node:stream';
-import { siblingEntry } from '../../../../media/runtime-entry.ts';
+import { siblingEntry } from '../../../../../media/runtime-entry.ts';
 import type { Engine, EngineExit } from '../engine.ts';
 import {
   ENGINE_ID_BYTES,

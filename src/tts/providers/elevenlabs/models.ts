@@ -1,4 +1,4 @@
-import type { OutputFormat } from '../../../media/formats.ts';
+import type { OutputFormat } from '../../../../media/formats.ts';
 import type { UpstreamModelInfo } from '../upstream/model-info.ts';
 
 /** ElevenLabs models a route may use. */

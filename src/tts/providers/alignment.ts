@@ -1,4 +1,4 @@
-import type { PcmChunk } from '../../media/pcm.ts';
+import type { PcmChunk } from '../../../media/pcm.ts';
 
 /** How finely a request asks for timings: per word, or per character. */
 export type AlignmentGranularity = 'word' | 'char';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { siblingEntry } from '../../../media/runtime-entry.ts';
+import { siblingEntry } from '../../../../media/runtime-entry.ts';
 import { ProviderError } from '../errors.ts';
 import type { InferenceWorkerData, InferenceWorkerMessage } from './inference-protocol.ts';
 

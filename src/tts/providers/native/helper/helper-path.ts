@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { checkoutRoot } from '../../../system/checkout-root.ts';
+import { checkoutRoot } from '../../../../system/checkout-root.ts';
 
 /** Where scripts/build-engine.sh writes the compiled engine, relative to the package root. */
 const RELATIVE_PATH = path.join('.cache', 'native', 'awp-espeak-engine');

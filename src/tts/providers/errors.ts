@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 
 /** Why a provider failed; decides the public code and whether a retry can help. */
 export type ProviderFailure =

@@ -1,4 +1,4 @@
-import type { OutputFormat } from '../../../media/formats.ts';
+import type { OutputFormat } from '../../../../media/formats.ts';
 import type { UpstreamModelInfo } from '../upstream/model-info.ts';
 
 /** Fish Audio TTS models a route may use (sent as the `model` request header). */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { PcmChunk } from '../../../media/pcm.ts';
+import type { PcmChunk } from '../../../../media/pcm.ts';
 import { ProviderError } from '../errors.ts';
 import type { SynthesisRequest, TtsProvider } from '../provider.ts';
 import { type ChunkingOptions, chunkText, DEFAULT_CHUNKING, type TextChunk } from './chunker.ts';

@@ -6,7 +6,7 @@ import type { ConfiguredVendor } from './vendor-descriptor.ts';
 import { configuredVendor, VENDOR_KINDS, type VendorKind } from './vendors.ts';
 import type { WaitQueueOptions } from './wait-queue.ts';
 
-/** Upstream vendors a route can name: the registered ones (src/providers/vendors.ts). */
+/** Upstream vendors a route can name: the registered ones (src/tts/providers/vendors.ts). */
 export type UpstreamProviderKind = VendorKind;
 
 export const UPSTREAM_PROVIDERS: readonly UpstreamProviderKind[] = VENDOR_KINDS;

@@ -36,7 +36,7 @@ export interface VendorClientOptions {
 /**
  * Everything the service knows about one upstream speech vendor, in the vendor's own
  * folder. The wiring (synthesis registry, cloning registry, catalog import, pricing,
- * configuration, route checks) iterates the registered descriptors (src/providers/vendors.ts)
+ * configuration, route checks) iterates the registered descriptors (src/tts/providers/vendors.ts)
  * and never names a vendor.
  */
 export interface VendorDescriptor<

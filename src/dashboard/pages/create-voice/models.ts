@@ -1,7 +1,7 @@
 /**
  * What the service clones onto and imports with. These mirror the server's tables
  * (`RECOMMENDED_MODELS` in src/voices/cloning/checks.ts, the ElevenLabs and Fish Audio model
- * tables under src/providers/); the dashboard's browser test checks that they agree.
+ * tables under src/tts/providers/); the dashboard's browser test checks that they agree.
  */
 
 /** Where a new voice can be cloned to. */

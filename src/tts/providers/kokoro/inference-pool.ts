@@ -15,7 +15,7 @@ export function inferenceWorkerFiles(): { bootstrap: string; entry: string } {
     // in the new thread first and then imports `entry`.
     bootstrap: entry.compiled
       ? entry.file
-      : path.join(import.meta.dirname, '..', '..', '..', 'media', 'worker', 'bootstrap.mjs'),
+      : path.join(import.meta.dirname, '..', '..', '..', '..', 'media', 'worker', 'bootstrap.mjs'),
     entry: entry.url,
   };
 }

@@ -1,6 +1,6 @@
 import { createStarterAgent } from './agents/starter-agent.ts';
-import { createApi } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { createApi } from './app/app.ts';
+import { ConfigError, loadConfig } from './app/config.ts';
 import { databaseOptions, openDatabase } from './db/connect.ts';
 import { nativeBindingLoaded } from './http/uws/native.ts';
 import { createLogger, resolveLogFormat } from './observability/logger.ts';

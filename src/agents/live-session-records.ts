@@ -1,5 +1,5 @@
 import type { ApplicationSpec } from '../application/types.ts';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { AgentSessionState } from '../db/schema.ts';
 import type { PublishedAgent } from './agent-store.ts';
 import type { CharacterCard } from './character-card.ts';

@@ -2,7 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { bearerCredential } from '../auth/authenticate.ts';
 import { requireAuth } from '../auth/context.ts';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { HttpRequest } from '../http/types.ts';

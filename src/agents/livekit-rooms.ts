@@ -4,7 +4,7 @@ import {
   RoomServiceClient,
   TrackSource,
 } from 'livekit-server-sdk';
-import { type Config, ConfigError } from '../config.ts';
+import { type Config, ConfigError } from '../app/config.ts';
 
 /** The deployment's LiveKit, or undefined when `LIVEKIT_URL` is unset. */
 export function livekitRoomsFromConfig(config: Config): LivekitRooms | undefined {

@@ -4,7 +4,7 @@ import { AgentStore } from '../agents/agent-store.ts';
 import { type AgentInput, Agents } from '../agents/agents.ts';
 import { cardFromJsonFile, cardFromPng } from '../agents/card-files.ts';
 import { agentBody } from '../agents/schemas.ts';
-import { ENVIRONMENTS, loadConfig } from '../config.ts';
+import { ENVIRONMENTS, loadConfig } from '../app/config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { ENVIRONMENTS } from '../config.ts';
+import { ENVIRONMENTS } from '../app/config.ts';
 import { UPSTREAM_PROVIDERS } from '../tts/providers/upstream-registry.ts';
 import type { Output } from './output.ts';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../app/config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { VoiceRouteProvider } from '../db/schema.ts';
 import { ApiError, unsupportedMediaTypeError } from '../errors.ts';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type Environment, loadConfig } from '../config.ts';
+import { type Environment, loadConfig } from '../app/config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
 import { WebhookDeliveries } from '../webhooks/deliveries.ts';

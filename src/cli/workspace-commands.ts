@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../app/config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { ApiError } from '../errors.ts';
 import { openAudioStores } from '../storage/stores.ts';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Config, Environment } from '../config.ts';
+import type { Config, Environment } from '../app/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';

@@ -1,6 +1,6 @@
 import { type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Kysely } from 'kysely';
-import type { Config } from '../config.ts';
+import type { Config } from '../app/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import { VoiceClonerRegistry } from '../tts/providers/cloning/registry.ts';

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { LiveSessions } from '../agents/live-sessions.ts';
 import { SessionRecordings } from '../agents/session-recordings.ts';
 import { Ledger } from '../billing/ledger.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../app/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import { SecretBox } from '../secrets/secret-box.ts';

@@ -7,7 +7,7 @@ import type { LiveSessions } from '../agents/live-sessions.ts';
 import type { SessionRecordings } from '../agents/session-recordings.ts';
 import { ApiKeys } from '../auth/api-keys.ts';
 import type { ApiKeyStore } from '../auth/key-store.ts';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { AnyRoute } from '../http/route.ts';
 import type { LlmCatalog } from '../llm/registry.ts';

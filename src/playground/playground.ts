@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { getOutputFormatInfo, type OutputFormat } from '../../media/formats.ts';
 import { encodeWav } from '../../media/wav.ts';
 import { checkAccount } from '../auth/account-checks.ts';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { type AudioStore, audioFileExtension } from '../storage/audio-store.ts';

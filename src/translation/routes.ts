@@ -4,7 +4,7 @@ import { canonicalLanguage } from '../agents/agents.ts';
 import { languageTagSchema } from '../agents/language-tag.ts';
 import { requireAuth } from '../auth/context.ts';
 import type { LlmLedger } from '../billing/llm-ledger.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../app/config.ts';
 import { usageBody } from '../conversations/schemas.ts';
 import { errorBody, toApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';

@@ -1,6 +1,6 @@
 import type { OutputFormat } from '../../media/formats.ts';
 import type { RoutePricing } from '../billing/pricing.ts';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { NATIVE_VOICES, type NativeVoice } from '../tts/providers/native/index.ts';

@@ -4,7 +4,7 @@ import {
   AgentToolError,
   defineAgentTool,
 } from '../agents/tools/agent-tool.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../app/config.ts';
 import { BraveSearch } from './brave.ts';
 import { WebSearchError, type WebSearchProvider } from './provider.ts';
 import { SearxngSearch } from './searxng.ts';

@@ -40,7 +40,7 @@ export {
   type TokenPrices,
   type TokenUsage,
 } from '../billing/pricing.ts';
-export { type Config, ConfigError, loadConfig } from '../config.ts';
+export { type Config, ConfigError, loadConfig } from '../app/config.ts';
 export type {
   LlmMessage,
   LlmProvider,

@@ -4,7 +4,7 @@ import type { ToolBilling } from '../agents/tools/agent-tool.ts';
 import { createAgentToolbox } from '../agents/tools/capabilities.ts';
 import type { PreparedTools } from '../agents/tools/toolbox.ts';
 import { StreamTokens } from '../auth/stream-tokens.ts';
-import { type Config, tokenSigningSecret } from '../config.ts';
+import { type Config, tokenSigningSecret } from '../app/config.ts';
 import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
 import { type LlmCatalog, llmCatalogFromConfig } from '../llm/registry.ts';
 import type { Logger } from '../observability/logger.ts';

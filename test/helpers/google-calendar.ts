@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { PublishedAgent } from '../../src/agents/agent-records.ts';
 import { createAgentToolbox } from '../../src/agents/tools/capabilities.ts';
 import type { PreparedTools } from '../../src/agents/tools/toolbox.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/app/config.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
 import { CalendarConnections } from '../../src/google-calendar/connections.ts';
 import { SecretBox } from '../../src/secrets/secret-box.ts';

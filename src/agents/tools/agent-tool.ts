@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Environment } from '../../config.ts';
+import type { Environment } from '../../app/config.ts';
 import type { ErrorCode } from '../../errors.ts';
 import type { LlmToolDefinition } from '../../llm/provider.ts';
 import type { PublishedAgent } from '../agent-records.ts';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../app/config.ts';
 import type { Database } from '../../db/schema.ts';
 import { memoryCapability } from '../../memory/memory-capability.ts';
 import { MemoryStore } from '../../memory/memory-store.ts';

@@ -7,7 +7,7 @@ import type {
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { v7 as uuidv7 } from 'uuid';
-import type { Environment } from '../../config.ts';
+import type { Environment } from '../../app/config.ts';
 import { ApiError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { Metrics } from '../../observability/metrics.ts';

@@ -9,7 +9,7 @@ import type { AgentToolContext } from '../../../../src/agents/tools/agent-tool.t
 import { agentCapabilities } from '../../../../src/agents/tools/capabilities.ts';
 import { documentsCapability, LISTED_TITLES } from '../../../../src/agents/tools/documents.ts';
 import { AgentToolbox } from '../../../../src/agents/tools/toolbox.ts';
-import { loadConfig } from '../../../../src/config.ts';
+import { loadConfig } from '../../../../src/app/config.ts';
 import type { DatabaseHandle } from '../../../../src/db/connect.ts';
 import { createLogger } from '../../../../src/observability/logger.ts';
 import { SecretBox } from '../../../../src/secrets/secret-box.ts';

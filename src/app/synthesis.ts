@@ -1,28 +1,28 @@
 import { availableParallelism } from 'node:os';
-import type { OutputFormat } from '../media/formats.ts';
-import { inThreadTranscoder, type TranscoderOptions } from '../media/transcode.ts';
-import { passPcmThroughInThread } from '../media/transcoder-placement.ts';
-import { TranscodePool } from '../media/worker/transcode-pool.ts';
-import { MILLICREDITS_PER_CREDIT, type RoutePricing } from './billing/pricing.ts';
+import type { OutputFormat } from '../../media/formats.ts';
+import { inThreadTranscoder, type TranscoderOptions } from '../../media/transcode.ts';
+import { passPcmThroughInThread } from '../../media/transcoder-placement.ts';
+import { TranscodePool } from '../../media/worker/transcode-pool.ts';
+import { MILLICREDITS_PER_CREDIT, type RoutePricing } from '../billing/pricing.ts';
 import type { Config } from './config.ts';
-import type { AudioPersistenceJobData } from './jobs/audio-persistence-job.ts';
-import { AudioPersistence } from './jobs/audio-persistence-producer.ts';
-import { createQueue, QUEUE_NAMES } from './jobs/queues.ts';
-import { spoolQueueName } from './jobs/spool-queue.ts';
-import { audioSpoolDir } from './jobs/workers.ts';
-import { queueWaitRecorder } from './observability/domain-metrics.ts';
-import type { Logger } from './observability/logger.ts';
-import type { Metrics } from './observability/metrics.ts';
-import { createKokoroEngine, defaultKokoroDir } from './tts/providers/kokoro/index.ts';
-import { defaultEngineHelperPath, NativeProvider } from './tts/providers/native/index.ts';
+import type { AudioPersistenceJobData } from '../jobs/audio-persistence-job.ts';
+import { AudioPersistence } from '../jobs/audio-persistence-producer.ts';
+import { createQueue, QUEUE_NAMES } from '../jobs/queues.ts';
+import { spoolQueueName } from '../jobs/spool-queue.ts';
+import { audioSpoolDir } from '../jobs/workers.ts';
+import { queueWaitRecorder } from '../observability/domain-metrics.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { createKokoroEngine, defaultKokoroDir } from '../tts/providers/kokoro/index.ts';
+import { defaultEngineHelperPath, NativeProvider } from '../tts/providers/native/index.ts';
 import {
   type UpstreamProviderKind,
   UpstreamProviderRegistry,
-} from './tts/providers/upstream-registry.ts';
-import type { ConfiguredVendor } from './tts/providers/vendor-descriptor.ts';
-import { audioFileExtension } from './storage/audio-store.ts';
-import { capFfmpegEncoders } from './tts/encoder-cap.ts';
-import type { AudioPersister } from './tts/ports.ts';
+} from '../tts/providers/upstream-registry.ts';
+import type { ConfiguredVendor } from '../tts/providers/vendor-descriptor.ts';
+import { audioFileExtension } from '../storage/audio-store.ts';
+import { capFfmpegEncoders } from '../tts/encoder-cap.ts';
+import type { AudioPersister } from '../tts/ports.ts';
 
 /** The price of each vendor's routes: its configured credits, passed through (pass_through). */
 export function vendorPricing<K extends string>(

@@ -1,23 +1,23 @@
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
-import type { Authenticator } from './auth/authenticate.ts';
-import type { CredentialWatch } from './auth/credential-watch.ts';
-import type { StreamTokens } from './auth/stream-tokens.ts';
-import { MILLICREDITS_PER_CREDIT } from './billing/pricing.ts';
+import type { Authenticator } from '../auth/authenticate.ts';
+import type { CredentialWatch } from '../auth/credential-watch.ts';
+import type { StreamTokens } from '../auth/stream-tokens.ts';
+import { MILLICREDITS_PER_CREDIT } from '../billing/pricing.ts';
 import type { Config, Environment } from './config.ts';
-import type { Database } from './db/schema.ts';
-import type { AnyRoute } from './http/route.ts';
-import type { WebSocketRoute } from './http/websocket.ts';
-import type { Logger } from './observability/logger.ts';
-import type { SttConfig } from './stt/config.ts';
-import { VoiceActivity } from './stt/vad/voice-activity.ts';
-import { TranscriptionEngine } from './transcription/engine.ts';
-import { transcriptionRoute, transcriptionWebsocketUrl } from './transcription/route.ts';
-import { transcriptionRoutes } from './transcription/routes.ts';
-import { TranscriptionSessionReads } from './transcription/session-reads.ts';
-import type { TranscriptionSessionStore } from './transcription/session-store.ts';
-import type { OriginAllowlist } from './tts/stream/origins.ts';
-import { StreamSlots } from './tts/stream/stream-slots.ts';
+import type { Database } from '../db/schema.ts';
+import type { AnyRoute } from '../http/route.ts';
+import type { WebSocketRoute } from '../http/websocket.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { SttConfig } from '../stt/config.ts';
+import { VoiceActivity } from '../stt/vad/voice-activity.ts';
+import { TranscriptionEngine } from '../transcription/engine.ts';
+import { transcriptionRoute, transcriptionWebsocketUrl } from '../transcription/route.ts';
+import { transcriptionRoutes } from '../transcription/routes.ts';
+import { TranscriptionSessionReads } from '../transcription/session-reads.ts';
+import type { TranscriptionSessionStore } from '../transcription/session-store.ts';
+import type { OriginAllowlist } from '../tts/stream/origins.ts';
+import { StreamSlots } from '../tts/stream/stream-slots.ts';
 
 /**
  * The api's realtime transcription: the WebSocket, its token and session routes, the

@@ -17,7 +17,7 @@ import { recordingResponse, type SessionRecordings } from './session-recordings.
 import { sessionReportBody } from './session-report-view.ts';
 import { sessionReportSchema } from './session-schemas.ts';
 import type { AgentSessionClaims, AgentSessionTokens } from './session-tokens.ts';
-import { timeZoneSchema } from './tools/calendar/time-zone-schema.ts';
+import { timeZoneSchema } from './capabilities/calendar/time-zone-schema.ts';
 
 const MAX_OVERRIDE_CHARS = 100_000;
 /**

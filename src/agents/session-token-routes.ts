@@ -5,7 +5,7 @@ import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
 import type { Agents } from './agents.ts';
 import type { AgentSessionTokens } from './session-tokens.ts';
-import type { AgentToolbox } from './tools/toolbox.ts';
+import type { AgentToolbox } from './capabilities/toolbox.ts';
 
 const mintBodySchema = z
   .strictObject({

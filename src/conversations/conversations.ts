@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import type { Agents } from '../agents/agents.ts';
-import type { AgentToolbox } from '../agents/tools/toolbox.ts';
+import type { AgentToolbox } from '../agents/capabilities/toolbox.ts';
 import type { LlmLedger } from '../billing/llm-ledger.ts';
 import { TurnInProgressError, violatesUnique } from '../billing/llm-ledger.ts';
 import { llmCostMillicredits } from '../billing/pricing.ts';

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { PublishedAgent } from '../agents/agent-store.ts';
-import type { PreparedTools } from '../agents/tools/toolbox.ts';
+import type { PreparedTools } from '../agents/capabilities/toolbox.ts';
 import type { LlmLedger } from '../billing/llm-ledger.ts';
 import { llmCostMillicredits } from '../billing/pricing.ts';
 import { ApiError } from '../errors.ts';

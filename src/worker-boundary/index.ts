@@ -30,8 +30,8 @@ export type {
 } from '../agents/live-sessions.ts';
 export { agentSessionLedgerId } from '../agents/live-sessions.ts';
 export { userIdentity } from '../agents/livekit-rooms.ts';
-export type { ToolBilling } from '../agents/tools/agent-tool.ts';
-export type { PreparedTools } from '../agents/tools/toolbox.ts';
+export type { ToolBilling } from '../agents/capabilities/agent-tool.ts';
+export type { PreparedTools } from '../agents/capabilities/toolbox.ts';
 export type { ApplicationTool } from '../application/types.ts';
 export {
   liveSessionCostMillicredits,

@@ -3,7 +3,7 @@ import type { AnyRoute } from '../../http/route.ts';
 import type {
   WorkspaceSearchKeys,
   WorkspaceSearchKeyView,
-} from '../../websearch/workspace-search-keys.ts';
+} from '../../agents/capabilities/websearch/workspace-search-keys.ts';
 import { MEMBER_MANAGER_ROLES } from '../../workspaces/members.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { operatorRoute } from '../route.ts';

@@ -1,4 +1,4 @@
-import type { CalendarEvent } from '../../../google-calendar/calendar-api.ts';
+import type { CalendarEvent } from './calendar-api.ts';
 import { addDays, formatInZone } from './zoned-time.ts';
 
 /** Longest description a listed event shows the model. */

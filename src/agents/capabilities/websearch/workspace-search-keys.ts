@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.ts';
-import type { SecretBox } from '../secrets/secret-box.ts';
+import type { Database } from '../../../db/schema.ts';
+import type { SecretBox } from '../../../secrets/secret-box.ts';
 
 /** A workspace's own search key as operators see it: never the key, only its end. */
 export interface WorkspaceSearchKeyView {

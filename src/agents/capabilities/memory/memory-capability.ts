@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { PublishedAgent } from '../agents/agent-records.ts';
+import type { PublishedAgent } from '../../agent-records.ts';
 import {
   type AgentCapability,
   type AgentToolContext,
   AgentToolError,
   defineAgentTool,
-} from '../agents/tools/agent-tool.ts';
+} from '../agent-tool.ts';
 import { MAX_MEMORY_CHARS, type MemoryOwner, type MemoryStore } from './memory-store.ts';
 
 function ownerOf(context: AgentToolContext): MemoryOwner {

@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { Database } from '../../db/schema.ts';
+import type { Database } from '../../../db/schema.ts';
 
 /** The chunks one conversation may search: an Agent's shared ones and its end user's own. */
 export interface SearchScope {

@@ -1,12 +1,12 @@
 import type { Kysely, Selectable } from 'kysely';
-import { randomBase62 } from '../auth/key-format.ts';
+import { randomBase62 } from '../../../auth/key-format.ts';
 import type {
   Database,
   GoogleCalendarConnectionStatus,
   GoogleCalendarConnectionsTable,
-} from '../db/schema.ts';
-import { inScope, type TenantScope } from '../db/tenant-scope.ts';
-import type { SecretBox } from '../secrets/secret-box.ts';
+} from '../../../db/schema.ts';
+import { inScope, type TenantScope } from '../../../db/tenant-scope.ts';
+import type { SecretBox } from '../../../secrets/secret-box.ts';
 
 /** A connection as callers see it: never its tokens. */
 export interface CalendarConnection {

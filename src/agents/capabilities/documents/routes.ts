@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { requireAuth } from '../../auth/context.ts';
-import type { TenantScope } from '../../db/tenant-scope.ts';
-import { type AnyRoute, defineRoute } from '../../http/route.ts';
-import type { HttpRequest } from '../../http/types.ts';
+import { requireAuth } from '../../../auth/context.ts';
+import type { TenantScope } from '../../../db/tenant-scope.ts';
+import { type AnyRoute, defineRoute } from '../../../http/route.ts';
+import type { HttpRequest } from '../../../http/types.ts';
 import { DOCUMENT_BODY_LIMIT_BYTES } from './document-records.ts';
 import type { AgentDocuments } from './documents.ts';
 import {

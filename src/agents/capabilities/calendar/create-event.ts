@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CalendarEvent } from '../../../google-calendar/calendar-api.ts';
+import type { CalendarEvent } from './calendar-api.ts';
 import { AgentToolError, defineAgentTool } from '../agent-tool.ts';
 import {
   type CalendarToolDependencies,

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { randomBase62 } from '../auth/key-format.ts';
-import type { Database, GoogleCalendarOAuthRequestsTable } from '../db/schema.ts';
-import type { TenantScope } from '../db/tenant-scope.ts';
-import type { SecretBox } from '../secrets/secret-box.ts';
+import { randomBase62 } from '../../../auth/key-format.ts';
+import type { Database, GoogleCalendarOAuthRequestsTable } from '../../../db/schema.ts';
+import type { TenantScope } from '../../../db/tenant-scope.ts';
+import type { SecretBox } from '../../../secrets/secret-box.ts';
 
 /** How long a consent flow may take, from the request to Google's redirect back. */
 export const OAUTH_REQUEST_TTL_MS = 10 * 60_000;

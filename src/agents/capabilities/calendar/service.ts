@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { Config, Environment } from '../app/config.ts';
-import type { Database } from '../db/schema.ts';
-import type { TenantScope } from '../db/tenant-scope.ts';
-import { ApiError } from '../errors.ts';
-import type { Logger } from '../observability/logger.ts';
-import type { SecretBox } from '../secrets/secret-box.ts';
+import type { Config, Environment } from '../../../app/config.ts';
+import type { Database } from '../../../db/schema.ts';
+import type { TenantScope } from '../../../db/tenant-scope.ts';
+import { ApiError } from '../../../errors.ts';
+import type { Logger } from '../../../observability/logger.ts';
+import type { SecretBox } from '../../../secrets/secret-box.ts';
 import { type CalendarConnection, CalendarConnections } from './connections.ts';
 import { type GoogleFailure, googleFailure } from './google-errors.ts';
 import { readIdToken } from './id-token.ts';

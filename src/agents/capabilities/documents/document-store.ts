@@ -1,10 +1,10 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { Environment } from '../../app/config.ts';
-import { lookahead, takePage } from '../../db/page.ts';
-import type { AgentDocumentsTable, Database } from '../../db/schema.ts';
-import { inScope } from '../../db/tenant-scope.ts';
+import type { Environment } from '../../../app/config.ts';
+import { lookahead, takePage } from '../../../db/page.ts';
+import type { AgentDocumentsTable, Database } from '../../../db/schema.ts';
+import { inScope } from '../../../db/tenant-scope.ts';
 import { chunkText } from './chunking.ts';
 import {
   type AgentDocument,

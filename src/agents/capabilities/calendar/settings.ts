@@ -1,4 +1,4 @@
-import type { Config, Environment } from '../app/config.ts';
+import type { Config, Environment } from '../../../app/config.ts';
 
 /** Path of the public route Google sends the end user's browser back to. */
 export const CALLBACK_PATH = '/v1/google-calendar/oauth/callback';

@@ -1,5 +1,5 @@
-import { CalendarAccessError } from '../../../google-calendar/access.ts';
-import { GoogleFailure } from '../../../google-calendar/google-errors.ts';
+import { CalendarAccessError } from './access.ts';
+import { GoogleFailure } from './google-errors.ts';
 import { AgentToolError } from '../agent-tool.ts';
 
 /** What the model is told when the end user's calendar cannot be used. */

@@ -1,5 +1,5 @@
-import type { TenantScope } from '../db/tenant-scope.ts';
-import type { Logger } from '../observability/logger.ts';
+import type { TenantScope } from '../../../db/tenant-scope.ts';
+import type { Logger } from '../../../observability/logger.ts';
 import type {
   CalendarConnection,
   CalendarConnections,

@@ -1,7 +1,7 @@
 import type { TenantScope } from '../../../db/tenant-scope.ts';
-import type { CalendarAccess } from '../../../google-calendar/access.ts';
-import { CalendarAccessError } from '../../../google-calendar/access.ts';
-import type { GoogleCalendarApi } from '../../../google-calendar/calendar-api.ts';
+import type { CalendarAccess } from './access.ts';
+import { CalendarAccessError } from './access.ts';
+import type { GoogleCalendarApi } from './calendar-api.ts';
 import type { AgentToolContext } from '../agent-tool.ts';
 import { isTimeZone } from './zoned-time.ts';
 

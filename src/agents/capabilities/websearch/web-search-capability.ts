@@ -3,8 +3,8 @@ import {
   type AgentCapability,
   AgentToolError,
   defineAgentTool,
-} from '../agents/tools/agent-tool.ts';
-import type { Config } from '../app/config.ts';
+} from '../agent-tool.ts';
+import type { Config } from '../../../app/config.ts';
 import { BraveSearch } from './brave.ts';
 import { WebSearchError, type WebSearchProvider } from './provider.ts';
 import { SearxngSearch } from './searxng.ts';

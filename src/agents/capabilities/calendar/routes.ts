@@ -1,10 +1,10 @@
-import { requireAuth } from '../auth/context.ts';
-import type { Environment } from '../app/config.ts';
-import type { TenantScope } from '../db/tenant-scope.ts';
-import { errorSchemaFor } from '../http/openapi-errors.ts';
-import { publicHttpBase } from '../http/public-url.ts';
-import { type AnyRoute, defineRoute } from '../http/route.ts';
-import type { HttpRequest } from '../http/types.ts';
+import { requireAuth } from '../../../auth/context.ts';
+import type { Environment } from '../../../app/config.ts';
+import type { TenantScope } from '../../../db/tenant-scope.ts';
+import { errorSchemaFor } from '../../../http/openapi-errors.ts';
+import { publicHttpBase } from '../../../http/public-url.ts';
+import { type AnyRoute, defineRoute } from '../../../http/route.ts';
+import type { HttpRequest } from '../../../http/types.ts';
 import { CALLBACK_HEADERS, callbackPage, returnLocation } from './callback-page.ts';
 import type { CalendarConnection } from './connections.ts';
 import {

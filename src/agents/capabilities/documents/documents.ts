@@ -1,5 +1,5 @@
-import type { TenantScope } from '../../db/tenant-scope.ts';
-import { ApiError } from '../../errors.ts';
+import type { TenantScope } from '../../../db/tenant-scope.ts';
+import { ApiError } from '../../../errors.ts';
 import {
   type AgentDocument,
   type AgentDocumentWithText,

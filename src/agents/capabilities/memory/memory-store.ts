@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { Environment } from '../app/config.ts';
-import type { AgentMemorySource, Database } from '../db/schema.ts';
-import { inScope } from '../db/tenant-scope.ts';
+import type { Environment } from '../../../app/config.ts';
+import type { AgentMemorySource, Database } from '../../../db/schema.ts';
+import { inScope } from '../../../db/tenant-scope.ts';
 
 /** Memories kept per Agent and end user; saving one more forgets the oldest. */
 export const MAX_MEMORIES_PER_END_USER = 100;

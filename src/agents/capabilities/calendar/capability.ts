@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../../app/config.ts';
 import type { Database } from '../../../db/schema.ts';
-import { CalendarAccess } from '../../../google-calendar/access.ts';
-import { GoogleCalendarApi } from '../../../google-calendar/calendar-api.ts';
-import { CalendarConnections } from '../../../google-calendar/connections.ts';
-import { GoogleOAuth } from '../../../google-calendar/oauth-client.ts';
-import { googleSettingsFromConfig } from '../../../google-calendar/settings.ts';
+import { CalendarAccess } from './access.ts';
+import { GoogleCalendarApi } from './calendar-api.ts';
+import { CalendarConnections } from './connections.ts';
+import { GoogleOAuth } from './oauth-client.ts';
+import { googleSettingsFromConfig } from './settings.ts';
 import type { Logger } from '../../../observability/logger.ts';
 import type { SecretBox } from '../../../secrets/secret-box.ts';
 import type { AgentCapability, AgentTool, AgentToolContext } from '../agent-tool.ts';

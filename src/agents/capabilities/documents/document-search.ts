@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { dialectOf } from '../../db/dialect.ts';
-import type { Database } from '../../db/schema.ts';
+import { dialectOf } from '../../../db/dialect.ts';
+import type { Database } from '../../../db/schema.ts';
 import { type ChunkForRanking, FullTextIndex, type SearchScope } from './full-text.ts';
 import { searchTerms } from './search-terms.ts';
 

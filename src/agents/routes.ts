@@ -10,7 +10,7 @@ import {
   agentSchema,
   agentSchemas,
 } from './schemas.ts';
-import type { SessionRecordings } from './session-recordings.ts';
+import type { SessionRecordings } from '../live-sessions/session-recordings.ts';
 
 const AUTH = { kind: 'workspace_key', capability: 'agents' } as const;
 const TAGS = ['agents'];

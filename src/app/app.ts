@@ -3,8 +3,8 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Agents } from '../agents/agents.ts';
-import { LiveSessions } from '../agents/live-sessions.ts';
-import { SessionRecordings } from '../agents/session-recordings.ts';
+import { LiveSessions } from '../live-sessions/live-sessions.ts';
+import { SessionRecordings } from '../live-sessions/session-recordings.ts';
 import { createAgentSide } from './agents.ts';
 import {
   createAudioPersister,

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { LiveSessions } from '../agents/live-sessions.ts';
-import { SessionRecordings } from '../agents/session-recordings.ts';
+import { LiveSessions } from '../live-sessions/live-sessions.ts';
+import { SessionRecordings } from '../live-sessions/session-recordings.ts';
 import { Ledger } from '../billing/ledger.ts';
 import type { Config } from '../app/config.ts';
 import type { Database } from '../db/schema.ts';

@@ -22,14 +22,14 @@
  */
 
 export type { CharacterCard } from '../agents/character-card.ts';
-export type { LatencyStats, TurnLatencySummary } from '../agents/live-session-records.ts';
+export type { LatencyStats, TurnLatencySummary } from '../live-sessions/live-session-records.ts';
 export type {
   ApplicationSession,
   LiveSessionRecord,
   SessionContext,
-} from '../agents/live-sessions.ts';
-export { agentSessionLedgerId } from '../agents/live-sessions.ts';
-export { userIdentity } from '../agents/livekit-rooms.ts';
+} from '../live-sessions/live-sessions.ts';
+export { agentSessionLedgerId } from '../live-sessions/live-sessions.ts';
+export { userIdentity } from '../live-sessions/livekit-rooms.ts';
 export type { ToolBilling } from '../agents/capabilities/agent-tool.ts';
 export type { PreparedTools } from '../agents/capabilities/toolbox.ts';
 export type { ApplicationTool } from '../application/types.ts';

@@ -1,5 +1,5 @@
-import { type LiveSessionRecord, LiveSessions } from '../agents/live-sessions.ts';
-import { SessionRecordings } from '../agents/session-recordings.ts';
+import { type LiveSessionRecord, LiveSessions } from '../live-sessions/live-sessions.ts';
+import { SessionRecordings } from '../live-sessions/session-recordings.ts';
 import type { ToolBilling } from '../agents/capabilities/agent-tool.ts';
 import { createAgentToolbox } from '../agents/capabilities/registry.ts';
 import type { PreparedTools } from '../agents/capabilities/toolbox.ts';

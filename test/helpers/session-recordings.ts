@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { SessionRecordings } from '../../src/agents/session-recordings.ts';
+import { SessionRecordings } from '../../src/live-sessions/session-recordings.ts';
 import type { Database } from '../../src/db/schema.ts';
 import { audioStorageDir } from '../../src/storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from '../../src/storage/local-disk-store.ts';

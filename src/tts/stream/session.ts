@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { DurationCounter } from '../../../media/duration.ts';
 import { getOutputFormatInfo, type OutputFormat } from '../../../media/formats.ts';
 import { inThreadTranscoder } from '../../../media/transcode.ts';
-import { agentSessionLedgerId } from '../../agents/session-report.ts';
+import { agentSessionLedgerId } from '../../live-sessions/session-report.ts';
 import type { AuthContext } from '../../auth/context.ts';
 import { publicCost } from '../../billing/cost.ts';
 import type { LedgerOutcome } from '../../billing/ledger.ts';

@@ -8,7 +8,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AwpClient } from '../../../backend-sdk/src/index.ts';
 import { AgentStore } from '../../../src/agents/agent-store.ts';
-import { LiveSessions } from '../../../src/agents/live-sessions.ts';
+import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AGENT_SESSION_TOKEN_TTL_MS,
   AgentSessionTokens,
-} from '../../../src/agents/session-tokens.ts';
+} from '../../../src/live-sessions/session-tokens.ts';
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import { ApiKeyStore } from '../../../src/auth/key-store.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';

@@ -16,7 +16,7 @@ import { decodeJwt } from 'jose';
 import { AccessToken, AgentDispatchClient, RoomServiceClient } from 'livekit-server-sdk';
 import { v4 as uuidv4 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LiveSessions } from '../../../src/agents/live-sessions.ts';
+import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';

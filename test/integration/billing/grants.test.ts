@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LiveSessions } from '../../../src/agents/live-sessions.ts';
+import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { CreditGrants } from '../../../src/billing/grants.ts';
 import { Ledger } from '../../../src/billing/ledger.ts';
 import { LlmLedger } from '../../../src/billing/llm-ledger.ts';

@@ -7,17 +7,17 @@ import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { HttpRequest } from '../http/types.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
-import type { Agents } from './agents.ts';
-import { avatarEntry, avatarSchema } from './avatar-routes.ts';
-import { DEFAULT_AVATAR_ID, findAvatar } from './avatars/catalog.ts';
-import { applyLegacyFields, characterCardSchema } from './character-card.ts';
+import type { Agents } from '../agents/agents.ts';
+import { avatarEntry, avatarSchema } from '../agents/avatar-routes.ts';
+import { DEFAULT_AVATAR_ID, findAvatar } from '../agents/avatars/catalog.ts';
+import { applyLegacyFields, characterCardSchema } from '../agents/character-card.ts';
 import type { LiveSessions, SessionOverrides } from './live-sessions.ts';
 import { type LivekitRooms, sessionRoom } from './livekit-rooms.ts';
 import { recordingResponse, type SessionRecordings } from './session-recordings.ts';
 import { sessionReportBody } from './session-report-view.ts';
 import { sessionReportSchema } from './session-schemas.ts';
 import type { AgentSessionClaims, AgentSessionTokens } from './session-tokens.ts';
-import { timeZoneSchema } from './capabilities/calendar/time-zone-schema.ts';
+import { timeZoneSchema } from '../agents/capabilities/calendar/time-zone-schema.ts';
 
 const MAX_OVERRIDE_CHARS = 100_000;
 /**

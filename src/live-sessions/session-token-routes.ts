@@ -3,9 +3,9 @@ import { requireAuth } from '../auth/context.ts';
 import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
-import type { Agents } from './agents.ts';
+import type { Agents } from '../agents/agents.ts';
 import type { AgentSessionTokens } from './session-tokens.ts';
-import type { AgentToolbox } from './capabilities/toolbox.ts';
+import type { AgentToolbox } from '../agents/capabilities/toolbox.ts';
 
 const mintBodySchema = z
   .strictObject({

@@ -1,6 +1,6 @@
 /** Shapes of the operator API's answers (snake_case, as on the wire). */
 
-import type { Role } from '../db/schema/accounts.ts';
+import type { Role } from '../src/db/schema/accounts.ts';
 
 export {
   AGENT_BUILDER_ROLES,
@@ -13,7 +13,7 @@ export {
   SESSION_READER_ROLES,
   VOICE_MANAGER_ROLES,
   WEBHOOK_MANAGER_ROLES,
-} from '../workspaces/roles.ts';
+} from '../src/workspaces/roles.ts';
 export type { Role };
 
 export interface Member {

@@ -2,7 +2,7 @@ import type {
   TranscriptionSegment,
   TranscriptionSession,
   TranscriptionSessionDetail,
-} from '../../../../backend-sdk/src/types/transcription.ts';
+} from '../../../backend-sdk/src/types/transcription.ts';
 
 // A realtime transcription session's wire shape is the server library's.
 export type { TranscriptionSegment, TranscriptionSession, TranscriptionSessionDetail };

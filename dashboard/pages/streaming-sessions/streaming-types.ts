@@ -3,7 +3,7 @@ import type {
   StreamingSessionEvent,
   StreamingSessionEventList,
   StreamingSessionList,
-} from '../../../../backend-sdk/src/types/streaming-sessions.ts';
+} from '../../../backend-sdk/src/types/streaming-sessions.ts';
 
 // A streaming session's wire shape is the server library's.
 export type {

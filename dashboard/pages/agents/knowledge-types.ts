@@ -2,8 +2,8 @@ import type {
   AgentDocument,
   AgentDocumentContentType,
   AgentDocumentWithText,
-} from '../../../../backend-sdk/src/types/documents.ts';
-import type { AgentMemory } from '../../../../backend-sdk/src/types/memories.ts';
+} from '../../../backend-sdk/src/types/documents.ts';
+import type { AgentMemory } from '../../../backend-sdk/src/types/memories.ts';
 
 // The document and memory resources' types are the server library's: one wire shape.
 export type { AgentDocument, AgentDocumentContentType, AgentDocumentWithText, AgentMemory };

@@ -5,7 +5,7 @@ import type {
   CharacterCardData,
   Agent as PublicAgent,
   RevisionRef,
-} from '../../../../backend-sdk/src/types/agents.ts';
+} from '../../../backend-sdk/src/types/agents.ts';
 
 // The Agent resource's types are the server library's: one definition of the wire shape.
 export type { CharacterCard, CharacterCardData };

@@ -3,7 +3,7 @@ import type {
   WebhookEndpoint,
   WebhookEndpointCreated,
   WebhookEventType,
-} from '../../../../backend-sdk/src/types/webhooks.ts';
+} from '../../../backend-sdk/src/types/webhooks.ts';
 
 export { WEBHOOK_MANAGER_ROLES } from '../../types.ts';
 // The webhook resources' types are the server library's: one definition of the wire shape.

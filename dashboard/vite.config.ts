@@ -9,7 +9,7 @@ export default defineConfig({
   plugins: [react()],
   logLevel: 'warn',
   build: {
-    outDir: path.resolve(import.meta.dirname, '../../dist/dashboard'),
+    outDir: path.resolve(import.meta.dirname, '../dist/dashboard'),
     emptyOutDir: true,
     sourcemap: true,
     target: 'es2022',

@@ -4,7 +4,7 @@ import { bool, modelList } from './fields.ts';
 /**
  * The agent side's environment variables: language models, live sessions over LiveKit,
  * realtime transcription, and the capabilities of managed Agents. Part of `configSchema`
- * (src/config.ts).
+ * (src/app/config.ts).
  */
 export const agentConfigShape = {
   /** OpenAI-compatible Chat Completions origin (OpenAI, vLLM, llama.cpp server, Ollama). */

@@ -4,7 +4,7 @@ import { bool } from './fields.ts';
 /**
  * Where stored audio lives (synthesized requests, session recordings, voice samples): the
  * local disk under DATA_DIR by default, or an S3-compatible bucket shared by every host of a
- * fleet. Part of `configSchema` (src/config.ts).
+ * fleet. Part of `configSchema` (src/app/config.ts).
  */
 export const storageConfigShape = {
   /**

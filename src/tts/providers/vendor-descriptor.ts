@@ -45,7 +45,7 @@ export interface VendorDescriptor<
 > {
   /** The provider name stored on routes and provider accounts (`elevenlabs`). */
   readonly kind: K;
-  /** The vendor's environment variables, part of `configSchema` (src/config.ts). */
+  /** The vendor's environment variables, part of `configSchema` (src/app/config.ts). */
   readonly configShape: S;
   /** The vendor's settings read from a loaded configuration (which holds `configShape`). */
   settings(config: Readonly<Record<string, unknown>>): VendorSettings;

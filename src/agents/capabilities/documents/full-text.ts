@@ -29,7 +29,7 @@ export interface ChunkForRanking {
  * The questions search asks the full-text index, the only SQL that differs between the
  * dialects: "which chunks hold this term". SQLite answers from the FTS5 table
  * `agent_document_chunks_fts`, PostgreSQL from the GIN-indexed `tsvector` column `tsv`; both
- * index the same normalized terms (src/agents/documents/search-terms.ts) and match a term
+ * index the same normalized terms (src/agents/capabilities/documents/search-terms.ts) and match a term
  * exactly, so they give the same answers.
  */
 export class FullTextIndex {

@@ -1,4 +1,5 @@
 import { createResampler } from '../../media/resample.ts';
+import { STT_SAMPLE_RATE_HZ } from '../../src/stt/provider.ts';
 import {
   defaultKokoroDir,
   InferencePool,
@@ -7,7 +8,6 @@ import {
   locateKokoroFiles,
 } from '../../src/tts/providers/kokoro/index.ts';
 import { NativeProvider } from '../../src/tts/providers/native/index.ts';
-import { STT_SAMPLE_RATE_HZ } from '../../src/stt/provider.ts';
 
 /** Kokoro's voices reading texts for the speech-to-text benchmarks, at 16 kHz. */
 export interface KokoroSpeech {

@@ -3,16 +3,8 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Agents } from '../agents/agents.ts';
-import { LiveSessions } from '../live-sessions/live-sessions.ts';
-import { SessionRecordings } from '../live-sessions/session-recordings.ts';
-import { createAgentSide } from './agents.ts';
-import {
-  createAudioPersister,
-  createSpeechProviders,
-  createTranscoders,
-  vendorPricing,
-} from './synthesis.ts';
-import { createTranscriptionSide } from './transcription.ts';
+import { googleCalendarRoutes } from '../agents/capabilities/calendar/routes.ts';
+import { googleCalendarFromConfig } from '../agents/capabilities/calendar/service.ts';
 import { Authenticator } from '../auth/authenticate.ts';
 import { CredentialWatch } from '../auth/credential-watch.ts';
 import { ApiKeyStore } from '../auth/key-store.ts';
@@ -21,11 +13,8 @@ import { InstanceHeartbeat } from '../billing/instance-heartbeat.ts';
 import { Ledger } from '../billing/ledger.ts';
 import { LlmLedger } from '../billing/llm-ledger.ts';
 import { MILLICREDITS_PER_CREDIT } from '../billing/pricing.ts';
-import { type Config, type Environment, tokenSigningSecret } from './config.ts';
 import type { Database } from '../db/schema.ts';
 import { demoRoutes } from '../demo/routes.ts';
-import { googleCalendarRoutes } from '../agents/capabilities/calendar/routes.ts';
-import { googleCalendarFromConfig } from '../agents/capabilities/calendar/service.ts';
 import { BodyBudget } from '../http/body-budget.ts';
 import { buildOpenApiDocument } from '../http/openapi.ts';
 import { routeHandler } from '../http/pipeline.ts';
@@ -34,6 +23,8 @@ import { prepareUploadDirectory } from '../http/upload-directory.ts';
 import { type Listener, UwsHttpServer } from '../http/uws/server.ts';
 import { openVoiceCloning } from '../jobs/voice-cloning.ts';
 import { type JobWorkers, startJobWorkers } from '../jobs/workers.ts';
+import { LiveSessions } from '../live-sessions/live-sessions.ts';
+import { SessionRecordings } from '../live-sessions/session-recordings.ts';
 import { modelRoutes } from '../models/routes.ts';
 import { limiterOutage, synthesisObserver } from '../observability/domain-metrics.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -42,7 +33,6 @@ import { type MetricsListener, startMetricsListener } from '../observability/met
 import { dashboardPageRoutes } from '../operator/dashboard-pages.ts';
 import { secureCookieEnvironments } from '../operator/guard.ts';
 import { createOperatorApi } from '../operator/index.ts';
-import { configureVendors, VENDORS } from '../tts/providers/vendors.ts';
 import { RateLimiter } from '../ratelimit/limiter.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
 import { openAudioStores } from '../storage/stores.ts';
@@ -51,6 +41,7 @@ import { loadSttConfig, type SttConfig } from '../stt/config.ts';
 import { systemRoutes } from '../system/routes.ts';
 import { TranscriptionSessionStore } from '../transcription/session-store.ts';
 import { OneShotSynthesis } from '../tts/oneshot.ts';
+import { configureVendors, VENDORS } from '../tts/providers/vendors.ts';
 import { KeyRateLimitGuard } from '../tts/rate-limit.ts';
 import { ttsRoutes } from '../tts/routes.ts';
 import { AudioSpool } from '../tts/spool.ts';
@@ -64,6 +55,15 @@ import { voiceRoutes } from '../voices/routes.ts';
 import { VoiceStore } from '../voices/voice-store.ts';
 import { WEBHOOK_EVENT_SCHEMAS } from '../webhooks/event-schemas.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
+import { createAgentSide } from './agents.ts';
+import { type Config, type Environment, tokenSigningSecret } from './config.ts';
+import {
+  createAudioPersister,
+  createSpeechProviders,
+  createTranscoders,
+  vendorPricing,
+} from './synthesis.ts';
+import { createTranscriptionSide } from './transcription.ts';
 
 /**
  * `info.version` of the OpenAPI document: a breaking change needs a new major or minor

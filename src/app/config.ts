@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { derivedSecret } from '../secrets/secret-box.ts';
+import { vendorConfigShape } from '../tts/providers/vendors.ts';
 import { agentConfigShape } from './config/agents.ts';
 import { bool, hostMap, port } from './config/fields.ts';
 import { storageConfigShape } from './config/storage.ts';
-import { vendorConfigShape } from '../tts/providers/vendors.ts';
-import { derivedSecret } from '../secrets/secret-box.ts';
 
 export { ENVIRONMENTS, type Environment } from './config/environments.ts';
 

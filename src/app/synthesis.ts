@@ -4,7 +4,6 @@ import { inThreadTranscoder, type TranscoderOptions } from '../../media/transcod
 import { passPcmThroughInThread } from '../../media/transcoder-placement.ts';
 import { TranscodePool } from '../../media/worker/transcode-pool.ts';
 import { MILLICREDITS_PER_CREDIT, type RoutePricing } from '../billing/pricing.ts';
-import type { Config } from './config.ts';
 import type { AudioPersistenceJobData } from '../jobs/audio-persistence-job.ts';
 import { AudioPersistence } from '../jobs/audio-persistence-producer.ts';
 import { createQueue, QUEUE_NAMES } from '../jobs/queues.ts';
@@ -13,6 +12,9 @@ import { audioSpoolDir } from '../jobs/workers.ts';
 import { queueWaitRecorder } from '../observability/domain-metrics.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { audioFileExtension } from '../storage/audio-store.ts';
+import { capFfmpegEncoders } from '../tts/encoder-cap.ts';
+import type { AudioPersister } from '../tts/ports.ts';
 import { createKokoroEngine, defaultKokoroDir } from '../tts/providers/kokoro/index.ts';
 import { defaultEngineHelperPath, NativeProvider } from '../tts/providers/native/index.ts';
 import {
@@ -20,9 +22,7 @@ import {
   UpstreamProviderRegistry,
 } from '../tts/providers/upstream-registry.ts';
 import type { ConfiguredVendor } from '../tts/providers/vendor-descriptor.ts';
-import { audioFileExtension } from '../storage/audio-store.ts';
-import { capFfmpegEncoders } from '../tts/encoder-cap.ts';
-import type { AudioPersister } from '../tts/ports.ts';
+import type { Config } from './config.ts';
 
 /** The price of each vendor's routes: its configured credits, passed through (pass_through). */
 export function vendorPricing<K extends string>(

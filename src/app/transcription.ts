@@ -4,7 +4,6 @@ import type { Authenticator } from '../auth/authenticate.ts';
 import type { CredentialWatch } from '../auth/credential-watch.ts';
 import type { StreamTokens } from '../auth/stream-tokens.ts';
 import { MILLICREDITS_PER_CREDIT } from '../billing/pricing.ts';
-import type { Config, Environment } from './config.ts';
 import type { Database } from '../db/schema.ts';
 import type { AnyRoute } from '../http/route.ts';
 import type { WebSocketRoute } from '../http/websocket.ts';
@@ -18,6 +17,7 @@ import { TranscriptionSessionReads } from '../transcription/session-reads.ts';
 import type { TranscriptionSessionStore } from '../transcription/session-store.ts';
 import type { OriginAllowlist } from '../tts/stream/origins.ts';
 import { StreamSlots } from '../tts/stream/stream-slots.ts';
+import type { Config, Environment } from './config.ts';
 
 /**
  * The api's realtime transcription: the WebSocket, its token and session routes, the

@@ -1,8 +1,8 @@
-import type { ApplicationSpec } from '../application/types.ts';
-import type { Environment } from '../app/config.ts';
-import type { AgentSessionState } from '../db/schema.ts';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import type { CharacterCard } from '../agents/character-card.ts';
+import type { Environment } from '../app/config.ts';
+import type { ApplicationSpec } from '../application/types.ts';
+import type { AgentSessionState } from '../db/schema.ts';
 
 /** Session overrides of the spec: legacy fields, or a complete card (never both). */
 export type SessionOverrides =

@@ -1,23 +1,23 @@
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
+import type { Agents } from '../agents/agents.ts';
+import { avatarEntry, avatarSchema } from '../agents/avatar-routes.ts';
+import { DEFAULT_AVATAR_ID, findAvatar } from '../agents/avatars/catalog.ts';
+import { timeZoneSchema } from '../agents/capabilities/calendar/time-zone-schema.ts';
+import { applyLegacyFields, characterCardSchema } from '../agents/character-card.ts';
+import type { Environment } from '../app/config.ts';
 import { bearerCredential } from '../auth/authenticate.ts';
 import { requireAuth } from '../auth/context.ts';
-import type { Environment } from '../app/config.ts';
 import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import type { HttpRequest } from '../http/types.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
-import type { Agents } from '../agents/agents.ts';
-import { avatarEntry, avatarSchema } from '../agents/avatar-routes.ts';
-import { DEFAULT_AVATAR_ID, findAvatar } from '../agents/avatars/catalog.ts';
-import { applyLegacyFields, characterCardSchema } from '../agents/character-card.ts';
 import type { LiveSessions, SessionOverrides } from './live-sessions.ts';
 import { type LivekitRooms, sessionRoom } from './livekit-rooms.ts';
 import { recordingResponse, type SessionRecordings } from './session-recordings.ts';
 import { sessionReportBody } from './session-report-view.ts';
 import { sessionReportSchema } from './session-schemas.ts';
 import type { AgentSessionClaims, AgentSessionTokens } from './session-tokens.ts';
-import { timeZoneSchema } from '../agents/capabilities/calendar/time-zone-schema.ts';
 
 const MAX_OVERRIDE_CHARS = 100_000;
 /**

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
+import type { PublishedAgent } from '../agents/agent-store.ts';
 import { debitUpTo, lockWorkspaceRow } from '../billing/balance.ts';
 import type { AgentSessionState, Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
-import type { PublishedAgent } from '../agents/agent-store.ts';
 import {
   type ApplicationSession,
   type LiveSessionRecord,

@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import type { Agents } from '../agents/agents.ts';
+import type { AgentToolbox } from '../agents/capabilities/toolbox.ts';
 import { requireAuth } from '../auth/context.ts';
 import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
-import type { Agents } from '../agents/agents.ts';
 import type { AgentSessionTokens } from './session-tokens.ts';
-import type { AgentToolbox } from '../agents/capabilities/toolbox.ts';
 
 const mintBodySchema = z
   .strictObject({

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
-import type { ResolvedKey } from '../auth/key-store.ts';
 import type { Environment } from '../app/config.ts';
+import type { ResolvedKey } from '../auth/key-store.ts';
 import type { Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 

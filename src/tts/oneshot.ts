@@ -4,7 +4,6 @@ import { encodeAudio, type TranscoderFactory } from '../../media/transcode.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { AlignmentGranularity } from './providers/alignment.ts';
 import type { ResolvedRoute, VoiceCatalog } from '../voices/catalog.ts';
 import { requireAlignment } from './alignment/capability.ts';
 import { alignedAudio } from './alignment/tap.ts';
@@ -19,6 +18,7 @@ import {
   type SynthesisGuard,
   type SynthesisObserver,
 } from './ports.ts';
+import type { AlignmentGranularity } from './providers/alignment.ts';
 import type { OneShotBody } from './schemas.ts';
 import type { AudioSpool, SpooledAudio } from './spool.ts';
 import { ProviderUsage, synthesisFailure } from './synthesize.ts';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { OutputFormat } from '../../media/formats.ts';
-import { randomBase62 } from '../auth/key-format.ts';
 import type { Environment } from '../app/config.ts';
+import { randomBase62 } from '../auth/key-format.ts';
 import type {
   Database,
   UpstreamProviderName,

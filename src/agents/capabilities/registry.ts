@@ -1,20 +1,20 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../app/config.ts';
 import type { Database } from '../../db/schema.ts';
-import { memoryCapability } from './memory/memory-capability.ts';
-import { MemoryStore } from './memory/memory-store.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { SecretBox } from '../../secrets/secret-box.ts';
+import type { AgentCapability } from './agent-tool.ts';
+import { calendarCapabilityFromConfig } from './calendar/capability.ts';
+import { documentsCapability } from './documents/capability.ts';
+import { memoryCapability } from './memory/memory-capability.ts';
+import { MemoryStore } from './memory/memory-store.ts';
+import { AgentToolbox } from './toolbox.ts';
 import {
   braveWithKeyFromConfig,
   webSearchCapability,
   webSearchProviderFromConfig,
 } from './websearch/web-search-capability.ts';
 import { WorkspaceSearchKeys } from './websearch/workspace-search-keys.ts';
-import type { AgentCapability } from './agent-tool.ts';
-import { calendarCapabilityFromConfig } from './calendar/capability.ts';
-import { documentsCapability } from './documents/capability.ts';
-import { AgentToolbox } from './toolbox.ts';
 
 /** What capabilities are built from; the api and the agent worker both have all of it. */
 export interface CapabilityDependencies {

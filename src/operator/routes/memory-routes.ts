@@ -1,6 +1,3 @@
-import type { TenantScope } from '../../db/tenant-scope.ts';
-import type { AnyRoute } from '../../http/route.ts';
-import type { HttpRequest } from '../../http/types.ts';
 import { type AgentMemories, MEMORY_LIMITS } from '../../agents/capabilities/memory/memories.ts';
 import {
   type CreateMemoryBody,
@@ -9,6 +6,9 @@ import {
   memoryBody,
   memoryQuerySchema,
 } from '../../agents/capabilities/memory/schemas.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
+import type { AnyRoute } from '../../http/route.ts';
+import type { HttpRequest } from '../../http/types.ts';
 import { AGENT_BUILDER_ROLES, END_USER_DATA_READER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { operatorRoute } from '../route.ts';

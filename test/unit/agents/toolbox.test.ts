@@ -11,8 +11,8 @@ import {
   defineAgentTool,
 } from '../../../src/agents/capabilities/agent-tool.ts';
 import { AgentToolbox, MAX_TOOL_OUTPUT_CHARS } from '../../../src/agents/capabilities/toolbox.ts';
-import { ApiError } from '../../../src/errors.ts';
 import { plainText } from '../../../src/agents/capabilities/websearch/provider.ts';
+import { ApiError } from '../../../src/errors.ts';
 import { captureLogger } from '../../helpers/log-capture.ts';
 
 const CONTEXT: AgentToolContext = {

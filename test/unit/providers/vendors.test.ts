@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { configSchema } from '../../../src/app/config.ts';
 import { vendorPricing } from '../../../src/app/synthesis.ts';
 import { MILLICREDITS_PER_CREDIT } from '../../../src/billing/pricing.ts';
-import { configSchema } from '../../../src/app/config.ts';
 import type { VoiceRouteProvider } from '../../../src/db/schema.ts';
 import { VoiceClonerRegistry } from '../../../src/tts/providers/cloning/registry.ts';
 import {

@@ -1,8 +1,8 @@
 import type { TenantScope } from '../../../db/tenant-scope.ts';
+import type { AgentToolContext } from '../agent-tool.ts';
 import type { CalendarAccess } from './access.ts';
 import { CalendarAccessError } from './access.ts';
 import type { GoogleCalendarApi } from './calendar-api.ts';
-import type { AgentToolContext } from '../agent-tool.ts';
 import { isTimeZone } from './zoned-time.ts';
 
 /** What the calendar tools are built from; `google` is null without a Google client. */

@@ -1,19 +1,19 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../../app/config.ts';
 import type { Database } from '../../../db/schema.ts';
-import { CalendarAccess } from './access.ts';
-import { GoogleCalendarApi } from './calendar-api.ts';
-import { CalendarConnections } from './connections.ts';
-import { GoogleOAuth } from './oauth-client.ts';
-import { googleSettingsFromConfig } from './settings.ts';
 import type { Logger } from '../../../observability/logger.ts';
 import type { SecretBox } from '../../../secrets/secret-box.ts';
 import type { AgentCapability, AgentTool, AgentToolContext } from '../agent-tool.ts';
+import { CalendarAccess } from './access.ts';
+import { GoogleCalendarApi } from './calendar-api.ts';
 import type { CalendarToolDependencies } from './calendar-context.ts';
 import { userZone } from './calendar-context.ts';
+import { CalendarConnections } from './connections.ts';
 import { createEventTool } from './create-event.ts';
 import { freeTimeTool } from './free-time.ts';
 import { listEventsTool } from './list-events.ts';
+import { GoogleOAuth } from './oauth-client.ts';
+import { googleSettingsFromConfig } from './settings.ts';
 import { ACCESS_MESSAGES, asToolResult } from './tool-errors.ts';
 import { formatInZone } from './zoned-time.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { CalendarEvent } from './calendar-api.ts';
 import { AgentToolError, defineAgentTool } from '../agent-tool.ts';
+import type { CalendarEvent } from './calendar-api.ts';
 import {
   type CalendarToolDependencies,
   DAY_MS,

@@ -1,5 +1,5 @@
-import { requireAuth } from '../../../auth/context.ts';
 import type { Environment } from '../../../app/config.ts';
+import { requireAuth } from '../../../auth/context.ts';
 import type { TenantScope } from '../../../db/tenant-scope.ts';
 import { errorSchemaFor } from '../../../http/openapi-errors.ts';
 import { publicHttpBase } from '../../../http/public-url.ts';

@@ -1,6 +1,6 @@
+import { AgentToolError } from '../agent-tool.ts';
 import { CalendarAccessError } from './access.ts';
 import { GoogleFailure } from './google-errors.ts';
-import { AgentToolError } from '../agent-tool.ts';
 
 /** What the model is told when the end user's calendar cannot be used. */
 export const ACCESS_MESSAGES = {

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../../../db/schema.ts';
+import { type AgentCapability, type AgentToolContext, defineAgentTool } from '../agent-tool.ts';
 import { DocumentSearch } from './document-search.ts';
 import { DocumentStore } from './document-store.ts';
-import { type AgentCapability, type AgentToolContext, defineAgentTool } from '../agent-tool.ts';
 
 /** Chunks one search returns (each up to 1,500 characters). */
 export const SEARCH_RESULTS = 5;

@@ -1,6 +1,6 @@
-import type { Agents } from '../../agents.ts';
 import type { TenantScope } from '../../../db/tenant-scope.ts';
 import { ApiError } from '../../../errors.ts';
+import type { Agents } from '../../agents.ts';
 import {
   MAX_MEMORIES_PER_END_USER,
   MAX_MEMORY_CHARS,

@@ -1,7 +1,7 @@
-import type { Agents } from '../../agents.ts';
 import { requireAuth } from '../../../auth/context.ts';
 import { type AnyRoute, defineRoute } from '../../../http/route.ts';
 import type { HttpRequest } from '../../../http/types.ts';
+import type { Agents } from '../../agents.ts';
 import { AgentMemories } from './memories.ts';
 import { MAX_MEMORIES_PER_END_USER, type MemoryOwner, type MemoryStore } from './memory-store.ts';
 import {

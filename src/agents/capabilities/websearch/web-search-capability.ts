@@ -1,10 +1,6 @@
 import { z } from 'zod';
-import {
-  type AgentCapability,
-  AgentToolError,
-  defineAgentTool,
-} from '../agent-tool.ts';
 import type { Config } from '../../../app/config.ts';
+import { type AgentCapability, AgentToolError, defineAgentTool } from '../agent-tool.ts';
 import { BraveSearch } from './brave.ts';
 import { WebSearchError, type WebSearchProvider } from './provider.ts';
 import { SearxngSearch } from './searxng.ts';

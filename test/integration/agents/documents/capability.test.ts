@@ -4,10 +4,13 @@
 // documents and the conversation's end user's own, with an empty result the model can read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublishedAgent } from '../../../../src/agents/agent-records.ts';
-import { DocumentStore } from '../../../../src/agents/capabilities/documents/document-store.ts';
 import type { AgentToolContext } from '../../../../src/agents/capabilities/agent-tool.ts';
+import {
+  documentsCapability,
+  LISTED_TITLES,
+} from '../../../../src/agents/capabilities/documents/capability.ts';
+import { DocumentStore } from '../../../../src/agents/capabilities/documents/document-store.ts';
 import { agentCapabilities } from '../../../../src/agents/capabilities/registry.ts';
-import { documentsCapability, LISTED_TITLES } from '../../../../src/agents/capabilities/documents/capability.ts';
 import { AgentToolbox } from '../../../../src/agents/capabilities/toolbox.ts';
 import { loadConfig } from '../../../../src/app/config.ts';
 import type { DatabaseHandle } from '../../../../src/db/connect.ts';

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { chunkText, MAX_CHUNK_CHARS } from '../../../../src/agents/capabilities/documents/chunking.ts';
+import {
+  chunkText,
+  MAX_CHUNK_CHARS,
+} from '../../../../src/agents/capabilities/documents/chunking.ts';
 import {
   codePointLength,
   MAX_DOCUMENT_CHARS,

@@ -6,7 +6,10 @@ import {
   phonemizeChunk,
   tokenize,
 } from '../../../../src/tts/providers/kokoro/index.ts';
-import { espeakToKokoro, normalizeOtherText } from '../../../../src/tts/providers/kokoro/normalize.ts';
+import {
+  espeakToKokoro,
+  normalizeOtherText,
+} from '../../../../src/tts/providers/kokoro/normalize.ts';
 import { NativeProvider } from '../../../../src/tts/providers/native/index.ts';
 
 describe('Kokoro text front end', () => {

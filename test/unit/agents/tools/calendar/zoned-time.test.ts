@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { AgentToolError } from '../../../../../src/agents/capabilities/agent-tool.ts';
 import { freeSlots } from '../../../../../src/agents/capabilities/calendar/free-time.ts';
-import { endOf, parseTime, startOf } from '../../../../../src/agents/capabilities/calendar/time-input.ts';
+import {
+  endOf,
+  parseTime,
+  startOf,
+} from '../../../../../src/agents/capabilities/calendar/time-input.ts';
 import {
   addDays,
   formatInZone,

@@ -35,12 +35,13 @@ import { translationRoutes } from '../translation/routes.ts';
 import { PublicVoices } from '../voices/public-voices.ts';
 import { VoiceStore } from '../voices/voice-store.ts';
 import type { Config, Environment } from './config.ts';
+import type { Domain } from './domain.ts';
 
 /**
  * The api's agent side: Agents, their text conversations, session tokens, live and
  * application sessions, the translation preview (on the same language models), and their
- * `/v1` routes. The language-model catalog it opens is
- * closed by the api on shutdown.
+ * `/v1` routes. Closing its domain stops the revoked-session sweep, then the language-model
+ * catalog it opened.
  */
 export function createAgentSide(deps: {
   config: Config;
@@ -129,6 +130,13 @@ export function createAgentSide(deps: {
     agentSessionTokens,
     liveSessions,
     routes,
-    close: () => revokedSessions?.close(),
+    domain: {
+      name: 'agents',
+      routes,
+      close: async () => {
+        await revokedSessions?.close();
+        await llmCatalog.close();
+      },
+    } satisfies Domain,
   };
 }

@@ -5,65 +5,40 @@ import type { Kysely } from 'kysely';
 import type { Agents } from '../agents/agents.ts';
 import { googleCalendarRoutes } from '../agents/capabilities/calendar/routes.ts';
 import { googleCalendarFromConfig } from '../agents/capabilities/calendar/service.ts';
-import { Authenticator } from '../auth/authenticate.ts';
-import { CredentialWatch } from '../auth/credential-watch.ts';
-import { ApiKeyStore } from '../auth/key-store.ts';
-import { StreamTokens } from '../auth/stream-tokens.ts';
-import { InstanceHeartbeat } from '../billing/instance-heartbeat.ts';
-import { Ledger } from '../billing/ledger.ts';
-import { LlmLedger } from '../billing/llm-ledger.ts';
-import { MILLICREDITS_PER_CREDIT } from '../billing/pricing.ts';
+import type { ApiKeyStore } from '../auth/key-store.ts';
 import type { Database } from '../db/schema.ts';
 import { demoRoutes } from '../demo/routes.ts';
-import { BodyBudget } from '../http/body-budget.ts';
 import { buildOpenApiDocument } from '../http/openapi.ts';
-import { routeHandler } from '../http/pipeline.ts';
 import type { AnyRoute } from '../http/route.ts';
 import { prepareUploadDirectory } from '../http/upload-directory.ts';
-import { type Listener, UwsHttpServer } from '../http/uws/server.ts';
-import { openVoiceCloning } from '../jobs/voice-cloning.ts';
-import { type JobWorkers, startJobWorkers } from '../jobs/workers.ts';
-import { LiveSessions } from '../live-sessions/live-sessions.ts';
+import type { Listener, UwsHttpServer } from '../http/uws/server.ts';
 import { SessionRecordings } from '../live-sessions/session-recordings.ts';
 import { modelRoutes } from '../models/routes.ts';
-import { limiterOutage, synthesisObserver } from '../observability/domain-metrics.ts';
+import { limiterOutage } from '../observability/domain-metrics.ts';
 import type { Logger } from '../observability/logger.ts';
 import { Metrics } from '../observability/metrics.ts';
-import { type MetricsListener, startMetricsListener } from '../observability/metrics-listener.ts';
-import { dashboardPageRoutes } from '../operator/dashboard-pages.ts';
-import { secureCookieEnvironments } from '../operator/guard.ts';
-import { createOperatorApi } from '../operator/index.ts';
-import { RateLimiter } from '../ratelimit/limiter.ts';
+import type { MetricsListener } from '../observability/metrics-listener.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
 import { openAudioStores } from '../storage/stores.ts';
 import { streamingSessionRoutes } from '../streaming-sessions/routes.ts';
 import { loadSttConfig, type SttConfig } from '../stt/config.ts';
 import { systemRoutes } from '../system/routes.ts';
-import { TranscriptionSessionStore } from '../transcription/session-store.ts';
-import { OneShotSynthesis } from '../tts/oneshot.ts';
-import { configureVendors, VENDORS } from '../tts/providers/vendors.ts';
-import { KeyRateLimitGuard } from '../tts/rate-limit.ts';
-import { ttsRoutes } from '../tts/routes.ts';
-import { AudioSpool } from '../tts/spool.ts';
 import { OriginAllowlist } from '../tts/stream/origins.ts';
-import { ttsStreamRoute } from '../tts/stream/route.ts';
-import { StreamSlots } from '../tts/stream/stream-slots.ts';
-import { configuredWebsocketUrl, streamTokenRoutes } from '../tts/stream/token-routes.ts';
-import { VoiceCatalog } from '../voices/catalog.ts';
-import { ProviderAccounts } from '../voices/provider-accounts.ts';
-import { voiceRoutes } from '../voices/routes.ts';
-import { VoiceStore } from '../voices/voice-store.ts';
 import { WEBHOOK_EVENT_SCHEMAS } from '../webhooks/event-schemas.ts';
 import { webhookRoutes } from '../webhooks/routes.ts';
 import { createAgentSide } from './agents.ts';
-import { type Config, type Environment, tokenSigningSecret } from './config.ts';
-import {
-  createAudioPersister,
-  createSpeechProviders,
-  createTranscoders,
-  vendorPricing,
-} from './synthesis.ts';
+import { authDomain } from './auth.ts';
+import { billingDomain } from './billing.ts';
+import type { Config } from './config.ts';
+import { closeDomains, type Domain, startDomains } from './domain.ts';
+import { jobWorkersDomain } from './jobs.ts';
+import { operatorDomain } from './operator.ts';
+import { publicUrls } from './public-urls.ts';
+import { listenWithMetrics, mountDomains } from './server.ts';
+import { speechProvidersDomain } from './synthesis.ts';
 import { createTranscriptionSide } from './transcription.ts';
+import { synthesisDomain } from './tts.ts';
+import { voicesDomain } from './voices.ts';
 
 /**
  * `info.version` of the OpenAPI document: a breaking change needs a new major or minor
@@ -83,9 +58,6 @@ export function apiDocument(routes: readonly AnyRoute[]): object {
     WEBHOOK_EVENT_SCHEMAS,
   );
 }
-
-/** How long an address that signed in to an email lets it past that email's back-off. */
-const OPERATOR_KNOWN_ADDRESS_TTL_MS = 90 * 24 * 3_600_000;
 
 export interface ApiDependencies {
   config: Config;
@@ -114,339 +86,201 @@ export interface Api {
   close(): Promise<void>;
 }
 
-/** Wires domain modules to routes and routes to the uWS server. Nothing listens yet. */
+/**
+ * Composes the api from its domains (src/app/*.ts) and mounts their routes on the uWS
+ * server; nothing listens yet. Starting prepares the upload folder, then starts the
+ * domains; closing stops the server and the metrics listener, then closes the domains.
+ */
 export function createApi(deps: ApiDependencies): Api {
+  const { config, logger } = deps;
+  const parts = createParts(deps);
+  const state: ApiState = { shuttingDown: false };
+  const domains = listDomains(parts, state);
+  const uploadDir = config.UPLOAD_SPOOL_DIR ?? path.resolve(config.DATA_DIR, 'uploads');
+  const server = mountDomains(domains, {
+    ...parts,
+    authenticator: parts.auth.authenticator,
+    uploadDir,
+  });
+  let metricsListener: MetricsListener | undefined;
+  return {
+    server,
+    routes: apiRoutes(domains),
+    keyStore: parts.auth.keyStore,
+    agents: parts.agents.agents,
+    listen: async (listeners) => {
+      const listening = await listenWithMetrics(server, listeners, {
+        ...parts,
+        listenerPorts: parts.urls.listenerPorts,
+      });
+      metricsListener = listening.metricsListener;
+      return listening.bound;
+    },
+    start: async () => {
+      await prepareUploadDirectory(uploadDir, logger);
+      await startDomains(domains);
+    },
+    beginShutdown: () => {
+      state.shuttingDown = true;
+    },
+    close: async () => {
+      await closeDomains(
+        [
+          { name: 'server', close: async () => server.close() },
+          { name: 'metrics listener', close: async () => metricsListener?.close() },
+          ...domains,
+        ],
+        logger,
+      );
+    },
+  };
+}
+
+type Parts = ReturnType<typeof createParts>;
+
+/** What the system routes read of the api: shutdown begun, the OpenAPI document once built. */
+interface ApiState {
+  shuttingDown: boolean;
+  openApi?: object;
+}
+
+/**
+ * The parts the domains are made of, created in the order they need each other (which is
+ * not the order they are registered in: billing's ledgers are used by synthesis and
+ * agents, but its heartbeat closes after them).
+ */
+function createParts(deps: ApiDependencies) {
   const { config, db, redis, logger } = deps;
   const instanceId = config.INSTANCE_ID ?? `api@${hostname()}:${config.PORT || process.pid}`;
   const metrics = new Metrics();
-  const keyStore = new ApiKeyStore(
-    db,
-    { cacheTtlMs: config.KEY_CACHE_TTL_MS, lastUsedFlushMs: config.KEY_LAST_USED_FLUSH_MS },
-    logger,
-  );
-  const signingSecret = tokenSigningSecret(config);
-  const streamTokens = new StreamTokens(signingSecret);
-  const authenticator = new Authenticator(keyStore, streamTokens);
-  const credentials = new CredentialWatch({
-    keys: keyStore,
-    intervalMs: config.REVOCATION_CHECK_INTERVAL_MS,
-    logger,
-  });
-
-  const vendors = configureVendors(config, VENDORS);
-  const { nativeProvider, neural, upstream } = createSpeechProviders(
-    config,
-    vendors,
-    metrics,
-    logger,
-  );
-  const voiceStore = new VoiceStore(db);
   const secretBox = SecretBox.fromConfig({
     secretsKey: config.SECRETS_KEY,
     dataDir: config.DATA_DIR,
   });
-  const providerAccounts = new ProviderAccounts(db, secretBox);
-  const catalog = new VoiceCatalog({
-    nativeProvider,
-    nativePricing: {
-      millicreditsPer1kChars: config.PRICE_NATIVE_CREDITS_PER_1K_CHARS * MILLICREDITS_PER_CREDIT,
-      passThrough: false,
-    },
-    liteVoices: config.NATIVE_LITE_VOICES,
-    ...(neural
-      ? {
-          neural: {
-            provider: neural.provider,
-            voices: neural.voices,
-            pricing: {
-              millicreditsPer1kChars:
-                config.PRICE_NEURAL_CREDITS_PER_1K_CHARS * MILLICREDITS_PER_CREDIT,
-              passThrough: false,
-            },
-          },
-        }
-      : {}),
-    store: voiceStore,
-    accounts: providerAccounts,
-    upstream,
-    upstreamPricing: vendorPricing(vendors),
-    logger,
-  });
-  const ledger = new Ledger(db, instanceId);
-  const llmLedger = new LlmLedger(db, instanceId);
-  const transcriptionStore = new TranscriptionSessionStore(db, instanceId);
-  const heartbeat = new InstanceHeartbeat(
-    db,
-    ledger,
-    instanceId,
-    logger,
-    [llmLedger, transcriptionStore],
-    (rows) => {
-      metrics.ledgerSweeps.inc();
-      metrics.ledgerSweptRows.inc(rows);
-    },
-  );
-  const rateOutage = limiterOutage(metrics, logger, 'rate_limit');
-  const rateLimiter = new RateLimiter(redis, {
-    prefix: config.REDIS_PREFIX,
-    onError: (error) => rateOutage.failed(error),
-    onRecovered: () => rateOutage.succeeded(),
-  });
-  const slotOutage = limiterOutage(metrics, logger, 'stream_slots');
-  const observer = synthesisObserver(metrics);
-
-  const { audioQueue, audioPersistence, persister } = createAudioPersister(config, metrics, logger);
-
-  const { transcodePool, transcoders } = createTranscoders(config);
-  const guard = new KeyRateLimitGuard(
-    rateLimiter,
-    config.TTS_RATE_LIMIT_PER_MINUTE,
-    config.TTS_WORKSPACE_RATE_LIMIT_PER_MINUTE,
-  );
-  const spool = new AudioSpool({
-    dir: config.ONESHOT_SPOOL_DIR ?? path.resolve(config.DATA_DIR, 'spool'),
-    memoryMaxBytes: config.ONESHOT_MEMORY_MAX_BYTES,
-    logger,
-  });
-  const oneShot = new OneShotSynthesis({
-    catalog,
-    ledger,
-    persister,
-    spool,
-    guard,
-    logger,
-    opusComplexity: config.OPUS_COMPLEXITY,
-    transcoders,
-    observer,
-    maxConcurrent: config.ONESHOT_MAX_CONCURRENT,
-  });
   const origins = new OriginAllowlist(config.STREAM_ALLOWED_ORIGINS);
-  // Agent speech is accepted only while its live session runs.
-  const speakingSessions = new LiveSessions(db, {
-    heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
-  });
-  const streamRoute = ttsStreamRoute(
-    authenticator,
-    origins,
-    credentials,
-    {
-      catalog,
-      ledger,
-      guard,
-      slots: new StreamSlots(redis, {
-        prefix: config.REDIS_PREFIX,
-        maxPerWorkspace: config.STREAM_MAX_CONCURRENT_PER_WORKSPACE,
-        onError: (error) => slotOutage.failed(error),
-        onRecovered: () => slotOutage.succeeded(),
-      }),
-      observer,
-      persister,
-      logger,
-      opusComplexity: config.OPUS_COMPLEXITY,
-      transcoders,
-      idleTimeoutMs: config.STREAM_IDLE_TIMEOUT_MS,
-      persistMaxBytes: config.AUDIO_PERSISTENCE_MAX_BYTES,
-    },
-    (workspaceId, sessionId) => speakingSessions.runs(workspaceId, sessionId),
-  );
-
-  const publicBaseUrls = {
-    ...(config.PUBLIC_BASE_URL ? { production: config.PUBLIC_BASE_URL } : {}),
-    ...(config.PUBLIC_DEV_BASE_URL ? { development: config.PUBLIC_DEV_BASE_URL } : {}),
-  };
+  const urls = publicUrls(config);
   // Synthesized audio and session recordings: DATA_DIR/audio or the bucket, shared with the worker.
   const audioStore = openAudioStores(config).audio;
-  const sessionRecordings = new SessionRecordings(db, audioStore);
-  const agentSide = createAgentSide({
-    config,
-    db,
-    redis,
-    logger,
-    signingSecret,
-    keyStore,
-    llmLedger,
-    recordings: sessionRecordings,
-    publicBaseUrls,
-    secretBox,
-  });
-  const { llmCatalog, agents, agentSessionTokens, liveSessions } = agentSide;
-
-  const listenerPorts: Partial<Record<Environment, number>> = {};
-  const websocketUrl = (environment: Environment) =>
-    configuredWebsocketUrl(
-      environment === 'production' ? config.PUBLIC_WS_URL : config.PUBLIC_DEV_WS_URL,
-      publicBaseUrls[environment],
-      listenerPorts[environment] ?? (environment === 'production' ? config.PORT : config.DEV_PORT),
-    );
+  const recordings = new SessionRecordings(db, audioStore);
   const sttConfig = deps.sttConfig ?? loadSttConfig();
-  const transcription = createTranscriptionSide({
-    config,
-    sttConfig,
-    db,
-    redis,
-    logger,
-    slotOutage: limiterOutage(metrics, logger, 'transcription_slots'),
-    store: transcriptionStore,
-    authenticator,
-    credentials,
-    origins,
-    tokens: streamTokens,
-    ttsWebsocketUrl: websocketUrl,
+  const use = { config, db, redis, logger, metrics, origins, secretBox };
+
+  const billing = billingDomain({ db, instanceId, metrics, logger });
+  const auth = authDomain(use);
+  const speech = speechProvidersDomain(config, metrics, logger);
+  const voices = voicesDomain({ ...use, speech });
+  const synthesis = synthesisDomain({
+    ...use,
+    ...auth,
+    catalog: voices.catalog,
+    ledger: billing.ledger,
+    websocketUrl: urls.websocketUrl,
   });
-  let metricsListener: MetricsListener | undefined;
+  const agents = createAgentSide({
+    ...use,
+    signingSecret: auth.signingSecret,
+    keyStore: auth.keyStore,
+    llmLedger: billing.llmLedger,
+    recordings,
+    publicBaseUrls: urls.publicBaseUrls,
+  });
+  const transcription = createTranscriptionSide({
+    ...use,
+    authenticator: auth.authenticator,
+    credentials: auth.credentials,
+    sttConfig,
+    slotOutage: limiterOutage(metrics, logger, 'transcription_slots'),
+    store: billing.transcriptionStore,
+    tokens: auth.streamTokens,
+    ttsWebsocketUrl: urls.websocketUrl,
+  });
+  return {
+    ...use,
+    instanceId,
+    urls,
+    audioStore,
+    recordings,
+    sttConfig,
+    billing,
+    auth,
+    speech,
+    voices,
+    synthesis,
+    agents,
+    transcription,
+  };
+}
 
-  let shuttingDown = false;
-  let openApi: object | undefined;
-  let workers: JobWorkers | undefined;
-
-  const routes: AnyRoute[] = [
-    ...systemRoutes({
+/**
+ * The api's domains in the order they are registered: their `/v1` routes (and so the
+ * OpenAPI document) follow it, they start in it, and at shutdown they close in it.
+ */
+function listDomains(parts: Parts, state: ApiState): Domain[] {
+  const { config, db, redis, logger, secretBox, urls, sttConfig, audioStore, recordings } = parts;
+  const { instanceId } = parts;
+  const { billing, auth, speech, voices, synthesis, agents, transcription } = parts;
+  const domains: Domain[] = [
+    {
+      name: 'system',
+      routes: systemRoutes({
+        db,
+        redis,
+        openApiDocument: () => (state.openApi ??= apiDocument(apiRoutes(domains))),
+        shuttingDown: () => state.shuttingDown,
+      }),
+    },
+    auth.domain,
+    voices.domain,
+    synthesis.domain,
+    agents.domain,
+    { name: 'models', routes: modelRoutes(agents.llmCatalog, sttConfig) },
+    transcription.domain,
+    { name: 'webhooks', routes: webhookRoutes(db, secretBox) },
+    { name: 'streaming sessions', routes: streamingSessionRoutes(db) },
+    {
+      name: 'google calendar',
+      routes: googleCalendarRoutes(
+        googleCalendarFromConfig({ config, db, secretBox, logger }),
+        urls.publicBaseUrls,
+      ),
+    },
+    // Not part of /v1 (no OpenAPI entry); answers only when DEMO_PAGE is on.
+    {
+      name: 'demo',
+      pages: demoRoutes({
+        enabled: config.DEMO_PAGE,
+        db,
+        agents: agents.agents,
+        tokens: agents.agentSessionTokens,
+      }),
+    },
+    operatorDomain({
+      config,
       db,
       redis,
-      openApiDocument: () => {
-        openApi ??= apiDocument(routes);
-        return openApi;
-      },
-      shuttingDown: () => shuttingDown,
+      secretBox,
+      keyStore: auth.keyStore,
+      cloning: voices.cloning,
+      store: voices.store,
+      catalog: voices.catalog,
+      accounts: voices.accounts,
+      synthesis: synthesis.oneShot,
+      limiter: synthesis.rateLimiter,
+      audioStore,
+      agents: agents.agents,
+      llm: agents.llmCatalog,
+      liveSessions: agents.liveSessions,
+      recordings,
+      vendors: speech.vendors,
     }),
-    ...voiceRoutes(catalog),
-    ...ttsRoutes(oneShot),
-    ...streamTokenRoutes({
-      tokens: streamTokens,
-      websocketUrl,
-    }),
-    ...agentSide.routes,
-    ...modelRoutes(llmCatalog, sttConfig),
-    ...transcription.routes,
-    ...webhookRoutes(db, secretBox),
-    ...streamingSessionRoutes(db),
-    ...googleCalendarRoutes(
-      googleCalendarFromConfig({ config, db, secretBox, logger }),
-      publicBaseUrls,
-    ),
+    billing.domain,
+    jobWorkersDomain({ config, db, logger, instanceId }),
+    speech.domain,
   ];
+  return domains;
+}
 
-  // Clone attempts are queued here and run by the jobs process (or this one, single node).
-  const voiceCloning = openVoiceCloning({ config, db, logger });
-  // Internal: served beside /v1 but kept out of /v1/openapi.json (docs/decisions.md).
-  const operatorApi = createOperatorApi({
-    db,
-    cloning: voiceCloning.cloning,
-    limiter: rateLimiter,
-    keyStore,
-    store: voiceStore,
-    synthesis: oneShot,
-    catalog,
-    audioStore,
-    accounts: providerAccounts,
-    secretBox,
-    agents,
-    llm: llmCatalog,
-    liveSessions,
-    recordings: sessionRecordings,
-    vendors,
-    upstreamTimeouts: {
-      connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
-      firstByteTimeoutMs: config.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
-      idleTimeoutMs: config.UPSTREAM_IDLE_TIMEOUT_MS,
-    },
-    sessionTtlMs: config.OPERATOR_SESSION_TTL_HOURS * 3_600_000,
-    redis,
-    redisPrefix: config.REDIS_PREFIX,
-    signIn: {
-      attemptsPerMinute: config.OPERATOR_SIGNIN_ATTEMPTS_PER_MINUTE,
-      emailFailures: config.OPERATOR_SIGNIN_EMAIL_FAILURES,
-      failureWindowMs: config.OPERATOR_SIGNIN_FAILURE_WINDOW_MINUTES * 60_000,
-      knownAddressTtlMs: OPERATOR_KNOWN_ADDRESS_TTL_MS,
-      trustedProxyHeader: config.TRUSTED_PROXY_HEADER,
-    },
-    secureCookies: secureCookieEnvironments(config),
-    demoPage: config.DEMO_PAGE,
-  });
-
-  const uploadDir = config.UPLOAD_SPOOL_DIR ?? path.resolve(config.DATA_DIR, 'uploads');
-  const server = new UwsHttpServer({
-    routes: [
-      ...[...routes, ...operatorApi.routes].map((route) => ({
-        method: route.method,
-        pattern: route.path,
-        bodyLimitBytes: route.bodyLimitBytes ?? config.BODY_LIMIT_BYTES,
-        ...routeHandler(route, authenticator),
-        ...(route.cors ? { cors: route.cors } : {}),
-        ...(route.spoolBody ? { spoolBody: true } : {}),
-      })),
-      // Not part of /v1 (no OpenAPI entry); answers only when DEMO_PAGE is on.
-      ...demoRoutes({ enabled: config.DEMO_PAGE, db, agents, tokens: agentSessionTokens }),
-      // The operator dashboard's web app; its data comes from the operator API above.
-      ...dashboardPageRoutes(),
-    ],
-    allowsOrigin: (origin) => origins.allows(origin),
-    bodyBudget: new BodyBudget(config.BODY_BUDGET_BYTES),
-    spoolDirectory: uploadDir,
-    webSockets: [streamRoute, transcription.route],
-    hostEnvironments: config.ENVIRONMENT_HOSTS,
-    logger,
-    metrics,
-  });
-
-  return {
-    server,
-    routes,
-    keyStore,
-    agents,
-    listen: async (listeners) => {
-      const bound = await server.listen(listeners);
-      for (const listener of bound) listenerPorts[listener.environment] = listener.port;
-      try {
-        metricsListener = await startMetricsListener(metrics, {
-          host: config.METRICS_HOST,
-          port: config.METRICS_PORT,
-        });
-        logger.info(
-          { environment: 'metrics', host: metricsListener.host, port: metricsListener.port },
-          'listening',
-        );
-      } catch (error) {
-        // Metrics are for the operator; a taken port must not keep the API down.
-        logger.error({ err: error, port: config.METRICS_PORT }, 'metrics listener not started');
-      }
-      return bound;
-    },
-    start: async () => {
-      // Before listening: files of this process id are taken for a crashed earlier life's.
-      await spool.prepare();
-      await prepareUploadDirectory(uploadDir, logger);
-      await heartbeat.start();
-      if (config.RUN_JOBS_IN_PROCESS) {
-        workers = startJobWorkers({ config, db, logger, instanceId });
-      }
-    },
-    beginShutdown: () => {
-      shuttingDown = true;
-    },
-    close: async () => {
-      // Each step is logged at debug, so a shutdown that hangs names the step it hangs in.
-      const step = async (name: string, work: () => unknown) => {
-        logger.debug({ step: name }, 'closing');
-        await work();
-      };
-      await step('server', () => server.close());
-      await step('credential watch', () => credentials.close());
-      await step('revoked session sweep', () => agentSide.close());
-      // Queues the last batch of spooled audio while the queue is still open.
-      await step('audio persistence', () => audioPersistence?.close());
-      await step('metrics listener', () => metricsListener?.close());
-      await step('key store', () => keyStore.close());
-      await step('job workers', () => workers?.close());
-      await step('audio queue', () => audioQueue?.close());
-      await step('clone queue', () => voiceCloning.close());
-      await step('heartbeat', () => heartbeat.stop());
-      await step('neural engine', () => neural?.close());
-      await step('native provider', () => nativeProvider.close());
-      await step('upstream', () => upstream.close());
-      await step('transcode pool', () => transcodePool?.close());
-      await step('language models', () => llmCatalog.close());
-      await step('realtime transcription', () => transcription.close());
-    },
-  };
+/** The `/v1` routes of the domains, in their order: what the OpenAPI document describes. */
+function apiRoutes(domains: readonly Domain[]): AnyRoute[] {
+  return domains.flatMap((domain) => domain.routes ?? []);
 }

@@ -22,7 +22,9 @@ import {
   UpstreamProviderRegistry,
 } from '../tts/providers/upstream-registry.ts';
 import type { ConfiguredVendor } from '../tts/providers/vendor-descriptor.ts';
+import { configureVendors, VENDORS } from '../tts/providers/vendors.ts';
 import type { Config } from './config.ts';
+import type { Domain } from './domain.ts';
 
 /** The price of each vendor's routes: its configured credits, passed through (pass_through). */
 export function vendorPricing<K extends string>(
@@ -91,6 +93,24 @@ export function createSpeechProviders(
     logger,
   });
   return { nativeProvider, neural, upstream };
+}
+
+/**
+ * The speech engines as a domain of the api: they serve no route of their own, and closing
+ * stops the neural engine, the native engine's processes and the upstream connections.
+ */
+export function speechProvidersDomain(config: Config, metrics: Metrics, logger: Logger) {
+  const vendors = configureVendors(config, VENDORS);
+  const providers = createSpeechProviders(config, vendors, metrics, logger);
+  const domain: Domain = {
+    name: 'speech providers',
+    close: async () => {
+      await providers.neural?.close();
+      await providers.nativeProvider.close();
+      await providers.upstream.close();
+    },
+  };
+  return { domain, vendors, ...providers };
 }
 
 /**

@@ -18,11 +18,12 @@ import type { TranscriptionSessionStore } from '../transcription/session-store.t
 import type { OriginAllowlist } from '../tts/stream/origins.ts';
 import { StreamSlots } from '../tts/stream/stream-slots.ts';
 import type { Config, Environment } from './config.ts';
+import type { Domain } from './domain.ts';
 
 /**
  * The api's realtime transcription: the WebSocket, its token and session routes, the
  * speech-to-text engine (created on the first session) and the voice-activity worker
- * (started with the first session that needs it), both closed by `close()`.
+ * (started with the first session that needs it), both closed by its domain's `close()`.
  */
 export function createTranscriptionSide(deps: {
   config: Config;
@@ -40,7 +41,7 @@ export function createTranscriptionSide(deps: {
   tokens: StreamTokens;
   /** The configured `/v1/tts/stream` URL of an environment. */
   ttsWebsocketUrl: (environment: Environment) => string;
-}): { route: WebSocketRoute; routes: AnyRoute[]; close(): Promise<void> } {
+}): { route: WebSocketRoute; routes: AnyRoute[]; domain: Domain } {
   const { config } = deps;
   const logger = deps.logger.child({ component: 'transcription' });
   const engine = new TranscriptionEngine(deps.sttConfig, logger);
@@ -70,9 +71,14 @@ export function createTranscriptionSide(deps: {
   return {
     route,
     routes,
-    close: async () => {
-      await engine.close();
-      await voiceActivity.close();
+    domain: {
+      name: 'realtime transcription',
+      routes,
+      webSockets: [route],
+      close: async () => {
+        await engine.close();
+        await voiceActivity.close();
+      },
     },
   };
 }

@@ -22,6 +22,7 @@ COPY backend-sdk/package.json backend-sdk/
 COPY client-sdk/package.json client-sdk/
 COPY react/package.json react/
 COPY protocol/package.json protocol/
+COPY dashboard/package.json dashboard/
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 RUN npm ci && npm cache clean --force
 

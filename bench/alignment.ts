@@ -14,7 +14,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
-import { NATIVE_VOICES } from '../src/providers/native/index.ts';
+import { NATIVE_VOICES } from '../src/tts/providers/native/index.ts';
 import { OneShotTarget } from './lib/oneshot.ts';
 import { processTreeCpuSeconds } from './lib/stats.ts';
 import { type StreamTarget, streamUtterance } from './lib/streaming.ts';

@@ -7,10 +7,10 @@
  * docs/decisions.md ("Neural voices").
  */
 import { pino } from 'pino';
-import { kokoroVoiceByStyle } from '../src/providers/kokoro/index.ts';
 import { loadSttConfig } from '../src/stt/config.ts';
 import { defaultSidecarPython, defaultWhisperModelDir } from '../src/stt/embedded/paths.ts';
 import { EmbeddedSttProvider } from '../src/stt/embedded/provider.ts';
+import { kokoroVoiceByStyle } from '../src/tts/providers/kokoro/index.ts';
 import { NEURAL_SENTENCES } from '../test/helpers/neural-sentences.ts';
 import { normalizeWords, wordEditDistance } from '../test/helpers/wer.ts';
 import { startKokoroSpeech } from './lib/kokoro-speech.ts';

@@ -18,8 +18,8 @@ import {
   normalizeText,
   phonemizeChunk,
   tokenize,
-} from '../src/providers/kokoro/index.ts';
-import { NativeProvider } from '../src/providers/native/index.ts';
+} from '../src/tts/providers/kokoro/index.ts';
+import { NativeProvider } from '../src/tts/providers/native/index.ts';
 import { quantile, round } from './lib/stats.ts';
 import { LONG_TEXT, SHORT_TEXT } from './lib/texts.ts';
 

@@ -7,8 +7,8 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { EngineHelper } from '../src/providers/native/helper/engine-helper.ts';
-import { defaultEngineHelperPath, NATIVE_VOICES } from '../src/providers/native/index.ts';
+import { EngineHelper } from '../src/tts/providers/native/helper/engine-helper.ts';
+import { defaultEngineHelperPath, NATIVE_VOICES } from '../src/tts/providers/native/index.ts';
 import { OneShotTarget } from './lib/oneshot.ts';
 import { processTreeCpuSeconds } from './lib/stats.ts';
 import { BENCH_ESPEAK_VOICE, SHORT_TEXT } from './lib/texts.ts';

@@ -8,7 +8,7 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_OPUS_COMPLEXITY } from '../media/codecs/opus-ogg.ts';
 import type { OutputFormat } from '../media/formats.ts';
-import { NATIVE_OUTPUT_FORMATS, NATIVE_VOICES } from '../src/providers/native/index.ts';
+import { NATIVE_OUTPUT_FORMATS, NATIVE_VOICES } from '../src/tts/providers/native/index.ts';
 import { type OneShotResult, OneShotTarget } from './lib/oneshot.ts';
 import { PipelineRunner } from './lib/pipeline.ts';
 import {

@@ -18,7 +18,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect as netConnect } from 'node:net';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { NATIVE_VOICES } from '../src/providers/native/index.ts';
+import { NATIVE_VOICES } from '../src/tts/providers/native/index.ts';
 import { creditAccount, grantedMillicredits } from '../test/helpers/credit.ts';
 import { createTestDatabase } from '../test/helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../test/helpers/seed.ts';

@@ -15,7 +15,7 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_OPUS_COMPLEXITY } from '../media/codecs/opus-ogg.ts';
 import type { OutputFormat } from '../media/formats.ts';
-import { NATIVE_VOICES } from '../src/providers/native/index.ts';
+import { NATIVE_VOICES } from '../src/tts/providers/native/index.ts';
 import { OneShotTarget } from './lib/oneshot.ts';
 import { espeakPcm, rawEspeak, rawFfmpegEncode } from './lib/raw.ts';
 import { processTreeCpuSeconds, runConcurrently } from './lib/stats.ts';

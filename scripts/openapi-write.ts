@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { apiDocument, createApi } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { apiDocument, createApi } from '../src/app/app.ts';
+import { loadConfig } from '../src/app/config.ts';
 import { openDatabase } from '../src/db/connect.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { loadSttConfig } from '../src/stt/config.ts';

@@ -8,7 +8,15 @@ import { pathToFileURL } from 'node:url';
 import * as protocol from '@awp/protocol';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
-const SCANNED = ['src', 'worker', 'media', 'backend-sdk/src', 'client-sdk/src', 'react/src'];
+const SCANNED = [
+  'src',
+  'dashboard',
+  'worker',
+  'media',
+  'backend-sdk/src',
+  'client-sdk/src',
+  'react/src',
+];
 const SOURCE = /\.(ts|tsx|mts|js|mjs)$/;
 
 export function* files(dir: string, pattern: RegExp): Generator<string> {

@@ -15,6 +15,28 @@ export function agentEntryFile(): string {
   return siblingEntry(import.meta.url, 'agent').file;
 }
 
+/**
+ * Draining: LiveKit gives this worker no new jobs; the running conversations get the grace
+ * to finish, and those still running then are closed, which hands each to a new job
+ * elsewhere (worker/conversation/session.ts).
+ */
+function drainOnSignal(server: AgentServer, graceMs: number): (signal: string) => Promise<void> {
+  let stopping = false;
+  return async (signal) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(
+      `${JSON.stringify({ msg: 'worker stopping', signal, grace_ms: graceMs })}\n`,
+    );
+    await server.drain(graceMs).catch(() => {});
+    process.stdout.write(
+      `${JSON.stringify({ msg: 'worker drained', jobs_left: server.activeJobs.length })}\n`,
+    );
+    await server.close();
+    process.exit(0);
+  };
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const worker = loadWorkerConfig();
@@ -80,23 +102,7 @@ async function main(): Promise<void> {
       },
     }),
   );
-  let stopping = false;
-  // Draining: LiveKit gives this worker no new jobs; the running conversations get the
-  // grace to finish, and those still running then are closed, which hands each to a new
-  // job elsewhere (worker/conversation/session.ts).
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(
-      `${JSON.stringify({ msg: 'worker stopping', signal, grace_ms: worker.WORKER_DRAIN_GRACE_MS })}\n`,
-    );
-    await server.drain(worker.WORKER_DRAIN_GRACE_MS).catch(() => {});
-    process.stdout.write(
-      `${JSON.stringify({ msg: 'worker drained', jobs_left: server.activeJobs.length })}\n`,
-    );
-    await server.close();
-    process.exit(0);
-  };
+  const stop = drainOnSignal(server, worker.WORKER_DRAIN_GRACE_MS);
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
   server.event.once('worker_registered', () => {

@@ -1,13 +1,13 @@
 import { createResampler } from '../../media/resample.ts';
+import { STT_SAMPLE_RATE_HZ } from '../../src/stt/provider.ts';
 import {
   defaultKokoroDir,
   InferencePool,
   KOKORO_SAMPLE_RATE_HZ,
   KokoroProvider,
   locateKokoroFiles,
-} from '../../src/providers/kokoro/index.ts';
-import { NativeProvider } from '../../src/providers/native/index.ts';
-import { STT_SAMPLE_RATE_HZ } from '../../src/stt/provider.ts';
+} from '../../src/tts/providers/kokoro/index.ts';
+import { NativeProvider } from '../../src/tts/providers/native/index.ts';
 
 /** Kokoro's voices reading texts for the speech-to-text benchmarks, at 16 kHz. */
 export interface KokoroSpeech {

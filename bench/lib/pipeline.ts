@@ -1,7 +1,7 @@
 import type { OutputFormat } from '../../media/formats.ts';
 import { getOutputFormatInfo } from '../../media/formats.ts';
 import { encodeAudio } from '../../media/transcode.ts';
-import { defaultEngineHelperPath, NativeProvider } from '../../src/providers/native/index.ts';
+import { defaultEngineHelperPath, NativeProvider } from '../../src/tts/providers/native/index.ts';
 import { nowMs } from './stats.ts';
 
 export interface PipelineTiming {

@@ -40,7 +40,7 @@ const REACT_FILES = ['react/package.json', 'react/tsconfig.json'];
 const BACKEND_SDK_DIRS = ['backend-sdk/src', 'backend-sdk/scripts'];
 const BACKEND_SDK_FILES = ['backend-sdk/package.json', 'backend-sdk/tsconfig.json'];
 /** The operator dashboard (React, bundled by Vite) builds into dist/dashboard/. */
-const DASHBOARD_DIR = 'src/dashboard';
+const DASHBOARD_DIR = 'dashboard';
 
 function* walk(dir) {
   if (!existsSync(dir)) return;

@@ -1,4 +1,4 @@
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { LlmProviderName, ThinkingLevel } from '../llm/provider.ts';
 import type { CharacterCard } from './character-card.ts';
 

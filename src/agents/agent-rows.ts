@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { AgentRevisionsTable } from '../db/schema.ts';
 import type { LlmProviderName, ThinkingLevel } from '../llm/provider.ts';
 import type { AgentDraft, AgentRecord } from './agent-records.ts';

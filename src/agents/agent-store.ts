@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import type { AgentDraft, AgentEdit, AgentRecord, PublishedAgent } from './agent-records.ts';

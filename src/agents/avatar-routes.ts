@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import { ApiError } from '../errors.ts';
 import { publicHttpBase } from '../http/public-url.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { requireAuth } from '../auth/context.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
+import type { SessionRecordings } from '../live-sessions/session-recordings.ts';
 import type { AgentInput, Agents } from './agents.ts';
 import {
   agentBody,
@@ -10,7 +11,6 @@ import {
   agentSchema,
   agentSchemas,
 } from './schemas.ts';
-import type { SessionRecordings } from './session-recordings.ts';
 
 const AUTH = { kind: 'workspace_key', capability: 'agents' } as const;
 const TAGS = ['agents'];

@@ -1,7 +1,7 @@
 import { APPLICATION_LIMITS } from '@awp/protocol';
 import { avatarEntry } from '../agents/avatar-routes.ts';
+import type { Environment } from '../app/config.ts';
 import { requireAuth } from '../auth/context.ts';
-import type { Environment } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import {

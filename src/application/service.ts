@@ -3,13 +3,13 @@ import { v7 as uuidv7 } from 'uuid';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import type { Agents } from '../agents/agents.ts';
 import { type Avatar, DEFAULT_AVATAR_ID, findAvatar } from '../agents/avatars/catalog.ts';
-import type { LiveSessionRecord, LiveSessions } from '../agents/live-sessions.ts';
-import { type LivekitRooms, sessionRoom } from '../agents/livekit-rooms.ts';
-import { openSessionRoom } from '../agents/session-room-start.ts';
 import type { AuthContext } from '../auth/context.ts';
 import type { Database } from '../db/schema.ts';
 import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
+import type { LiveSessionRecord, LiveSessions } from '../live-sessions/live-sessions.ts';
+import { type LivekitRooms, sessionRoom } from '../live-sessions/livekit-rooms.ts';
+import { openSessionRoom } from '../live-sessions/session-room-start.ts';
 import { backendIdentity, mintControlToken } from './control-token.ts';
 import type { ApplicationStartBody, ApplicationStarted } from './schemas.ts';
 

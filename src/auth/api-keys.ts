@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { ApiKeyStatus, Database, Role } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { requireWorkspace } from '../workspaces/workspaces.ts';

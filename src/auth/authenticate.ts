@@ -1,4 +1,4 @@
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import { ApiError } from '../errors.ts';
 import type { Capability } from '../workspaces/capabilities.ts';
 import { checkAccount } from './account-checks.ts';

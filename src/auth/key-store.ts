@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { ApiKeyStatus, Database, WorkspaceStatus } from '../db/schema.ts';
 import type { Logger } from '../observability/logger.ts';
 import { type Capability, isCapability } from '../workspaces/capabilities.ts';

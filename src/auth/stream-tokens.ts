@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 
 /** Validity of a TTS stream token and of a realtime transcription token (the spec's 2 minutes). */
 export const STREAM_TOKEN_TTL_MS = 2 * 60 * 1000;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { Database, SynthesisStatus } from '../db/schema.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { closeRowsOfDeadProcesses } from './abandoned-rows.ts';

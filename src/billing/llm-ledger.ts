@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { Database, LlmRequestStatus } from '../db/schema.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import type { LlmModelInfo, LlmUsage } from '../llm/provider.ts';

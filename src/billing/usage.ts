@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { Database, SynthesisRequestsTable, SynthesisStatus } from '../db/schema.ts';
 import { inScope } from '../db/tenant-scope.ts';
 import { MILLICREDITS_PER_CREDIT } from './pricing.ts';

@@ -4,7 +4,7 @@ import { AgentStore } from '../agents/agent-store.ts';
 import { type AgentInput, Agents } from '../agents/agents.ts';
 import { cardFromJsonFile, cardFromPng } from '../agents/card-files.ts';
 import { agentBody } from '../agents/schemas.ts';
-import { ENVIRONMENTS, loadConfig } from '../config.ts';
+import { ENVIRONMENTS, loadConfig } from '../app/config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
@@ -17,36 +17,52 @@ import { type Output, printResult } from './output.ts';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
+/** What the `awp agent` subcommands share: the service, options, scope and output. */
+function agentCommandKit(db: () => Promise<DatabaseHandle>) {
+  return {
+    agents: async () => {
+      const { db: kysely } = await db();
+      const llm = llmCatalogFromConfig(loadConfig(), createLogger('error', 'awp'));
+      return new Agents(new AgentStore(kysely), new PublicVoices(new VoiceStore(kysely)), llm);
+    },
+    scoped: (command: Command) =>
+      command
+        .requiredOption('--workspace <id>', 'workspace id')
+        .addOption(
+          new Option('--environment <env>', 'environment')
+            .choices(ENVIRONMENTS)
+            .makeOptionMandatory(),
+        )
+        .option('--json', 'print one JSON object on stdout (for scripts)'),
+    scopeOf: (options: { workspace: string; environment: string }): TenantScope => ({
+      workspaceId: options.workspace,
+      environment: options.environment as TenantScope['environment'],
+    }),
+    outputOf: (options: { json?: boolean }): Output => (options.json ? 'json' : 'text'),
+    line: (a: ReturnType<typeof agentBody>) =>
+      `${a.id}  ${a.slug}  draft v${a.draft_revision.version}  ${
+        a.active_publication ? `published v${a.active_publication.version}` : 'unpublished'
+      }  voice ${a.voice_id ?? '(none)'}  ${a.llm_provider ?? '-'}/${a.llm_model ?? '-'}`,
+  };
+}
+
+type AgentCommandKit = ReturnType<typeof agentCommandKit>;
+
 /** `awp agent list|show|create|publish`: managed Agents, with the API's own rules. */
 export function registerAgentCommands(program: Command, db: () => Promise<DatabaseHandle>): void {
-  const agents = async () => {
-    const { db: kysely } = await db();
-    const llm = llmCatalogFromConfig(loadConfig(), createLogger('error', 'awp'));
-    return new Agents(new AgentStore(kysely), new PublicVoices(new VoiceStore(kysely)), llm);
-  };
-  const scoped = (command: Command) =>
-    command
-      .requiredOption('--workspace <id>', 'workspace id')
-      .addOption(
-        new Option('--environment <env>', 'environment')
-          .choices(ENVIRONMENTS)
-          .makeOptionMandatory(),
-      )
-      .option('--json', 'print one JSON object on stdout (for scripts)');
-  const scopeOf = (options: { workspace: string; environment: string }): TenantScope => ({
-    workspaceId: options.workspace,
-    environment: options.environment as TenantScope['environment'],
-  });
-  const outputOf = (options: { json?: boolean }): Output => (options.json ? 'json' : 'text');
-  const line = (a: ReturnType<typeof agentBody>) =>
-    `${a.id}  ${a.slug}  draft v${a.draft_revision.version}  ${
-      a.active_publication ? `published v${a.active_publication.version}` : 'unpublished'
-    }  voice ${a.voice_id ?? '(none)'}  ${a.llm_provider ?? '-'}/${a.llm_model ?? '-'}`;
-
+  const kit = agentCommandKit(db);
   const agent = program.command('agent').description('managed Agents');
+  addListCommand(agent, kit);
+  addShowCommand(agent, kit);
+  addCreateCommand(agent, kit);
+  addPublishCommand(agent, kit);
+}
+
+function addListCommand(agent: Command, kit: AgentCommandKit): void {
+  const { scoped, scopeOf, outputOf, line } = kit;
   scoped(agent.command('list').description('list every Agent, API-ready or not')).action(
     async (options) => {
-      const service = await agents();
+      const service = await kit.agents();
       const scope = scopeOf(options);
       const all = [];
       let afterId: string | undefined;
@@ -62,12 +78,20 @@ export function registerAgentCommands(program: Command, db: () => Promise<Databa
       printResult(outputOf(options), { agents: all }, all.map(line).join('\n') || 'No agents.');
     },
   );
+}
+
+function addShowCommand(agent: Command, kit: AgentCommandKit): void {
+  const { scoped, scopeOf, outputOf } = kit;
   scoped(
     agent.command('show').description('show one Agent').requiredOption('--agent <id>', 'Agent id'),
   ).action(async (options) => {
-    const found = agentBody(await (await agents()).get(scopeOf(options), options.agent));
+    const found = agentBody(await (await kit.agents()).get(scopeOf(options), options.agent));
     printResult(outputOf(options), { agent: found }, JSON.stringify(found, null, 2));
   });
+}
+
+function addCreateCommand(agent: Command, kit: AgentCommandKit): void {
+  const { scoped, scopeOf, outputOf, line } = kit;
   scoped(
     agent
       .command('create')
@@ -107,16 +131,22 @@ export function registerAgentCommands(program: Command, db: () => Promise<Databa
       recording_enabled: options.recordSessions ? true : undefined,
       ...(options.card ? { character_card: readCard(options.card) } : {}),
     };
-    const created = agentBody(await (await agents()).create(scopeOf(options), input));
+    const created = agentBody(await (await kit.agents()).create(scopeOf(options), input));
     printResult(outputOf(options), { id: created.id, agent: created }, `Created ${line(created)}`);
   });
+}
+
+function addPublishCommand(agent: Command, kit: AgentCommandKit): void {
+  const { scoped, scopeOf, outputOf, line } = kit;
   scoped(
     agent
       .command('publish')
       .description('publish the current draft; sessions run it from now on')
       .requiredOption('--agent <id>', 'Agent id'),
   ).action(async (options) => {
-    const published = agentBody(await (await agents()).publish(scopeOf(options), options.agent));
+    const published = agentBody(
+      await (await kit.agents()).publish(scopeOf(options), options.agent),
+    );
     printResult(outputOf(options), { agent: published }, `Published ${line(published)}`);
   });
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import { ENVIRONMENTS } from '../app/config.ts';
 import { ApiKeys } from '../auth/api-keys.ts';
-import { ENVIRONMENTS } from '../config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { json, outputOf, workspaceOption } from './options.ts';
 import { printResult } from './output.ts';

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig } from '../app/config.ts';
 import { type DatabaseHandle, databaseOptions, openDatabase } from '../db/connect.ts';
 import type { Role } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';

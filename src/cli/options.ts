@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { ENVIRONMENTS } from '../config.ts';
-import { UPSTREAM_PROVIDERS } from '../providers/upstream-registry.ts';
+import { ENVIRONMENTS } from '../app/config.ts';
+import { UPSTREAM_PROVIDERS } from '../tts/providers/upstream-registry.ts';
 import type { Output } from './output.ts';
 
 /** Adds `--json`: one JSON object on stdout instead of text. */

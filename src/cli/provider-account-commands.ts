@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../app/config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { UpstreamProviderName } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../app/config.ts';
 import { audioStorageDir, sampleStorageDir } from '../storage/audio-storage-dir.ts';
 import { copyLocalStore } from '../storage/copy-store.ts';
 import { LocalDiskAudioStore } from '../storage/local-disk-store.ts';

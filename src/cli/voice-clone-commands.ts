@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../app/config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import type { VoiceRouteProvider } from '../db/schema.ts';
 import { ApiError, unsupportedMediaTypeError } from '../errors.ts';
 import { openVoiceCloning } from '../jobs/voice-cloning.ts';
 import { createLogger } from '../observability/logger.ts';
-import { VENDOR_KINDS } from '../providers/vendors.ts';
+import { VENDOR_KINDS } from '../tts/providers/vendors.ts';
 import type { VoiceCloning } from '../voices/cloning/service.ts';
 import type { CloneTarget, SampleInput, VoiceDetails } from '../voices/cloning/types.ts';
 import { environmentOption, json, outputOf, workspaceOption } from './options.ts';
@@ -40,19 +40,30 @@ export function registerVoiceCloneCommands(
   voice: Command,
   db: () => Promise<DatabaseHandle>,
 ): void {
-  const withCloning = async <T>(use: (cloning: VoiceCloning) => Promise<T>): Promise<T> => {
-    const opened = openVoiceCloning({
-      config: loadConfig(),
-      db: (await db()).db,
-      logger: createLogger('error', 'awp'),
-    });
-    try {
-      return await use(opened.cloning);
-    } finally {
-      await opened.close();
-    }
-  };
+  addCloneCommand(voice, db);
+  addSampleCommands(voice, db);
+  addRouteCommands(voice, db);
+}
 
+/** Runs `use` with the cloning service, closing its queue connection after. */
+async function withCloning<T>(
+  db: () => Promise<DatabaseHandle>,
+  use: (cloning: VoiceCloning) => Promise<T>,
+): Promise<T> {
+  const opened = openVoiceCloning({
+    config: loadConfig(),
+    db: (await db()).db,
+    logger: createLogger('error', 'awp'),
+  });
+  try {
+    return await use(opened.cloning);
+  } finally {
+    await opened.close();
+  }
+}
+
+/** `awp voice clone`. */
+function addCloneCommand(voice: Command, db: () => Promise<DatabaseHandle>): void {
   json(
     scoped(
       voice
@@ -78,7 +89,7 @@ export function registerVoiceCloneCommands(
       .option('--actor <who>', 'operator recorded in History', 'operator-tool'),
   ).action(async (options) => {
     const targets = cloneTargets(options.provider, options.model, options.providerAccount);
-    const details = await withCloning(async (cloning) => {
+    const details = await withCloning(db, async (cloning) => {
       if (options.voice !== undefined) {
         if (options.sample !== undefined) {
           throw new ApiError('invalid_request', 'Add recordings with `voice sample add`.');
@@ -115,7 +126,10 @@ export function registerVoiceCloneCommands(
     });
     printResult(outputOf(options), { id: details.voice.id, ...details }, describe(details));
   });
+}
 
+/** `awp voice sample add`. */
+function addSampleCommands(voice: Command, db: () => Promise<DatabaseHandle>): void {
   const sample = voice.command('sample').description('recordings of a voice');
   json(
     scoped(
@@ -128,7 +142,7 @@ export function registerVoiceCloneCommands(
       .option('--confirm-permission', 'the speaker gave permission to clone their voice')
       .option('--actor <who>', 'operator recorded with the sample', 'operator-tool'),
   ).action(async (options) => {
-    const added = await withCloning(async (cloning) =>
+    const added = await withCloning(db, async (cloning) =>
       cloning.addSample({
         workspaceId: options.workspace,
         environment: options.environment,
@@ -140,14 +154,17 @@ export function registerVoiceCloneCommands(
     );
     printResult(outputOf(options), { sample: added }, `Added ${added.id} to ${added.voiceId}`);
   });
+}
 
+/** `awp voice route ...`. */
+function addRouteCommands(voice: Command, db: () => Promise<DatabaseHandle>): void {
   const route = voice.command('route').description('routes of a voice and their states');
   json(
     scoped(
       route.command('list').description('routes, samples and History of a voice'),
     ).requiredOption('--voice <id>', 'voice id'),
   ).action(async (options) => {
-    const details = await withCloning((cloning) =>
+    const details = await withCloning(db, (cloning) =>
       cloning.details(options.workspace, options.environment, options.voice),
     );
     printResult(outputOf(options), details, describe(details));
@@ -157,7 +174,7 @@ export function registerVoiceCloneCommands(
       .requiredOption('--voice <id>', 'voice id')
       .option('--actor <who>', 'operator recorded in History', 'operator-tool'),
   ).action(async (options) => {
-    const details = await withCloning((cloning) =>
+    const details = await withCloning(db, (cloning) =>
       cloning.retryFailed({
         workspaceId: options.workspace,
         environment: options.environment,
@@ -185,7 +202,9 @@ export function registerVoiceCloneCommands(
         .requiredOption('--voice <id>', 'voice id')
         .requiredOption('--route <id>', 'route id (vr_...)'),
     ).action(async (options) => {
-      const updated = await withCloning((cloning) => act(cloning, scopeOf(options), options.route));
+      const updated = await withCloning(db, (cloning) =>
+        act(cloning, scopeOf(options), options.route),
+      );
       printResult(outputOf(options), { voice: updated }, `${options.route}: ${name} done`);
     });
   }
@@ -195,7 +214,7 @@ export function registerVoiceCloneCommands(
       .requiredOption('--route <id>', 'route id (vr_...)')
       .requiredOption('--reason <text>', 'why, shown with the route'),
   ).action(async (options) => {
-    const updated = await withCloning((cloning) =>
+    const updated = await withCloning(db, (cloning) =>
       cloning.routes.blockRoute(scopeOf(options), options.route, options.reason),
     );
     printResult(outputOf(options), { voice: updated }, `${options.route} is blocked`);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type Environment, loadConfig } from '../config.ts';
+import { type Environment, loadConfig } from '../app/config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
 import { WebhookDeliveries } from '../webhooks/deliveries.ts';
@@ -9,8 +9,8 @@ import { webhookDeliveryBody, webhookEndpointBody } from '../webhooks/views.ts';
 import { environmentOption, json, outputOf, workspaceOption } from './options.ts';
 import { printResult } from './output.ts';
 
-/** `awp webhook add|list|remove|deliveries`: where a workspace's events are sent. */
-export function registerWebhookCommands(program: Command, db: () => Promise<DatabaseHandle>): void {
+/** What the subcommands of `awp webhook` share. */
+function webhookKit(db: () => Promise<DatabaseHandle>) {
   const endpoints = async (): Promise<WebhookEndpoints> => {
     const config = loadConfig();
     const box = SecretBox.fromConfig({ secretsKey: config.SECRETS_KEY, dataDir: config.DATA_DIR });
@@ -20,9 +20,13 @@ export function registerWebhookCommands(program: Command, db: () => Promise<Data
     workspaceId: options.workspace,
     environment: options.environment,
   });
-  const webhook = program
-    .command('webhook')
-    .description('endpoints that receive a workspace’s events (signed, retried)');
+  return { db, endpoints, scopeOf };
+}
+
+type WebhookKit = ReturnType<typeof webhookKit>;
+
+function addAddCommand(webhook: Command, kit: WebhookKit): void {
+  const { endpoints, scopeOf } = kit;
   json(
     webhook
       .command('add')
@@ -51,6 +55,10 @@ export function registerWebhookCommands(program: Command, db: () => Promise<Data
       `Added webhook ${endpoint.id} for ${endpoint.events.join(', ')}\nSigning secret (shown once): ${secret}`,
     );
   });
+}
+
+function addListCommand(webhook: Command, kit: WebhookKit): void {
+  const { endpoints, scopeOf } = kit;
   json(
     webhook
       .command('list')
@@ -69,6 +77,10 @@ export function registerWebhookCommands(program: Command, db: () => Promise<Data
         .join('\n') || 'No webhook endpoints.',
     );
   });
+}
+
+function addRemoveCommand(webhook: Command, kit: WebhookKit): void {
+  const { endpoints, scopeOf } = kit;
   json(
     webhook
       .command('remove')
@@ -80,6 +92,10 @@ export function registerWebhookCommands(program: Command, db: () => Promise<Data
     await (await endpoints()).remove(scopeOf(options), options.webhook);
     printResult(outputOf(options), { removed: options.webhook }, `Removed ${options.webhook}`);
   });
+}
+
+function addDeliveriesCommand(webhook: Command, kit: WebhookKit): void {
+  const { db, scopeOf } = kit;
   json(
     webhook
       .command('deliveries')
@@ -107,4 +123,16 @@ export function registerWebhookCommands(program: Command, db: () => Promise<Data
         .join('\n') || 'No deliveries.',
     );
   });
+}
+
+/** `awp webhook add|list|remove|deliveries`: where a workspace's events are sent. */
+export function registerWebhookCommands(program: Command, db: () => Promise<DatabaseHandle>): void {
+  const kit = webhookKit(db);
+  const webhook = program
+    .command('webhook')
+    .description('endpoints that receive a workspace’s events (signed, retried)');
+  addAddCommand(webhook, kit);
+  addListCommand(webhook, kit);
+  addRemoveCommand(webhook, kit);
+  addDeliveriesCommand(webhook, kit);
 }

@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../app/config.ts';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { ApiError } from '../errors.ts';
 import { openAudioStores } from '../storage/stores.ts';
@@ -14,8 +14,15 @@ export function registerWorkspaceCommands(
   program: Command,
   db: () => Promise<DatabaseHandle>,
 ): void {
-  // workspace
   const workspace = program.command('workspace').description('create and change workspaces');
+  addWorkspaceCreateAndList(workspace, db);
+  addWorkspaceChanges(workspace, db);
+  addBillingCommands(program, db);
+  addCapabilityCommands(program, db);
+}
+
+/** `awp workspace create|list`. */
+function addWorkspaceCreateAndList(workspace: Command, db: () => Promise<DatabaseHandle>): void {
   json(
     workspace
       .command('create')
@@ -46,6 +53,10 @@ export function registerWorkspaceCommands(
       workspaces.map((w) => `${w.id}  ${w.status}  ${w.name}`).join('\n') || 'No workspaces.',
     );
   });
+}
+
+/** `awp workspace` subcommands that change one workspace. */
+function addWorkspaceChanges(workspace: Command, db: () => Promise<DatabaseHandle>): void {
   json(
     workspace.command('show').description('show one workspace').addOption(workspaceOption()),
   ).action(async (options) => {
@@ -96,8 +107,10 @@ export function registerWorkspaceCommands(
       `Workspace ${erased.workspaceId} erased (${erased.objects} stored objects deleted)`,
     );
   });
+}
 
-  // billing
+/** `awp billing provision`. */
+function addBillingCommands(program: Command, db: () => Promise<DatabaseHandle>): void {
   const billing = program.command('billing').description('billing accounts');
   json(
     billing
@@ -108,8 +121,10 @@ export function registerWorkspaceCommands(
     const updated = await new Workspaces((await db()).db).provisionBilling(options.workspace);
     printResult(outputOf(options), { workspace: updated }, `Billing provisioned for ${updated.id}`);
   });
+}
 
-  // capability
+/** `awp capability enable|disable`. */
+function addCapabilityCommands(program: Command, db: () => Promise<DatabaseHandle>): void {
   const capability = program.command('capability').description('products enabled per workspace');
   for (const name of ['enable', 'disable'] as const) {
     json(

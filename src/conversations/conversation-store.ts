@@ -1,5 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { ConversationMessagesTable, Database, LlmRequestStatus } from '../db/schema.ts';
 import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 import { parseToolRounds, type StoredToolRound, serializeToolRounds } from './tool-history.ts';

@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import type { Agents } from '../agents/agents.ts';
-import type { AgentToolbox } from '../agents/tools/toolbox.ts';
+import type { AgentToolbox } from '../agents/capabilities/toolbox.ts';
 import type { LlmLedger } from '../billing/llm-ledger.ts';
 import { TurnInProgressError, violatesUnique } from '../billing/llm-ledger.ts';
 import { llmCostMillicredits } from '../billing/pricing.ts';
@@ -21,6 +21,18 @@ import { TurnToolBilling } from './turn-tool-billing.ts';
 
 export type { PublicMessage, SendInput, Turn, TurnEvent, TurnUsage } from './turn.ts';
 export { publicMessage } from './turn.ts';
+
+/** A turn about to run: its conversation, new messages and the history of its prompt. */
+interface OpenTurn {
+  /** The stored conversation, or null when this turn starts one. */
+  conversation: ConversationRecord | null;
+  conversationId: string;
+  userName: string | null;
+  now: string;
+  firstMessage: PublicMessage | null;
+  userMessage: PublicMessage;
+  history: HistoryTurn[];
+}
 
 /**
  * Text conversations with published Agents: each turn renders the active publication's
@@ -43,7 +55,6 @@ export class Conversations {
   ) {}
 
   async send(input: SendInput): Promise<Turn> {
-    const { store } = this.deps;
     const published = await this.published(input.scope, input.agentId);
     this.deps.toolbox.requireEndUser(published, input.endUserId);
     if (input.clientMessageId !== undefined) {
@@ -51,18 +62,68 @@ export class Conversations {
       if (replay) return replay;
     }
     const { info, provider } = await this.model(published);
+    const turn = await this.#openTurn(input, published);
+    const billing = new TurnToolBilling(this.deps.ledger, input.requestId, input.scope.workspaceId);
+    const tools = await this.deps.toolbox.prepare(published, {
+      workspaceId: input.scope.workspaceId,
+      environment: input.scope.environment,
+      agentId: input.agentId,
+      endUserId: input.endUserId ?? null,
+      timeZone: input.timeZone ?? null,
+      origin: { kind: 'conversation', conversationId: turn.conversationId },
+      billing,
+    });
+    const card = published.characterCard.data;
+    const request = {
+      model: info.name,
+      messages: renderCardPrompt(card, {
+        userName: turn.userName,
+        history: turn.history,
+        capabilityInstructions: tools.instructions,
+      }),
+      ...(tools.definitions.length > 0 ? { tools: [...tools.definitions] } : {}),
+      thinkingLevel: published.thinkingLevel,
+      maxOutputTokens: this.deps.maxOutputTokens,
+    };
+    const reserve = llmCostMillicredits(usageBound(provider.name, request), info);
+    await this.#reserve(input, published, turn, { provider: provider.name, info, reserve });
+    const { conversationId, firstMessage, userMessage } = turn;
+    return {
+      conversationId,
+      firstMessage,
+      userMessage,
+      replayed: false,
+      events: runTurn({
+        input,
+        published,
+        provider,
+        info,
+        request,
+        tools,
+        billing,
+        ledger: this.deps.ledger,
+        store: this.deps.store,
+        ids: { conversationId, userMessageId: userMessage.id },
+      }),
+    };
+  }
 
+  /**
+   * The turn's conversation (the end user's own, or a new one with the card's opening
+   * message first), its new user message, and the history the prompt is rendered from.
+   */
+  async #openTurn(input: SendInput, published: PublishedAgent): Promise<OpenTurn> {
     let conversation: ConversationRecord | null = null;
     let history: HistoryTurn[] = [];
     if (input.conversationId !== undefined) {
-      conversation = await store.get(input.scope, input.agentId, input.conversationId);
+      conversation = await this.deps.store.get(input.scope, input.agentId, input.conversationId);
       if (!conversation || conversation.endUserId !== (input.endUserId ?? null)) {
         throw new ApiError(
           'not_found',
           `No conversation ${input.conversationId} of this end user.`,
         );
       }
-      history = fitHistory(await store.recent(conversation.id, HISTORY_MESSAGES));
+      history = fitHistory(await this.deps.store.recent(conversation.id, HISTORY_MESSAGES));
     }
     const userName = input.userName ?? conversation?.userName ?? null;
     const card = published.characterCard.data;
@@ -83,29 +144,22 @@ export class Conversations {
       created_at: now,
     };
     history.push({ role: 'user', text: input.text });
+    return { conversation, conversationId, userName, now, firstMessage, userMessage, history };
+  }
 
-    const billing = new TurnToolBilling(this.deps.ledger, input.requestId, input.scope.workspaceId);
-    const tools = await this.deps.toolbox.prepare(published, {
-      workspaceId: input.scope.workspaceId,
-      environment: input.scope.environment,
-      agentId: input.agentId,
-      endUserId: input.endUserId ?? null,
-      timeZone: input.timeZone ?? null,
-      origin: { kind: 'conversation', conversationId },
-      billing,
-    });
-    const request = {
-      model: info.name,
-      messages: renderCardPrompt(card, {
-        userName,
-        history,
-        capabilityInstructions: tools.instructions,
-      }),
-      ...(tools.definitions.length > 0 ? { tools: [...tools.definitions] } : {}),
-      thinkingLevel: published.thinkingLevel,
-      maxOutputTokens: this.deps.maxOutputTokens,
-    };
-    const bound = usageBound(provider.name, request);
+  /**
+   * Reserves the turn's worst-case cost and, in the same transaction, stores the new
+   * conversation and its messages; a concurrent request with the same message_id that
+   * won the insert makes this one a turn in progress.
+   */
+  async #reserve(
+    input: SendInput,
+    published: PublishedAgent,
+    turn: OpenTurn,
+    model: { provider: string; info: LlmModelInfo; reserve: number },
+  ): Promise<void> {
+    const { store } = this.deps;
+    const { conversationId, now, firstMessage, userMessage } = turn;
     try {
       await this.deps.ledger.start(
         {
@@ -118,14 +172,14 @@ export class Conversations {
           agentId: input.agentId,
           publicationId: published.publication.id,
           conversationId,
-          conversationIsNew: conversation === null,
+          conversationIsNew: turn.conversation === null,
           userMessageId: userMessage.id,
-          provider: provider.name,
-          model: info,
-          reserveMillicredits: llmCostMillicredits(bound, info),
+          provider: model.provider,
+          model: model.info,
+          reserveMillicredits: model.reserve,
         },
         async (trx) => {
-          if (!conversation) {
+          if (!turn.conversation) {
             await store.create(trx, {
               id: conversationId,
               workspaceId: input.scope.workspaceId,
@@ -133,7 +187,7 @@ export class Conversations {
               agentId: input.agentId,
               publicationId: published.publication.id,
               endUserId: input.endUserId ?? null,
-              userName,
+              userName: turn.userName,
               createdAt: now,
             });
           }
@@ -157,29 +211,10 @@ export class Conversations {
         },
       );
     } catch (error) {
-      // A concurrent request with the same message_id won the insert.
       if (violatesUnique(error, ['client_id', 'client_message_id']))
         throw new TurnInProgressError();
       throw error;
     }
-    return {
-      conversationId,
-      firstMessage,
-      userMessage,
-      replayed: false,
-      events: runTurn({
-        input,
-        published,
-        provider,
-        info,
-        request,
-        tools,
-        billing,
-        ledger: this.deps.ledger,
-        store,
-        ids: { conversationId, userMessageId: userMessage.id },
-      }),
-    };
   }
 
   /** One page of a conversation's messages, for the end user it belongs to. */

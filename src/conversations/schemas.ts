@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { timeZoneSchema } from '../agents/tools/calendar/time-zone-schema.ts';
+import { timeZoneSchema } from '../agents/capabilities/calendar/time-zone-schema.ts';
 import type { LlmCharge } from '../billing/llm-ledger.ts';
 import { MILLICREDITS_PER_CREDIT } from '../billing/pricing.ts';
 import type { LlmUsage } from '../llm/provider.ts';

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { PublishedAgent } from '../agents/agent-store.ts';
-import type { PreparedTools } from '../agents/tools/toolbox.ts';
+import type { PreparedTools } from '../agents/capabilities/toolbox.ts';
 import type { LlmLedger } from '../billing/llm-ledger.ts';
 import { llmCostMillicredits } from '../billing/pricing.ts';
 import { ApiError } from '../errors.ts';
@@ -66,6 +66,15 @@ export async function* runTurn(params: {
   const messages: LlmMessage[] = [...params.request.messages];
   const total: LlmUsage = { inputTokens: 0, outputTokens: 0 };
   const rounds: StoredToolRound[] = [];
+  const answer = {
+    conversationId: ids.conversationId,
+    workspaceId: input.scope.workspaceId,
+    role: 'assistant' as const,
+    requestId: input.requestId,
+    publicationId: published.publication.id,
+    llmProvider: provider.name,
+    llmModel: params.request.model,
+  };
   let text = '';
   let settled = false;
   try {
@@ -86,49 +95,17 @@ export async function* runTurn(params: {
           );
         }
       }
-      const result: CallResult = {
-        text: '',
-        toolCalls: [],
-        usage: { inputTokens: 0, outputTokens: 0 },
-        reasoning: undefined,
-      };
-      let answered = false;
-      for await (const event of provider.chat(request, input.signal)) {
-        if (event.type === 'text') {
-          result.text += event.delta;
-          yield { type: 'delta', text: event.delta };
-        } else if (event.type === 'tool_call') {
-          if (!last && tools.has(event.call.name)) result.toolCalls.push(event.call);
-        } else if (event.type === 'done') {
-          result.usage = event.usage;
-          result.reasoning = event.reasoning;
-          answered = true;
-          break;
-        }
-      }
-      if (!answered) {
-        throw new LlmError('unavailable', 'the model stream ended without an answer');
-      }
+      const result = yield* modelCall(
+        provider,
+        request,
+        input.signal,
+        (name) => !last && tools.has(name),
+      );
       total.inputTokens += result.usage.inputTokens;
       total.outputTokens += result.usage.outputTokens;
       text += result.text;
       if (result.toolCalls.length === 0) break;
-      messages.push({
-        role: 'assistant',
-        content: result.text,
-        toolCalls: result.toolCalls,
-        ...(result.reasoning ? { reasoning: result.reasoning } : {}),
-      });
-      const round: StoredToolRound = { text: result.text, calls: [] };
-      rounds.push(round);
-      for (const toolCall of result.toolCalls) {
-        yield { type: 'tool_call', id: toolCall.id, name: toolCall.name };
-        const outcome = await tools.call(toolCall, input.signal);
-        if (input.signal.aborted) throw new LlmError('cancelled', 'the turn was cancelled');
-        yield { type: 'tool_result', id: toolCall.id, name: toolCall.name, ok: outcome.ok };
-        messages.push({ role: 'tool', toolCallId: toolCall.id, content: outcome.output });
-        round.calls.push({ ...toolCall, output: outcome.output, ok: outcome.ok });
-      }
+      rounds.push(yield* runTools(result, tools, messages, input.signal));
     }
     const id = uuidv7();
     const createdAt = new Date().toISOString();
@@ -137,15 +114,9 @@ export async function* runTurn(params: {
       total,
       async (trx, c) => {
         await store.append(trx, {
+          ...answer,
           id,
-          conversationId: ids.conversationId,
-          workspaceId: input.scope.workspaceId,
-          role: 'assistant',
           text,
-          requestId: input.requestId,
-          publicationId: published.publication.id,
-          llmProvider: provider.name,
-          llmModel: params.request.model,
           usage: { ...total, costMillicredits: c.chargedMillicredits },
           toolRounds: rounds,
           createdAt,
@@ -177,4 +148,63 @@ export async function* runTurn(params: {
     // The consumer stopped reading (the client went away): close the turn as cancelled.
     if (!settled) await ledger.fail(input.requestId, 'cancelled', null, removeUserMessage);
   }
+}
+
+/**
+ * One model call: streams its text as `delta` events and keeps the tool calls `accepts`
+ * lets through; throws when the stream ends without an answer.
+ */
+async function* modelCall(
+  provider: LlmProvider,
+  request: ChatRequest,
+  signal: AbortSignal,
+  accepts: (toolName: string) => boolean,
+): AsyncGenerator<TurnEvent, CallResult> {
+  const result: CallResult = {
+    text: '',
+    toolCalls: [],
+    usage: { inputTokens: 0, outputTokens: 0 },
+    reasoning: undefined,
+  };
+  for await (const event of provider.chat(request, signal)) {
+    if (event.type === 'text') {
+      result.text += event.delta;
+      yield { type: 'delta', text: event.delta };
+    } else if (event.type === 'tool_call') {
+      if (accepts(event.call.name)) result.toolCalls.push(event.call);
+    } else if (event.type === 'done') {
+      result.usage = event.usage;
+      result.reasoning = event.reasoning;
+      return result;
+    }
+  }
+  throw new LlmError('unavailable', 'the model stream ended without an answer');
+}
+
+/**
+ * Runs the tools a model call asked for, one after the other, adding the call and each
+ * result to `messages` for the next call; returns the round as it is stored.
+ */
+async function* runTools(
+  result: CallResult,
+  tools: PreparedTools,
+  messages: LlmMessage[],
+  signal: AbortSignal,
+): AsyncGenerator<TurnEvent, StoredToolRound> {
+  messages.push({
+    role: 'assistant',
+    content: result.text,
+    toolCalls: result.toolCalls,
+    ...(result.reasoning ? { reasoning: result.reasoning } : {}),
+  });
+  const round: StoredToolRound = { text: result.text, calls: [] };
+  for (const toolCall of result.toolCalls) {
+    yield { type: 'tool_call', id: toolCall.id, name: toolCall.name };
+    const outcome = await tools.call(toolCall, signal);
+    if (signal.aborted) throw new LlmError('cancelled', 'the turn was cancelled');
+    yield { type: 'tool_result', id: toolCall.id, name: toolCall.name, ok: outcome.ok };
+    messages.push({ role: 'tool', toolCallId: toolCall.id, content: outcome.output });
+    round.calls.push({ ...toolCall, output: outcome.output, ok: outcome.ok });
+  }
+  return round;
 }

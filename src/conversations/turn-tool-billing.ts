@@ -1,4 +1,4 @@
-import type { ToolBilling } from '../agents/tools/agent-tool.ts';
+import type { ToolBilling } from '../agents/capabilities/agent-tool.ts';
 import type { LlmLedger, LlmToolCharges } from '../billing/llm-ledger.ts';
 
 /**

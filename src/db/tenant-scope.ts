@@ -1,5 +1,5 @@
 import { type Expression, sql } from 'kysely';
-import type { Environment } from '../config/environments.ts';
+import type { Environment } from '../app/config/environments.ts';
 
 /** The tenant a row belongs to: a workspace and one of its environments. */
 export interface TenantScope {

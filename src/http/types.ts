@@ -1,4 +1,4 @@
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 
 /** A parsed HTTP request as route handlers see it; no uWS object leaks past the adapter. */
 export interface HttpRequest {

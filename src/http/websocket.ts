@@ -1,4 +1,4 @@
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 
 /** What a WebSocket route sees of the upgrade request (copied before any await). */
 export interface UpgradeRequest {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import { QUEUE_NAMES } from './queues.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { Logger } from '../observability/logger.ts';
 import { audioObjectKey } from '../storage/audio-store.ts';
 import {

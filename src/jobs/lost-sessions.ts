@@ -1,4 +1,4 @@
-import type { LiveSessions } from '../agents/live-sessions.ts';
+import type { LiveSessions } from '../live-sessions/live-sessions.ts';
 import type { Logger } from '../observability/logger.ts';
 import { BatchSweep } from './batch-sweep.ts';
 

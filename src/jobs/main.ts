@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig } from '../app/config.ts';
 import { databaseOptions, openDatabase } from '../db/connect.ts';
 import { createLogger, resolveLogFormat } from '../observability/logger.ts';
 import { createRedis } from '../redis/client.ts';

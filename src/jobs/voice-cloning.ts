@@ -1,13 +1,13 @@
 import { type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Kysely } from 'kysely';
-import type { Config } from '../config.ts';
+import type { Config } from '../app/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../observability/logger.ts';
-import { VoiceClonerRegistry } from '../providers/cloning/registry.ts';
-import { UpstreamProviderError } from '../providers/upstream/status.ts';
-import { configureVendors, VENDORS } from '../providers/vendors.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
 import { openAudioStores } from '../storage/stores.ts';
+import { VoiceClonerRegistry } from '../tts/providers/cloning/registry.ts';
+import { UpstreamProviderError } from '../tts/providers/upstream/status.ts';
+import { configureVendors, VENDORS } from '../tts/providers/vendors.ts';
 import { CloneRunner } from '../voices/cloning/runner.ts';
 import { SampleDecoder } from '../voices/cloning/sample-decoder.ts';
 import { SampleStore } from '../voices/cloning/sample-store.ts';

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { LiveSessions } from '../agents/live-sessions.ts';
-import { SessionRecordings } from '../agents/session-recordings.ts';
+import type { Config } from '../app/config.ts';
 import { Ledger } from '../billing/ledger.ts';
-import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
+import { LiveSessions } from '../live-sessions/live-sessions.ts';
+import { SessionRecordings } from '../live-sessions/session-recordings.ts';
 import type { Logger } from '../observability/logger.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
 import { openAudioStores } from '../storage/stores.ts';

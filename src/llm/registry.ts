@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import type { Config } from '../config.ts';
+import type { Config } from '../app/config.ts';
 import type { Logger } from '../observability/logger.ts';
 import { isOpenAiReasoningModel } from './openai-compatible/models.ts';
 import type { LlmModelInfo, LlmProvider, LlmProviderName, ThinkingLevel } from './provider.ts';

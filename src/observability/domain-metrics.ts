@@ -1,6 +1,6 @@
-import type { WaitOutcome } from '../providers/wait-queue.ts';
 import { StoreOutage } from '../ratelimit/store-outage.ts';
 import type { SynthesisObserver } from '../tts/ports.ts';
+import type { WaitOutcome } from '../tts/providers/wait-queue.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 

@@ -1,4 +1,4 @@
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { Role } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpRequest } from '../http/types.ts';

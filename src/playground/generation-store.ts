@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { Database, VoiceGenerationsTable } from '../db/schema.ts';
 import { inScope } from '../db/tenant-scope.ts';
 

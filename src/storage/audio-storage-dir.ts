@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Config } from '../config.ts';
+import type { Config } from '../app/config.ts';
 
 /**
  * Directory of stored audio on the local disk (`DATA_DIR/audio`): synthesized requests'

@@ -1,5 +1,5 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import type { Config } from '../config.ts';
+import type { Config } from '../app/config.ts';
 import { audioStorageDir, sampleStorageDir } from './audio-storage-dir.ts';
 import type { AudioStore } from './audio-store.ts';
 import { LocalDiskAudioStore } from './local-disk-store.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../app/config.ts';
 import type { Logger } from '../observability/logger.ts';
 import { DeepgramSttProvider } from './deepgram/provider.ts';
 import { defaultSidecarPython, defaultWhisperModelDir } from './embedded/paths.ts';

@@ -1,5 +1,5 @@
-import { findKokoroVoice } from '../providers/kokoro/voices.ts';
-import { findNativeVoice } from '../providers/native/voices.ts';
+import { findKokoroVoice } from '../tts/providers/kokoro/voices.ts';
+import { findNativeVoice } from '../tts/providers/native/voices.ts';
 
 /** `STT_LANGUAGE`'s value that asks the engine to detect the language of each utterance. */
 export const DETECT_LANGUAGE = 'auto';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import type { Environment } from '../app/config.ts';
 import { requireAuth } from '../auth/context.ts';
 import type { StreamTokens } from '../auth/stream-tokens.ts';
-import type { Environment } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
+import type { Environment } from '../app/config.ts';
 import { closeRowsOfDeadProcesses } from '../billing/abandoned-rows.ts';
 import { creditBalance, debitBalance } from '../billing/balance.ts';
 import { audioCostMillicredits } from '../billing/pricing.ts';
-import type { Environment } from '../config.ts';
 import type { Database, TranscriptionSessionStatus } from '../db/schema.ts';
 import type { ErrorCode } from '../errors.ts';
 import { emitTranscriptionSessionEvent } from './session-events.ts';

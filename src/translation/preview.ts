@@ -1,6 +1,6 @@
+import type { Environment } from '../app/config.ts';
 import type { LlmCharge, LlmLedger } from '../billing/llm-ledger.ts';
 import { llmCostMillicredits } from '../billing/pricing.ts';
-import type { Environment } from '../config.ts';
 import { toTurnError } from '../conversations/turn-errors.ts';
 import { usageBound } from '../llm/bounds.ts';
 import { LlmError } from '../llm/errors.ts';

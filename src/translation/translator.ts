@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import type { Config } from '../app/config.ts';
 import { ApiError } from '../errors.ts';
 import type { LlmMessage, LlmModelInfo, LlmProvider, LlmProviderName } from '../llm/provider.ts';
 import type { LlmCatalog } from '../llm/registry.ts';

@@ -1,8 +1,8 @@
-import type { SynthesisChunk } from '../providers/alignment.ts';
-import { ProviderError } from '../providers/errors.ts';
-import type { VoiceCapability } from '../providers/provider.ts';
 import type { ResolvedRoute } from '../voices/catalog.ts';
 import { canAlign } from './alignment/capability.ts';
+import type { SynthesisChunk } from './providers/alignment.ts';
+import { ProviderError } from './providers/errors.ts';
+import type { VoiceCapability } from './providers/provider.ts';
 import { type ProviderUsage, type SegmentRequest, synthesizeSegment } from './synthesize.ts';
 import { type PreparedText, prepareText } from './tags.ts';
 

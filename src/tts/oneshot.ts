@@ -4,8 +4,7 @@ import { encodeAudio, type TranscoderFactory } from '../../media/transcode.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { AlignmentGranularity } from '../providers/alignment.ts';
-import type { ResolvedRoute, VoiceCatalog } from '../voices/catalog.ts';
+import type { CatalogVoice, ResolvedRoute, VoiceCatalog } from '../voices/catalog.ts';
 import { requireAlignment } from './alignment/capability.ts';
 import { alignedAudio } from './alignment/tap.ts';
 import { AlignmentTimeline, type PublicTiming } from './alignment/timeline.ts';
@@ -19,6 +18,7 @@ import {
   type SynthesisGuard,
   type SynthesisObserver,
 } from './ports.ts';
+import type { AlignmentGranularity } from './providers/alignment.ts';
 import type { OneShotBody } from './schemas.ts';
 import type { AudioSpool, SpooledAudio } from './spool.ts';
 import { ProviderUsage, synthesisFailure } from './synthesize.ts';
@@ -121,6 +121,52 @@ export class OneShotSynthesis {
     signal: AbortSignal,
     options: OneShotOptions,
   ): Promise<OneShotResult> {
+    const started = await this.#start(caller, requestId, body, options);
+    const { voice, format } = started;
+    const info = getOutputFormatInfo(format);
+    const run = await this.#synthesize(requestId, body, signal, options, started);
+    const spoken = run.failover.prepared ?? started.prepared;
+    let audio: Buffer | SpooledAudio;
+    let chargeMillicredits: number;
+    try {
+      chargeMillicredits = await this.deps.ledger.finish(requestId, {
+        status: 'succeeded',
+        charsSynthesized: codePointLength(spoken.text),
+        providerAudioMs: run.usage.audioMs,
+        encodedDurationMs: run.counter.durationMs,
+      });
+      audio = await run.collected.finish();
+    } catch (error) {
+      await run.collected.discard();
+      throw error;
+    }
+    if (this.deps.persister.enabled) this.#persist(caller, requestId, format, audio);
+    return {
+      requestId,
+      auditId: started.auditId,
+      format,
+      contentType: info.contentType,
+      audio,
+      durationMs: run.counter.durationMs,
+      synthesisMs: run.synthesisMs,
+      chargeMillicredits,
+      route: run.failover.served ?? voice.route,
+      voiceRoute: run.failover.role,
+      tagsSkipped: spoken.tagsSkipped,
+      ...(run.timeline ? { timings: run.timeline.takeAll() } : {}),
+    };
+  }
+
+  /**
+   * Admits the caller, resolves the voice and format, prepares the text for the default
+   * route and opens the request's ledger row with its reservation.
+   */
+  async #start(
+    caller: SynthesisCaller,
+    requestId: string,
+    body: OneShotBody,
+    options: OneShotOptions,
+  ) {
     const { catalog, ledger, guard } = this.deps;
     await guard.admit(caller);
     const { voice, format } = await resolveSynthesisTarget(
@@ -134,7 +180,6 @@ export class OneShotSynthesis {
     // Prepared for the default route: refuses what it cannot speak and sizes the reservation
     // (a fallback route never speaks more: it applies tags only where the voice has them).
     const prepared = prepareText(body.text, body.params?.voice_tags, voice.capabilities);
-    const reserved = codePointLength(prepared.text);
     const auditId = `aud_${uuidv7()}`;
     await ledger.start({
       requestId,
@@ -149,14 +194,28 @@ export class OneShotSynthesis {
       outputFormat: format,
       partnerSessionId: body.partner_session_id,
       contextId: body.context_id,
-      reserveChars: reserved,
+      reserveChars: codePointLength(prepared.text),
       millicreditsPer1kChars: voice.route.pricing.millicreditsPer1kChars,
       passThrough: voice.route.pricing.passThrough,
     });
+    return { voice, format, prepared, auditId };
+  }
 
-    const info = getOutputFormatInfo(format);
+  /**
+   * Synthesizes (failing over between the voice's routes), encodes and collects the audio.
+   * A failure discards what was collected, closes the ledger row as failed or cancelled and
+   * throws the synthesis error.
+   */
+  async #synthesize(
+    requestId: string,
+    body: OneShotBody,
+    signal: AbortSignal,
+    options: OneShotOptions,
+    { voice, format }: { voice: CatalogVoice; format: OutputFormat },
+  ) {
+    const { ledger } = this.deps;
     const usage = new ProviderUsage();
-    const counter = info.createDurationCounter();
+    const counter = getOutputFormatInfo(format).createDurationCounter();
     const collected = this.deps.spool.collector();
     let audioSeen = false;
     const started = performance.now();
@@ -177,12 +236,7 @@ export class OneShotSynthesis {
       const pcm = timeline
         ? alignedAudio(chunks, timeline, () => failover.prepared?.text ?? body.text)
         : chunks;
-      for await (const bytes of encodeAudio(pcm, format, signal, {
-        ...(this.deps.opusComplexity === undefined
-          ? {}
-          : { opusComplexity: this.deps.opusComplexity }),
-        ...(this.deps.transcoders ? { transcoders: this.deps.transcoders } : {}),
-      })) {
+      for await (const bytes of encodeAudio(pcm, format, signal, this.#encoding())) {
         if (!audioSeen) {
           audioSeen = true;
           this.deps.observer?.firstAudio('http', (performance.now() - started) / 1000);
@@ -211,36 +265,16 @@ export class OneShotSynthesis {
       throw failure;
     }
     const synthesisMs = performance.now() - started;
-    const spoken = failover.prepared ?? prepared;
-    const chars = codePointLength(spoken.text);
-    let audio: Buffer | SpooledAudio;
-    let chargeMillicredits: number;
-    try {
-      chargeMillicredits = await ledger.finish(requestId, {
-        status: 'succeeded',
-        charsSynthesized: chars,
-        providerAudioMs: usage.audioMs,
-        encodedDurationMs: counter.durationMs,
-      });
-      audio = await collected.finish();
-    } catch (error) {
-      await collected.discard();
-      throw error;
-    }
-    if (this.deps.persister.enabled) this.#persist(caller, requestId, format, audio);
+    return { usage, counter, collected, failover, timeline, synthesisMs };
+  }
+
+  /** The encoder settings of this deployment: Opus complexity and the transcoders. */
+  #encoding() {
     return {
-      requestId,
-      auditId,
-      format,
-      contentType: info.contentType,
-      audio,
-      durationMs: counter.durationMs,
-      synthesisMs,
-      chargeMillicredits,
-      route: failover.served ?? voice.route,
-      voiceRoute: failover.role,
-      tagsSkipped: spoken.tagsSkipped,
-      ...(timeline ? { timings: timeline.takeAll() } : {}),
+      ...(this.deps.opusComplexity === undefined
+        ? {}
+        : { opusComplexity: this.deps.opusComplexity }),
+      ...(this.deps.transcoders ? { transcoders: this.deps.transcoders } : {}),
     };
   }
 

@@ -1,6 +1,6 @@
 import type { OutputFormat } from '../../media/formats.ts';
+import type { Environment } from '../app/config.ts';
 import type { AuthContext } from '../auth/context.ts';
-import type { Environment } from '../config.ts';
 
 /** Best-effort storage of finished audio; never throws, never delays the response. */
 export interface AudioPersister {

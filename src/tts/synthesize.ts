@@ -2,9 +2,9 @@ import { MediaError } from '../../media/errors.ts';
 import { getOutputFormatInfo, type OutputFormat } from '../../media/formats.ts';
 import { pcmDurationMs } from '../../media/pcm.ts';
 import { ApiError } from '../errors.ts';
-import type { AlignmentGranularity, SynthesisChunk } from '../providers/alignment.ts';
-import { ProviderError } from '../providers/errors.ts';
 import type { ResolvedRoute } from '../voices/catalog.ts';
+import type { AlignmentGranularity, SynthesisChunk } from './providers/alignment.ts';
+import { ProviderError } from './providers/errors.ts';
 
 export interface SegmentRequest {
   route: ResolvedRoute;

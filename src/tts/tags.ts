@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.ts';
-import type { VoiceCapability } from '../providers/provider.ts';
+import type { VoiceCapability } from './providers/provider.ts';
 
 /** Inline bracketed cues such as `[whispering]` or `[laughs softly]` inside the text. */
 const INLINE_CUE = /\[[^[\]\n]{0,200}\]/g;

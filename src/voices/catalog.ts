@@ -1,17 +1,17 @@
 import type { OutputFormat } from '../../media/formats.ts';
+import type { Environment } from '../app/config.ts';
 import type { RoutePricing } from '../billing/pricing.ts';
-import type { Environment } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
-import { NATIVE_VOICES, type NativeVoice } from '../providers/native/index.ts';
-import type { TtsProvider, VoiceCapability } from '../providers/provider.ts';
-import { UpstreamProviderError } from '../providers/upstream/status.ts';
+import { withAlignmentCapabilities } from '../tts/alignment/capability.ts';
+import { NATIVE_VOICES, type NativeVoice } from '../tts/providers/native/index.ts';
+import type { TtsProvider, VoiceCapability } from '../tts/providers/provider.ts';
+import { UpstreamProviderError } from '../tts/providers/upstream/status.ts';
 import type {
   UpstreamAccount,
   UpstreamProviderKind,
   UpstreamProviderRegistry,
-} from '../providers/upstream-registry.ts';
-import { withAlignmentCapabilities } from '../tts/alignment/capability.ts';
+} from '../tts/providers/upstream-registry.ts';
 import type { ProviderAccounts } from './provider-accounts.ts';
 import { type RouteProfile, routeProfile } from './route-profile.ts';
 import {

@@ -1,16 +1,16 @@
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import { ApiError } from '../errors.ts';
-import { ProviderError } from '../providers/errors.ts';
+import { ProviderError } from '../tts/providers/errors.ts';
 import type {
   CatalogQuery,
   CatalogSource,
   VendorCatalog,
   VendorCatalogPage,
-} from '../providers/upstream/catalog.ts';
-import type { UpstreamTimeouts } from '../providers/upstream/timeouts.ts';
-import type { UpstreamProviderKind } from '../providers/upstream-registry.ts';
-import type { ConfiguredVendor } from '../providers/vendor-descriptor.ts';
-import { configuredVendor } from '../providers/vendors.ts';
+} from '../tts/providers/upstream/catalog.ts';
+import type { UpstreamTimeouts } from '../tts/providers/upstream/timeouts.ts';
+import type { UpstreamProviderKind } from '../tts/providers/upstream-registry.ts';
+import type { ConfiguredVendor } from '../tts/providers/vendor-descriptor.ts';
+import { configuredVendor } from '../tts/providers/vendors.ts';
 import type { ProviderAccounts } from './provider-accounts.ts';
 import type { VoiceRouteSettings } from './route-settings.ts';
 import { upstreamModel } from './upstream-models.ts';

@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import { randomBase62 } from '../auth/key-format.ts';
 import type { Database, ProviderAccountsTable, UpstreamProviderName } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
-import type { UpstreamAccount } from '../providers/upstream-registry.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
+import type { UpstreamAccount } from '../tts/providers/upstream-registry.ts';
 import { requireWorkspace } from '../workspaces/workspaces.ts';
 
 /** A provider account as operators see it: never the key, only its last four characters. */

@@ -1,5 +1,5 @@
-import type { Environment } from '../config.ts';
-import { NATIVE_VOICES } from '../providers/native/voices.ts';
+import type { Environment } from '../app/config.ts';
+import { NATIVE_VOICES } from '../tts/providers/native/voices.ts';
 import { routeProfile } from './route-profile.ts';
 import { type StoredVoice, servingRoute, type VoiceStore } from './voice-store.ts';
 

@@ -1,6 +1,6 @@
 import type { OutputFormat } from '../../media/formats.ts';
-import { NATIVE_OUTPUT_FORMATS } from '../providers/native/voices.ts';
-import type { VoiceCapability } from '../providers/provider.ts';
+import { NATIVE_OUTPUT_FORMATS } from '../tts/providers/native/voices.ts';
+import type { VoiceCapability } from '../tts/providers/provider.ts';
 import { upstreamModel } from './upstream-models.ts';
 import type { StoredRoute } from './voice-store.ts';
 

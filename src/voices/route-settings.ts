@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { Environment } from '../config.ts';
+import type { Environment } from '../app/config.ts';
 import type { Database, UpstreamProviderName, VoiceRoutesTable } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { currentSampleIds } from './cloning/checks.ts';

@@ -1,6 +1,6 @@
-import type { UpstreamModelInfo } from '../providers/upstream/model-info.ts';
-import type { UpstreamProviderKind } from '../providers/upstream-registry.ts';
-import { registeredVendor } from '../providers/vendors.ts';
+import type { UpstreamModelInfo } from '../tts/providers/upstream/model-info.ts';
+import type { UpstreamProviderKind } from '../tts/providers/upstream-registry.ts';
+import { registeredVendor } from '../tts/providers/vendors.ts';
 
 /** The model a route on `provider` may name, or undefined when routes cannot use it. */
 export function upstreamModel(

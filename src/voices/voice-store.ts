@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { OutputFormat } from '../../media/formats.ts';
+import type { Environment } from '../app/config.ts';
 import { randomBase62 } from '../auth/key-format.ts';
-import type { Environment } from '../config.ts';
 import type {
   Database,
   UpstreamProviderName,
@@ -12,7 +12,7 @@ import type {
 } from '../db/schema.ts';
 import { inScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
-import type { VoiceCapability } from '../providers/provider.ts';
+import type { VoiceCapability } from '../tts/providers/provider.ts';
 import { requireWorkspace } from '../workspaces/workspaces.ts';
 import { isProviderVoiceId, upstreamModel } from './upstream-models.ts';
 

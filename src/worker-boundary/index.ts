@@ -21,17 +21,10 @@
  * the worker's reach, so the api can change how it keeps them without touching the worker.
  */
 
+export type { ToolBilling } from '../agents/capabilities/agent-tool.ts';
+export type { PreparedTools } from '../agents/capabilities/toolbox.ts';
 export type { CharacterCard } from '../agents/character-card.ts';
-export type { LatencyStats, TurnLatencySummary } from '../agents/live-session-records.ts';
-export type {
-  ApplicationSession,
-  LiveSessionRecord,
-  SessionContext,
-} from '../agents/live-sessions.ts';
-export { agentSessionLedgerId } from '../agents/live-sessions.ts';
-export { userIdentity } from '../agents/livekit-rooms.ts';
-export type { ToolBilling } from '../agents/tools/agent-tool.ts';
-export type { PreparedTools } from '../agents/tools/toolbox.ts';
+export { type Config, ConfigError, loadConfig } from '../app/config.ts';
 export type { ApplicationTool } from '../application/types.ts';
 export {
   liveSessionCostMillicredits,
@@ -40,7 +33,14 @@ export {
   type TokenPrices,
   type TokenUsage,
 } from '../billing/pricing.ts';
-export { type Config, ConfigError, loadConfig } from '../config.ts';
+export type { LatencyStats, TurnLatencySummary } from '../live-sessions/live-session-records.ts';
+export type {
+  ApplicationSession,
+  LiveSessionRecord,
+  SessionContext,
+} from '../live-sessions/live-sessions.ts';
+export { agentSessionLedgerId } from '../live-sessions/live-sessions.ts';
+export { userIdentity } from '../live-sessions/livekit-rooms.ts';
 export type {
   LlmMessage,
   LlmProvider,

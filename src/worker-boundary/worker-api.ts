@@ -1,11 +1,11 @@
-import { type LiveSessionRecord, LiveSessions } from '../agents/live-sessions.ts';
-import { SessionRecordings } from '../agents/session-recordings.ts';
-import type { ToolBilling } from '../agents/tools/agent-tool.ts';
-import { createAgentToolbox } from '../agents/tools/capabilities.ts';
-import type { PreparedTools } from '../agents/tools/toolbox.ts';
+import type { ToolBilling } from '../agents/capabilities/agent-tool.ts';
+import { createAgentToolbox } from '../agents/capabilities/registry.ts';
+import type { PreparedTools } from '../agents/capabilities/toolbox.ts';
+import { type Config, tokenSigningSecret } from '../app/config.ts';
 import { StreamTokens } from '../auth/stream-tokens.ts';
-import { type Config, tokenSigningSecret } from '../config.ts';
 import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
+import { type LiveSessionRecord, LiveSessions } from '../live-sessions/live-sessions.ts';
+import { SessionRecordings } from '../live-sessions/session-recordings.ts';
 import { type LlmCatalog, llmCatalogFromConfig } from '../llm/registry.ts';
 import type { Logger } from '../observability/logger.ts';
 import { SecretBox } from '../secrets/secret-box.ts';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { ElevenLabsCatalog } from '../../src/providers/elevenlabs/catalog.ts';
-import { findElevenLabsModel } from '../../src/providers/elevenlabs/models.ts';
-import { ElevenLabsProvider } from '../../src/providers/elevenlabs/provider.ts';
-import { ElevenLabsVoiceCloner } from '../../src/providers/elevenlabs/voice-cloning.ts';
-import { defineVendor } from '../../src/providers/vendor-descriptor.ts';
+import { ElevenLabsCatalog } from '../../src/tts/providers/elevenlabs/catalog.ts';
+import { findElevenLabsModel } from '../../src/tts/providers/elevenlabs/models.ts';
+import { ElevenLabsProvider } from '../../src/tts/providers/elevenlabs/provider.ts';
+import { ElevenLabsVoiceCloner } from '../../src/tts/providers/elevenlabs/voice-cloning.ts';
+import { defineVendor } from '../../src/tts/providers/vendor-descriptor.ts';
 
 /**
  * A third vendor, `acme`, for tests that register it beside the real ones in a test-only

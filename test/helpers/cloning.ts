@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/app/config.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
 import { ApiError } from '../../src/errors.ts';
 import { openVoiceCloning, startVoiceCloningWorker } from '../../src/jobs/voice-cloning.ts';

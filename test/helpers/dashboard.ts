@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { AgentStore } from '../../src/agents/agent-store.ts';
 import { Agents } from '../../src/agents/agents.ts';
 import { createStarterAgent } from '../../src/agents/starter-agent.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/app/config.ts';
 import type { Database } from '../../src/db/schema.ts';
 import { llmCatalogFromConfig } from '../../src/llm/registry.ts';
 import { PublicVoices } from '../../src/voices/public-voices.ts';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { PublishedAgent } from '../../src/agents/agent-records.ts';
-import { createAgentToolbox } from '../../src/agents/tools/capabilities.ts';
-import type { PreparedTools } from '../../src/agents/tools/toolbox.ts';
-import { loadConfig } from '../../src/config.ts';
+import { CalendarConnections } from '../../src/agents/capabilities/calendar/connections.ts';
+import { createAgentToolbox } from '../../src/agents/capabilities/registry.ts';
+import type { PreparedTools } from '../../src/agents/capabilities/toolbox.ts';
+import { loadConfig } from '../../src/app/config.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
-import { CalendarConnections } from '../../src/google-calendar/connections.ts';
 import { SecretBox } from '../../src/secrets/secret-box.ts';
 import type { ConsentPlan, FakeGoogle, FakeGoogleAccount } from '../fakes/google.ts';
 import type { ApiClient } from './agents.ts';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { configSchema } from '../../src/config.ts';
+import { configSchema } from '../../src/app/config.ts';
 import { sttConfigSchema } from '../../src/stt/config.ts';
 import { workerConfigSchema } from '../../worker/config.ts';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
-import { configSchema } from '../../src/config.ts';
+import { configSchema } from '../../src/app/config.ts';
 import { sttConfigSchema } from '../../src/stt/config.ts';
 import { workerConfigSchema } from '../../worker/config.ts';
 

@@ -35,3 +35,11 @@ describe("README's layout section", () => {
     expect(trackedFolders('src/').filter((folder) => !named(folder))).toEqual([]);
   });
 });
+
+describe("README's layout section and the Agent capabilities", () => {
+  it('names each Agent capability folder of src/agents/capabilities/', () => {
+    const capabilities = trackedFolders('src/agents/capabilities/');
+    expect(capabilities).toEqual(['calendar', 'documents', 'memory', 'websearch']);
+    expect(capabilities.filter((folder) => !named(folder))).toEqual([]);
+  });
+});

@@ -1,4 +1,4 @@
-import type { UpstreamProviderKind } from '../../providers/upstream-registry.ts';
+import type { UpstreamProviderKind } from '../../tts/providers/upstream-registry.ts';
 
 // Provider accounts, workspace voices, their routes, samples and clone History.
 

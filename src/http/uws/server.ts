@@ -4,10 +4,9 @@ import type {
   HttpResponse as UwsResponse,
   us_listen_socket,
 } from 'uWebSockets.js';
-import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { v7 as uuidv7 } from 'uuid';
-import type { Environment } from '../../config.ts';
+import type { Environment } from '../../app/config.ts';
 import { ApiError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { Metrics } from '../../observability/metrics.ts';
@@ -17,10 +16,10 @@ import { corsHeaders, preflightHeaders } from '../cors.ts';
 import type { HttpMethod, RouteCors } from '../route.ts';
 import type { Handler, HttpRequest, HttpResponse } from '../types.ts';
 import type { WebSocketRoute } from '../websocket.ts';
+import { BodyIntake } from './body-intake.ts';
 import { BodyReceiver } from './body-receiver.ts';
 import { errorResponse } from './error-response.ts';
 import { uws } from './native.ts';
-import { BodyTooLargeError } from './read-body.ts';
 import { paramNames, patternRegex } from './route-pattern.ts';
 import { mountWebSocket } from './websocket.ts';
 import { type ResponseState, writeResponse } from './write-response.ts';
@@ -310,15 +309,21 @@ export class UwsHttpServer {
       ? corsHeaders(cors, headers.origin, this.options.allowsOrigin ?? (() => false))
       : undefined;
 
-    const contentLength = headers['content-length'];
-    const chunked = /chunked/i.test(headers['transfer-encoding'] ?? '');
-    const hasBody = chunked || (contentLength !== undefined && contentLength !== '0');
+    const declared = {
+      contentLength: headers['content-length'],
+      chunked: /chunked/i.test(headers['transfer-encoding'] ?? ''),
+    };
+    const hasBody =
+      declared.chunked || (declared.contentLength !== undefined && declared.contentLength !== '0');
     // The socket is paused here: no body byte is read before the route decided to read it.
-    const receiver =
-      hasBody && bodyLimitBytes !== null ? new BodyReceiver(res, state.aborted.signal) : null;
-    let bodyRead = false;
-    let reservedBytes = 0;
-    let bodyFile: string | undefined;
+    const intake =
+      hasBody && bodyLimitBytes !== null
+        ? new BodyIntake(new BodyReceiver(res, state.aborted.signal), bodyLimitBytes, declared, {
+            budget: this.bodyBudget,
+            spoolDirectory: this.spoolDirectory,
+            logger: this.options.logger,
+          })
+        : null;
     const run = async (): Promise<HttpResponse> => {
       const request: { -readonly [K in keyof HttpRequest]: HttpRequest[K] } = {
         method,
@@ -333,51 +338,39 @@ export class UwsHttpServer {
         signal: state.aborted.signal,
       };
       await beforeBody?.(request);
-      if (receiver && bodyLimitBytes !== null) {
-        if (Number(contentLength) > bodyLimitBytes) throw new BodyTooLargeError(bodyLimitBytes);
-        reservedBytes = chunked ? bodyLimitBytes : Number(contentLength);
-        if (!this.bodyBudget.tryReserve(reservedBytes)) {
-          reservedBytes = 0;
-          throw new ApiError(
-            'service_unavailable',
-            'The server is receiving as many request bodies as it accepts at once; retry shortly.',
-          );
-        }
-        bodyRead = true;
-        if (served.spoolBody) {
-          bodyFile = await receiver.toFile(bodyLimitBytes, this.spoolDirectory);
-          request.bodyFile = bodyFile;
-        } else {
-          request.body = await receiver.toMemory(bodyLimitBytes);
-        }
-      }
+      await intake?.into(request, served.spoolBody === true);
       return handler(request);
     };
-    const release = () => {
-      this.bodyBudget.release(reservedBytes);
-      reservedBytes = 0;
-      if (bodyFile !== undefined) {
-        rm(bodyFile, { force: true }).catch((error: unknown) =>
-          this.options.logger.warn({ err: error, request_id: requestId }, 'upload not removed'),
-        );
-      }
-    };
+    const label = { requestId, method, routeLabel, startedAt };
+    this.respond(res, state, label, crossOrigin, () =>
+      requestContext
+        .run({ request_id: requestId, method, route: routeLabel }, run)
+        .catch(async (error: unknown) => {
+          const response = errorResponse(error, requestId, method, routeLabel, this.options.logger);
+          if (hasBody && !intake?.read) {
+            // A body left unread would be taken for the next request on this connection.
+            response.headers = { ...response.headers, connection: 'close' };
+            // Its rest is read and dropped before the answer goes out: closing over unread
+            // bytes resets the connection, and the client could lose the answer.
+            await intake?.drainAway(REFUSED_BODY_DRAIN);
+          }
+          return response;
+        })
+        .finally(() => intake?.release(requestId)),
+    );
+  }
 
-    requestContext
-      .run({ request_id: requestId, method, route: routeLabel }, run)
-      .catch(async (error: unknown) => {
-        const response = errorResponse(error, requestId, method, routeLabel, this.options.logger);
-        if (hasBody && !bodyRead) {
-          // A body left unread would be taken for the next request on this connection.
-          response.headers = { ...response.headers, connection: 'close' };
-          // Its rest is read and dropped before the answer goes out: closing over unread
-          // bytes resets the connection, and the client could lose the answer.
-          await receiver?.drainAway(REFUSED_BODY_DRAIN);
-        }
-        return response;
-      })
+  /** Writes the answer `answer` resolves to, unless the client went away first. */
+  private respond(
+    res: UwsResponse,
+    state: ResponseState,
+    label: { requestId: string; method: string; routeLabel: string; startedAt: number },
+    crossOrigin: Record<string, string> | undefined,
+    answer: () => Promise<HttpResponse>,
+  ): void {
+    const { requestId, method, routeLabel, startedAt } = label;
+    answer()
       .then((response) => {
-        release();
         if (state.done) return;
         if (crossOrigin) response.headers = { ...crossOrigin, ...response.headers };
         writeResponse(res, state, response, requestId, this.options.logger, () =>

@@ -7,7 +7,7 @@ import type {
 } from 'uWebSockets.js';
 import { STATUS_CODES } from 'node:http';
 import { v7 as uuidv7 } from 'uuid';
-import type { Environment } from '../../config.ts';
+import type { Environment } from '../../app/config.ts';
 import { errorBody, toApiError } from '../../errors.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { requestContext } from '../../observability/request-context.ts';

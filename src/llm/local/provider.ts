@@ -1,5 +1,5 @@
 import type { Logger } from '../../observability/logger.ts';
-import { ConcurrencyLimiter } from '../../providers/upstream/concurrency-limiter.ts';
+import { ConcurrencyLimiter } from '../../tts/providers/upstream/concurrency-limiter.ts';
 import { LlmError } from '../errors.ts';
 import type { LlmChatRequest, LlmEvent, LlmModelInfo, LlmProvider } from '../provider.ts';
 import { LocalEngine } from './engine.ts';

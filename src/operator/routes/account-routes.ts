@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AnyRoute } from '../../http/route.ts';
-import { VENDOR_KINDS } from '../../providers/vendors.ts';
+import { VENDOR_KINDS } from '../../tts/providers/vendors.ts';
 import type { ProviderAccount, ProviderAccounts } from '../../voices/provider-accounts.ts';
 import { VOICE_MANAGER_ROLES } from '../../workspaces/members.ts';
 import type { OperatorGuard } from '../guard.ts';

@@ -1,16 +1,19 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import type { LiveSessions } from '../../agents/live-sessions.ts';
-import { recentSessions } from '../../agents/session-history.ts';
-import { listSessionReports, transcriptBody } from '../../agents/session-listing.ts';
-import { recordingResponse, type SessionRecordings } from '../../agents/session-recordings.ts';
-import { sessionReportBody } from '../../agents/session-report-view.ts';
 import type { Database } from '../../db/schema.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import { ApiError } from '../../errors.ts';
 import { pageCursorSchema, UUID_PATTERN } from '../../http/page-cursor.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
+import type { LiveSessions } from '../../live-sessions/live-sessions.ts';
+import { recentSessions } from '../../live-sessions/session-history.ts';
+import { listSessionReports, transcriptBody } from '../../live-sessions/session-listing.ts';
+import {
+  recordingResponse,
+  type SessionRecordings,
+} from '../../live-sessions/session-recordings.ts';
+import { sessionReportBody } from '../../live-sessions/session-report-view.ts';
 import {
   AGENT_BUILDER_ROLES,
   END_USER_DATA_READER_ROLES,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApiError } from '../../errors.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
-import { VENDOR_KINDS } from '../../providers/vendors.ts';
+import { VENDOR_KINDS } from '../../tts/providers/vendors.ts';
 import { SAMPLE_LIMITS } from '../../voices/cloning/sample-audio.ts';
 import type { VoiceCloning } from '../../voices/cloning/service.ts';
 import type {

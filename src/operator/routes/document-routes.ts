@@ -5,8 +5,8 @@ import {
   MAX_DOCUMENTS_PER_END_USER,
   MAX_SHARED_DOCUMENTS_PER_AGENT,
   MAX_TITLE_CHARS,
-} from '../../agents/documents/document-records.ts';
-import type { AgentDocuments } from '../../agents/documents/documents.ts';
+} from '../../agents/capabilities/documents/document-records.ts';
+import type { AgentDocuments } from '../../agents/capabilities/documents/documents.ts';
 import {
   type DocumentCreateBody,
   type DocumentReplaceBody,
@@ -14,7 +14,7 @@ import {
   documentCreateSchema,
   documentListQuerySchema,
   documentReplaceSchema,
-} from '../../agents/documents/schemas.ts';
+} from '../../agents/capabilities/documents/schemas.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import { ApiError } from '../../errors.ts';
 import type { AnyRoute } from '../../http/route.ts';

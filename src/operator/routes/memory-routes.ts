@@ -1,14 +1,14 @@
-import type { TenantScope } from '../../db/tenant-scope.ts';
-import type { AnyRoute } from '../../http/route.ts';
-import type { HttpRequest } from '../../http/types.ts';
-import { type AgentMemories, MEMORY_LIMITS } from '../../memory/memories.ts';
+import { type AgentMemories, MEMORY_LIMITS } from '../../agents/capabilities/memory/memories.ts';
 import {
   type CreateMemoryBody,
   createMemorySchema,
   type MemoryQuery,
   memoryBody,
   memoryQuerySchema,
-} from '../../memory/schemas.ts';
+} from '../../agents/capabilities/memory/schemas.ts';
+import type { TenantScope } from '../../db/tenant-scope.ts';
+import type { AnyRoute } from '../../http/route.ts';
+import type { HttpRequest } from '../../http/types.ts';
 import { AGENT_BUILDER_ROLES, END_USER_DATA_READER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { operatorRoute } from '../route.ts';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { AnyRoute } from '../../http/route.ts';
 import type {
   WorkspaceSearchKeys,
   WorkspaceSearchKeyView,
-} from '../../websearch/workspace-search-keys.ts';
+} from '../../agents/capabilities/websearch/workspace-search-keys.ts';
+import type { AnyRoute } from '../../http/route.ts';
 import { MEMBER_MANAGER_ROLES } from '../../workspaces/members.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { operatorRoute } from '../route.ts';

@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors.ts';
-import { ALIGNMENT_CAPABILITY, type AlignmentGranularity } from '../../providers/alignment.ts';
-import type { TtsProvider, VoiceCapability } from '../../providers/provider.ts';
+import { ALIGNMENT_CAPABILITY, type AlignmentGranularity } from '../providers/alignment.ts';
+import type { TtsProvider, VoiceCapability } from '../providers/provider.ts';
 
 /** `capabilities` with the alignment capabilities of `provider` added. */
 export function withAlignmentCapabilities(

@@ -1,5 +1,5 @@
 import type { PcmChunk } from '../../../media/pcm.ts';
-import type { SynthesisChunk } from '../../providers/alignment.ts';
+import type { SynthesisChunk } from '../providers/alignment.ts';
 import type { AlignmentTimeline } from './timeline.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { pcmDurationMs } from '../../../media/pcm.ts';
-import type { SynthesisChunk } from '../../providers/alignment.ts';
+import type { SynthesisChunk } from '../providers/alignment.ts';
 
 /** One timed word or character as responses carry it. */
 export interface PublicTiming {

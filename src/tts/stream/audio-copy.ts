@@ -1,5 +1,5 @@
 import { getOutputFormatInfo, type OutputFormat } from '../../../media/formats.ts';
-import type { Environment } from '../../config.ts';
+import type { Environment } from '../../app/config.ts';
 import type { AudioPersister } from '../ports.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ApiError } from '../../errors.ts';
 import { validate } from '../../http/validate.ts';
-import type { AlignmentGranularity } from '../../providers/alignment.ts';
+import type { AlignmentGranularity } from '../providers/alignment.ts';
 import {
   alignmentSchema,
   MAX_STREAM_TEXT_EVENT_CHARS,

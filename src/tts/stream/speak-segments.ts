@@ -1,10 +1,10 @@
 import type { OutputFormat } from '../../../media/formats.ts';
 import type { PcmChunk } from '../../../media/pcm.ts';
 import { ApiError } from '../../errors.ts';
-import type { AlignmentGranularity } from '../../providers/alignment.ts';
 import { alignedAudio } from '../alignment/tap.ts';
 import type { AlignmentTimeline } from '../alignment/timeline.ts';
 import type { RouteFailover } from '../failover.ts';
+import type { AlignmentGranularity } from '../providers/alignment.ts';
 import type { ProviderUsage } from '../synthesize.ts';
 import { codePointLength } from '../tags.ts';
 

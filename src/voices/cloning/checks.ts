@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, VoiceRouteProvider } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
-import { VENDORS } from '../../providers/vendors.ts';
+import { VENDORS } from '../../tts/providers/vendors.ts';
 import { modelProfile, NATIVE_CLONE_MODEL } from '../route-profile.ts';
 import type { StoredVoice } from '../voice-store.ts';
 import { validateSample } from './sample-audio.ts';

@@ -3,7 +3,7 @@ import type {
   VoiceRouteProvider,
   VoiceSamplesTable,
 } from '../../db/schema.ts';
-import { registeredVendor } from '../../providers/vendors.ts';
+import { registeredVendor } from '../../tts/providers/vendors.ts';
 import type { CloneAttempt, VoiceSample } from './types.ts';
 
 /**

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database, VoiceCloneAttemptsTable, VoiceRoutesTable } from '../../db/schema.ts';
 import type { Logger } from '../../observability/logger.ts';
-import type { CloneFile, CloneResult, VoiceCloner } from '../../providers/cloning/cloner.ts';
-import { ProviderError } from '../../providers/errors.ts';
-import { UpstreamProviderError } from '../../providers/upstream/status.ts';
-import type { UpstreamProviderKind } from '../../providers/upstream-registry.ts';
+import type { CloneFile, CloneResult, VoiceCloner } from '../../tts/providers/cloning/cloner.ts';
+import { ProviderError } from '../../tts/providers/errors.ts';
+import { UpstreamProviderError } from '../../tts/providers/upstream/status.ts';
+import type { UpstreamProviderKind } from '../../tts/providers/upstream-registry.ts';
 import { modelProfile } from '../route-profile.ts';
 import { deriveNativeVoice, measureVoice } from './native-derivation.ts';
 import { decodeForAnalysis } from './sample-audio.ts';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { Environment } from '../../app/config.ts';
 import { randomBase62 } from '../../auth/key-format.ts';
-import type { Environment } from '../../config.ts';
 import type { Database } from '../../db/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { requireWorkspace } from '../../workspaces/workspaces.ts';

@@ -1,4 +1,4 @@
-import type { Environment } from '../../config.ts';
+import type { Environment } from '../../app/config.ts';
 import type {
   CloneAttemptOperation,
   CloneAttemptState,

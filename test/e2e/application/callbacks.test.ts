@@ -10,7 +10,7 @@ import {
   ApplicationError,
   type InputDecision,
 } from '../../../backend-sdk/src/application/index.ts';
-import { LiveSessions } from '../../../src/agents/live-sessions.ts';
+import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { speech } from '../../helpers/room-client.ts';
 import { type ApplicationStack, llmMessages, startApplicationStack } from './harness.ts';
 import { modelAnswers } from './sdk-backend.ts';

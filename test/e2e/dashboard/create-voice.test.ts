@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   RECOMMENDED_MODELS as DASHBOARD_RECOMMENDED,
   ROUTE_MODELS,
-} from '../../../src/dashboard/pages/create-voice/models.ts';
-import { RECORDING_SCRIPTS } from '../../../src/dashboard/pages/create-voice/scripts.ts';
-import { ELEVENLABS_MODELS } from '../../../src/providers/elevenlabs/models.ts';
-import { FISHAUDIO_MODELS } from '../../../src/providers/fishaudio/models.ts';
+} from '../../../dashboard/pages/create-voice/models.ts';
+import { RECORDING_SCRIPTS } from '../../../dashboard/pages/create-voice/scripts.ts';
+import { ELEVENLABS_MODELS } from '../../../src/tts/providers/elevenlabs/models.ts';
+import { FISHAUDIO_MODELS } from '../../../src/tts/providers/fishaudio/models.ts';
 import { RECOMMENDED_MODELS } from '../../../src/voices/cloning/checks.ts';
 import { FakeElevenLabsCatalog } from '../../fakes/elevenlabs-catalog.ts';
 import {

@@ -7,7 +7,7 @@
 
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryStore } from '../../../src/memory/memory-store.ts';
+import { MemoryStore } from '../../../src/agents/capabilities/memory/memory-store.ts';
 import { type ApiClient, apiClient, LLM_ENV } from '../../helpers/agents.ts';
 import {
   type DashboardFixture,

@@ -7,7 +7,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentStore } from '../../../src/agents/agent-store.ts';
-import { LiveSessions } from '../../../src/agents/live-sessions.ts';
+import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { LLM_ENV } from '../../helpers/agents.ts';
 import {
   type DashboardFixture,

@@ -25,7 +25,7 @@ const MEMBER_PASSWORD = 'member-password-1';
 const VOICE = 'voice_en0ITv6xOZPfMiT0sGIW';
 const TEXT = 'The quarterly report is ready for review.';
 
-/** Credits as the page shows them (src/dashboard/pages/usage.tsx `formatCredits`). */
+/** Credits as the page shows them (dashboard/pages/usage.tsx `formatCredits`). */
 const shown = (credits: number) => credits.toLocaleString('en-US', { maximumFractionDigits: 3 });
 const text = async (locator: Locator) => ((await locator.textContent()) ?? '').trim();
 

@@ -4,9 +4,9 @@
 
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LiveSessions } from '../../../src/agents/live-sessions.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { LostSessionSweep } from '../../../src/jobs/lost-sessions.ts';
+import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';

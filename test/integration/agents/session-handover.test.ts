@@ -6,10 +6,10 @@
 import { AgentDispatchClient } from 'livekit-server-sdk';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LiveSessions } from '../../../src/agents/live-sessions.ts';
-import { LivekitRooms, sessionRoom } from '../../../src/agents/livekit-rooms.ts';
-import { SessionHandoverSweep } from '../../../src/agents/session-handover.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
+import { LivekitRooms, sessionRoom } from '../../../src/live-sessions/livekit-rooms.ts';
+import { SessionHandoverSweep } from '../../../src/live-sessions/session-handover.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';

@@ -1,13 +1,13 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  AGENT_SESSION_TOKEN_TTL_MS,
-  AgentSessionTokens,
-} from '../../../src/agents/session-tokens.ts';
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import { ApiKeyStore } from '../../../src/auth/key-store.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { ApiError } from '../../../src/errors.ts';
+import {
+  AGENT_SESSION_TOKEN_TTL_MS,
+  AgentSessionTokens,
+} from '../../../src/live-sessions/session-tokens.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
+import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
 import {
   type FakeTranscriptions,

@@ -10,7 +10,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
 } from '../../../backend-sdk/src/index.ts';
-import { DocumentSearch } from '../../../src/agents/documents/document-search.ts';
+import { DocumentSearch } from '../../../src/agents/capabilities/documents/document-search.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { LLM_ENV } from '../../helpers/agents.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';

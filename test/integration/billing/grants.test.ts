@@ -1,11 +1,11 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LiveSessions } from '../../../src/agents/live-sessions.ts';
 import { CreditGrants } from '../../../src/billing/grants.ts';
 import { Ledger } from '../../../src/billing/ledger.ts';
 import { LlmLedger } from '../../../src/billing/llm-ledger.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { ApiError } from '../../../src/errors.ts';
+import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
 import { creditAccount, grantedMillicredits } from '../../helpers/credit.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';

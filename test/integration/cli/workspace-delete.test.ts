@@ -5,8 +5,8 @@
 
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LiveSessions } from '../../../src/agents/live-sessions.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { audioStorageDir, sampleStorageDir } from '../../../src/storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from '../../../src/storage/local-disk-store.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';

@@ -1,7 +1,7 @@
 // A live session and a text conversation are charged the same millicredits for the same
 // tokens: the worker's meter and the conversations' ledger price them in one module.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/app/config.ts';
 import { llmCatalogFromConfig } from '../../../src/llm/registry.ts';
 import { LiveSessionMeter } from '../../../worker/conversation/usage.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';

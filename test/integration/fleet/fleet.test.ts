@@ -6,7 +6,7 @@
 
 import { RoomServiceClient } from 'livekit-server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentIdentity, sessionRoom } from '../../../src/agents/livekit-rooms.ts';
+import { agentIdentity, sessionRoom } from '../../../src/live-sessions/livekit-rooms.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { TestApplicationBackend } from '../../helpers/application-backend.ts';
 import { type Fleet, startFleet } from '../../helpers/fleet.ts';

@@ -6,7 +6,11 @@
 
 import { RoomServiceClient } from 'livekit-server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentIdentity, sessionRoom, userIdentity } from '../../../src/agents/livekit-rooms.ts';
+import {
+  agentIdentity,
+  sessionRoom,
+  userIdentity,
+} from '../../../src/live-sessions/livekit-rooms.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import type { LivekitCluster, LivekitClusterNode } from '../../helpers/livekit-cluster.ts';
 import { type RealtimeRig, startRealtimeRig } from '../../helpers/realtime-rig.ts';

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
 import { FATAL_EXIT_CODE } from '../../../src/system/failure-policy.ts';
+import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
 import { waitUntil } from '../../helpers/credit.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';

@@ -3,8 +3,8 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOutputFormatInfo, OUTPUT_FORMATS } from '../../../media/formats.ts';
-import { createApi } from '../../../src/app.ts';
-import { loadConfig } from '../../../src/config.ts';
+import { createApi } from '../../../src/app/app.ts';
+import { loadConfig } from '../../../src/app/config.ts';
 import { openDatabase } from '../../../src/db/connect.ts';
 import { ERROR_CODES } from '../../../src/errors.ts';
 import { buildOpenApiDocument } from '../../../src/http/openapi.ts';

@@ -1,7 +1,7 @@
 // `/v1/agents/{agentId}/memories` over the real api: what an Agent remembers about each end
 // user, read, seeded and erased by the workspace's backend, scoped to the Agent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_MEMORIES_PER_END_USER } from '../../../src/memory/memory-store.ts';
+import { MAX_MEMORIES_PER_END_USER } from '../../../src/agents/capabilities/memory/memory-store.ts';
 import { apiClient } from '../../helpers/agents.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
 import { DIALECTS } from '../../helpers/database.ts';

@@ -4,8 +4,8 @@
 // member's workspace and the listener's environment, and bad input refused with 400.
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MemoryStore } from '../../../src/agents/capabilities/memory/memory-store.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { MemoryStore } from '../../../src/memory/memory-store.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import {

@@ -6,7 +6,7 @@
 
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Environment } from '../../../src/config.ts';
+import type { Environment } from '../../../src/app/config.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';

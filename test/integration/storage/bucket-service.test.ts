@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
+import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { type S3Server, startS3Server } from '../../helpers/s3-server.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';

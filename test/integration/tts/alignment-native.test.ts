@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { EngineHelper } from '../../../src/providers/native/helper/engine-helper.ts';
-import { defaultEngineHelperPath, NATIVE_VOICES } from '../../../src/providers/native/index.ts';
-import { wordsPerMinute } from '../../../src/providers/native/speech-rate.ts';
+import { EngineHelper } from '../../../src/tts/providers/native/helper/engine-helper.ts';
+import { defaultEngineHelperPath, NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
+import { wordsPerMinute } from '../../../src/tts/providers/native/speech-rate.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';

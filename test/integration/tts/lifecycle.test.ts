@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
+import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { NATIVE_VOICES } from '../../../src/providers/native/index.ts';
+import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { startServer } from '../../helpers/server.ts';

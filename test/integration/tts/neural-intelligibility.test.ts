@@ -8,15 +8,15 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResampler } from '../../../media/resample.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import {
-  findKokoroVoice,
-  KOKORO_SAMPLE_RATE_HZ,
-  type KokoroVoice,
-} from '../../../src/providers/kokoro/index.ts';
 import { loadSttConfig } from '../../../src/stt/config.ts';
 import { defaultSidecarPython, defaultWhisperModelDir } from '../../../src/stt/embedded/paths.ts';
 import { EmbeddedSttProvider } from '../../../src/stt/embedded/provider.ts';
 import { STT_SAMPLE_RATE_HZ } from '../../../src/stt/provider.ts';
+import {
+  findKokoroVoice,
+  KOKORO_SAMPLE_RATE_HZ,
+  type KokoroVoice,
+} from '../../../src/tts/providers/kokoro/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { NEURAL_SENTENCES } from '../../helpers/neural-sentences.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';

@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LiveSessions } from '../../../src/agents/live-sessions.ts';
-import { sessionReportBody } from '../../../src/agents/session-report-view.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
+import { sessionReportBody } from '../../../src/live-sessions/session-report-view.ts';
 import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
 import { WEBHOOK_EVENT_SCHEMAS } from '../../../src/webhooks/event-schemas.ts';

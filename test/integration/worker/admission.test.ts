@@ -7,7 +7,7 @@
 
 import { RoomServiceClient } from 'livekit-server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentIdentity, sessionRoom } from '../../../src/agents/livekit-rooms.ts';
+import { agentIdentity, sessionRoom } from '../../../src/live-sessions/livekit-rooms.ts';
 import { type ApiReply, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { DIALECTS } from '../../helpers/database.ts';
 import { startRealtimeRig } from '../../helpers/realtime-rig.ts';

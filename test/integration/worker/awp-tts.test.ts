@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { initializeLogger } from '@livekit/agents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KOKORO_VOICES } from '../../../src/providers/kokoro/index.ts';
+import { KOKORO_VOICES } from '../../../src/tts/providers/kokoro/index.ts';
 import type { SpokenWord } from '../../../worker/conversation/playout.ts';
 import { AwpTts } from '../../../worker/models/awp-tts.ts';
 import { NATIVE_VOICE } from '../../helpers/agents.ts';

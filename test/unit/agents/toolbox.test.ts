@@ -9,10 +9,10 @@ import {
   type AgentToolContext,
   AgentToolError,
   defineAgentTool,
-} from '../../../src/agents/tools/agent-tool.ts';
-import { AgentToolbox, MAX_TOOL_OUTPUT_CHARS } from '../../../src/agents/tools/toolbox.ts';
+} from '../../../src/agents/capabilities/agent-tool.ts';
+import { AgentToolbox, MAX_TOOL_OUTPUT_CHARS } from '../../../src/agents/capabilities/toolbox.ts';
+import { plainText } from '../../../src/agents/capabilities/websearch/provider.ts';
 import { ApiError } from '../../../src/errors.ts';
-import { plainText } from '../../../src/websearch/provider.ts';
 import { captureLogger } from '../../helpers/log-capture.ts';
 
 const CONTEXT: AgentToolContext = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { returnLocation } from '../../../src/google-calendar/callback-page.ts';
-import { googleFailure } from '../../../src/google-calendar/google-errors.ts';
-import { IdTokenError, readIdToken } from '../../../src/google-calendar/id-token.ts';
+import { returnLocation } from '../../../src/agents/capabilities/calendar/callback-page.ts';
+import { googleFailure } from '../../../src/agents/capabilities/calendar/google-errors.ts';
+import { IdTokenError, readIdToken } from '../../../src/agents/capabilities/calendar/id-token.ts';
 
 const CLIENT = 'client-1.apps.googleusercontent.com';
 const now = new Date('2025-03-04T12:00:00Z');

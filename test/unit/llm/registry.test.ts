@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/app/config.ts';
 import { llmCatalogFromConfig } from '../../../src/llm/registry.ts';
 import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
 import { chatOutcome, llmErrorOf, memoryLogger } from './helpers.ts';

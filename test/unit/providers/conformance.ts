@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PcmChunk } from '../../../media/pcm.ts';
-import type { SynthesisRequest, TtsProvider } from '../../../src/providers/provider.ts';
+import type { SynthesisRequest, TtsProvider } from '../../../src/tts/providers/provider.ts';
 import { peak, rms, summarize } from './pcm-stats.ts';
 
 /** Optional probes a provider's test can pass to make the suite stricter. */

@@ -1,21 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { vendorPricing } from '../../../src/app-synthesis.ts';
+import { configSchema } from '../../../src/app/config.ts';
+import { vendorPricing } from '../../../src/app/synthesis.ts';
 import { MILLICREDITS_PER_CREDIT } from '../../../src/billing/pricing.ts';
-import { configSchema } from '../../../src/config.ts';
 import type { VoiceRouteProvider } from '../../../src/db/schema.ts';
-import { VoiceClonerRegistry } from '../../../src/providers/cloning/registry.ts';
+import { VoiceClonerRegistry } from '../../../src/tts/providers/cloning/registry.ts';
 import {
   UPSTREAM_PROVIDERS,
   UpstreamProviderRegistry,
-} from '../../../src/providers/upstream-registry.ts';
-import type { ConfiguredVendor } from '../../../src/providers/vendor-descriptor.ts';
+} from '../../../src/tts/providers/upstream-registry.ts';
+import type { ConfiguredVendor } from '../../../src/tts/providers/vendor-descriptor.ts';
 import {
   configureVendors,
   VENDOR_KINDS,
   VENDORS,
   vendorConfigShape,
-} from '../../../src/providers/vendors.ts';
+} from '../../../src/tts/providers/vendors.ts';
 import { RECOMMENDED_MODELS } from '../../../src/voices/cloning/checks.ts';
 import { appendsRecordings } from '../../../src/voices/cloning/rows.ts';
 import { vendorCatalogs } from '../../../src/voices/imports.ts';

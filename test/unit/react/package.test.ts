@@ -21,6 +21,7 @@ describe('@awp/react package', () => {
       'backend-sdk',
       'client-sdk',
       'react',
+      'dashboard',
     ]);
     expect(manifest).toMatchObject({
       name: '@awp/react',

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../src/config.ts';
+import { ConfigError } from '../../../src/app/config.ts';
 import { createSttProvider, loadSttConfig } from '../../../src/stt/config.ts';
 
 const logger = pino({ level: 'silent' });

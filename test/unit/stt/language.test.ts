@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { KOKORO_VOICES } from '../../../src/providers/kokoro/voices.ts';
-import { NATIVE_VOICES } from '../../../src/providers/native/voices.ts';
 import { userSpeechLanguage } from '../../../src/stt/language.ts';
+import { KOKORO_VOICES } from '../../../src/tts/providers/kokoro/voices.ts';
+import { NATIVE_VOICES } from '../../../src/tts/providers/native/voices.ts';
 
 const voice = (name: string) => {
   const found = [...NATIVE_VOICES, ...KOKORO_VOICES].find((v) => v.name.startsWith(name));

@@ -2,8 +2,8 @@
 // route generator that served must be ended, since it holds an upstream slot or an engine.
 import { describe, expect, it } from 'vitest';
 import type { PcmChunk } from '../../../media/pcm.ts';
-import type { TtsProvider } from '../../../src/providers/provider.ts';
 import { RouteFailover } from '../../../src/tts/failover.ts';
+import type { TtsProvider } from '../../../src/tts/providers/provider.ts';
 import { ProviderUsage } from '../../../src/tts/synthesize.ts';
 import type { ResolvedRoute } from '../../../src/voices/catalog.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TurnLatencySummary } from '../../../src/agents/live-session-records.ts';
+import type { TurnLatencySummary } from '../../../src/live-sessions/live-session-records.ts';
 import { TurnLatencies } from '../../../worker/conversation/turn-latency.ts';
 
 function tracker() {

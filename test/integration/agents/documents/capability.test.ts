@@ -4,12 +4,15 @@
 // documents and the conversation's end user's own, with an empty result the model can read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublishedAgent } from '../../../../src/agents/agent-records.ts';
-import { DocumentStore } from '../../../../src/agents/documents/document-store.ts';
-import type { AgentToolContext } from '../../../../src/agents/tools/agent-tool.ts';
-import { agentCapabilities } from '../../../../src/agents/tools/capabilities.ts';
-import { documentsCapability, LISTED_TITLES } from '../../../../src/agents/tools/documents.ts';
-import { AgentToolbox } from '../../../../src/agents/tools/toolbox.ts';
-import { loadConfig } from '../../../../src/config.ts';
+import type { AgentToolContext } from '../../../../src/agents/capabilities/agent-tool.ts';
+import {
+  documentsCapability,
+  LISTED_TITLES,
+} from '../../../../src/agents/capabilities/documents/capability.ts';
+import { DocumentStore } from '../../../../src/agents/capabilities/documents/document-store.ts';
+import { agentCapabilities } from '../../../../src/agents/capabilities/registry.ts';
+import { AgentToolbox } from '../../../../src/agents/capabilities/toolbox.ts';
+import { loadConfig } from '../../../../src/app/config.ts';
 import type { DatabaseHandle } from '../../../../src/db/connect.ts';
 import { createLogger } from '../../../../src/observability/logger.ts';
 import { SecretBox } from '../../../../src/secrets/secret-box.ts';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { DocumentContent } from '../../../../src/agents/documents/document-records.ts';
-import { DocumentStore } from '../../../../src/agents/documents/document-store.ts';
+import type { DocumentContent } from '../../../../src/agents/capabilities/documents/document-records.ts';
+import { DocumentStore } from '../../../../src/agents/capabilities/documents/document-store.ts';
 import type { Database } from '../../../../src/db/schema.ts';
 
 /** Two end users of the Agent, as a backend's identity system names them. */

@@ -8,7 +8,7 @@ import {
   MAX_DOCUMENTS_PER_END_USER,
   MAX_SHARED_DOCUMENTS_PER_AGENT,
   MAX_TITLE_CHARS,
-} from '../../../../src/agents/documents/document-records.ts';
+} from '../../../../src/agents/capabilities/documents/document-records.ts';
 import type { DatabaseHandle } from '../../../../src/db/connect.ts';
 import { type ApiClient, type ApiReply, apiClient, LLM_ENV } from '../../../helpers/agents.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../../helpers/database.ts';

@@ -3,7 +3,7 @@
 // of the key (other workspaces, environments and Agents are 404 not_found).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DocumentSearch } from '../../../../src/agents/documents/document-search.ts';
+import { DocumentSearch } from '../../../../src/agents/capabilities/documents/document-search.ts';
 import type { DatabaseHandle } from '../../../../src/db/connect.ts';
 import { type ApiClient, type ApiReply, apiClient, LLM_ENV } from '../../../helpers/agents.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../../helpers/database.ts';

@@ -8,8 +8,8 @@ import {
   CANDIDATE_LIMIT,
   DocumentSearch,
   type SearchScope,
-} from '../../../../src/agents/documents/document-search.ts';
-import { DocumentStore } from '../../../../src/agents/documents/document-store.ts';
+} from '../../../../src/agents/capabilities/documents/document-search.ts';
+import { DocumentStore } from '../../../../src/agents/capabilities/documents/document-store.ts';
 import type { DatabaseHandle } from '../../../../src/db/connect.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../../helpers/database.ts';
 import { publishedAgentSnapshot } from '../../../helpers/published-agent.ts';

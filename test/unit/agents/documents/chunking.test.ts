@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { chunkText, MAX_CHUNK_CHARS } from '../../../../src/agents/documents/chunking.ts';
+import {
+  chunkText,
+  MAX_CHUNK_CHARS,
+} from '../../../../src/agents/capabilities/documents/chunking.ts';
 import {
   codePointLength,
   MAX_DOCUMENT_CHARS,
-} from '../../../../src/agents/documents/document-records.ts';
-import { searchTerms } from '../../../../src/agents/documents/search-terms.ts';
+} from '../../../../src/agents/capabilities/documents/document-records.ts';
+import { searchTerms } from '../../../../src/agents/capabilities/documents/search-terms.ts';
 
 /** `count` numbered sentences of about 40 characters, tagged with `word`. */
 const sentences = (word: string, count: number, from = 0) =>

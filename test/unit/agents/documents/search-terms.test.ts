@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TERM_CHARS, searchTerms } from '../../../../src/agents/documents/search-terms.ts';
+import {
+  MAX_TERM_CHARS,
+  searchTerms,
+} from '../../../../src/agents/capabilities/documents/search-terms.ts';
 
 describe('searchTerms', () => {
   it('lower-cases, drops punctuation and keeps digits as terms', () => {

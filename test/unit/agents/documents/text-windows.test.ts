@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { textWindows } from '../../../../src/agents/documents/text-windows.ts';
+import { textWindows } from '../../../../src/agents/capabilities/documents/text-windows.ts';
 
 describe('textWindows', () => {
   it('gives short text whole', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CloneFile, VoiceCloner } from '../../../../src/providers/cloning/cloner.ts';
-import { ElevenLabsVoiceCloner } from '../../../../src/providers/elevenlabs/voice-cloning.ts';
-import { FishAudioVoiceCloner } from '../../../../src/providers/fishaudio/voice-cloning.ts';
-import { UpstreamProviderError } from '../../../../src/providers/upstream/status.ts';
+import type { CloneFile, VoiceCloner } from '../../../../src/tts/providers/cloning/cloner.ts';
+import { ElevenLabsVoiceCloner } from '../../../../src/tts/providers/elevenlabs/voice-cloning.ts';
+import { FishAudioVoiceCloner } from '../../../../src/tts/providers/fishaudio/voice-cloning.ts';
+import { UpstreamProviderError } from '../../../../src/tts/providers/upstream/status.ts';
 import { FakeElevenLabs } from '../../../fakes/elevenlabs.ts';
 import { FakeFishAudio } from '../../../fakes/fishaudio.ts';
 import { speechSample } from '../../../helpers/voice-samples.ts';

@@ -1,4 +1,4 @@
-import { ElevenLabsProvider } from '../../../../src/providers/elevenlabs/index.ts';
+import { ElevenLabsProvider } from '../../../../src/tts/providers/elevenlabs/index.ts';
 import { FakeElevenLabs } from '../../../fakes/elevenlabs.ts';
 import { runUpstreamAdapterSuite } from '../upstream/adapter-suite.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SynthesisChunk, TextTiming } from '../../../../src/providers/alignment.ts';
-import { ElevenLabsProvider } from '../../../../src/providers/elevenlabs/index.ts';
+import type { SynthesisChunk, TextTiming } from '../../../../src/tts/providers/alignment.ts';
+import { ElevenLabsProvider } from '../../../../src/tts/providers/elevenlabs/index.ts';
 import { FakeElevenLabs, fakeCharacterTimes } from '../../../fakes/elevenlabs.ts';
 
 const TEXT = 'The quick brown fox, jumps!';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { ElevenLabsProvider } from '../../../../src/providers/elevenlabs/index.ts';
+import { ElevenLabsProvider } from '../../../../src/tts/providers/elevenlabs/index.ts';
 import { FakeElevenLabs } from '../../../fakes/elevenlabs.ts';
 import { runProviderConformance } from '../conformance.ts';
 import { longText } from '../native/processes.ts';

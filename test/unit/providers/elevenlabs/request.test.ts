@@ -3,9 +3,9 @@ import {
   ELEVENLABS_MODELS,
   ElevenLabsProvider,
   type ElevenLabsProviderOptions,
-} from '../../../../src/providers/elevenlabs/index.ts';
-import type { SynthesisRequest } from '../../../../src/providers/provider.ts';
-import type { UpstreamProviderError } from '../../../../src/providers/upstream/index.ts';
+} from '../../../../src/tts/providers/elevenlabs/index.ts';
+import type { SynthesisRequest } from '../../../../src/tts/providers/provider.ts';
+import type { UpstreamProviderError } from '../../../../src/tts/providers/upstream/index.ts';
 import { FakeElevenLabs, type RecordedRequest } from '../../../fakes/elevenlabs.ts';
 import { summarize } from '../pcm-stats.ts';
 import { expectFailure, outcomeOf, recordingLogger } from '../upstream/adapter-suite.ts';

@@ -1,4 +1,4 @@
-import { FishAudioProvider } from '../../../../src/providers/fishaudio/index.ts';
+import { FishAudioProvider } from '../../../../src/tts/providers/fishaudio/index.ts';
 import { FakeFishAudio } from '../../../fakes/fishaudio.ts';
 import { runUpstreamAdapterSuite } from '../upstream/adapter-suite.ts';
 

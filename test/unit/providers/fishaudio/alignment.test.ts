@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SynthesisChunk, TextTiming } from '../../../../src/providers/alignment.ts';
-import { FishAudioProvider } from '../../../../src/providers/fishaudio/index.ts';
-import { fishTimestampsPcm } from '../../../../src/providers/fishaudio/timestamps-stream.ts';
+import type { SynthesisChunk, TextTiming } from '../../../../src/tts/providers/alignment.ts';
+import { FishAudioProvider } from '../../../../src/tts/providers/fishaudio/index.ts';
+import { fishTimestampsPcm } from '../../../../src/tts/providers/fishaudio/timestamps-stream.ts';
 import { FakeFishAudio } from '../../../fakes/fishaudio.ts';
 import { fakeFishChunks } from '../../../fakes/fishaudio-timestamps.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { FishAudioProvider } from '../../../../src/providers/fishaudio/index.ts';
+import { FishAudioProvider } from '../../../../src/tts/providers/fishaudio/index.ts';
 import { FakeFishAudio } from '../../../fakes/fishaudio.ts';
 import { runProviderConformance } from '../conformance.ts';
 import { longText } from '../native/processes.ts';

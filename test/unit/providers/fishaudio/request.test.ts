@@ -5,9 +5,9 @@ import {
   FISHAUDIO_MODELS,
   FishAudioProvider,
   type FishAudioProviderOptions,
-} from '../../../../src/providers/fishaudio/index.ts';
-import type { SynthesisRequest } from '../../../../src/providers/provider.ts';
-import type { UpstreamProviderError } from '../../../../src/providers/upstream/index.ts';
+} from '../../../../src/tts/providers/fishaudio/index.ts';
+import type { SynthesisRequest } from '../../../../src/tts/providers/provider.ts';
+import type { UpstreamProviderError } from '../../../../src/tts/providers/upstream/index.ts';
 import { FakeFishAudio, type RecordedRequest } from '../../../fakes/fishaudio.ts';
 import { summarize } from '../pcm-stats.ts';
 import { expectFailure, outcomeOf } from '../upstream/adapter-suite.ts';

@@ -7,8 +7,8 @@ import {
   KokoroProvider,
   type KokoroProviderOptions,
   locateKokoroFiles,
-} from '../../../../src/providers/kokoro/index.ts';
-import { NativeProvider } from '../../../../src/providers/native/index.ts';
+} from '../../../../src/tts/providers/kokoro/index.ts';
+import { NativeProvider } from '../../../../src/tts/providers/native/index.ts';
 
 /** The installed Kokoro files; tests fail (not skip) without them: setup.sh test installs them. */
 export function installedKokoro() {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PcmChunk } from '../../../../media/pcm.ts';
-import { ProviderError } from '../../../../src/providers/errors.ts';
+import { ProviderError } from '../../../../src/tts/providers/errors.ts';
 import {
   createKokoroEngine,
   InferencePool,
@@ -12,7 +12,7 @@ import {
   KOKORO_VOICES,
   KokoroFilesMissingError,
   locateKokoroFiles,
-} from '../../../../src/providers/kokoro/index.ts';
+} from '../../../../src/tts/providers/kokoro/index.ts';
 import { runProviderConformance } from '../conformance.ts';
 import { peak, rms, summarize } from '../pcm-stats.ts';
 import { startKokoro } from './engine.ts';

@@ -5,9 +5,12 @@ import {
   normalizeText,
   phonemizeChunk,
   tokenize,
-} from '../../../../src/providers/kokoro/index.ts';
-import { espeakToKokoro, normalizeOtherText } from '../../../../src/providers/kokoro/normalize.ts';
-import { NativeProvider } from '../../../../src/providers/native/index.ts';
+} from '../../../../src/tts/providers/kokoro/index.ts';
+import {
+  espeakToKokoro,
+  normalizeOtherText,
+} from '../../../../src/tts/providers/kokoro/normalize.ts';
+import { NativeProvider } from '../../../../src/tts/providers/native/index.ts';
 
 describe('Kokoro text front end', () => {
   const native = new NativeProvider();

@@ -1,4 +1,4 @@
-import { NativeProvider } from '../../../../src/providers/native/index.ts';
+import { NativeProvider } from '../../../../src/tts/providers/native/index.ts';
 import { runProviderConformance } from '../conformance.ts';
 import { longText } from './processes.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { NativeProvider } from '../../../../src/providers/native/index.ts';
+import { NativeProvider } from '../../../../src/tts/providers/native/index.ts';
 import { measureVoice } from '../../../../src/voices/cloning/native-derivation.ts';
 import { ANALYSIS_RATE_HZ } from '../../../../src/voices/cloning/sample-audio.ts';
 import { runProcess } from '../../../helpers/audio.ts';

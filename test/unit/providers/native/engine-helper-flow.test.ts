@@ -2,7 +2,7 @@
 // (fake-engine-helper.mjs), whose timing decides what arrives in one read.
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EngineHelper } from '../../../../src/providers/native/helper/engine-helper.ts';
+import { EngineHelper } from '../../../../src/tts/providers/native/helper/engine-helper.ts';
 
 const FAKE = path.join(import.meta.dirname, 'fake-engine-helper.mjs');
 const UTTERANCE = { voice: 'en-us', text: 'Hello.', wordsPerMinute: 175, pitch: 50 };

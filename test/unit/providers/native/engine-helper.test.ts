@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../../src/providers/errors.ts';
+import { ProviderError } from '../../../../src/tts/providers/errors.ts';
 import {
   defaultEngineHelperPath,
   type EngineProcessEvent,
   NativeProvider,
   type NativeProviderOptions,
-} from '../../../../src/providers/native/index.ts';
+} from '../../../../src/tts/providers/native/index.ts';
 import { collectAudio, rms } from '../pcm-stats.ts';
 import { childProcesses, helperProcesses, longText, pidExists, waitFor } from './processes.ts';
 

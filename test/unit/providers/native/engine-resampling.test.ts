@@ -3,9 +3,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { float32ToPcm, pcmToFloat32 } from '../../../../media/pcm.ts';
 import { createResampler } from '../../../../media/resample.ts';
-import { ProviderError } from '../../../../src/providers/errors.ts';
-import { EngineHelper } from '../../../../src/providers/native/helper/engine-helper.ts';
-import { defaultEngineHelperPath, NativeProvider } from '../../../../src/providers/native/index.ts';
+import { ProviderError } from '../../../../src/tts/providers/errors.ts';
+import { EngineHelper } from '../../../../src/tts/providers/native/helper/engine-helper.ts';
+import {
+  defaultEngineHelperPath,
+  NativeProvider,
+} from '../../../../src/tts/providers/native/index.ts';
 import { sineSweep, snrDb } from '../../../helpers/audio.ts';
 import { type CollectedAudio, collectAudio } from '../pcm-stats.ts';
 import { helperProcesses, waitFor } from './processes.ts';

@@ -1,4 +1,7 @@
-import { defaultEngineHelperPath, NativeProvider } from '../../../../src/providers/native/index.ts';
+import {
+  defaultEngineHelperPath,
+  NativeProvider,
+} from '../../../../src/tts/providers/native/index.ts';
 import { runProviderConformance } from '../conformance.ts';
 import { longText } from './processes.ts';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Engine } from '../../../../src/providers/native/engine.ts';
-import { EngineLauncher } from '../../../../src/providers/native/launcher/engine-launcher.ts';
+import type { Engine } from '../../../../src/tts/providers/native/engine.ts';
+import { EngineLauncher } from '../../../../src/tts/providers/native/launcher/engine-launcher.ts';
 import { launchedEngineProcesses, launcherProcesses, longText, waitFor } from './processes.ts';
 
 const ARGS = ['--stdout', '--stdin', '-b', '1', '-v', 'en-us'];

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EngineLauncher } from '../../../../src/providers/native/launcher/engine-launcher.ts';
+import { EngineLauncher } from '../../../../src/tts/providers/native/launcher/engine-launcher.ts';
 import { launcherProcesses, waitFor } from './processes.ts';
 
 /** The launcher's abstract socket, found as any local process could find it. */

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../../src/providers/errors.ts';
+import { ProviderError } from '../../../../src/tts/providers/errors.ts';
 import {
   NativeProvider,
   type NativeProviderOptions,
-} from '../../../../src/providers/native/index.ts';
+} from '../../../../src/tts/providers/native/index.ts';
 import { collectAudio } from '../pcm-stats.ts';
 import {
   childEngineProcesses,

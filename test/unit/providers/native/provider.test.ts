@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PcmChunk } from '../../../../media/pcm.ts';
-import { ProviderError } from '../../../../src/providers/errors.ts';
+import { ProviderError } from '../../../../src/tts/providers/errors.ts';
 import {
   type EngineProcessEvent,
   NativeProvider,
   type NativeProviderOptions,
-} from '../../../../src/providers/native/index.ts';
+} from '../../../../src/tts/providers/native/index.ts';
 import { collectAudio, rms, summarize } from '../pcm-stats.ts';
 import { childEngineProcesses, longText, pidExists, waitFor } from './processes.ts';
 

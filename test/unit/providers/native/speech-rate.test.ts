@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wordsPerMinute } from '../../../../src/providers/native/index.ts';
+import { wordsPerMinute } from '../../../../src/tts/providers/native/index.ts';
 
 describe('speed to espeak-ng words per minute', () => {
   it.each([

@@ -5,7 +5,7 @@ import {
   findNativeVoice,
   NATIVE_VOICES,
   NativeProvider,
-} from '../../../../src/providers/native/index.ts';
+} from '../../../../src/tts/providers/native/index.ts';
 import { collectAudio, peak, rms } from '../pcm-stats.ts';
 
 /** One sentence per language, in the script espeak-ng reads for it. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WavFormatError, WavPcmStream } from '../../../../src/providers/native/wav-stream.ts';
+import { WavFormatError, WavPcmStream } from '../../../../src/tts/providers/native/wav-stream.ts';
 
 function chunk(id: string, body: Buffer): Buffer {
   const header = Buffer.alloc(8);

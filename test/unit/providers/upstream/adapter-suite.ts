@@ -1,15 +1,15 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PcmChunk } from '../../../../media/pcm.ts';
-import { ProviderError, type ProviderFailure } from '../../../../src/providers/errors.ts';
-import type { SynthesisRequest, TtsProvider } from '../../../../src/providers/provider.ts';
+import { ProviderError, type ProviderFailure } from '../../../../src/tts/providers/errors.ts';
+import type { SynthesisRequest, TtsProvider } from '../../../../src/tts/providers/provider.ts';
 import type {
   ApiKeySource,
   ConcurrencyLimiterStats,
   UpstreamLogger,
   UpstreamProviderError,
   UpstreamTimeouts,
-} from '../../../../src/providers/upstream/index.ts';
+} from '../../../../src/tts/providers/upstream/index.ts';
 import type {
   FakeVendorOptions,
   FakeVendorServer,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../../../../src/providers/errors.ts';
-import { ConcurrencyLimiter } from '../../../../src/providers/upstream/index.ts';
+import { ProviderError } from '../../../../src/tts/providers/errors.ts';
+import { ConcurrencyLimiter } from '../../../../src/tts/providers/upstream/index.ts';
 
 const never = new AbortController().signal;
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   UpstreamHttpClient,
   UpstreamTransportError,
-} from '../../../../src/providers/upstream/index.ts';
+} from '../../../../src/tts/providers/upstream/index.ts';
 
 const servers: Server[] = [];
 const clients: UpstreamHttpClient[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failureForStatus } from '../../../../src/providers/upstream/index.ts';
+import { failureForStatus } from '../../../../src/tts/providers/upstream/index.ts';
 
 describe('failureForStatus', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codePointCount, splitText } from '../../../../src/providers/upstream/index.ts';
+import { codePointCount, splitText } from '../../../../src/tts/providers/upstream/index.ts';
 
 describe('splitText', () => {
   it('returns text within the limit as one unchanged part', () => {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { sanitizeVoiceTag, sanitizeVoiceTags } from '../../../../src/providers/upstream/index.ts';
+import {
+  sanitizeVoiceTag,
+  sanitizeVoiceTags,
+} from '../../../../src/tts/providers/upstream/index.ts';
 
 describe('sanitizeVoiceTag', () => {
   it('keeps ordinary tags as they are', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { TextTiming } from '../../../../src/providers/alignment.ts';
+import type { TextTiming } from '../../../../src/tts/providers/alignment.ts';
 import {
   type VendorWordSegment,
   WordSegmentMapper,
-} from '../../../../src/providers/upstream/word-segments.ts';
+} from '../../../../src/tts/providers/upstream/word-segments.ts';
 
 /** Segments one after another, each 0.1 s long, starting at 0. */
 function segments(...words: string[]): VendorWordSegment[] {

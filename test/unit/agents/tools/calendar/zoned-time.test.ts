@@ -1,14 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { AgentToolError } from '../../../../../src/agents/tools/agent-tool.ts';
-import { freeSlots } from '../../../../../src/agents/tools/calendar/free-time.ts';
-import { endOf, parseTime, startOf } from '../../../../../src/agents/tools/calendar/time-input.ts';
+import { AgentToolError } from '../../../../../src/agents/capabilities/agent-tool.ts';
+import { freeSlots } from '../../../../../src/agents/capabilities/calendar/free-time.ts';
+import {
+  endOf,
+  parseTime,
+  startOf,
+} from '../../../../../src/agents/capabilities/calendar/time-input.ts';
 import {
   addDays,
   formatInZone,
   instantInZone,
   isTimeZone,
   offsetMinutes,
-} from '../../../../../src/agents/tools/calendar/zoned-time.ts';
+} from '../../../../../src/agents/capabilities/calendar/zoned-time.ts';
 
 const at = (iso: string) => new Date(iso);
 const wall = (year: number, month: number, day: number, hour: number, minute = 0) => ({

@@ -1,0 +1,155 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { PcmChunk } from '../../../../media/pcm.ts';
+import { ProviderError } from '../errors.ts';
+import type { SynthesisRequest, TtsProvider } from '../provider.ts';
+import { type ChunkingOptions, chunkText, DEFAULT_CHUNKING, type TextChunk } from './chunker.ts';
+import type { InferencePool } from './inference-pool.ts';
+import { normalizeOtherText, normalizeText } from './normalize.ts';
+import { MAX_PHONEME_TOKENS, type Phonemizer, phonemizeChunk, tokenize } from './phonemes.ts';
+import { PAUSE_MS } from './seams.ts';
+import { KOKORO_SAMPLE_RATE_HZ, kokoroVoiceByStyle } from './voices.ts';
+
+/** Floats per style row; a voice file holds one row per phoneme count (510 rows). */
+const STYLE_DIM = 256;
+const STYLE_ROWS = MAX_PHONEME_TOKENS;
+
+/** Kokoro's speed input is trained for about 0.5x..2x. */
+const MIN_SPEED = 0.5;
+const MAX_SPEED = 2;
+
+/** Settings of a {@link KokoroProvider}. */
+export interface KokoroProviderOptions {
+  readonly pool: InferencePool;
+  /** espeak-ng IPA through the native engine's process pool. */
+  readonly phonemizer: Phonemizer;
+  /** Folder of the `<voice>.bin` style vectors. */
+  readonly voicesDir: string;
+  readonly chunking?: ChunkingOptions;
+  /** Diagnostic hook: each chunk's IPA as fed to the model (tests check the front end). */
+  readonly onPhonemes?: (event: { text: string; phonemes: string; tokens: number }) => void;
+}
+
+/** The model's speed input for the public multiplier: 1 by default, clamped to 0.5..2. */
+export function kokoroSpeed(speed: number | undefined): number {
+  if (speed === undefined || !Number.isFinite(speed) || speed <= 0) return 1;
+  return Math.min(MAX_SPEED, Math.max(MIN_SPEED, speed));
+}
+
+/**
+ * The neural native voices: Kokoro-82M (Apache-2.0) on onnxruntime-node worker threads,
+ * phonemes from espeak-ng. Yields 24 kHz PCM chunk by chunk:
+ *
+ * - The text is normalised (kokoro-js's rules in English, misaki's elsewhere) and split
+ *   at sentence and clause boundaries with a short first chunk, so first audio comes after
+ *   one short model run.
+ * - While chunk n is on the model, chunk n+1 is phonemised.
+ * - Each chunk's own silence is trimmed and its edges faded; a pause chosen by the
+ *   punctuation is placed between chunks, so seams neither click nor drift.
+ * - Cancellation: when `signal` aborts the iterator throws `signal.reason` at once; a
+ *   queued chunk leaves the queue, a running one finishes in its worker unseen, and no
+ *   further chunk starts.
+ * - Saturation: a request the pool cannot start within its bound fails at once with
+ *   `ProviderError('overloaded')` (public `provider_unavailable`, retryable).
+ */
+export class KokoroProvider implements TtsProvider {
+  readonly name = 'kokoro';
+  readonly nativeSampleRateHz = KOKORO_SAMPLE_RATE_HZ;
+  readonly #options: KokoroProviderOptions;
+  readonly #styles = new Map<string, Promise<Float32Array>>();
+
+  constructor(options: KokoroProviderOptions) {
+    this.#options = options;
+  }
+
+  async *synthesize(request: SynthesisRequest, signal: AbortSignal): AsyncGenerator<PcmChunk> {
+    signal.throwIfAborted();
+    const voice = kokoroVoiceByStyle(request.providerVoiceId);
+    if (!voice) {
+      throw new ProviderError(
+        'rejected',
+        `unknown Kokoro voice ${JSON.stringify(request.providerVoiceId)}`,
+      );
+    }
+    const english = voice.phonemeLanguage === 'en-us' || voice.phonemeLanguage === 'en-gb';
+    const chunks = chunkText(
+      english ? normalizeText(request.text) : normalizeOtherText(request.text),
+      this.#options.chunking ?? DEFAULT_CHUNKING,
+    );
+    if (chunks.length === 0) return;
+    const styles = await this.#style(voice.providerVoiceId);
+    const speed = kokoroSpeed(request.speed);
+    const phonemize = (index: number) => {
+      const chunk = chunks[index];
+      if (!chunk) return undefined;
+      const promise = phonemizeChunk(
+        chunk.text,
+        voice.phonemeLanguage,
+        this.#options.phonemizer,
+        signal,
+      );
+      promise.catch(() => undefined); // awaited below; never an unhandled rejection
+      return promise;
+    };
+
+    let upcoming = phonemize(0);
+    let started = false;
+    let pauseMs = 0;
+    for (let index = 0; index < chunks.length; index++) {
+      const chunk = chunks[index] as TextChunk;
+      const phonemes = (await upcoming) as string;
+      signal.throwIfAborted();
+      upcoming = phonemize(index + 1);
+      const tokens = tokenize(phonemes);
+      this.#options.onPhonemes?.({ text: chunk.text, phonemes, tokens: tokens.length - 2 });
+      if (tokens.length <= 2) continue;
+      // kokoro-js indexing: the style row for n phoneme tokens is row n (capped).
+      const row = Math.min(tokens.length - 2, STYLE_ROWS - 1);
+      const style = styles.slice(row * STYLE_DIM, (row + 1) * STYLE_DIM);
+      const result = await this.#options.pool.run(
+        { tokens, style, speed, first: !started },
+        signal,
+      );
+      signal.throwIfAborted();
+      if (result.pcm.length === 0) continue;
+      const pause = started ? Math.round((pauseMs * KOKORO_SAMPLE_RATE_HZ) / 1000) : 0;
+      const data = Buffer.alloc((pause + result.pcm.length) * 2);
+      Buffer.from(result.pcm.buffer, result.pcm.byteOffset, result.pcm.byteLength).copy(
+        data,
+        pause * 2,
+      );
+      started = true;
+      pauseMs = PAUSE_MS[chunk.end] / speed;
+      yield { data, sampleRateHz: KOKORO_SAMPLE_RATE_HZ };
+    }
+  }
+
+  /** The voice's 510 style rows, read once per voice. */
+  #style(key: string): Promise<Float32Array> {
+    let style = this.#styles.get(key);
+    if (!style) {
+      const file = path.join(this.#options.voicesDir, `${key}.bin`);
+      style = readFile(file).then(
+        (bytes) => {
+          if (bytes.byteLength !== STYLE_DIM * STYLE_ROWS * 4) {
+            throw new ProviderError(
+              'unavailable',
+              `Kokoro voice file ${key}.bin has ${bytes.byteLength} bytes`,
+            );
+          }
+          return new Float32Array(
+            bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+          );
+        },
+        (error: unknown) => {
+          throw new ProviderError('unavailable', `Kokoro voice file unreadable: ${file}`, {
+            cause: error,
+          });
+        },
+      );
+      style.catch(() => this.#styles.delete(key));
+      this.#styles.set(key, style);
+    }
+    return style;
+  }
+}

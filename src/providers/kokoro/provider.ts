@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AlignmentGranularity, SynthesisChunk } from '../alignment.ts';
+import type { AlignmentGranularity, SynthesisChunk, TextTiming } from '../alignment.ts';
 import { ProviderError } from '../errors.ts';
 import type { SynthesisRequest, TtsProvider } from '../provider.ts';
 import { type ChunkingOptions, chunkText, DEFAULT_CHUNKING, type TextChunk } from './chunker.ts';
@@ -22,6 +22,32 @@ import { type TokenGroup, tokenGroups, unevenUnits } from './word-tokens.ts';
 interface PhonemizedChunk {
   readonly phonemes: string;
   readonly groups: readonly (TokenGroup | undefined)[];
+}
+
+/** A chunk without audio carrying the timings that became known with it. */
+function timingsOnly(timings: readonly TextTiming[]): SynthesisChunk {
+  return { data: Buffer.alloc(0), sampleRateHz: KOKORO_SAMPLE_RATE_HZ, timings };
+}
+
+/** The word timings completed by one model run whose kept audio starts at `offsetSamples`. */
+function chunkTimings(
+  timer: KokoroWordTimer,
+  index: number,
+  groups: readonly (TokenGroup | undefined)[],
+  result: InferenceResult,
+  offsetSamples: number,
+): TextTiming[] {
+  return timer.chunkDone(
+    index,
+    unitSpans(groups, {
+      chunk: index,
+      durations: result.durations,
+      trimmedSamples: result.trimmedSamples,
+      keptSamples: result.pcm.length,
+      offsetSamples,
+      sampleRateHz: KOKORO_SAMPLE_RATE_HZ,
+    }),
+  );
 }
 
 /** Floats per style row; a voice file holds one row per phoneme count (510 rows). */
@@ -133,8 +159,7 @@ export class KokoroProvider implements TtsProvider {
       this.#options.onPhonemes?.({ text: chunk.text, phonemes, tokens: tokens.length - 2 });
       if (tokens.length <= 2) {
         const timings = timer?.chunkDone(index, []) ?? [];
-        if (timings.length > 0)
-          yield { data: Buffer.alloc(0), sampleRateHz: KOKORO_SAMPLE_RATE_HZ, timings };
+        if (timings.length > 0) yield timingsOnly(timings);
         continue;
       }
       // kokoro-js indexing: the style row for n phoneme tokens is row n (capped).
@@ -148,21 +173,11 @@ export class KokoroProvider implements TtsProvider {
       const pause =
         started && result.pcm.length > 0 ? Math.round((pauseMs * KOKORO_SAMPLE_RATE_HZ) / 1000) : 0;
       this.#options.onRun?.({ index, tokens, result, offsetSamples: segmentSamples + pause });
-      const timings =
-        timer?.chunkDone(
-          index,
-          unitSpans(groups, {
-            chunk: index,
-            durations: result.durations,
-            trimmedSamples: result.trimmedSamples,
-            keptSamples: result.pcm.length,
-            offsetSamples: segmentSamples + pause,
-            sampleRateHz: KOKORO_SAMPLE_RATE_HZ,
-          }),
-        ) ?? [];
+      const timings = timer
+        ? chunkTimings(timer, index, groups, result, segmentSamples + pause)
+        : [];
       if (result.pcm.length === 0) {
-        if (timings.length > 0)
-          yield { data: Buffer.alloc(0), sampleRateHz: KOKORO_SAMPLE_RATE_HZ, timings };
+        if (timings.length > 0) yield timingsOnly(timings);
         continue;
       }
       const data = Buffer.alloc((pause + result.pcm.length) * 2);

@@ -1,12 +1,12 @@
 // The worker's speech model (worker/models/awp-tts.ts) against the real api's
 // `/v1/tts/stream`: a voice that times its words (the native engine) reports each word of
-// a sentence to the playout ledger; a voice that cannot (a Kokoro voice, listed without
-// `word_alignment`) refuses the alignment once, and the sentence is spoken without it.
+// a sentence to the playout ledger; a voice that cannot (a native voice on an api that runs
+// one espeak-ng process per request, listed without `word_alignment`) refuses the alignment
+// once, and the sentence is spoken without it.
 
 import { randomUUID } from 'node:crypto';
 import { initializeLogger } from '@livekit/agents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KOKORO_VOICES } from '../../../src/tts/providers/kokoro/index.ts';
 import type { SpokenWord } from '../../../worker/conversation/playout.ts';
 import { AwpTts } from '../../../worker/models/awp-tts.ts';
 import { NATIVE_VOICE } from '../../helpers/agents.ts';
@@ -27,10 +27,7 @@ describe('Agent speech model against /v1/tts/stream (worker)', () => {
     database = await createTestDatabase('sqlite');
     handle = await openTestDatabase(database);
     ws = await seedWorkspace(handle);
-    server = await startServer({
-      database,
-      env: { NATIVE_NEURAL_VOICES: 'true', KOKORO_MAX_WAIT_MS: '60000' },
-    });
+    server = await startServer({ database });
   }, 120_000);
 
   afterAll(async () => {
@@ -40,15 +37,15 @@ describe('Agent speech model against /v1/tts/stream (worker)', () => {
   });
 
   /** Speaks SENTENCE with `voiceId`; what the ledger was told and how many tokens it took. */
-  const speak = async (voiceId: string) => {
+  const speak = async (voiceId: string, api: RunningServer = server) => {
     const audio: number[] = [];
     const words: SpokenWord[][] = [];
     let tokens = 0;
     const tts = new AwpTts({
-      streamUrl: `${server.url.replace(/^http/, 'ws')}/v1/tts/stream`,
+      streamUrl: `${api.url.replace(/^http/, 'ws')}/v1/tts/stream`,
       token: async () => {
         tokens++;
-        const response = await fetch(`${server.url}/v1/tts/stream-tokens`, {
+        const response = await fetch(`${api.url}/v1/tts/stream-tokens`, {
           method: 'POST',
           headers: { authorization: `Bearer ${ws.productionKey}` },
         });
@@ -99,8 +96,14 @@ describe('Agent speech model against /v1/tts/stream (worker)', () => {
   }, 60_000);
 
   it('speaks without timings when the voice cannot align, asking once', async () => {
-    const kokoro = (KOKORO_VOICES[0] as { id: string }).id;
-    const { tts, samples, words, tokens } = await speak(kokoro);
+    const unaligned = await startServer({ database, env: { NATIVE_ENGINE_PERSISTENT: 'false' } });
+    let spoken: Awaited<ReturnType<typeof speak>>;
+    try {
+      spoken = await speak(NATIVE_VOICE, unaligned);
+    } finally {
+      await unaligned.stop();
+    }
+    const { tts, samples, words, tokens } = spoken;
     // About 3 s of speech at 48 kHz.
     expect(samples).toBeGreaterThan(48_000 * 2);
     expect(words).toEqual([]);

@@ -55,6 +55,10 @@ export interface InferenceJob {
 export interface InferenceResult {
   readonly pcm: Int16Array;
   readonly rawSamples: number;
+  /** Model sample where `pcm` starts. */
+  readonly trimmedSamples: number;
+  /** Model frames of each input token, pads included (see inference-protocol.ts). */
+  readonly durations: Uint16Array;
   readonly computeMs: number;
 }
 
@@ -280,6 +284,8 @@ export class InferencePool {
       this.#settle(running.pending, {
         pcm: new Int16Array(message.pcm),
         rawSamples: message.rawSamples,
+        trimmedSamples: message.trimmedSamples,
+        durations: message.durations,
         computeMs: message.computeMs,
       });
     } else if (message.type === 'error') {

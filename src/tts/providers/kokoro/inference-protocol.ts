@@ -1,3 +1,6 @@
+/** Samples of one model frame: the unit of the durations the model predicts (25 ms). */
+export const KOKORO_FRAME_SAMPLES = 600;
+
 /** Messages between the {@link InferencePool} and its worker threads. */
 
 /** Sent once in `workerData`. */
@@ -28,6 +31,13 @@ export type InferenceWorkerMessage =
       readonly pcm: ArrayBuffer;
       /** Samples the model produced before trimming. */
       readonly rawSamples: number;
+      /** Model sample where `pcm` starts (the silence trimmed before it). */
+      readonly trimmedSamples: number;
+      /**
+       * Frames of {@link KOKORO_FRAME_SAMPLES} the model gave each input token (pads
+       * included), in order: token i spans frames sum(durations[0..i)) up to the next.
+       */
+      readonly durations: Uint16Array;
       readonly computeMs: number;
     }
   | { readonly type: 'error'; readonly id: number; readonly message: string };

@@ -4,10 +4,11 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import type {
-  InferenceJobMessage,
-  InferenceWorkerData,
-  InferenceWorkerMessage,
+import {
+  type InferenceJobMessage,
+  type InferenceWorkerData,
+  type InferenceWorkerMessage,
+  KOKORO_FRAME_SAMPLES,
 } from './inference-protocol.ts';
 import { DEFAULT_SEAMS, shapeChunk } from './seams.ts';
 
@@ -66,17 +67,26 @@ port.on('message', async (job: InferenceJobMessage) => {
       speed: new ort.Tensor('float32', Float32Array.of(job.speed), [1]),
     });
     const audio = output.audio?.data as Float32Array;
-    const pcm = shapeChunk(audio, { ...DEFAULT_SEAMS, sampleRateHz: data.sampleRateHz });
+    const durations = Uint16Array.from(output.durations?.data as Float32Array);
+    const total = durations.reduce((sum, frames) => sum + frames, 0);
+    if (durations.length !== tokens.length || total * KOKORO_FRAME_SAMPLES !== audio.length) {
+      throw new Error(
+        `model durations (${durations.length} tokens, ${total} frames) do not match its input (${tokens.length} tokens) and audio (${audio.length} samples)`,
+      );
+    }
+    const shaped = shapeChunk(audio, { ...DEFAULT_SEAMS, sampleRateHz: data.sampleRateHz });
     const computeMs = performance.now() - started;
     post(
       {
         type: 'done',
         id: job.id,
-        pcm: pcm.buffer as ArrayBuffer,
+        pcm: shaped.pcm.buffer as ArrayBuffer,
         rawSamples: audio.length,
+        trimmedSamples: shaped.start,
+        durations,
         computeMs,
       },
-      [pcm.buffer as ArrayBuffer],
+      [shaped.pcm.buffer as ArrayBuffer, durations.buffer as ArrayBuffer],
     );
   } catch (error) {
     post({ type: 'error', id: job.id, message: (error as Error).message });

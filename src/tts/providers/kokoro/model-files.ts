@@ -33,7 +33,7 @@ export function defaultKokoroDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 interface Manifest {
-  model: { file: string; sha256: string };
+  model: { file: string; sha256: string; outputs?: string[] };
   voices: Record<string, string>;
 }
 
@@ -49,6 +49,11 @@ export function locateKokoroFiles(dir: string): KokoroFiles {
     manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
   } catch (error) {
     throw new KokoroFilesMissingError(dir, `manifest.json unreadable: ${(error as Error).message}`);
+  }
+  // Word timings read the durations the model predicts: a model installed without that
+  // output is an older installation, upgraded by the install step.
+  if (!manifest.model?.outputs?.includes('durations')) {
+    throw new KokoroFilesMissingError(dir, 'the installed model has no durations output');
   }
   const modelPath = path.join(dir, manifest.model?.file ?? '');
   if (!manifest.model?.file || !existsSync(modelPath)) {

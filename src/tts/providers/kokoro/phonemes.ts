@@ -44,10 +44,15 @@ export async function phonemizeChunk(
     const last = pieces.at(-1);
     joined = lines.join(' ') + (last?.punctuation ? last.text.trim() : '');
   }
+  return kokoroIpa(joined, language);
+}
+
+/** espeak-ng IPA of `language` in the symbols Kokoro was trained on. */
+export function kokoroIpa(ipa: string, language: string): string {
   if (language === 'en-us' || language === 'en-gb') {
-    return cleanPhonemes(joined.replaceAll(TIE, ''), language === 'en-us');
+    return cleanPhonemes(ipa.replaceAll(TIE, ''), language === 'en-us');
   }
-  return espeakToKokoro(joined);
+  return espeakToKokoro(ipa);
 }
 
 /** Joins the letters of one multi-letter phoneme in the phonemizer's output (`--tie=^`). */

@@ -1,14 +1,54 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { PcmChunk } from '../../../../media/pcm.ts';
+import type { AlignmentGranularity, SynthesisChunk, TextTiming } from '../alignment.ts';
 import { ProviderError } from '../errors.ts';
 import type { SynthesisRequest, TtsProvider } from '../provider.ts';
 import { type ChunkingOptions, chunkText, DEFAULT_CHUNKING, type TextChunk } from './chunker.ts';
-import type { InferencePool } from './inference-pool.ts';
+import type { InferencePool, InferenceResult } from './inference-pool.ts';
 import { normalizeOtherText, normalizeText } from './normalize.ts';
-import { MAX_PHONEME_TOKENS, type Phonemizer, phonemizeChunk, tokenize } from './phonemes.ts';
+import {
+  kokoroIpa,
+  MAX_PHONEME_TOKENS,
+  type Phonemizer,
+  phonemizeChunk,
+  tokenize,
+} from './phonemes.ts';
 import { PAUSE_MS } from './seams.ts';
 import { KOKORO_SAMPLE_RATE_HZ, kokoroVoiceByStyle } from './voices.ts';
+import { KokoroWordTimer, unitSpans } from './word-timings.ts';
+import { type TokenGroup, tokenGroups, unevenUnits } from './word-tokens.ts';
+
+/** A chunk's IPA and the token group of each of its words (when timed). */
+interface PhonemizedChunk {
+  readonly phonemes: string;
+  readonly groups: readonly (TokenGroup | undefined)[];
+}
+
+/** A chunk without audio carrying the timings that became known with it. */
+function timingsOnly(timings: readonly TextTiming[]): SynthesisChunk {
+  return { data: Buffer.alloc(0), sampleRateHz: KOKORO_SAMPLE_RATE_HZ, timings };
+}
+
+/** The word timings completed by one model run whose kept audio starts at `offsetSamples`. */
+function chunkTimings(
+  timer: KokoroWordTimer,
+  index: number,
+  groups: readonly (TokenGroup | undefined)[],
+  result: InferenceResult,
+  offsetSamples: number,
+): TextTiming[] {
+  return timer.chunkDone(
+    index,
+    unitSpans(groups, {
+      chunk: index,
+      durations: result.durations,
+      trimmedSamples: result.trimmedSamples,
+      keptSamples: result.pcm.length,
+      offsetSamples,
+      sampleRateHz: KOKORO_SAMPLE_RATE_HZ,
+    }),
+  );
+}
 
 /** Floats per style row; a voice file holds one row per phoneme count (510 rows). */
 const STYLE_DIM = 256;
@@ -28,6 +68,16 @@ export interface KokoroProviderOptions {
   readonly chunking?: ChunkingOptions;
   /** Diagnostic hook: each chunk's IPA as fed to the model (tests check the front end). */
   readonly onPhonemes?: (event: { text: string; phonemes: string; tokens: number }) => void;
+  /**
+   * Diagnostic hook: each model run of a request, with the durations the model predicted
+   * and the segment sample its kept audio starts at (tests check the word timings).
+   */
+  readonly onRun?: (event: {
+    index: number;
+    tokens: readonly number[];
+    result: InferenceResult;
+    offsetSamples: number;
+  }) => void;
 }
 
 /** The model's speed input for the public multiplier: 1 by default, clamped to 0.5..2. */
@@ -55,6 +105,8 @@ export function kokoroSpeed(speed: number | undefined): number {
 export class KokoroProvider implements TtsProvider {
   readonly name = 'kokoro';
   readonly nativeSampleRateHz = KOKORO_SAMPLE_RATE_HZ;
+  /** Word timings come from the durations the model predicts for each phoneme token. */
+  readonly alignment: readonly AlignmentGranularity[] = ['word'];
   readonly #options: KokoroProviderOptions;
   readonly #styles = new Map<string, Promise<Float32Array>>();
 
@@ -62,8 +114,14 @@ export class KokoroProvider implements TtsProvider {
     this.#options = options;
   }
 
-  async *synthesize(request: SynthesisRequest, signal: AbortSignal): AsyncGenerator<PcmChunk> {
+  async *synthesize(
+    request: SynthesisRequest,
+    signal: AbortSignal,
+  ): AsyncGenerator<SynthesisChunk> {
     signal.throwIfAborted();
+    if (request.alignment !== undefined && !this.alignment.includes(request.alignment)) {
+      throw new ProviderError('rejected', `neural voices cannot align by ${request.alignment}`);
+    }
     const voice = kokoroVoiceByStyle(request.providerVoiceId);
     if (!voice) {
       throw new ProviderError(
@@ -79,15 +137,11 @@ export class KokoroProvider implements TtsProvider {
     if (chunks.length === 0) return;
     const styles = await this.#style(voice.providerVoiceId);
     const speed = kokoroSpeed(request.speed);
+    const timer = request.alignment === 'word' ? new KokoroWordTimer(request.text, chunks) : null;
     const phonemize = (index: number) => {
       const chunk = chunks[index];
       if (!chunk) return undefined;
-      const promise = phonemizeChunk(
-        chunk.text,
-        voice.phonemeLanguage,
-        this.#options.phonemizer,
-        signal,
-      );
+      const promise = this.#phonemize(chunk.text, voice.phonemeLanguage, timer !== null, signal);
       promise.catch(() => undefined); // awaited below; never an unhandled rejection
       return promise;
     };
@@ -95,14 +149,19 @@ export class KokoroProvider implements TtsProvider {
     let upcoming = phonemize(0);
     let started = false;
     let pauseMs = 0;
+    let segmentSamples = 0;
     for (let index = 0; index < chunks.length; index++) {
       const chunk = chunks[index] as TextChunk;
-      const phonemes = (await upcoming) as string;
+      const { phonemes, groups } = (await upcoming) as PhonemizedChunk;
       signal.throwIfAborted();
       upcoming = phonemize(index + 1);
       const tokens = tokenize(phonemes);
       this.#options.onPhonemes?.({ text: chunk.text, phonemes, tokens: tokens.length - 2 });
-      if (tokens.length <= 2) continue;
+      if (tokens.length <= 2) {
+        const timings = timer?.chunkDone(index, []) ?? [];
+        if (timings.length > 0) yield timingsOnly(timings);
+        continue;
+      }
       // kokoro-js indexing: the style row for n phoneme tokens is row n (capped).
       const row = Math.min(tokens.length - 2, STYLE_ROWS - 1);
       const style = styles.slice(row * STYLE_DIM, (row + 1) * STYLE_DIM);
@@ -111,17 +170,50 @@ export class KokoroProvider implements TtsProvider {
         signal,
       );
       signal.throwIfAborted();
-      if (result.pcm.length === 0) continue;
-      const pause = started ? Math.round((pauseMs * KOKORO_SAMPLE_RATE_HZ) / 1000) : 0;
+      const pause =
+        started && result.pcm.length > 0 ? Math.round((pauseMs * KOKORO_SAMPLE_RATE_HZ) / 1000) : 0;
+      this.#options.onRun?.({ index, tokens, result, offsetSamples: segmentSamples + pause });
+      const timings = timer
+        ? chunkTimings(timer, index, groups, result, segmentSamples + pause)
+        : [];
+      if (result.pcm.length === 0) {
+        if (timings.length > 0) yield timingsOnly(timings);
+        continue;
+      }
       const data = Buffer.alloc((pause + result.pcm.length) * 2);
       Buffer.from(result.pcm.buffer, result.pcm.byteOffset, result.pcm.byteLength).copy(
         data,
         pause * 2,
       );
+      segmentSamples += pause + result.pcm.length;
       started = true;
       pauseMs = PAUSE_MS[chunk.end] / speed;
-      yield { data, sampleRateHz: KOKORO_SAMPLE_RATE_HZ };
+      yield {
+        data,
+        sampleRateHz: KOKORO_SAMPLE_RATE_HZ,
+        ...(timings.length > 0 ? { timings } : {}),
+      };
     }
+  }
+
+  /**
+   * A chunk's IPA and, for word timings, the token group of each of its words: the words
+   * of a piece whose IPA joined some are phonemised once more one by one, to tell them apart.
+   */
+  async #phonemize(
+    text: string,
+    language: string,
+    timed: boolean,
+    signal: AbortSignal,
+  ): Promise<PhonemizedChunk> {
+    const { phonemizer } = this.#options;
+    const phonemes = await phonemizeChunk(text, language, phonemizer, signal);
+    if (!timed) return { phonemes, groups: [] };
+    const uneven = unevenUnits(text, phonemes);
+    const lines = uneven.length > 0 ? await phonemizer(uneven, language, signal) : [];
+    const alone =
+      lines.length === uneven.length ? lines.map((line) => kokoroIpa(line, language)) : [];
+    return { phonemes, groups: tokenGroups(text, phonemes, alone) };
   }
 
   /** The voice's 510 style rows, read once per voice. */

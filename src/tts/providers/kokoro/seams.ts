@@ -18,16 +18,23 @@ export const DEFAULT_SEAMS: Omit<SeamOptions, 'sampleRateHz'> = {
   fadeMs: 6,
 };
 
+/** One chunk's shaped audio and where in the model's output it was cut. */
+export interface ShapedChunk {
+  readonly pcm: Int16Array;
+  /** Model sample of `pcm[0]`: the model's sample `n` is `pcm[n - start]`. */
+  readonly start: number;
+}
+
 /**
  * Model output of one chunk as 16-bit PCM ready to be joined to its neighbours: the
  * leading and trailing silence the model adds around every run is trimmed (the pipeline
  * inserts its own pause between chunks), and both ends fade in and out so the join has
  * no click. All-silent audio gives an empty buffer.
  */
-export function shapeChunk(audio: Float32Array, options: SeamOptions): Int16Array {
+export function shapeChunk(audio: Float32Array, options: SeamOptions): ShapedChunk {
   let first = 0;
   while (first < audio.length && Math.abs(audio[first] ?? 0) <= options.silenceThreshold) first++;
-  if (first === audio.length) return new Int16Array(0);
+  if (first === audio.length) return { pcm: new Int16Array(0), start: 0 };
   let last = audio.length - 1;
   while (last > first && Math.abs(audio[last] ?? 0) <= options.silenceThreshold) last--;
   const perMs = options.sampleRateHz / 1000;
@@ -43,7 +50,7 @@ export function shapeChunk(audio: Float32Array, options: SeamOptions): Int16Arra
     const sample = Math.max(-1, Math.min(1, (audio[start + i] ?? 0) * gain));
     out[i] = Math.round(sample * 32767);
   }
-  return out;
+  return { pcm: out, start };
 }
 
 /** Pause placed before the next chunk, by how the previous one ended. */

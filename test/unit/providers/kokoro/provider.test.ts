@@ -227,13 +227,36 @@ describe('neural engine installation', () => {
     expect(warnings).toEqual([expect.stringContaining('bash scripts/install-kokoro.sh')]);
   });
 
+  it('takes an installation of the model without its durations output for missing, naming the install step', async () => {
+    const older = await mkdtemp(path.join(tmpdir(), 'kokoro-older-'));
+    try {
+      await writeFile(path.join(older, 'kokoro-v1.0.fp32.onnx'), Buffer.alloc(16));
+      await writeFile(
+        path.join(older, 'manifest.json'),
+        JSON.stringify({
+          model: { file: 'kokoro-v1.0.fp32.onnx', sha256: '0'.repeat(64) },
+          voices: {},
+        }),
+      );
+      expect(() => locateKokoroFiles(older)).toThrow(
+        `Kokoro neural voices are not installed in ${older} (the installed model has no durations output); run \`bash scripts/install-kokoro.sh\``,
+      );
+    } finally {
+      await rm(older, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a corrupt model file with a message naming the file and the fix', async () => {
-    const model = path.join(dir, 'kokoro-v1.0.fp32.onnx');
+    const model = path.join(dir, 'kokoro-v1.0.fp32-durations.onnx');
     await writeFile(model, Buffer.alloc(4096, 7));
     await writeFile(
       path.join(dir, 'manifest.json'),
       JSON.stringify({
-        model: { file: 'kokoro-v1.0.fp32.onnx', sha256: '0'.repeat(64) },
+        model: {
+          file: 'kokoro-v1.0.fp32-durations.onnx',
+          sha256: '0'.repeat(64),
+          outputs: ['audio', 'durations'],
+        },
         voices: {},
       }),
     );

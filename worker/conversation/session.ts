@@ -19,6 +19,7 @@ import { AwpStt } from '../models/awp-stt.ts';
 import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
 import { vadWatchingPauses } from '../models/vad-pauses.ts';
 import { capabilityFrameworkTools } from './capabilities.ts';
+import { AgentCaptions } from './captions.ts';
 import { type InputMode, registerControls } from './controls.ts';
 import { endReason } from './end-reason.ts';
 import { MessageIds } from './message-ids.ts';
@@ -347,9 +348,7 @@ async function runInRoom(
           agentSession.generateReply({ userInput: event.text });
           return;
         }
-        // Text in, text out: this one answer is not synthesized. Muting our TTS (rather
-        // than detaching the audio output) keeps LiveKit's transcript synchronization,
-        // which later interrupted turns rely on.
+        // Text in, text out: this one answer is not synthesized (captions.ts shows its text).
         speech.muted = true;
         const handle = agentSession.generateReply({ userInput: event.text });
         return handle.waitForPlayout().finally(() => {
@@ -357,9 +356,11 @@ async function runInRoom(
         });
       },
     },
-    outputOptions: { transcriptionEnabled: true, syncTranscription: true },
+    outputOptions: { transcriptionEnabled: true, syncTranscription: false },
     record: recordingOption(snapshot.recordingEnabled),
   });
+  const captions = new AgentCaptions(ctx.room, playout, () => speech.muted, log);
+  captions.install(session);
   // The same turns' voice latency, for the session's report (written in order).
   let latencyWrites = Promise.resolve();
   const latencies = new TurnLatencies((summary, firstAudioMs) => {
@@ -376,6 +377,7 @@ async function runInRoom(
     voice.AudioOutput.EVENT_PLAYBACK_FINISHED,
     (event: voice.PlaybackFinishedEvent) => {
       const spoken = playout.finish(event.playbackPosition, event.interrupted);
+      captions.finished(spoken, event.interrupted);
       app?.playoutFinished(spoken, event.interrupted);
       if (!event.interrupted) return;
       transcripts.interruptedPlayout(spoken);

@@ -11,6 +11,15 @@ import type { Logger } from '../../src/worker-boundary/index.ts';
 import { type PlayoutLedger, type SpokenWord, wordEnd } from './playout.ts';
 
 /**
+ * How much later than a caption the audio reaches the user at the least: the audio waits
+ * for its 20 ms Opus packet and then in the receiver's jitter buffer, the caption crosses a
+ * data channel without either. Measured end to end with a local livekit-server
+ * (test/integration/worker/captions.test.ts): words ran 50 to 55 ms ahead of their audio
+ * without it.
+ */
+const AUDIO_TRANSPORT_MS = 50;
+
+/**
  * The Agent's live captions (`lk.transcription`), published by the worker from its playout
  * ledger: each word is added when its audio starts playing out of the worker, by the word
  * timings of the sentence and the time the sentence's frames play (measured here, at the
@@ -98,7 +107,7 @@ export class AgentCaptions {
         const startMs = sentenceStartMs + word.startMs;
         if (startMs >= segment.capturedMs) break;
         segment.due.push({
-          atMs: playAt + Math.max(0, startMs - frameStartMs),
+          atMs: playAt + Math.max(0, startMs - frameStartMs) + AUDIO_TRANSPORT_MS,
           order: sentence.order,
           text: sentence.text,
           end: wordEnd(sentence.text, word),

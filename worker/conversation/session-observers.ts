@@ -1,6 +1,7 @@
 import { voice } from '@livekit/agents';
 import type { Logger } from '../../src/worker-boundary/index.ts';
 import type { ApplicationRuntime } from '../application/runtime.ts';
+import type { AgentCaptions } from './captions.ts';
 import type { SpeechPipeline } from './session-pipeline.ts';
 import { SpokenContext } from './spoken-context.ts';
 import type { TranscriptPublisher } from './transcripts.ts';
@@ -56,6 +57,7 @@ export function followPlayout(
   pipeline: SpeechPipeline,
   transcripts: TranscriptPublisher,
   app: ApplicationRuntime | undefined,
+  captions: AgentCaptions,
   log: Logger,
 ): { outputStarted(): void } {
   const { session, playout } = pipeline;
@@ -68,6 +70,7 @@ export function followPlayout(
   });
   const playbackFinished = (event: voice.PlaybackFinishedEvent) => {
     const spoken = playout.finish(event.playbackPosition, event.interrupted);
+    captions.finished(spoken, event.interrupted);
     app?.playoutFinished(spoken, event.interrupted);
     if (!event.interrupted) return;
     transcripts.interruptedPlayout(spoken);

@@ -1,7 +1,6 @@
 import { voice } from '@livekit/agents';
 import type { Logger } from '../../src/worker-boundary/index.ts';
 import type { ApplicationRuntime } from '../application/runtime.ts';
-import type { AgentCaptions } from './captions.ts';
 import type { SpeechPipeline } from './session-pipeline.ts';
 import { SpokenContext } from './spoken-context.ts';
 import type { TranscriptPublisher } from './transcripts.ts';
@@ -57,7 +56,6 @@ export function followPlayout(
   pipeline: SpeechPipeline,
   transcripts: TranscriptPublisher,
   app: ApplicationRuntime | undefined,
-  captions: AgentCaptions,
   log: Logger,
 ): { outputStarted(): void } {
   const { session, playout } = pipeline;
@@ -70,7 +68,6 @@ export function followPlayout(
   });
   const playbackFinished = (event: voice.PlaybackFinishedEvent) => {
     const spoken = playout.finish(event.playbackPosition, event.interrupted);
-    captions.finished(spoken, event.interrupted);
     app?.playoutFinished(spoken, event.interrupted);
     if (!event.interrupted) return;
     transcripts.interruptedPlayout(spoken);

@@ -41,7 +41,7 @@ export async function startAgent(
       textInputCallback: (agentSession, event) =>
         typedInput(parts.pipeline, parts.prepared, agentSession, event),
     },
-    outputOptions: { transcriptionEnabled: true, syncTranscription: false },
+    outputOptions: { transcriptionEnabled: true, syncTranscription: true },
     record: recordingOption(record.snapshot.recordingEnabled),
   });
 }
@@ -65,7 +65,9 @@ function typedInput(
     agentSession.generateReply({ userInput: event.text });
     return;
   }
-  // Text in, text out: this one answer is not synthesized (captions.ts shows its text).
+  // Text in, text out: this one answer is not synthesized. Muting our TTS (rather than
+  // detaching the audio output) keeps LiveKit's transcript synchronization, which later
+  // interrupted turns rely on.
   pipeline.speech.muted = true;
   const handle = agentSession.generateReply({ userInput: event.text });
   return handle.waitForPlayout().finally(() => {

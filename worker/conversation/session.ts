@@ -1,7 +1,6 @@
 import { type JobContext, llm, voice } from '@livekit/agents';
 import { DisconnectReason, type RemoteParticipant, RoomEvent } from '@livekit/rtc-node';
 import { type Logger, userIdentity } from '../../src/worker-boundary/index.ts';
-import { AgentCaptions } from './captions.ts';
 import { registerControls } from './controls.ts';
 import { endReason } from './end-reason.ts';
 import { keepRecording } from './recording.ts';
@@ -154,8 +153,7 @@ async function startInRoom(
   const { record } = run.taken;
   logTurnMetrics(session, log);
   publishTranscripts(session, transcripts);
-  const captions = new AgentCaptions(ctx.room, pipeline.playout, () => pipeline.speech.muted, log);
-  const playout = followPlayout(pipeline, transcripts, prepared.app, captions, log);
+  const playout = followPlayout(pipeline, transcripts, prepared.app, log);
   const closed = new Promise<string>((resolve) => {
     session.once(voice.AgentSessionEventTypes.Close, (event) => resolve(String(event.reason)));
   });
@@ -165,8 +163,6 @@ async function startInRoom(
   }
   const toolTurns = toolTurnsOf(session, transcripts, pipeline.language, deps, log);
   await startAgent(ctx, record, { pipeline, prepared, toolTurns, soFar: parts.soFar });
-  // Before anything listens to the audio output: the captions wrap it.
-  captions.install(session);
   const latencies = recordLatencies(session, deps, record.id, log);
   playout.outputStarted();
   await prepared.app?.start(session);

@@ -206,80 +206,88 @@ describe('live conversation with Deepgram streaming STT, and a worker crash (Chr
     await page.evaluate(() => window.client.disconnect());
   }, 180_000);
 
-  it('keeps the conversation when the job process is killed: reconnecting, then the Agent is heard again without a new connect', async () => {
+  it('keeps the conversation when the job process is killed mid-greeting: reconnecting, then the Agent is heard again without a new connect', async () => {
+    const states = () => page.evaluate(() => window.client.connectionState);
+    const before = {
+      errors: (await events('error')).length,
+      states: (await events('connectionState')).length,
+      tracks: (await events('remoteAudioTrack')).length,
+      sessions: (await events('session')).length,
+      speaking: (await events('agentSpeaking')).length,
+    };
     const session = await page.evaluate(async () => window.client.connect());
     const sessionId = session.sessionId as string;
     await until(
       async () =>
-        (await events('transcript')).filter((e) => e.payload.role === 'agent').length >= 3,
-      'the second greeting',
+        (await events('agentSpeaking')).slice(before.speaking).some((e) => e.payload.speaking),
+      'the greeting to start',
       60_000,
     );
     const job = worker
       .logs()
       .find((l) => l.msg === 'session job started' && l.session_id === sessionId);
     expect(job).toMatchObject({ epoch: 0, resumed: false });
-    const before = {
-      errors: (await events('error')).length,
-      states: (await events('connectionState')).length,
-      tracks: (await events('remoteAudioTrack')).length,
-      sessions: (await events('session')).length,
-    };
+    const greetings = async () =>
+      (await events('transcript')).filter((e) => e.payload.text === 'Hello Grace, I am Ada.')
+        .length;
+    const greetingsBefore = await greetings();
+    const killedAt = await page.evaluate(() => performance.now());
     process.kill(job?.pid as number, 'SIGKILL');
+    // livekit-server reports the killed job's Agent gone once it times its connection out
+    // (a resumed job's Agent may already hold its identity by then); the client waits for
+    // the Agent meanwhile and goes on with whichever job holds the session.
+    const statesSince = async () =>
+      (await events('connectionState')).slice(before.states).map((e) => e.payload);
     await until(
-      async () => (await page.evaluate(() => window.client.connectionState)) === 'reconnecting',
-      'the client to wait for the Agent',
-      20_000,
-    );
-    await until(
-      async () => (await page.evaluate(() => window.client.connectionState)) === 'connected',
-      'the Agent to join again',
-      30_000,
-    );
-    const backAt = await page.evaluate(() => performance.now());
+      async () => (await statesSince()).includes('reconnecting'),
+      'the client to wait',
+      40_000,
+    ).catch(async (error) => {
+      const log = await page.evaluate(() =>
+        window.events
+          .filter((e) => e.name !== 'transcriptProgress' && e.name !== 'session')
+          .slice(-16),
+      );
+      console.log(JSON.stringify(log));
+      throw error;
+    });
+    await until(async () => (await states()) === 'connected', 'the Agent to join again', 30_000);
     expect((await events('connectionState')).slice(before.states).map((e) => e.payload)).toEqual([
+      'connecting',
+      'connected',
       'reconnecting',
       'connected',
     ]);
-    expect(
-      worker
-        .logs()
-        .find(
-          (l) => l.msg === 'session job started' && l.session_id === sessionId && l.epoch === 1,
-        ),
-    ).toMatchObject({ resumed: true });
-    // The new job's voice comes as a new remoteAudioTrack of the same client.
-    await until(
-      async () => (await events('remoteAudioTrack')).length === before.tracks + 1,
-      'the new agent audio track',
-      15_000,
-    );
-    llm.script({ text: ['Yes,', ' I am', ' still here.'] });
-    await page.evaluate(() => window.client.sendText('Are you still there?'));
-    await until(
-      async () =>
-        (await events('transcript')).find((e) => e.payload.text === 'Yes, I am still here.'),
-      'the resumed Agent answering',
-      30_000,
-    );
+    // The lost job never finished its greeting: a resumed job says it, and it is heard.
+    await until(async () => (await greetings()) > greetingsBefore, 'the resumed greeting', 30_000);
     await until(
       () =>
         page.evaluate(
           (since) => window.levels.remote.filter((l) => l.t >= since && l.rms > 0.01).length > 10,
-          backAt,
+          killedAt + 1500,
         ),
       'the resumed Agent heard',
       15_000,
     );
+    expect(
+      worker
+        .logs()
+        .some(
+          (l) =>
+            l.msg === 'session job started' && l.session_id === sessionId && l.resumed === true,
+        ),
+    ).toBe(true);
+    expect((await events('remoteAudioTrack')).length).toBeGreaterThan(before.tracks + 1);
     expect((await events('error')).slice(before.errors).map((e) => e.payload)).toEqual([]);
-    expect((await events('session')).length).toBe(before.sessions);
-    expect(await page.evaluate(() => window.client.connectionState)).toBe('connected');
+    expect((await events('session')).length).toBe(before.sessions + 1);
+    expect(await states()).toBe('connected');
     await page.evaluate(() => window.client.disconnect());
   }, 180_000);
 
   it('waits for the Agent when the whole worker is killed, then reports agent_unavailable once no job took the session', async () => {
     const agentTurns = async () =>
       (await events('transcript')).filter((e) => e.payload.role === 'agent').length;
+    await page.evaluate(() => window.client.disconnect());
     const turnsBefore = await agentTurns();
     const session = await page.evaluate(async () => window.client.connect());
     const sessionId = session.sessionId as string;
@@ -290,7 +298,7 @@ describe('live conversation with Deepgram streaming STT, and a worker crash (Chr
     const error = await until(
       async () => (await events('error')).slice(errorsBefore)[0],
       'the error event',
-      45_000,
+      70_000,
     );
     expect(error.payload).toEqual({
       code: 'agent_unavailable',

@@ -1,5 +1,6 @@
 import {
   ATTR_AUDIO_RESPONSE,
+  ATTR_SESSION_ENDED,
   RPC_INPUT_MODE,
   RPC_INTERRUPT,
   RPC_PTT_CANCEL,
@@ -12,6 +13,7 @@ import {
   type RemoteParticipant,
   type RemoteTrack,
   Room,
+  ConnectionState as RoomConnectionState,
   RoomEvent,
   Track,
 } from 'livekit-client';
@@ -70,6 +72,8 @@ export class ConversationClient {
   #agentIdentity: string | null = null;
   #inputMode: InputMode | null = null;
   #agentState: AgentState | null = null;
+  /** While the Agent is away after a lost job: the give-up timer and the mode to restore. */
+  #rejoin: { timer: ReturnType<typeof setTimeout>; mode: InputMode | null } | null = null;
 
   /** Throws `invalid_options` (for example "agentId must be a UUID") when a rule is broken. */
   constructor(options: ConversationClientOptions) {
@@ -320,7 +324,7 @@ export class ConversationClient {
         if (this.#state === 'connected') this.#setState('reconnecting');
       })
       .on(RoomEvent.Reconnected, () => {
-        if (this.#state === 'reconnecting') this.#setState('connected');
+        if (this.#state === 'reconnecting' && !this.#rejoin) this.#setState('connected');
       })
       .on(RoomEvent.Disconnected, (reason) => {
         if (this.#room !== room) return;
@@ -336,17 +340,19 @@ export class ConversationClient {
         void this.#teardown();
       })
       .on(RoomEvent.ParticipantConnected, (participant) => {
-        if (this.#isAgent(participant, session)) this.#adoptAgent(participant);
+        if (!this.#isAgent(participant, session)) return;
+        this.#adoptAgent(participant);
+        if (this.#rejoin && participant.identity === this.#agentIdentity) {
+          void this.#agentReturned(room, participant);
+        }
       })
       .on(RoomEvent.ParticipantDisconnected, (participant) => {
         if (participant.identity !== this.#agentIdentity || this.#state === 'connecting') return;
-        this.#emit(
-          'error',
-          new ConversationError('agent_unavailable', 'The Agent left the conversation.', {
-            retryable: true,
-          }),
-        );
-        void this.disconnect();
+        if (participant.attributes[ATTR_SESSION_ENDED]) {
+          this.#agentGone('The Agent ended the conversation.');
+        } else {
+          this.#awaitAgentReturn();
+        }
       })
       .on(RoomEvent.ParticipantAttributesChanged, (_changed, participant) => {
         if (participant.identity === this.#agentIdentity) this.#readAgentAttributes(participant);
@@ -361,6 +367,53 @@ export class ConversationClient {
       });
   }
 
+  /** The Agent's job was lost: keep the room, `reconnecting`, until it joins again. */
+  #awaitAgentReturn(): void {
+    if (this.#rejoin) return;
+    const timer = setTimeout(
+      () => this.#agentGone('The Agent did not come back in time.'),
+      this.#options.agentRejoinTimeoutMs,
+    );
+    this.#rejoin = { timer, mode: this.#inputMode };
+    this.#agentState = null;
+    this.#setState('reconnecting');
+  }
+
+  /**
+   * The Agent joined again from a new job: the user's input mode is set on it (the new job
+   * starts with the Agent's default), then the conversation is `connected` again. Its audio
+   * track arrives through `TrackSubscribed`, as at the start.
+   */
+  async #agentReturned(room: Room, participant: RemoteParticipant): Promise<void> {
+    const rejoin = this.#rejoin;
+    const signal = this.#abort?.signal;
+    if (!rejoin || !signal) return;
+    try {
+      if (rejoin.mode) {
+        const deadline = Date.now() + this.#options.agentRejoinTimeoutMs;
+        const { identity } = participant;
+        await setInitialMode(this.#controls, room, identity, rejoin.mode, deadline, signal);
+      }
+    } catch (error) {
+      if (this.#rejoin !== rejoin) return; // ended meanwhile (the wait ran out, or disconnect)
+      this.#emit('error', toError(error, 'agent_unavailable'));
+      void this.disconnect();
+      return;
+    }
+    if (this.#rejoin !== rejoin) return;
+    clearTimeout(rejoin.timer);
+    this.#rejoin = null;
+    this.#inputMode = rejoin.mode;
+    this.#readAgentAttributes(participant);
+    this.#setState(room.state === RoomConnectionState.Connected ? 'connected' : 'reconnecting');
+  }
+
+  /** The conversation is over on the Agent's side: `agent_unavailable`, then disconnected. */
+  #agentGone(message: string): void {
+    this.#emit('error', new ConversationError('agent_unavailable', message, { retryable: true }));
+    void this.disconnect();
+  }
+
   #adoptAgent(participant: RemoteParticipant): void {
     this.#agentIdentity ??= participant.identity;
     if (participant.identity === this.#agentIdentity) this.#readAgentAttributes(participant);
@@ -368,7 +421,8 @@ export class ConversationClient {
 
   #readAgentAttributes(participant: Participant): void {
     const { inputMode: mode, agentState: state } = agentAttributes(participant);
-    if (mode && this.#state !== 'connecting') this.#inputMode = mode;
+    // While connecting or waiting for the Agent's return, the user's requested mode stands.
+    if (mode && this.#state !== 'connecting' && !this.#rejoin) this.#inputMode = mode;
     if (state && state !== this.#agentState) {
       this.#agentState = state;
       this.#emit('agentSpeaking', { speaking: state === 'speaking', state });
@@ -393,6 +447,8 @@ export class ConversationClient {
     this.#agentIdentity = null;
     this.#inputMode = null;
     this.#agentState = null;
+    if (this.#rejoin) clearTimeout(this.#rejoin.timer);
+    this.#rejoin = null;
     this.#playback.detachAll();
     if (room) {
       unregisterStreams(room);

@@ -79,6 +79,12 @@ interface CommonOptions {
   audioPlayback?: boolean;
   /** How long `connect()` waits for the Agent to join the room. Default 20,000 ms. */
   agentJoinTimeoutMs?: number;
+  /**
+   * How long the conversation waits, `reconnecting`, for the Agent to join again after it
+   * left without ending the session (its job was lost and the api hands the session to a
+   * new one). Default 15,000 ms; then `agent_unavailable` and `disconnected`.
+   */
+  agentRejoinTimeoutMs?: number;
 }
 
 /** Sessions started by the library with a short-lived Agent session token. */

@@ -23,6 +23,12 @@ export const ATTR_TRANSCRIBED_TRACK_ID = 'lk.transcribed_track_id';
 export const ATTR_AGENT_STATE = 'lk.agent.state';
 /** The Agent participant's input mode: `automatic` or `push-to-talk`. */
 export const ATTR_INPUT_MODE = 'awp.input_mode';
+/**
+ * The Agent participant's end reason (`max_duration`, `user_removed`, ...), set just before
+ * it leaves a session that is over. An Agent that leaves without it lost its job: the same
+ * identity joins again from a new job, and the client waits for it.
+ */
+export const ATTR_SESSION_ENDED = 'awp.session_ended';
 /** On a typed message: `'false'` asks for a text-only answer. */
 export const ATTR_AUDIO_RESPONSE = 'awp.audio_response';
 

@@ -1,3 +1,4 @@
+import { ATTR_SESSION_ENDED } from '@awp/protocol';
 import { type JobContext, llm, voice } from '@livekit/agents';
 import { DisconnectReason, type RemoteParticipant, RoomEvent } from '@livekit/rtc-node';
 import { type Logger, userIdentity } from '../../src/worker-boundary/index.ts';
@@ -82,6 +83,7 @@ export async function runLiveSession(ctx: JobContext, deps: SessionDependencies)
   } catch (error) {
     log.error({ err: error }, 'session failed');
     await finish('failed', 'worker_error');
+    await announceEnd(ctx, 'worker_error');
     ctx.shutdown('worker_error');
   }
 }
@@ -283,8 +285,19 @@ async function endWhenClosed(
     await keepRecording(ctx, record, { api: deps.api, log });
   }
   await transcripts.settled();
-  await run.finish('ended', endReason(reason));
+  const ended = endReason(reason);
+  await run.finish('ended', ended);
+  await announceEnd(ctx, ended);
   ctx.shutdown('session_ended');
+}
+
+/**
+ * Marks the Agent participant with the session's end reason before it leaves: the client
+ * then ends the conversation at once instead of waiting for a new job to take it over.
+ */
+async function announceEnd(ctx: JobContext, reason: string): Promise<void> {
+  const local = ctx.room.isConnected ? ctx.room.localParticipant : undefined;
+  await local?.setAttributes({ [ATTR_SESSION_ENDED]: reason }).catch(() => undefined);
 }
 
 /**

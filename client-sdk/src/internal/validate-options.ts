@@ -11,6 +11,11 @@ import { checkOverrides } from './session-overrides.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_AGENT_JOIN_TIMEOUT_MS = 20_000;
+/**
+ * The api hands a lost job's session over after a 3 s lapse and the new job joins about
+ * 5 s after the crash; the api gives up on the session at 15 s (its heartbeat timeout).
+ */
+const DEFAULT_AGENT_REJOIN_TIMEOUT_MS = 15_000;
 
 /** How a session is obtained, after validation. */
 export type SessionSource =
@@ -34,6 +39,7 @@ export interface ResolvedOptions {
   inputAudioEnabled: boolean;
   audioPlayback: boolean;
   agentJoinTimeoutMs: number;
+  agentRejoinTimeoutMs: number;
   source: SessionSource;
 }
 
@@ -81,6 +87,10 @@ export function resolveOptions(options: ConversationClientOptions): ResolvedOpti
   if (!Number.isFinite(agentJoinTimeoutMs) || agentJoinTimeoutMs <= 0) {
     throw invalid('agentJoinTimeoutMs must be a positive number of milliseconds.');
   }
+  const agentRejoinTimeoutMs = options.agentRejoinTimeoutMs ?? DEFAULT_AGENT_REJOIN_TIMEOUT_MS;
+  if (!Number.isFinite(agentRejoinTimeoutMs) || agentRejoinTimeoutMs <= 0) {
+    throw invalid('agentRejoinTimeoutMs must be a positive number of milliseconds.');
+  }
   const source: SessionSource = options.sessionToken
     ? {
         kind: 'token',
@@ -95,6 +105,7 @@ export function resolveOptions(options: ConversationClientOptions): ResolvedOpti
     inputAudioEnabled: options.inputAudioEnabled ?? true,
     audioPlayback: options.audioPlayback ?? true,
     agentJoinTimeoutMs,
+    agentRejoinTimeoutMs,
     source,
   };
 }

@@ -521,14 +521,93 @@ describe('client SDK against a protocol peer (livekit-server + rtc-node Agent)',
     expect((await events('error')).map((e) => e.payload)).toEqual([]);
   });
 
-  it('the Agent leaving emits agent_unavailable and disconnects', async () => {
+  it('the Agent ending the session (awp.session_ended) emits agent_unavailable and disconnects at once', async () => {
     await connect();
-    await lastPeer().leave();
+    await lastPeer().leave({ endedReason: 'max_duration' });
     await until(
       async () => (await events('connectionState')).some((e) => e.payload === 'disconnected'),
       'disconnected',
     );
-    expect((await events('error')).map((e) => e.payload.code)).toEqual(['agent_unavailable']);
+    expect((await events('connectionState')).map((e) => e.payload)).toEqual([
+      'connecting',
+      'connected',
+      'disconnected',
+    ]);
+    expect((await events('error')).map((e) => e.payload)).toEqual([
+      expect.objectContaining({
+        code: 'agent_unavailable',
+        message: 'The Agent ended the conversation.',
+      }),
+    ]);
     expect(await page.evaluate(() => window.client.connectionState)).toBe('disconnected');
+  });
+
+  it('a lost Agent (left without ending) is waited for, reconnecting, and the same identity joining again resumes the conversation without a new connect', async () => {
+    await connect({}, 'automatic');
+    const first = lastPeer();
+    await until(async () => (await events('remoteAudioTrack')).length === 1, 'the agent audio');
+    await first.leave();
+    await until(
+      async () => (await page.evaluate(() => window.client.connectionState)) === 'reconnecting',
+      'reconnecting',
+    );
+    // Still waiting a while later: the room is kept, nothing is reported as failed.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await page.evaluate(() => window.client.connectionState)).toBe('reconnecting');
+    expect(await page.evaluate(() => window.client.agentState)).toBe(null);
+    const before = stub.starts.length;
+    const second = await ProtocolPeer.join(livekit, first.session);
+    peers.push(second);
+    await until(
+      async () => (await page.evaluate(() => window.client.connectionState)) === 'connected',
+      'connected again',
+    );
+    expect((await events('connectionState')).map((e) => e.payload)).toEqual([
+      'connecting',
+      'connected',
+      'reconnecting',
+      'connected',
+    ]);
+    // The user's input mode is set on the new Agent, whose own default was push-to-talk.
+    expect(second.log.rpcs).toEqual([{ method: 'awp.input_mode', payload: { mode: 'automatic' } }]);
+    expect(await page.evaluate(() => window.client.inputMode)).toBe('automatic');
+    // The new Agent's voice arrives as a second remoteAudioTrack, on the same client.
+    await until(async () => (await events('remoteAudioTrack')).length === 2, 'the new agent audio');
+    await page.evaluate(() => window.client.sendText('are you back'));
+    await until(
+      async () =>
+        (await events('transcript')).some((e) => e.payload.text === 'You said: are you back'),
+      'the new Agent answering',
+    );
+    expect(stub.starts.length).toBe(before);
+    expect((await events('session')).length).toBe(1);
+    expect((await events('error')).map((e) => e.payload)).toEqual([]);
+  });
+
+  it('a lost Agent that does not join again within agentRejoinTimeoutMs ends the conversation with agent_unavailable', async () => {
+    await connect({ agentRejoinTimeoutMs: 1500 });
+    await lastPeer().leave();
+    await until(
+      async () => (await page.evaluate(() => window.client.connectionState)) === 'reconnecting',
+      'reconnecting',
+    );
+    const waitFrom = Date.now();
+    await until(
+      async () => (await page.evaluate(() => window.client.connectionState)) === 'disconnected',
+      'disconnected',
+    );
+    expect(Date.now() - waitFrom).toBeGreaterThanOrEqual(1000);
+    expect((await events('connectionState')).map((e) => e.payload)).toEqual([
+      'connecting',
+      'connected',
+      'reconnecting',
+      'disconnected',
+    ]);
+    expect((await events('error')).map((e) => e.payload)).toEqual([
+      expect.objectContaining({
+        code: 'agent_unavailable',
+        message: 'The Agent did not come back in time.',
+      }),
+    ]);
   });
 });

@@ -144,8 +144,8 @@ describe('React bindings in Chromium (provider and useConversation)', () => {
     ]);
     await shows('agent-state', 'listening');
 
-    // The Agent leaves: the typed error is rendered and the conversation is over.
-    await peer.leave();
+    // The Agent ends the session: the typed error is rendered and the conversation is over.
+    await peer.leave({ endedReason: 'max_duration' });
     await shows('error', 'agent_unavailable');
     await shows('state', 'disconnected');
 

@@ -108,10 +108,17 @@ export class ProtocolPeer {
     return peer;
   }
 
-  /** Leaves the room (the client should report `agent_unavailable`). */
-  async leave(): Promise<void> {
+  /**
+   * Leaves the room. With `endedReason`, first marks the session over (`awp.session_ended`,
+   * as the worker does at a deliberate end): the client reports `agent_unavailable` at once.
+   * Without it, the leave is a lost job's: the client waits for the Agent to join again.
+   */
+  async leave(options: { endedReason?: string } = {}): Promise<void> {
     // A second disconnect makes rtc-node reject an internal promise nobody awaits.
     if (this.#closed) return;
+    if (options.endedReason) {
+      await this.room.localParticipant!.setAttributes({ 'awp.session_ended': options.endedReason });
+    }
     this.#closed = true;
     await this.room.disconnect();
   }

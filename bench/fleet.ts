@@ -14,6 +14,8 @@
  * - Sessions per worker at the load threshold: the two workers are replaced by one with
  *   WORKER_LOAD_THRESHOLD=0.8 (CPU counts) and a high slot cap; sessions are started one at
  *   a time, each user asking for an answer, until a start answers `provider_unavailable`.
+ * - Worker CPU per conversing session: the CPU of one worker's process tree while four
+ *   sessions converse, and the sessions that fit under the threshold on an idle machine.
  *
  * Writes bench/results/fleet.json and the section between `<!-- fleet:start -->` and
  * `<!-- fleet:end -->` of bench/README.md.
@@ -27,13 +29,18 @@ import { type Fleet, startFleet } from '../test/helpers/fleet.ts';
 import { RoomClient, SPEECH_RMS } from '../test/helpers/room-client.ts';
 import '../test/helpers/rtc-log.ts';
 import { freePort, startWorker, type WorkerProcess } from '../test/helpers/worker.ts';
-import { quantile, round } from './lib/stats.ts';
+import { processTreeCpuSeconds, quantile, round } from './lib/stats.ts';
 
 const killsFlag = process.argv.indexOf('--kills');
 const KILLS = killsFlag >= 0 ? Number(process.argv[killsFlag + 1]) : 5;
 const LOAD_THRESHOLD = 0.8;
 const SESSION_CAP = 16;
 const WORKER_WAIT_MS = 6000;
+/** Conversing sessions on one worker while its CPU is measured, and for how long. */
+const CPU_SESSIONS = 4;
+const CPU_WINDOW_MS = 20_000;
+/** Each user of the CPU window asks this often (the answer is four words). */
+const ASK_EVERY_MS = 4000;
 const GREETING = 'Hello Grace, I am Ada.';
 const RESUMED = 'As I was saying, the story goes on.';
 const STORY = Array.from({ length: 12 }, (_, i) => ` Sentence number ${i + 1} of a long story.`);
@@ -135,6 +142,44 @@ async function sessionsAtThreshold(fleet: Fleet, agentId: string) {
   }
 }
 
+/**
+ * The CPU of one worker (its process tree: the worker and its job processes) per conversing
+ * session: CPU_SESSIONS sessions whose users each ask every ASK_EVERY_MS, over CPU_WINDOW_MS.
+ * The machine's other load does not count here, so the sessions that fit under the
+ * threshold on an otherwise idle machine follow from it.
+ */
+async function cpuPerSession(fleet: Fleet, agentId: string) {
+  const worker = await startWorker({
+    ...(fleet.workerEnvs[0] as Record<string, string>),
+    WORKER_HTTP_PORT: String(await freePort()),
+    WORKER_MAX_SESSIONS: String(CPU_SESSIONS),
+    WORKER_IDLE_PROCESSES: String(CPU_SESSIONS),
+  });
+  const users: RoomClient[] = [];
+  try {
+    for (let i = 0; i < CPU_SESSIONS; i++) {
+      const opened = await openSession(fleet, agentId, i % 2);
+      if (!opened.user) throw new Error(`start answered ${opened.status}`);
+      users.push(opened.user);
+    }
+    const pid = worker.child.pid as number;
+    const cpuBefore = processTreeCpuSeconds(pid);
+    const from = performance.now();
+    let asked = 0;
+    while (performance.now() - from < CPU_WINDOW_MS) {
+      for (const user of users) await user.sendText(`Question ${++asked}.`);
+      await new Promise((resolve) => setTimeout(resolve, ASK_EVERY_MS));
+    }
+    const seconds = (performance.now() - from) / 1000;
+    const cores = (processTreeCpuSeconds(pid) - cpuBefore) / seconds / CPU_SESSIONS;
+    process.stderr.write(`[fleet] ${round(cores, 3)} cores per conversing session\n`);
+    return { coresPerSession: round(cores, 3), questions: asked };
+  } finally {
+    for (const user of users) await user.leave().catch(() => {});
+    await worker.kill();
+  }
+}
+
 async function createAgent(fleet: Fleet): Promise<string> {
   const created = await fleet.api(0)('POST', '/v1/agents', {
     slug: 'bench-fleet-ada',
@@ -176,7 +221,8 @@ async function main(): Promise<void> {
     const loadAfterKills = round(loadavg()[0] ?? 0, 2);
     for (const worker of workers) await worker.kill();
     threshold = await sessionsAtThreshold(fleet, agentId);
-    writeResults({ gaps, threshold, loadAtStart, loadAfterKills });
+    const cpu = await cpuPerSession(fleet, agentId);
+    writeResults({ gaps, threshold, cpu, loadAtStart, loadAfterKills });
   } finally {
     for (const worker of workers) await worker.kill().catch(() => {});
     await fleet.close();
@@ -184,9 +230,21 @@ async function main(): Promise<void> {
   }
 }
 
+/** A Markdown table of measures, laid out as the formatter (biome) lays it out. */
+function table(rows: [string, number][]): string[] {
+  const width = Math.max('measure'.length, ...rows.map(([name]) => name.length));
+  const valueWidth = Math.max('value'.length, ...rows.map(([, v]) => String(v).length));
+  return [
+    `| ${'measure'.padEnd(width)} | ${'value'.padStart(valueWidth)} |`,
+    `| ${'-'.repeat(width)} | ${'-'.repeat(valueWidth - 1)}: |`,
+    ...rows.map(([name, v]) => `| ${name.padEnd(width)} | ${String(v).padStart(valueWidth)} |`),
+  ];
+}
+
 function writeResults(input: {
   gaps: number[];
   threshold: { sessions: number; refusal: string; loadAverage: number };
+  cpu: { coresPerSession: number; questions: number };
   loadAtStart: number;
   loadAfterKills: number;
 }): void {
@@ -214,6 +272,16 @@ function writeResults(input: {
       sessions: input.threshold.sessions,
       next_start_answered: input.threshold.refusal,
     },
+    cpu_per_conversing_session: {
+      sessions: CPU_SESSIONS,
+      window_ms: CPU_WINDOW_MS,
+      ask_every_ms: ASK_EVERY_MS,
+      questions: input.cpu.questions,
+      cores: input.cpu.coresPerSession,
+      sessions_under_threshold_on_an_idle_machine: Math.floor(
+        (LOAD_THRESHOLD * cpus().length) / input.cpu.coresPerSession,
+      ),
+    },
   };
   const dir = path.join(import.meta.dirname, 'results');
   mkdirSync(dir, { recursive: true });
@@ -222,11 +290,25 @@ function writeResults(input: {
   const section = [
     `Run on ${results.date.slice(0, 10)} with \`${results.command}\` on ${m.cpus} × ${m.cpu_model}, Node ${m.node}; 1-minute load average ${m.load_average_1m_at_start} at the start, ${m.load_average_1m_after_kills} after the kills, ${m.load_average_1m_at_threshold} at the threshold. The machine is shared with other sessions' builds and tests: the figures are this machine's on that day, not a capacity plan.`,
     '',
-    '| measure                                                   |  value |',
-    '| --------------------------------------------------------- | -----: |',
-    `| crash gap, SIGKILL of a whole worker: p50 ms (${String(results.crash_gap_ms.kills).padStart(2)} kills) | ${String(results.crash_gap_ms.p50).padStart(6)} |`,
-    `| crash gap, SIGKILL of a whole worker: max ms              | ${String(results.crash_gap_ms.max).padStart(6)} |`,
-    `| sessions per worker at WORKER_LOAD_THRESHOLD=${LOAD_THRESHOLD}          | ${String(results.sessions_per_worker_at_threshold.sessions).padStart(6)} |`,
+    ...table([
+      [
+        `crash gap, SIGKILL of a whole worker: p50 ms (${results.crash_gap_ms.kills} kills)`,
+        results.crash_gap_ms.p50,
+      ],
+      ['crash gap, SIGKILL of a whole worker: max ms', results.crash_gap_ms.max],
+      [
+        `sessions per worker at WORKER_LOAD_THRESHOLD=${LOAD_THRESHOLD}, measured`,
+        results.sessions_per_worker_at_threshold.sessions,
+      ],
+      [
+        `worker CPU per conversing session, cores (${CPU_SESSIONS} sessions)`,
+        results.cpu_per_conversing_session.cores,
+      ],
+      [
+        `sessions under the threshold on an idle machine (${LOAD_THRESHOLD} × ${m.cpus} cores / CPU per session)`,
+        results.cpu_per_conversing_session.sessions_under_threshold_on_an_idle_machine,
+      ],
+    ]),
     '',
     `Each kill's gap in ms: ${input.gaps.join(', ')}. The next start after the last session answered: ${input.threshold.refusal}.`,
   ].join('\n');

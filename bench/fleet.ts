@@ -158,7 +158,12 @@ async function cpuPerSession(fleet: Fleet, agentId: string) {
   const users: RoomClient[] = [];
   try {
     for (let i = 0; i < CPU_SESSIONS; i++) {
-      const opened = await openSession(fleet, agentId, i % 2);
+      // On this busy machine a cold job process may miss the start's wait for a worker:
+      // the start answers the retryable provider_unavailable, and is retried as a client would.
+      let opened = await openSession(fleet, agentId, i % 2);
+      for (let retry = 0; retry < 3 && !opened.user; retry++) {
+        opened = await openSession(fleet, agentId, i % 2);
+      }
       if (!opened.user) throw new Error(`start answered ${opened.status}`);
       users.push(opened.user);
     }

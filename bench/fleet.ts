@@ -28,6 +28,7 @@ import { apiClient, NATIVE_VOICE } from '../test/helpers/agents.ts';
 import { type Fleet, startFleet } from '../test/helpers/fleet.ts';
 import { RoomClient, SPEECH_RMS } from '../test/helpers/room-client.ts';
 import '../test/helpers/rtc-log.ts';
+import { waitFor } from '../test/helpers/wait.ts';
 import { freePort, startWorker, type WorkerProcess } from '../test/helpers/worker.ts';
 import { processTreeCpuSeconds, quantile, round } from './lib/stats.ts';
 
@@ -61,6 +62,19 @@ async function openSession(fleet: Fleet, agentId: string, i: number) {
     'the greeting',
   );
   return { status: 201, sessionId: started.body.session_id as string, user };
+}
+
+/**
+ * Resolves once `sessionId` ended. A phase waits for its sessions to end after their users
+ * left: a session whose job is lost before it noticed its user leaving is handed over to
+ * its empty room and would take a slot of the next phase's worker.
+ */
+async function ended(fleet: Fleet, sessionId: string): Promise<void> {
+  await waitFor(
+    async () =>
+      (await fleet.api(0)('GET', `/v1/agent-sessions/${sessionId}`)).body.state !== 'active',
+    { what: `session ${sessionId} to end`, timeoutMs: 60_000 },
+  );
 }
 
 /** One kill: the gap in ms the user heard, and which worker (index) resumed the session. */
@@ -104,6 +118,7 @@ async function crashOnce(fleet: Fleet, workers: WorkerProcess[], agentId: string
     return gapMs;
   } finally {
     await user.leave();
+    await ended(fleet, sessionId);
   }
 }
 
@@ -116,6 +131,7 @@ async function sessionsAtThreshold(fleet: Fleet, agentId: string) {
     WORKER_LOAD_THRESHOLD: String(LOAD_THRESHOLD),
   });
   const users: RoomClient[] = [];
+  const sessionIds: string[] = [];
   let refusal = 'none: the slot cap was reached first';
   try {
     while (users.length < SESSION_CAP) {
@@ -125,6 +141,7 @@ async function sessionsAtThreshold(fleet: Fleet, agentId: string) {
         break;
       }
       users.push(opened.user);
+      sessionIds.push(opened.sessionId);
       // Each user asks once, so every session has spoken an answer when the next starts.
       const askedAt = performance.now();
       await opened.user.sendText('Tell me something.');
@@ -138,6 +155,7 @@ async function sessionsAtThreshold(fleet: Fleet, agentId: string) {
     return { sessions: users.length, refusal, loadAverage: round(loadavg()[0] ?? 0, 2) };
   } finally {
     for (const user of users) await user.leave().catch(() => {});
+    for (const id of sessionIds) await ended(fleet, id);
     await worker.kill();
   }
 }
@@ -153,7 +171,6 @@ async function cpuPerSession(fleet: Fleet, agentId: string) {
     ...(fleet.workerEnvs[0] as Record<string, string>),
     WORKER_HTTP_PORT: String(await freePort()),
     WORKER_MAX_SESSIONS: String(CPU_SESSIONS),
-    WORKER_IDLE_PROCESSES: String(CPU_SESSIONS),
   });
   const users: RoomClient[] = [];
   try {
@@ -164,7 +181,10 @@ async function cpuPerSession(fleet: Fleet, agentId: string) {
       for (let retry = 0; retry < 3 && !opened.user; retry++) {
         opened = await openSession(fleet, agentId, i % 2);
       }
-      if (!opened.user) throw new Error(`start answered ${opened.status}`);
+      if (!opened.user) {
+        const tail = worker.output().split('\n').slice(-40).join('\n');
+        throw new Error(`start answered ${opened.status}; the worker's last lines:\n${tail}`);
+      }
       users.push(opened.user);
     }
     const pid = worker.child.pid as number;

@@ -181,12 +181,11 @@ async function cpuPerSession(fleet: Fleet, agentId: string) {
       for (let retry = 0; retry < 3 && !opened.user; retry++) {
         opened = await openSession(fleet, agentId, i % 2);
       }
-      if (!opened.user) {
-        const tail = worker.output().split('\n').slice(-40).join('\n');
-        throw new Error(`start answered ${opened.status}; the worker's last lines:\n${tail}`);
-      }
+      // A start still refused leaves the measure to the sessions that run (reported).
+      if (!opened.user) break;
       users.push(opened.user);
     }
+    if (users.length === 0) throw new Error('no session started on the CPU phase’s worker');
     const pid = worker.child.pid as number;
     const cpuBefore = processTreeCpuSeconds(pid);
     const from = performance.now();
@@ -196,9 +195,9 @@ async function cpuPerSession(fleet: Fleet, agentId: string) {
       await new Promise((resolve) => setTimeout(resolve, ASK_EVERY_MS));
     }
     const seconds = (performance.now() - from) / 1000;
-    const cores = (processTreeCpuSeconds(pid) - cpuBefore) / seconds / CPU_SESSIONS;
+    const cores = (processTreeCpuSeconds(pid) - cpuBefore) / seconds / users.length;
     process.stderr.write(`[fleet] ${round(cores, 3)} cores per conversing session\n`);
-    return { coresPerSession: round(cores, 3), questions: asked };
+    return { coresPerSession: round(cores, 3), questions: asked, sessions: users.length };
   } finally {
     for (const user of users) await user.leave().catch(() => {});
     await worker.kill();
@@ -269,7 +268,7 @@ function table(rows: [string, number][]): string[] {
 function writeResults(input: {
   gaps: number[];
   threshold: { sessions: number; refusal: string; loadAverage: number };
-  cpu: { coresPerSession: number; questions: number };
+  cpu: { coresPerSession: number; questions: number; sessions: number };
   loadAtStart: number;
   loadAfterKills: number;
 }): void {
@@ -298,7 +297,7 @@ function writeResults(input: {
       next_start_answered: input.threshold.refusal,
     },
     cpu_per_conversing_session: {
-      sessions: CPU_SESSIONS,
+      sessions: input.cpu.sessions,
       window_ms: CPU_WINDOW_MS,
       ask_every_ms: ASK_EVERY_MS,
       questions: input.cpu.questions,
@@ -326,7 +325,7 @@ function writeResults(input: {
         results.sessions_per_worker_at_threshold.sessions,
       ],
       [
-        `worker CPU per conversing session, cores (${CPU_SESSIONS} sessions)`,
+        `worker CPU per conversing session, cores (${results.cpu_per_conversing_session.sessions} sessions)`,
         results.cpu_per_conversing_session.cores,
       ],
       [

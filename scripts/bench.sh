@@ -2,7 +2,7 @@
 # `npm run bench`: installs what is missing, starts a private Redis for the one-shot HTTP
 # row, and runs bench/run.ts, bench/alignment.ts then bench/voice.ts (pass `-- --quick` for a short
 # smoke run that leaves bench/README.md alone; `-- alignment [--quick]` runs only the alignment
-# scenario).
+# scenario; `-- fleet [--kills N]` only the fleet's crash gap and sessions per worker).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh run >&2
@@ -15,6 +15,16 @@ for _ in $(seq 1 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sle
 export TEST_REDIS_URL="redis://127.0.0.1:$port"
 
 node scripts/build.mjs >&2 # the bench drives the compiled service
+if [ "${1:-}" = fleet ]; then
+  shift
+  # The fleet runs on PostgreSQL (a database of its own in the local cluster) and on
+  # SeaweedFS and livekit-server as the tests install them.
+  bash scripts/test-postgres.sh >&2
+  export TEST_POSTGRES_URL="${TEST_POSTGRES_URL:-postgres://awp:awp@127.0.0.1:5432/postgres}"
+  export PATH="$PWD/node_modules/.bin:/usr/local/go/bin:$HOME/go/bin:$PATH"
+  node --import tsx bench/fleet.ts "$@"
+  exit 0
+fi
 if [ "${1:-}" = alignment ]; then
   shift
   node --import tsx bench/alignment.ts "$@"

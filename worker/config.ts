@@ -33,14 +33,14 @@ export const workerConfigSchema = z.object({
   /** Health and worker-info HTTP port (127.0.0.1). */
   WORKER_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(8082),
   /**
-   * Application sessions: how long a callback may wait for its result (or a tool for its
-   * first progress) before it is cancelled. The spec's 60 s; tests shorten it.
-   */
-  /**
    * A managed Agent's tool call still running this long makes the Agent say a short
    * filler ("One moment, let me check that."), once per turn; 0: never.
    */
   AGENT_TOOL_FILLER_MS: z.coerce.number().int().nonnegative().default(1000),
+  /**
+   * Application sessions: how long a callback may wait for its result (or a tool for its
+   * first progress) before it is cancelled. The spec's 60 s; tests shorten it.
+   */
   APPLICATION_REQUEST_DEADLINE_MS: z.coerce
     .number()
     .int()

@@ -119,6 +119,12 @@ export class LivekitRooms {
    * conversation as generation `epoch` (its previous job stopped renewing its lease).
    */
   async redispatch(sessionId: string, epoch: number, maxDurationMs: number): Promise<void> {
+    // LiveKit notices a killed job's participant only at its departure timeout (15-20 s):
+    // removed now, the end user's client sees the Agent gone at once, and the stale
+    // participant cannot later take the new job's place under the same identity.
+    await this.#rooms
+      .removeParticipant(sessionRoom(sessionId), agentIdentity(sessionId))
+      .catch(() => {});
     await this.#dispatch.createDispatch(sessionRoom(sessionId), this.settings.agentName, {
       metadata: JSON.stringify({
         session_id: sessionId,

@@ -336,10 +336,14 @@ describe.each(DIALECTS)('realtime transcription (OpenAI-compatible engine) on %s
     ],
     ['a binary audio frame', (client: StreamClient) => client.socket.send(silence(20, 16_000))],
   ])('answers %s after stop with invalid_request instead of finish', async (_name, late) => {
+    // Speech before the stop: the ending waits for its transcription, so the late frame
+    // (sent right after the stop) surely arrives while the session is still ending.
+    const first = await speech(FIRST, RATE);
+    fake.say(FIRST);
     const client = await openTranscription(server.url, ws.productionKey);
     start(client);
     await client.waitFor((e) => e.event === 'started');
-    sendAudio(client, silence(200, 16_000), 16_000);
+    sendAudio(client, first, RATE);
     client.send({ event: 'stop' });
     late(client);
     expect((await client.closed).code).toBe(1000);

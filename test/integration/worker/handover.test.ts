@@ -110,6 +110,10 @@ describe('Live session hand-over after a crashed job (worker)', () => {
       const gapMs = Math.round(firstAfter - lastBefore);
       console.log(`hand-over gap: last agent audio before the kill to first after: ${gapMs} ms`);
       expect(gapMs).toBeLessThan(15_000);
+      // The lost job's participant was taken out of the room before the new job joined:
+      // the user saw the Agent leave (and a client could say so) before hearing it again.
+      const agentLeft = client.departed.find((d) => d.identity.startsWith('agent-'));
+      expect(agentLeft?.atMs).toBeLessThan(firstAfter);
       expect(
         worker
           .logs()

@@ -97,7 +97,8 @@ describe('Rolling restart of the agent worker', () => {
       // The conversation goes on during the grace: a long answer, still being spoken when
       // the grace ends.
       llm.script({
-        text: Array.from({ length: 12 }, (_, i) => ` Sentence number ${i + 1} of a long story.`),
+        // Longer than the grace by far: still being spoken when the grace ends.
+        text: Array.from({ length: 30 }, (_, i) => ` Sentence number ${i + 1} of a long story.`),
         deltaDelayMs: 20,
       });
       llm.script({ text: ['As', ' I', ' was', ' saying,', ' the', ' story', ' goes', ' on.'] });

@@ -26,7 +26,7 @@ import path from 'node:path';
 import { dispose } from '@livekit/rtc-node';
 import { apiClient, NATIVE_VOICE } from '../test/helpers/agents.ts';
 import { type Fleet, startFleet } from '../test/helpers/fleet.ts';
-import { RoomClient, SPEECH_RMS } from '../test/helpers/room-client.ts';
+import { RoomClient } from '../test/helpers/room-client.ts';
 import '../test/helpers/rtc-log.ts';
 import { waitFor } from '../test/helpers/wait.ts';
 import { freePort, startWorker, type WorkerProcess } from '../test/helpers/worker.ts';
@@ -95,19 +95,13 @@ async function crashOnce(fleet: Fleet, workers: WorkerProcess[], agentId: string
     if (!victim) throw new Error('no worker logged the session job');
     const killedAt = performance.now();
     await victim.kill();
-    const lastBefore =
-      user.agentAudio.filter((f) => f.atMs <= killedAt && f.rms > SPEECH_RMS).at(-1)?.atMs ??
-      killedAt;
+    const lastBefore = user.lastAgentSpeechAt(killedAt);
     await user.waitUntil(
       () => user.transcripts().find((t) => t.text === RESUMED),
       45_000,
       'the resumed answer',
     );
-    const firstAfter = await user.waitUntil(
-      () => user.agentAudio.find((f) => f.atMs > killedAt + 500 && f.rms > SPEECH_RMS)?.atMs,
-      10_000,
-      'agent audio after the crash',
-    );
+    const firstAfter = await user.agentHeardAgainAfter(killedAt);
     const gapMs = Math.round(firstAfter - lastBefore);
     process.stderr.write(`[fleet] kill ${n + 1}: gap ${gapMs} ms\n`);
     // The killed worker comes back (as an orchestrator restarts it) before the next kill.

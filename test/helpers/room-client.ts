@@ -242,6 +242,23 @@ export class RoomClient {
     return JSON.parse(reply ?? 'null');
   }
 
+  /** When the agent was last heard at or before `atMs` (`atMs` itself if it was silent). */
+  lastAgentSpeechAt(atMs: number): number {
+    return this.agentAudio.filter((f) => f.atMs <= atMs && f.rms > SPEECH_RMS).at(-1)?.atMs ?? atMs;
+  }
+
+  /**
+   * Waits for the agent to be heard again after `afterMs` (past the 500 ms of audio already
+   * in flight then, as after a crash) and resolves with when.
+   */
+  agentHeardAgainAfter(afterMs: number, timeoutMs = 10_000): Promise<number> {
+    return this.waitUntil(
+      () => this.agentAudio.find((f) => f.atMs > afterMs + 500 && f.rms > SPEECH_RMS)?.atMs,
+      timeoutMs,
+      'agent audio after the crash',
+    );
+  }
+
   /** Loud agent frames received after `sinceMs`. */
   loudFramesSince(sinceMs: number): number {
     return this.agentAudio.filter((f) => f.atMs >= sinceMs && f.rms > SPEECH_RMS).length;

@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallCancelledError } from '../../../backend-sdk/src/application/index.ts';
 import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
-import { SPEECH_RMS } from '../../helpers/room-client.ts';
 import { type ApplicationStack, declaredTool, startApplicationStack } from './harness.ts';
 import { modelAnswers } from './sdk-backend.ts';
 
@@ -54,9 +53,7 @@ describe('application sessions: a lost job (backend-sdk, worker, livekit-server,
         .find((l) => l.msg === 'session job started' && l.session_id === sessionId);
       const killedAt = performance.now();
       process.kill(job?.pid as number, 'SIGKILL');
-      const lastBefore =
-        user.agentAudio.filter((f) => f.atMs <= killedAt && f.rms > SPEECH_RMS).at(-1)?.atMs ??
-        killedAt;
+      const lastBefore = user.lastAgentSpeechAt(killedAt);
 
       // One interruption; the pending call is cancelled with worker_lost, before it.
       await backend.waitUntil(
@@ -75,11 +72,7 @@ describe('application sessions: a lost job (backend-sdk, worker, livekit-server,
         45_000,
         'the resumed answer',
       );
-      const firstAfter = await user.waitUntil(
-        () => user.agentAudio.find((f) => f.atMs > killedAt + 500 && f.rms > SPEECH_RMS)?.atMs,
-        10_000,
-        'agent audio after the crash',
-      );
+      const firstAfter = await user.agentHeardAgainAfter(killedAt);
       console.log(
         `application hand-over gap: last agent audio before the kill to first after: ${Math.round(firstAfter - lastBefore)} ms`,
       );

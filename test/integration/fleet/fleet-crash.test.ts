@@ -18,7 +18,7 @@ import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { creditAccount } from '../../helpers/credit.ts';
 import { type Fleet, startFleet } from '../../helpers/fleet.ts';
-import { RoomClient, SPEECH_RMS } from '../../helpers/room-client.ts';
+import { RoomClient } from '../../helpers/room-client.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
 
@@ -145,9 +145,7 @@ describe('The fleet: a worker crash', () => {
       await user.waitUntil(() => user.loudFramesSince(storyFrom) > 50, 30_000, 'story audio');
       const killedAt = performance.now();
       await first.kill();
-      const lastBefore =
-        user.agentAudio.filter((f) => f.atMs <= killedAt && f.rms > SPEECH_RMS).at(-1)?.atMs ??
-        killedAt;
+      const lastBefore = user.lastAgentSpeechAt(killedAt);
 
       // The second worker resumes the live session: the user, never reconnected, hears the
       // answer the lost job was giving.
@@ -157,11 +155,7 @@ describe('The fleet: a worker crash', () => {
         'the resumed answer',
       );
       expect(resumed.final).toBe(true);
-      const firstAfter = await user.waitUntil(
-        () => user.agentAudio.find((f) => f.atMs > killedAt + 500 && f.rms > SPEECH_RMS)?.atMs,
-        10_000,
-        'agent audio after the crash',
-      );
+      const firstAfter = await user.agentHeardAgainAfter(killedAt);
       const gapMs = Math.round(firstAfter - lastBefore);
       console.log(`fleet crash gap: last agent audio before the kill to first after: ${gapMs} ms`);
       expect(gapMs).toBeLessThan(15_000);

@@ -11,7 +11,7 @@ import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { creditAccount } from '../../helpers/credit.ts';
 import { type RealtimeRig, startRealtimeRig } from '../../helpers/realtime-rig.ts';
-import { RoomClient, SPEECH_RMS } from '../../helpers/room-client.ts';
+import { RoomClient } from '../../helpers/room-client.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 const SESSION_CREDITS_PER_MINUTE = 5;
@@ -90,9 +90,7 @@ describe('Live session hand-over after a crashed job (worker)', () => {
       expect(job).toMatchObject({ epoch: 0, resumed: false });
       const killedAt = performance.now();
       process.kill(job?.pid as number, 'SIGKILL');
-      const lastBefore =
-        client.agentAudio.filter((f) => f.atMs <= killedAt && f.rms > SPEECH_RMS).at(-1)?.atMs ??
-        killedAt;
+      const lastBefore = client.lastAgentSpeechAt(killedAt);
 
       // A new job of the same worker takes the session as epoch 1 and answers the question
       // the lost job was answering, from the stored conversation.
@@ -102,11 +100,7 @@ describe('Live session hand-over after a crashed job (worker)', () => {
         'the resumed answer',
       );
       expect(resumed.final).toBe(true);
-      const firstAfter = await client.waitUntil(
-        () => client.agentAudio.find((f) => f.atMs > killedAt + 500 && f.rms > SPEECH_RMS)?.atMs,
-        10_000,
-        'agent audio after the crash',
-      );
+      const firstAfter = await client.agentHeardAgainAfter(killedAt);
       const gapMs = Math.round(firstAfter - lastBefore);
       console.log(`hand-over gap: last agent audio before the kill to first after: ${gapMs} ms`);
       expect(gapMs).toBeLessThan(15_000);

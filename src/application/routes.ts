@@ -25,7 +25,7 @@ export function applicationSessionRoutes(
       path: '/v1/agents/:agentId/application-sessions',
       operationId: 'startApplicationSession',
       summary:
-        'Start a backend-owned application session (protocol v2) with a published Agent. Answers a `control` part the backend keeps and a `session` part for the browser. The same chatSessionId and requestId return the same session with fresh credentials. What the schema cannot state: the body’s `agentId` equals the path’s, tool names are unique and each tool’s `parameters` is a well-formed JSON Schema of an object (else 400 `invalid_request`); a deployment without LiveKit answers 503 `service_unavailable`.',
+        'Start a backend-owned application session (protocol v2) with a published Agent. Answers a `control` part the backend keeps and a `session` part for the browser. The same chatSessionId and requestId return the same session with fresh credentials; a start refused with the retryable `provider_unavailable` (no worker took it) started nothing, so its retry with the same keys is a new start. What the schema cannot state: the body’s `agentId` equals the path’s, tool names are unique and each tool’s `parameters` is a well-formed JSON Schema of an object (else 400 `invalid_request`); a deployment without LiveKit answers 503 `service_unavailable`.',
       tags: ['agents'],
       auth: { kind: 'workspace_key', capability: 'agents' },
       bodyLimitBytes: APPLICATION_LIMITS.startBodyBytes,

@@ -417,6 +417,20 @@ export class LiveSessions {
   }
 
   /**
+   * Frees the `requestId` of an application start that was undone: the start never ran, so
+   * the backend's retry of its retryable refusal with the same `chatSessionId` and
+   * `requestId` starts a new session instead of meeting the failed one.
+   */
+  async releaseStartRequest(id: string): Promise<void> {
+    await this.db
+      .updateTable('agent_sessions')
+      .set({ start_request_id: null })
+      .where('id', '=', id)
+      .where('state', '=', 'failed')
+      .execute();
+  }
+
+  /**
    * Ends a running session (`ended` or `failed`) once; later calls change nothing. With
    * `charge`, records the session time and debits what the session cost beyond the TTS
    * ledger, as much as the balance covers (never below zero); `charged_millicredits` is

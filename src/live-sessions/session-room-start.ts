@@ -7,7 +7,8 @@ import type { LivekitRooms } from './livekit-rooms.ts';
  * dispatch, and the wait until a worker took the job. When LiveKit refuses, or no worker
  * takes the job within the wait, the start is undone before the error goes out: the room
  * is removed (with it the dispatch, and the job of a worker that accepts too late) and
- * the session is failed without a charge (`livekit_unavailable`, `no_worker`).
+ * the session is failed without a charge (`livekit_unavailable`, `no_worker`), and an
+ * application start's `requestId` is freed for the backend's retry.
  */
 export async function openSessionRoom(
   rooms: LivekitRooms,
@@ -41,5 +42,6 @@ async function undo(
   reason: string,
 ): Promise<void> {
   await sessions.end(sessionId, 'failed', reason);
+  await sessions.releaseStartRequest(sessionId);
   rooms.close(sessionId).catch(() => {});
 }

@@ -67,12 +67,13 @@ async function startAdmissionRig(dialect: 'sqlite' | 'postgres', agentName: stri
       return { ...reply, ms: performance.now() - started };
     },
     /** A backend's application session start (workspace key), and how long it took. */
-    startApplication: async (): Promise<ApiReply & { ms: number }> => {
+    startApplication: async (
+      keys = { chatSessionId: crypto.randomUUID(), requestId: crypto.randomUUID() },
+    ): Promise<ApiReply & { ms: number }> => {
       const started = performance.now();
       const reply = await rig.api('POST', `/v1/agents/${agentId}/application-sessions`, {
         agentId,
-        chatSessionId: crypto.randomUUID(),
-        requestId: crypto.randomUUID(),
+        ...keys,
         application: { instructions: 'You are the booking desk.' },
       });
       return { ...reply, ms: performance.now() - started };
@@ -165,16 +166,32 @@ describe.each(DIALECTS)('Worker admission and session starts without capacity (%
         what: 'the refused session’s room to be removed',
       });
 
-      // A backend's application session start is refused and undone the same way.
-      const app = await t.startApplication();
-      expectNoWorkerRefusal(app);
+      // A backend's application session start is refused and undone the same way; its
+      // retry with the same chatSessionId and requestId is a new start (refused again while
+      // the worker is full), not the failed one.
+      const keys = { chatSessionId: crypto.randomUUID(), requestId: crypto.randomUUID() };
+      expectNoWorkerRefusal(await t.startApplication(keys));
+      expectNoWorkerRefusal(await t.startApplication(keys));
       expect(
         await t.rig.handle.db
           .selectFrom('agent_sessions')
-          .select(['state', 'end_reason', 'charged_millicredits'])
+          .select(['state', 'end_reason', 'charged_millicredits', 'chat_session_id'])
           .where('kind', '=', 'application')
           .execute(),
-      ).toEqual([{ state: 'failed', end_reason: 'no_worker', charged_millicredits: 0 }]);
+      ).toEqual([
+        {
+          state: 'failed',
+          end_reason: 'no_worker',
+          charged_millicredits: 0,
+          chat_session_id: keys.chatSessionId,
+        },
+        {
+          state: 'failed',
+          end_reason: 'no_worker',
+          charged_millicredits: 0,
+          chat_session_id: keys.chatSessionId,
+        },
+      ]);
       expect(await t.balance()).toBe(balance);
 
       // The first session ends: the worker has a slot again, and the same token starts.

@@ -1,13 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenNode, type NodeListener } from '../http/node-listener.ts';
 import type { Metrics } from './metrics.ts';
 
 /** The internal metrics listener once bound. */
-export interface MetricsListener {
-  readonly host: string;
-  readonly port: number;
-  close(): Promise<void>;
-}
+export type MetricsListener = NodeListener;
 
 /**
  * Serves `GET /metrics` on a listener of its own, apart from the public API: figures such
@@ -23,7 +18,7 @@ export async function startMetricsListener(
   metrics: Metrics,
   options: { host: string; port: number },
 ): Promise<MetricsListener> {
-  const server: Server = createServer((request, response) => {
+  return listenNode((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (request.method !== 'GET' || path !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -33,22 +28,5 @@ export async function startMetricsListener(
       (body) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body),
       () => response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed\n'),
     );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    host: options.host,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  }, options);
 }

@@ -1,12 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenNode, type NodeListener } from '../http/node-listener.ts';
 import type { Readiness } from './readiness.ts';
 
 /** A process's probe listener once bound. */
-export interface ProbeListener {
-  readonly port: number;
-  close(): Promise<void>;
-}
+export type ProbeListener = NodeListener;
 
 /**
  * `GET /healthz` (the process runs) and `GET /readyz` (it can do its work) for a process
@@ -22,7 +18,7 @@ export async function startProbeListener(options: {
   port: number;
   readiness: () => Promise<Readiness>;
 }): Promise<ProbeListener> {
-  const server: Server = createServer((request, response) => {
+  return listenNode((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     const json = (status: number, body: object) =>
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -37,20 +33,5 @@ export async function startProbeListener(options: {
     } else {
       json(404, { status: 'not_found' });
     }
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  }, options);
 }

@@ -33,6 +33,7 @@ import '../test/helpers/rtc-log.ts';
 import { STT_SENTENCES } from '../test/helpers/stt-sentences.ts';
 import { quantile, round } from './lib/stats.ts';
 import { VoiceRig } from './lib/voice-rig.ts';
+import { agentQuiet, metric } from './lib/voice-turn.ts';
 
 const quick = process.argv.includes('--quick');
 const turnsFlag = process.argv.indexOf('--turns');
@@ -42,8 +43,6 @@ const LLM_FIRST_TOKEN_DELAY_MS = 200;
 const WHISPER_MODEL = process.env.WHISPER_MODEL ?? 'base';
 /** The recognizer's shortest encoder window in seconds (30: Whisper's full window). */
 const WHISPER_MIN_WINDOW_S = Number(process.env.WHISPER_MIN_WINDOW_S ?? 10);
-/** The agent counts as quiet after this long without a loud frame. */
-const QUIET_MS = 800;
 const ANSWER = ['Sure,', ' here is', ' a short answer.'];
 
 interface Turn {
@@ -60,26 +59,6 @@ interface Turn {
 interface BargeIn {
   clientMs: number;
   workerDetectedToClearedMs: number | null;
-}
-
-function lastLoudAt(client: RoomClient): number {
-  return client.agentAudio.filter((f) => f.rms > SPEECH_RMS).at(-1)?.atMs ?? 0;
-}
-
-async function agentQuiet(client: RoomClient, what: string): Promise<void> {
-  await client.waitUntil(
-    () => performance.now() - lastLoudAt(client) > QUIET_MS,
-    60_000,
-    `the agent to be quiet (${what})`,
-  );
-}
-
-/** The first worker log line of this session named `msg` among `lines`. */
-function metric(lines: Record<string, unknown>[], msg: string, field: string): number {
-  const line = lines.find((l) => l.msg === msg);
-  const value = line?.[field];
-  if (typeof value !== 'number') throw new Error(`no "${msg}" log line with ${field}`);
-  return value;
 }
 
 async function spokenTurn(

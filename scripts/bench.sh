@@ -2,7 +2,8 @@
 # `npm run bench`: installs what is missing, starts a private Redis for the one-shot HTTP
 # row, and runs bench/run.ts, bench/alignment.ts then bench/voice.ts (pass `-- --quick` for a short
 # smoke run that leaves bench/README.md alone; `-- alignment [--quick]` runs only the alignment
-# scenario; `-- fleet [--kills N]` only the fleet's crash gap and sessions per worker).
+# scenario; `-- fleet [--kills N]` only the fleet's crash gap and sessions per worker;
+# `-- capacity [--quick]` only the simultaneous live conversations one machine holds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh run >&2
@@ -23,6 +24,11 @@ if [ "${1:-}" = fleet ]; then
   export TEST_POSTGRES_URL="${TEST_POSTGRES_URL:-postgres://awp:awp@127.0.0.1:5432/postgres}"
   export PATH="$PWD/node_modules/.bin:/usr/local/go/bin:$HOME/go/bin:$PATH"
   node --import tsx bench/fleet.ts "$@"
+  exit 0
+fi
+if [ "${1:-}" = capacity ]; then
+  shift
+  node --import tsx bench/capacity.ts "$@"
   exit 0
 fi
 if [ "${1:-}" = alignment ]; then

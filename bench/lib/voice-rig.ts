@@ -15,6 +15,8 @@ export interface VoiceRigOptions {
   whisperModel: string;
   /** Its shortest encoder window in seconds (`WHISPER_MIN_WINDOW_S`). */
   whisperMinWindowS: number;
+  /** More of the worker's variables (e.g. its session slots). */
+  workerEnv?: Record<string, string>;
 }
 
 /** A started live session: where the user's client joins. */
@@ -74,6 +76,7 @@ export class VoiceRig {
         STT_PROVIDER: 'embedded',
         WHISPER_MODEL: options.whisperModel,
         WHISPER_MIN_WINDOW_S: String(options.whisperMinWindowS),
+        ...options.workerEnv,
       }),
     );
     const api = apiClient(server.url, seeded.productionKey);

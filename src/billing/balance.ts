@@ -1,5 +1,26 @@
 import type { Kysely } from 'kysely';
+import { ReusableQuery } from '../db/reusable-query.ts';
 import type { Database } from '../db/schema.ts';
+
+const DEBIT = new ReusableQuery((db: Kysely<Database>, workspaceId: string, millicredits: number) =>
+  db
+    .updateTable('workspaces')
+    .set((eb) => ({
+      credit_balance_millicredits: eb('credit_balance_millicredits', '-', millicredits),
+    }))
+    .where('id', '=', workspaceId)
+    .where('credit_balance_millicredits', '>=', millicredits),
+);
+
+const CREDIT = new ReusableQuery(
+  (db: Kysely<Database>, workspaceId: string, millicredits: number) =>
+    db
+      .updateTable('workspaces')
+      .set((eb) => ({
+        credit_balance_millicredits: eb('credit_balance_millicredits', '+', millicredits),
+      }))
+      .where('id', '=', workspaceId),
+);
 
 /**
  * Takes `millicredits` from a workspace balance in one conditional statement, so the
@@ -13,15 +34,8 @@ export async function debitBalance(
   millicredits: number,
 ): Promise<boolean> {
   if (millicredits <= 0) return true;
-  const result = await trx
-    .updateTable('workspaces')
-    .set((eb) => ({
-      credit_balance_millicredits: eb('credit_balance_millicredits', '-', millicredits),
-    }))
-    .where('id', '=', workspaceId)
-    .where('credit_balance_millicredits', '>=', millicredits)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const result = await DEBIT.execute(trx, workspaceId, millicredits);
+  return Number(result.numAffectedRows) === 1;
 }
 
 /**
@@ -35,13 +49,7 @@ export async function creditBalance(
   millicredits: number,
 ): Promise<void> {
   if (millicredits <= 0) return;
-  await trx
-    .updateTable('workspaces')
-    .set((eb) => ({
-      credit_balance_millicredits: eb('credit_balance_millicredits', '+', millicredits),
-    }))
-    .where('id', '=', workspaceId)
-    .execute();
+  await CREDIT.execute(trx, workspaceId, millicredits);
 }
 
 /**

@@ -1,5 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { Environment } from '../app/config.ts';
+import { ReusableQuery } from '../db/reusable-query.ts';
 import type { Database, SynthesisStatus } from '../db/schema.ts';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { closeRowsOfDeadProcesses } from './abandoned-rows.ts';
@@ -49,6 +50,92 @@ export interface SucceededRequest {
  * parameters either database allows (SQLite 32,766, PostgreSQL 65,535) at three per row.
  */
 const ROWS_PER_STATEMENT = 500;
+
+type RequestRow = Insertable<Database['synthesis_requests']>;
+
+/** The columns {@link Ledger.start} writes, in the order its statement binds them. */
+const STARTED_COLUMNS = [
+  'request_id',
+  'audit_id',
+  'workspace_id',
+  'environment',
+  'api_key_id',
+  'operator_email',
+  'transport',
+  'voice_id',
+  'route',
+  'output_format',
+  'partner_session_id',
+  'context_id',
+  'chars_requested',
+  'price_millicredits_per_1k_chars',
+  'reserved_millicredits',
+  'pass_through',
+  'status',
+  'instance_id',
+  'created_at',
+] as const satisfies readonly (keyof RequestRow)[];
+
+// The statements of every request's life, compiled once (src/db/reusable-query.ts).
+const INSERT_STARTED = new ReusableQuery((db: Kysely<Database>, ...values: unknown[]) =>
+  db
+    .insertInto('synthesis_requests')
+    .values(
+      Object.fromEntries(STARTED_COLUMNS.map((column, at) => [column, values[at]])) as RequestRow,
+    ),
+);
+
+const COUNT_MORE_CHARS = new ReusableQuery(
+  (db: Kysely<Database>, requestId: string, workspaceId: string, chars: number) =>
+    db
+      .updateTable('synthesis_requests')
+      .set((eb) => ({ chars_requested: eb('chars_requested', '+', chars) }))
+      .where('request_id', '=', requestId)
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'started')
+      .returning(['price_millicredits_per_1k_chars', 'chars_requested', 'reserved_millicredits']),
+);
+
+const SET_RESERVED = new ReusableQuery(
+  (db: Kysely<Database>, requestId: string, reserved: number) =>
+    db
+      .updateTable('synthesis_requests')
+      .set({ reserved_millicredits: reserved })
+      .where('request_id', '=', requestId),
+);
+
+const CLAIM_OPEN_ROW = new ReusableQuery(
+  (
+    db: Kysely<Database>,
+    requestId: string,
+    status: Exclude<SynthesisStatus, 'started'>,
+    errorCode: ErrorCode | null,
+    charsSynthesized: number,
+    providerAudioMs: number,
+    encodedDurationMs: number,
+    finishedAt: string,
+  ) =>
+    db
+      .updateTable('synthesis_requests')
+      .set({
+        status,
+        error_code: errorCode,
+        chars_synthesized: charsSynthesized,
+        provider_audio_ms: providerAudioMs,
+        encoded_duration_ms: encodedDurationMs,
+        finished_at: finishedAt,
+      })
+      .where('request_id', '=', requestId)
+      .where('status', '=', 'started')
+      .returning(['workspace_id', 'reserved_millicredits', 'price_millicredits_per_1k_chars']),
+);
+
+const SET_COST = new ReusableQuery((db: Kysely<Database>, requestId: string, cost: number) =>
+  db
+    .updateTable('synthesis_requests')
+    .set({ cost_millicredits: cost, reserved_millicredits: 0 })
+    .where('request_id', '=', requestId),
+);
 
 export interface LedgerOutcome {
   status: Exclude<SynthesisStatus, 'started'>;
@@ -115,7 +202,7 @@ export class Ledger {
     };
     const reserved = await this.db.transaction().execute(async (trx) => {
       if (!(await debitBalance(trx, entry.workspaceId, reserve))) return false;
-      await trx.insertInto('synthesis_requests').values(row).execute();
+      await INSERT_STARTED.execute(trx, ...STARTED_COLUMNS.map((column) => row[column]));
       return true;
     });
     if (!reserved) {
@@ -144,18 +231,7 @@ export class Ledger {
       .execute(async (trx) => {
         // Counting the characters first takes the row's lock: a concurrent finish waits
         // for this reservation and then refunds it, or has already closed the row.
-        const row = await trx
-          .updateTable('synthesis_requests')
-          .set((eb) => ({ chars_requested: eb('chars_requested', '+', chars) }))
-          .where('request_id', '=', requestId)
-          .where('workspace_id', '=', workspaceId)
-          .where('status', '=', 'started')
-          .returning([
-            'price_millicredits_per_1k_chars',
-            'chars_requested',
-            'reserved_millicredits',
-          ])
-          .executeTakeFirst();
+        const [row] = (await COUNT_MORE_CHARS.execute(trx, requestId, workspaceId, chars)).rows;
         if (!row) return false;
         const reserved = Number(row.reserved_millicredits);
         const extra =
@@ -166,11 +242,7 @@ export class Ledger {
         if (extra <= 0) return true;
         // Rolls back the character count too.
         if (!(await debitBalance(trx, workspaceId, extra))) throw new NotCovered();
-        await trx
-          .updateTable('synthesis_requests')
-          .set({ reserved_millicredits: reserved + extra })
-          .where('request_id', '=', requestId)
-          .execute();
+        await SET_RESERVED.execute(trx, requestId, reserved + extra);
         return true;
       })
       .catch((error: unknown) => {
@@ -208,20 +280,18 @@ export class Ledger {
     outcome: LedgerOutcome,
   ): Promise<{ cost: number; closed: boolean }> {
     return this.db.transaction().execute(async (trx) => {
-      const claimed = await trx
-        .updateTable('synthesis_requests')
-        .set({
-          status: outcome.status,
-          error_code: outcome.errorCode ?? null,
-          chars_synthesized: outcome.charsSynthesized,
-          provider_audio_ms: Math.round(outcome.providerAudioMs),
-          encoded_duration_ms: Math.round(outcome.encodedDurationMs),
-          finished_at: new Date().toISOString(),
-        })
-        .where('request_id', '=', requestId)
-        .where('status', '=', 'started')
-        .returning(['workspace_id', 'reserved_millicredits', 'price_millicredits_per_1k_chars'])
-        .executeTakeFirst();
+      const [claimed] = (
+        await CLAIM_OPEN_ROW.execute(
+          trx,
+          requestId,
+          outcome.status,
+          outcome.errorCode ?? null,
+          outcome.charsSynthesized,
+          Math.round(outcome.providerAudioMs),
+          Math.round(outcome.encodedDurationMs),
+          new Date().toISOString(),
+        )
+      ).rows;
       if (!claimed) {
         // Closed already (by this process, a sweeper or another node): report its charge.
         const row = await trx
@@ -239,11 +309,7 @@ export class Ledger {
           Number(claimed.price_millicredits_per_1k_chars),
         ),
       );
-      await trx
-        .updateTable('synthesis_requests')
-        .set({ cost_millicredits: cost, reserved_millicredits: 0 })
-        .where('request_id', '=', requestId)
-        .execute();
+      await SET_COST.execute(trx, requestId, cost);
       await creditBalance(trx, claimed.workspace_id, reserved - cost);
       return { cost, closed: true };
     });

@@ -12,6 +12,7 @@ import type { JobLease, TakenSession } from './session-job.ts';
  */
 export class ShutdownHandover {
   #roomDeleted = false;
+  #handingOver: Promise<void> | undefined;
 
   constructor(
     room: Room,
@@ -33,16 +34,35 @@ export class ShutdownHandover {
     );
   }
 
-  /** Gives the session up: its lease is marked lapsed, for the api's next sweep. */
-  async handOver(): Promise<void> {
+  /**
+   * Gives the session up: its lease is marked lapsed, for the api's next sweep. Once: the
+   * session's close and the job's shutdown both ask, and both wait for the one release. A
+   * release that fails is logged: the lease then lapses by itself within the bound.
+   */
+  handOver(): Promise<void> {
+    this.#handingOver ??= this.#release();
+    return this.#handingOver;
+  }
+
+  async #release(): Promise<void> {
     this.run.lease.stop();
     this.run.billing.handedAway();
     const { record, epoch } = this.run.taken;
-    const released = await this.deps.api.sessions.releaseLease(
-      record.id,
-      epoch,
-      this.deps.config.AGENT_SESSION_HANDOVER_AFTER_MS + 1,
-    );
-    this.log.info({ epoch, released }, 'job shut down mid-conversation; session left to a new job');
+    try {
+      const released = await this.deps.api.sessions.releaseLease(
+        record.id,
+        epoch,
+        this.deps.config.AGENT_SESSION_HANDOVER_AFTER_MS + 1,
+      );
+      this.log.info(
+        { epoch, released },
+        'job shut down mid-conversation; session left to a new job',
+      );
+    } catch (error) {
+      this.log.warn(
+        { err: error, epoch },
+        'lease not released; it lapses by itself for the hand-over',
+      );
+    }
   }
 }

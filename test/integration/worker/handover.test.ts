@@ -133,7 +133,17 @@ describe('Live session hand-over after a crashed job (worker)', () => {
         ['user', 'Tell me a long story.'],
       ]);
 
-      // The conversation goes on with the new job.
+      // The conversation goes on with the new job, well past the time LiveKit takes to
+      // time the lost job's participant out (its departure timeout, 15-20 s after the
+      // kill): the resumed job, under its own identity, is neither removed with it nor
+      // handed over again.
+      const resumedIdentity = `agent-${sessionId}-1`;
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(0, killedAt + 25_000 - performance.now())),
+      );
+      expect([...client.room.remoteParticipants.keys()]).toEqual([resumedIdentity]);
+      expect(client.departed.map((d) => d.identity)).toEqual([`agent-${sessionId}`]);
+      const thanksFrom = performance.now();
       await client.sendText('Thank you.');
       await client.waitUntil(
         () =>
@@ -142,6 +152,18 @@ describe('Live session hand-over after a crashed job (worker)', () => {
         30_000,
         'the next answer',
       );
+      await client.waitUntil(() => client.loudFramesSince(thanksFrom) > 20, 15_000, 'its audio');
+      expect(
+        client.messages
+          .filter((m) => m.topic === 'awp.transcript' && m.atMs >= thanksFrom)
+          .map((m) => m.from),
+      ).toContain(resumedIdentity);
+      expect(
+        worker
+          .logs()
+          .filter((l) => l.msg === 'session job started' && l.session_id === sessionId)
+          .map((l) => l.epoch),
+      ).toEqual([0, 1]);
     } finally {
       await client.leave();
     }

@@ -291,6 +291,9 @@ async function endWhenClosed(
     await run.shutdown.handOver();
     return;
   }
+  // Given up already (handed to a newer job, or taken out of the room): the session's
+  // recording, end and charge are another job's.
+  if (run.billing.over) return;
   if (record.snapshot.recordingEnabled) {
     await keepRecording(ctx, record, { api: deps.api, log });
   }

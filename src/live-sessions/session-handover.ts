@@ -12,6 +12,14 @@ const MAX_EPOCH = 10;
 /** The end reason of a session whose job was lost after its end user left the room. */
 export const USER_LEFT_DURING_HANDOVER = 'user_left_during_handover';
 
+/**
+ * How long after its start a session's end user may still be on the way into the room
+ * (the worker waits as long for them before greeting; an application session's user joins
+ * after its backend's handshake): a lapsed session younger than this is handed over even
+ * with nobody in the room.
+ */
+const USER_JOIN_GRACE_MS = 30_000;
+
 export interface SessionHandoverOptions {
   sessions: Pick<LiveSessions, 'lapsedLeases' | 'claimHandover' | 'endUnattended'>;
   rooms: Pick<LivekitRooms, 'redispatch' | 'endUserPresent' | 'close'>;
@@ -48,9 +56,9 @@ export class SessionHandoverSweep {
     let handed = 0;
     for (const session of lapsed) {
       if (session.epoch + 1 >= MAX_EPOCH) continue;
-      if (await this.#endIfUserLeft(session)) continue;
-      if (!(await sessions.claimHandover(session.id, session.epoch))) continue;
       const startedMs = session.startedAt ? Date.parse(session.startedAt) : now;
+      if (now - startedMs >= USER_JOIN_GRACE_MS && (await this.#endIfUserLeft(session))) continue;
+      if (!(await sessions.claimHandover(session.id, session.epoch))) continue;
       const remainingMs = Math.max(1000, this.options.maxDurationMs - (now - startedMs));
       try {
         await rooms.redispatch(session.id, session.epoch + 1, remainingMs);

@@ -44,10 +44,6 @@ export default defineAgent({
     const config = loadConfig();
     const logger = createLogger(config.LOG_LEVEL, 'worker');
     const api = await WorkerApi.open(config);
-    ctx.addShutdownCallback(async () => {
-      await data.stt.close();
-      await api.close();
-    });
     await runLiveSession(ctx, {
       config,
       workerConfig: loadWorkerConfig(),
@@ -57,6 +53,10 @@ export default defineAgent({
       sttLanguage: data.sttLanguage,
       earlyStartPauseMs: data.earlyStartPauseMs,
       logger,
+      closeJobResources: async () => {
+        await data.stt.close();
+        await api.close();
+      },
     });
   },
 });

@@ -71,12 +71,17 @@ async function main(): Promise<void> {
       loadThreshold,
       jobMemoryLimitMB: worker.WORKER_JOB_MEMORY_LIMIT_MB,
       jobMemoryWarnMB: Math.max(1, Math.floor(worker.WORKER_JOB_MEMORY_LIMIT_MB * 0.8)),
-      // Each job gets the agent identity of its session (docs/agent-protocol.md).
+      // Each job gets the Agent identity of its session and generation (docs/agent-protocol.md).
       requestFunc: async (request) => {
         let sessionId = '';
+        let epoch = 0;
         try {
-          sessionId =
-            (JSON.parse(request.job.metadata || '{}') as { session_id?: string }).session_id ?? '';
+          const metadata = JSON.parse(request.job.metadata || '{}') as {
+            session_id?: string;
+            resume_epoch?: number;
+          };
+          sessionId = metadata.session_id ?? '';
+          epoch = Number.isSafeInteger(metadata.resume_epoch) ? Number(metadata.resume_epoch) : 0;
         } catch {
           // not one of ours
         }
@@ -95,7 +100,7 @@ async function main(): Promise<void> {
         // Accepting resolves once the job process runs the job or failed to; an assignment
         // LiveKit never sends must not hold the slot for good.
         const unassigned = setTimeout(started, ASSIGNMENT_WAIT_MS);
-        await request.accept('Agent', agentIdentity(sessionId)).finally(() => {
+        await request.accept('Agent', agentIdentity(sessionId, epoch)).finally(() => {
           clearTimeout(unassigned);
           started();
         });

@@ -342,7 +342,11 @@ export class ConversationClient {
       .on(RoomEvent.ParticipantConnected, (participant) => {
         if (!this.#isAgent(participant, session)) return;
         this.#adoptAgent(participant);
-        if (this.#rejoin && participant.identity === this.#agentIdentity) {
+        if (this.#state === 'connecting' || this.#state === 'disconnected') return;
+        // The Agent again (a job that resumed the session joins under its own identity),
+        // possibly before the lost job's participant was seen leaving.
+        if (this.#rejoin || participant.identity !== this.#agentIdentity) {
+          this.#awaitAgentReturn();
           void this.#agentReturned(room, participant);
         }
       })
@@ -380,14 +384,17 @@ export class ConversationClient {
   }
 
   /**
-   * The Agent joined again from a new job: the user's input mode is set on it (the new job
-   * starts with the Agent's default), then the conversation is `connected` again. Its audio
-   * track arrives through `TrackSubscribed`, as at the start.
+   * The Agent joined again from a new job: it becomes the conversation's Agent, the user's
+   * input mode is set on it (the new job starts with the Agent's default), then the
+   * conversation is `connected` again. Its audio track arrives through `TrackSubscribed`,
+   * as at the start.
    */
   async #agentReturned(room: Room, participant: RemoteParticipant): Promise<void> {
     const rejoin = this.#rejoin;
     const signal = this.#abort?.signal;
     if (!rejoin || !signal) return;
+    // From now on the lost job's participant leaving is not the Agent leaving.
+    this.#agentIdentity = participant.identity;
     try {
       if (rejoin.mode) {
         const deadline = Date.now() + this.#options.agentRejoinTimeoutMs;

@@ -25,8 +25,9 @@ export const ATTR_AGENT_STATE = 'lk.agent.state';
 export const ATTR_INPUT_MODE = 'awp.input_mode';
 /**
  * The Agent participant's end reason (`max_duration`, `user_removed`, ...), set just before
- * it leaves a session that is over. An Agent that leaves without it lost its job: the same
- * identity joins again from a new job, and the client waits for it.
+ * it leaves a session that is over. An Agent that leaves without it lost its job: the Agent
+ * joins again from a new job (under that job's identity, see {@link agentIdentity}), and
+ * the client waits for it.
  */
 export const ATTR_SESSION_ENDED = 'awp.session_ended';
 /** On a typed message: `'false'` asks for a text-only answer. */
@@ -45,7 +46,20 @@ export type InputMode = 'push-to-talk' | 'automatic';
 /** Identity prefix of the Agent participant (`agent-<session_id>`). */
 export const AGENT_IDENTITY_PREFIX = 'agent-';
 
-/** The Agent participant's identity in the room of session `sessionId`. */
-export function agentIdentity(sessionId: string): string {
-  return `${AGENT_IDENTITY_PREFIX}${sessionId}`;
+/**
+ * The Agent participant's identity in the room of session `sessionId`, as its job of
+ * generation `epoch` joins it: `agent-<session_id>` for the session's first job, and
+ * `agent-<session_id>-<epoch>` for a job that resumed it after a lost one. Each job has its
+ * own, so a lost job's participant that LiveKit removes late never takes the new one with it.
+ */
+export function agentIdentity(sessionId: string, epoch = 0): string {
+  const base = `${AGENT_IDENTITY_PREFIX}${sessionId}`;
+  return epoch === 0 ? base : `${base}-${epoch}`;
+}
+
+/** Whether `identity` is the Agent of session `sessionId`, from any of its jobs. */
+export function isAgentIdentityOf(identity: string, sessionId: string): boolean {
+  const base = `${AGENT_IDENTITY_PREFIX}${sessionId}`;
+  if (identity === base) return true;
+  return identity.startsWith(`${base}-`) && /^[1-9][0-9]*$/.test(identity.slice(base.length + 1));
 }

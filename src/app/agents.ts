@@ -15,6 +15,7 @@ import { applicationSessionRoutes } from '../application/routes.ts';
 import { ApplicationSessions } from '../application/service.ts';
 import type { ApiKeyStore } from '../auth/key-store.ts';
 import type { LlmLedger } from '../billing/llm-ledger.ts';
+import { MILLICREDITS_PER_CREDIT } from '../billing/pricing.ts';
 import { ConversationStore } from '../conversations/conversation-store.ts';
 import { Conversations } from '../conversations/conversations.ts';
 import { messageRoutes } from '../conversations/routes.ts';
@@ -51,6 +52,11 @@ function startHandoverSweep(
     rooms,
     lapsedAfterMs: config.AGENT_SESSION_HANDOVER_AFTER_MS,
     maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
+    prices: {
+      sessionMillicreditsPerMinute:
+        config.PRICE_AGENT_SESSION_CREDITS_PER_MINUTE * MILLICREDITS_PER_CREDIT,
+      sttMillicreditsPerMinute: config.PRICE_STT_CREDITS_PER_MINUTE * MILLICREDITS_PER_CREDIT,
+    },
     logger,
   });
   sweep.start();

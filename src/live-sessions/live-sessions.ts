@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import { debitUpTo, lockWorkspaceRow } from '../billing/balance.ts';
+import { type LiveSessionPrices, liveSessionCostMillicredits } from '../billing/pricing.ts';
 import type { AgentSessionState, Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import {
@@ -358,6 +359,37 @@ export class LiveSessions {
       .where('job_epoch', '=', epoch)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Ends a running session whose job was lost while no end user is left in its room (the
+   * hand-over sweep's alternative to a new job), charged what the lost job's lease covered:
+   * the time from its start (`started_at`) to the lease's last renewal (`heartbeat_at`),
+   * plus the speech to text and model cost its jobs stored, at `prices`, once (as a job's
+   * end does). Conditional on `epoch`, the lapsed job's: false when the session ended or
+   * was handed over meanwhile.
+   */
+  async endUnattended(
+    id: string,
+    epoch: number,
+    reason: string,
+    prices: LiveSessionPrices,
+  ): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('agent_sessions')
+      .select(['started_at', 'heartbeat_at', 'stt_ms', 'llm_millicredits'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) return false;
+    const sessionMs =
+      row.started_at && row.heartbeat_at
+        ? Math.max(0, Date.parse(row.heartbeat_at) - Date.parse(row.started_at))
+        : 0;
+    const millicredits = liveSessionCostMillicredits(
+      { sessionMs, sttMs: Number(row.stt_ms), llmMillicredits: Number(row.llm_millicredits) },
+      prices,
+    );
+    return this.end(id, 'ended', reason, { sessionMs, millicredits }, epoch);
   }
 
   /** What the session's jobs measured so far (a resumed job bills the whole session). */

@@ -120,10 +120,10 @@ export class LivekitRooms {
    */
   async redispatch(sessionId: string, epoch: number, maxDurationMs: number): Promise<void> {
     // LiveKit notices a killed job's participant only at its departure timeout (15-20 s):
-    // removed now, the end user's client sees the Agent gone at once, and the stale
-    // participant cannot later take the new job's place under the same identity.
+    // removed now, the end user's client sees the Agent gone at once. The new job joins
+    // under its own identity (its epoch), so the stale one can never be taken for it.
     await this.#rooms
-      .removeParticipant(sessionRoom(sessionId), agentIdentity(sessionId))
+      .removeParticipant(sessionRoom(sessionId), agentIdentity(sessionId, epoch - 1))
       .catch(() => {});
     await this.#dispatch.createDispatch(sessionRoom(sessionId), this.settings.agentName, {
       metadata: JSON.stringify({
@@ -132,6 +132,20 @@ export class LivekitRooms {
         resume_epoch: epoch,
       }),
     });
+  }
+
+  /**
+   * Whether the session's end user is in its room now (LiveKit's own participant list); a
+   * room that no longer exists has nobody in it.
+   */
+  async endUserPresent(sessionId: string): Promise<boolean> {
+    try {
+      const participants = await this.#rooms.listParticipants(sessionRoom(sessionId));
+      return participants.some((p) => p.identity === userIdentity(sessionId));
+    } catch (error) {
+      if ((error as { status?: number }).status === 404) return false;
+      throw error;
+    }
   }
 
   /** Removes the room (a failed start); errors are the caller's to ignore. */

@@ -11,6 +11,7 @@ import { LiveSessionMeter } from './usage.ts';
  */
 export class SessionBilling {
   #ended = false;
+  #finishing: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly meter: LiveSessionMeter,
@@ -37,10 +38,18 @@ export class SessionBilling {
     return Date.now() - this.taken.startedAt;
   }
 
-  /** Ends the session once (`ended` or `failed`) and charges it; later calls do nothing. */
-  async finish(state: 'ended' | 'failed', reason: string): Promise<void> {
-    if (this.#ended) return;
+  /**
+   * Ends the session once (`ended` or `failed`) and charges it; a later call waits for that
+   * end and changes nothing (a job given up or handed away ends nothing).
+   */
+  finish(state: 'ended' | 'failed', reason: string): Promise<void> {
+    if (this.#ended) return this.#finishing;
     this.#ended = true;
+    this.#finishing = this.#end(state, reason);
+    return this.#finishing;
+  }
+
+  async #end(state: 'ended' | 'failed', reason: string): Promise<void> {
     const sessionMs = this.sessionMs();
     const millicredits = this.meter.totalMillicredits(sessionMs);
     const ended = await this.sessions.end(

@@ -15,4 +15,9 @@ export interface SessionDependencies {
   /** A pause that starts transcribing early (`STT_EARLY_START_PAUSE_MS`; 0: none). */
   earlyStartPauseMs: number;
   logger: Logger;
+  /**
+   * Closes the job's connections (the api's services, speech to text). Runs once the job
+   * shuts down, after the session's own shutdown steps (a hand-over, an end) are done.
+   */
+  closeJobResources: () => Promise<void>;
 }

@@ -43,6 +43,16 @@ const DEFAULT_MAX_DURATION_MS = 30 * 60_000;
 export async function runLiveSession(ctx: JobContext, deps: SessionDependencies): Promise<void> {
   const job = parseJobMetadata(ctx.job.metadata);
   const log = deps.logger.child({ session_id: job.sessionId });
+  // The framework runs shutdown callbacks side by side: one callback orders the session's
+  // last database writes before the connections close.
+  let stopSession = async (): Promise<void> => {};
+  ctx.addShutdownCallback(async () => {
+    try {
+      await stopSession();
+    } finally {
+      await deps.closeJobResources();
+    }
+  });
   const taken = await takeSession(deps.api.sessions, job);
   if (!taken) {
     log.warn('the session is unknown, over or already taken; leaving');
@@ -74,10 +84,10 @@ export async function runLiveSession(ctx: JobContext, deps: SessionDependencies)
     await billing.finish(state, reason);
   };
   const shutdown = new ShutdownHandover(ctx.room, deps, { taken, lease, billing }, log);
-  ctx.addShutdownCallback(async () => {
+  stopSession = async () => {
     if (shutdown.allowed()) await shutdown.handOver();
     else await finish('ended', 'worker_shutdown');
-  });
+  };
   try {
     await runInRoom(ctx, deps, { taken, job, billing, finish, shutdown }, log);
   } catch (error) {
@@ -281,6 +291,9 @@ async function endWhenClosed(
     await run.shutdown.handOver();
     return;
   }
+  // Given up already (handed to a newer job, or taken out of the room): the session's
+  // recording, end and charge are another job's.
+  if (run.billing.over) return;
   if (record.snapshot.recordingEnabled) {
     await keepRecording(ctx, record, { api: deps.api, log });
   }

@@ -1,4 +1,4 @@
-import { AGENT_IDENTITY_PREFIX, ATTR_AGENT_STATE, ATTR_INPUT_MODE } from '@awp/protocol';
+import { ATTR_AGENT_STATE, ATTR_INPUT_MODE, isAgentIdentityOf } from '@awp/protocol';
 import { DisconnectReason, type Participant, ParticipantKind } from 'livekit-client';
 import type { AgentState, InputMode } from '../session.ts';
 
@@ -21,11 +21,13 @@ export const ENDED_REASONS = new Set<DisconnectReason | undefined>([
   DisconnectReason.ROOM_CLOSED,
 ]);
 
-/** Whether a room participant is the Agent of this session (by kind, or by its identity). */
+/**
+ * Whether a room participant is the Agent of this session (by kind, or by its identity,
+ * which a job that resumed the session after a lost one suffixes with its generation).
+ */
 export function isAgentParticipant(participant: Participant, sessionId: string): boolean {
   return (
-    participant.kind === ParticipantKind.AGENT ||
-    participant.identity === `${AGENT_IDENTITY_PREFIX}${sessionId}`
+    participant.kind === ParticipantKind.AGENT || isAgentIdentityOf(participant.identity, sessionId)
   );
 }
 

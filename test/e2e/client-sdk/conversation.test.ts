@@ -584,6 +584,44 @@ describe('client SDK against a protocol peer (livekit-server + rtc-node Agent)',
     expect((await events('error')).map((e) => e.payload)).toEqual([]);
   });
 
+  it('a resumed job’s Agent joining under its own identity before the lost one left is adopted: text and controls go to it, the old one leaving changes nothing', async () => {
+    await connect({}, 'automatic');
+    const first = lastPeer();
+    await until(async () => (await events('remoteAudioTrack')).length === 1, 'the agent audio');
+    // The new job joins while LiveKit still lists the lost job's participant.
+    const second = await ProtocolPeer.join(livekit, first.session, {
+      identity: `agent-${first.session.sessionId}-1`,
+    });
+    peers.push(second);
+    await until(
+      async () => (await events('connectionState')).length === 4,
+      'the client to take the new Agent',
+    );
+    expect((await events('connectionState')).map((e) => e.payload)).toEqual([
+      'connecting',
+      'connected',
+      'reconnecting',
+      'connected',
+    ]);
+    expect(second.log.rpcs).toEqual([{ method: 'awp.input_mode', payload: { mode: 'automatic' } }]);
+    // The lost job's participant goes later: the conversation stays with the new Agent.
+    await first.leave();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await page.evaluate(() => window.client.connectionState)).toBe('connected');
+    await page.evaluate(() => window.client.sendText('are you back'));
+    await until(
+      async () =>
+        (await events('transcript')).some((e) => e.payload.text === 'You said: are you back'),
+      'the new Agent answering',
+    );
+    expect(second.log.chats.map((c) => c.text)).toEqual(['are you back']);
+    expect(first.log.chats).toEqual([]);
+    await page.evaluate(() => window.client.interrupt());
+    expect(second.log.rpcs.map((r) => r.method)).toEqual(['awp.input_mode', 'awp.interrupt']);
+    expect((await events('connectionState')).length).toBe(4);
+    expect((await events('error')).map((e) => e.payload)).toEqual([]);
+  });
+
   it('a lost Agent that does not join again within agentRejoinTimeoutMs ends the conversation with agent_unavailable', async () => {
     await connect({ agentRejoinTimeoutMs: 1500 });
     await lastPeer().leave();

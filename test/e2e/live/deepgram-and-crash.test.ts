@@ -278,6 +278,34 @@ describe('live conversation with Deepgram streaming STT, and a worker crash (Chr
         ),
     ).toBe(true);
     expect((await events('remoteAudioTrack')).length).toBeGreaterThan(before.tracks + 1);
+    // Well past LiveKit's departure timeout for the lost job's participant (15-20 s after
+    // the kill), the resumed job (its own identity) still holds the conversation: it
+    // answers, and no second hand-over happened.
+    const pageNow = () => page.evaluate(() => performance.now());
+    while ((await pageNow()) < killedAt + 25_000) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const agentTurns = async () =>
+      (await events('transcript')).filter((e) => e.payload.role === 'agent').length;
+    const turnsBefore = await agentTurns();
+    await page.evaluate(() => window.client.sendText('Are you still there?'));
+    await until(
+      async () => (await agentTurns()) > turnsBefore,
+      'the resumed Agent answering',
+      30_000,
+    );
+    expect(
+      worker
+        .logs()
+        .filter((l) => l.msg === 'session job started' && l.session_id === sessionId)
+        .map((l) => l.epoch),
+    ).toEqual([0, 1]);
+    expect((await events('connectionState')).slice(before.states).map((e) => e.payload)).toEqual([
+      'connecting',
+      'connected',
+      'reconnecting',
+      'connected',
+    ]);
     expect((await events('error')).slice(before.errors).map((e) => e.payload)).toEqual([]);
     expect((await events('session')).length).toBe(before.sessions + 1);
     expect(await states()).toBe('connected');

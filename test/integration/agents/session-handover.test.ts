@@ -1,28 +1,38 @@
 // The api's hand-over of live sessions whose job stopped renewing its lease: a lapsed
 // session is claimed once across api hosts (its epoch goes up by one) and its Agent is
 // dispatched again to the same room (a real livekit-server lists the dispatch); the job of
-// the old epoch can neither renew nor end it; one hand-over per lapse; on both databases.
+// the old epoch can neither renew nor end it; one hand-over per lapse. A lapsed session
+// whose end user left the room is ended instead, charged once what the lost job's lease
+// covered. On both databases.
 
-import { AgentDispatchClient } from 'livekit-server-sdk';
+import { AgentDispatchClient, RoomServiceClient } from 'livekit-server-sdk';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { LivekitRooms, sessionRoom } from '../../../src/live-sessions/livekit-rooms.ts';
-import { SessionHandoverSweep } from '../../../src/live-sessions/session-handover.ts';
+import {
+  SessionHandoverSweep,
+  USER_LEFT_DURING_HANDOVER,
+} from '../../../src/live-sessions/session-handover.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
+import { creditAccount } from '../../helpers/credit.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
 import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
 import { publishedAgentSnapshot } from '../../helpers/published-agent.ts';
+import { RoomClient } from '../../helpers/room-client.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const LAPSE_MS = 3000;
 const AGENT_NAME = 'handover-sweep-test';
+const PRICES = { sessionMillicreditsPerMinute: 5000, sttMillicreditsPerMinute: 6000 };
 
 describe.each(DIALECTS)('live session hand-over on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let livekit: LivekitServer;
+  const users: RoomClient[] = [];
 
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
@@ -30,16 +40,21 @@ describe.each(DIALECTS)('live session hand-over on %s', (dialect) => {
     livekit = await startLivekit();
   }, 60_000);
   afterAll(async () => {
+    await Promise.all(users.map((u) => u.leave().catch(() => {})));
     await livekit?.stop();
     await handle?.close();
     await database?.drop();
   });
 
-  it('hands a lapsed session to a new job once, across api hosts, and fences off the old job', async () => {
+  /** The api's side of hand-overs on a clock of the test's: sessions, rooms, two hosts. */
+  async function sweepRig() {
     const ws = await seedWorkspace(handle);
     const snapshot = await publishedAgentSnapshot(handle.db, ws.workspaceId, 'handover');
-    let now = new Date('2026-11-28T12:00:00.000Z').getTime();
-    const sessions = new LiveSessions(handle.db, { heartbeatTimeoutMs: 15_000, now: () => now });
+    const clock = { now: new Date('2026-11-28T12:00:00.000Z').getTime() };
+    const sessions = new LiveSessions(handle.db, {
+      heartbeatTimeoutMs: 15_000,
+      now: () => clock.now,
+    });
     const rooms = new LivekitRooms({
       url: livekit.url,
       publicUrl: livekit.url,
@@ -58,16 +73,20 @@ describe.each(DIALECTS)('live session hand-over on %s', (dialect) => {
         room: sessionRoom(id),
         overrides: undefined,
         sessionContext: undefined,
-        expiresAt: new Date(now + 60 * 60_000),
+        expiresAt: new Date(clock.now + 60 * 60_000),
       });
       await rooms.open(id, 600_000);
       return id;
     };
-    const lapsing = await open();
-    const renewing = await open();
-    const connecting = await open();
-    expect(await sessions.markActive(lapsing)).toBe(true);
-    expect(await sessions.markActive(renewing)).toBe(true);
+    /** The end user of session `id` joins its room (a hand-over is for them). */
+    const userJoins = async (id: string) => {
+      const client = await RoomClient.join(
+        livekit.url,
+        await rooms.userToken(id, { ttlSeconds: 600 }),
+      );
+      users.push(client);
+      return client;
+    };
     const hosts = [0, 1].map(
       () =>
         new SessionHandoverSweep({
@@ -75,10 +94,23 @@ describe.each(DIALECTS)('live session hand-over on %s', (dialect) => {
           rooms,
           lapsedAfterMs: LAPSE_MS,
           maxDurationMs: 600_000,
+          prices: PRICES,
           logger: createLogger('silent'),
-          now: () => now,
+          now: () => clock.now,
         }),
     );
+    return { ws, sessions, rooms, open, userJoins, hosts, clock };
+  }
+
+  it('hands a lapsed session to a new job once, across api hosts, and fences off the old job', async () => {
+    const { sessions, open, userJoins, hosts, clock } = await sweepRig();
+    const lapsing = await open();
+    const renewing = await open();
+    const connecting = await open();
+    await userJoins(lapsing);
+    await userJoins(renewing);
+    expect(await sessions.markActive(lapsing)).toBe(true);
+    expect(await sessions.markActive(renewing)).toBe(true);
     const epochOf = async (id: string) =>
       Number(
         (
@@ -91,12 +123,12 @@ describe.each(DIALECTS)('live session hand-over on %s', (dialect) => {
       );
 
     // Within the bound nothing is handed over.
-    now += LAPSE_MS - 1000;
+    clock.now += LAPSE_MS - 1000;
     expect(await sessions.renewLease(renewing, 0)).toBe(true);
     expect(await Promise.all(hosts.map((h) => h.sweep()))).toEqual([0, 0]);
 
     // Past it, the lapsed session is claimed once by the two hosts; the others stay.
-    now += 1001;
+    clock.now += 1001;
     expect((await Promise.all(hosts.map((h) => h.sweep()))).reduce((a, b) => a + b)).toBe(1);
     expect([await epochOf(lapsing), await epochOf(renewing), await epochOf(connecting)]).toEqual([
       1, 0, 0,
@@ -120,7 +152,7 @@ describe.each(DIALECTS)('live session hand-over on %s', (dialect) => {
     ]);
 
     // One hand-over per lapse: until a job takes it, it is not claimed again.
-    now += 10 * LAPSE_MS;
+    clock.now += 10 * LAPSE_MS;
     expect(await sessions.renewLease(renewing, 0)).toBe(true);
     expect(await hosts[0]?.sweep()).toBe(0);
 
@@ -130,17 +162,81 @@ describe.each(DIALECTS)('live session hand-over on %s', (dialect) => {
     expect(await sessions.renewLease(lapsing, 1)).toBe(true);
 
     // Lapsing again, it is handed over again, to epoch 2.
-    now += 1;
+    clock.now += 1;
     expect(await hosts[1]?.sweep()).toBe(0);
-    now += LAPSE_MS;
+    clock.now += LAPSE_MS;
     expect(await sessions.renewLease(renewing, 0)).toBe(true);
     expect(await hosts[1]?.sweep()).toBe(1);
     expect(await epochOf(lapsing)).toBe(2);
     expect(await sessions.end(lapsing, 'ended', 'user_left', undefined, 1)).toBe(false);
     expect(await sessions.end(lapsing, 'ended', 'user_left', undefined, 2)).toBe(true);
     // An ended session is nobody's to hand over; the one that stopped renewing is.
-    now += 10 * LAPSE_MS;
+    clock.now += 10 * LAPSE_MS;
     expect(await hosts[0]?.sweep()).toBe(1);
     expect(await epochOf(renewing)).toBe(1);
+  }, 60_000);
+
+  it('ends a lapsed session whose end user left, charging once what the lost lease covered', async () => {
+    const { ws, sessions, open, userJoins, hosts, clock } = await sweepRig();
+    const id = await open();
+    const user = await userJoins(id);
+    const startedAt = clock.now;
+    expect(await sessions.markActive(id)).toBe(true);
+    // The job ran 90 s (its last renewal), transcribed 20 s and spent 57 mc on the model.
+    await sessions.addUsage(id, { sttMs: 20_000, llmMillicredits: 57 });
+    clock.now += 90_000;
+    expect(await sessions.renewLease(id, 0)).toBe(true);
+    await user.leave();
+    const roomService = new RoomServiceClient(livekit.httpUrl, livekit.apiKey, livekit.apiSecret);
+    await waitFor(async () => (await roomService.listParticipants(sessionRoom(id))).length === 0, {
+      what: 'the user to be gone from the room',
+    });
+    const before = await creditAccount(handle, ws.workspaceId);
+
+    // The job is lost after the user left: nobody to resume it for.
+    clock.now += LAPSE_MS + 1;
+    expect(await Promise.all(hosts.map((h) => h.sweep()))).toEqual([0, 0]);
+    const row = await handle.db
+      .selectFrom('agent_sessions')
+      .select([
+        'state',
+        'end_reason',
+        'ended_at',
+        'session_ms',
+        'charged_millicredits',
+        'job_epoch',
+      ])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    // 90 s at 5,000 mc/min + 20 s at 6,000 mc/min + 57 mc = 7,500 + 2,000 + 57.
+    expect({
+      ...row,
+      job_epoch: Number(row.job_epoch),
+      session_ms: Number(row.session_ms),
+    }).toEqual({
+      state: 'ended',
+      end_reason: USER_LEFT_DURING_HANDOVER,
+      ended_at: new Date(startedAt + 90_000 + LAPSE_MS + 1).toISOString(),
+      session_ms: 90_000,
+      charged_millicredits: 9557,
+      job_epoch: 0,
+    });
+    expect((await creditAccount(handle, ws.workspaceId)).balance).toBe(before.balance - 9557);
+    // No new job was sent to the empty room, and the room is gone.
+    const dispatches = new AgentDispatchClient(livekit.httpUrl, livekit.apiKey, livekit.apiSecret);
+    expect(
+      (await dispatches.listDispatch(sessionRoom(id)).catch(() => []))
+        .filter((d) => d.agentName === AGENT_NAME)
+        .map((d) => JSON.parse(d.metadata).resume_epoch),
+    ).not.toContain(1);
+    expect(await roomService.listRooms([sessionRoom(id)])).toEqual([]);
+
+    // Charged once: later sweeps and the lost job's own end change nothing.
+    clock.now += 10 * LAPSE_MS;
+    expect(await hosts[0]?.sweep()).toBe(0);
+    expect(await sessions.end(id, 'ended', 'user_left', { sessionMs: 1, millicredits: 1 }, 0)).toBe(
+      false,
+    );
+    expect((await creditAccount(handle, ws.workspaceId)).balance).toBe(before.balance - 9557);
   }, 60_000);
 });

@@ -5,8 +5,10 @@
 // the user, still in the room, hears the agent again. The transcript holds both halves and
 // the workspace is charged the session's minutes once.
 
+import { RoomServiceClient } from 'livekit-server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveSessionCostMillicredits } from '../../../src/billing/pricing.ts';
+import { sessionRoom } from '../../../src/live-sessions/livekit-rooms.ts';
 import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { creditAccount } from '../../helpers/credit.ts';
@@ -133,7 +135,17 @@ describe('Live session hand-over after a crashed job (worker)', () => {
         ['user', 'Tell me a long story.'],
       ]);
 
-      // The conversation goes on with the new job.
+      // The conversation goes on with the new job, well past the time LiveKit takes to
+      // time the lost job's participant out (its departure timeout, 15-20 s after the
+      // kill): the resumed job, under its own identity, is neither removed with it nor
+      // handed over again.
+      const resumedIdentity = `agent-${sessionId}-1`;
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(0, killedAt + 25_000 - performance.now())),
+      );
+      expect([...client.room.remoteParticipants.keys()]).toEqual([resumedIdentity]);
+      expect(client.departed.map((d) => d.identity)).toEqual([`agent-${sessionId}`]);
+      const thanksFrom = performance.now();
       await client.sendText('Thank you.');
       await client.waitUntil(
         () =>
@@ -142,6 +154,18 @@ describe('Live session hand-over after a crashed job (worker)', () => {
         30_000,
         'the next answer',
       );
+      await client.waitUntil(() => client.loudFramesSince(thanksFrom) > 20, 15_000, 'its audio');
+      expect(
+        client.messages
+          .filter((m) => m.topic === 'awp.transcript' && m.atMs >= thanksFrom)
+          .map((m) => m.from),
+      ).toContain(resumedIdentity);
+      expect(
+        worker
+          .logs()
+          .filter((l) => l.msg === 'session job started' && l.session_id === sessionId)
+          .map((l) => l.epoch),
+      ).toEqual([0, 1]);
     } finally {
       await client.leave();
     }
@@ -205,4 +229,64 @@ describe('Live session hand-over after a crashed job (worker)', () => {
     const after = await creditAccount(handle, ws.workspaceId);
     expect(before.balance - after.balance).toBe(sessionCharge + (after.charged - before.charged));
   }, 240_000);
+
+  it('hands the session over at once when the job is taken out of the room from outside', async () => {
+    const { api, worker, llm, livekit, server } = rig;
+    const token = (await api('POST', `/v1/agents/${agentId}/session-tokens`, {})).body
+      .token as string;
+    const reply = await apiClient(server.url, token)('POST', `/v1/agents/${agentId}/sessions`);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    const sessionId = reply.body.session_id as string;
+    const client = await RoomClient.join(reply.body.livekit.url, reply.body.livekit.token);
+    const jobs = () =>
+      worker.logs().filter((l) => l.msg === 'session job started' && l.session_id === sessionId);
+    try {
+      await client.waitUntil(
+        () => client.transcripts().find((t) => t.text === 'Hello, I am Ada.'),
+        45_000,
+        'the greeting',
+      );
+      // LiveKit drops the job's participant while its process runs on.
+      const rooms = new RoomServiceClient(livekit.httpUrl, livekit.apiKey, livekit.apiSecret);
+      const removedAt = Date.now();
+      await rooms.removeParticipant(sessionRoom(sessionId), `agent-${sessionId}`);
+      const released = await client.waitUntil(
+        () =>
+          worker
+            .logs()
+            .find(
+              (l) =>
+                l.msg === 'job shut down mid-conversation; session left to a new job' &&
+                l.session_id === sessionId,
+            ),
+        30_000,
+        'the lease released',
+      );
+      // At once, not after the framework's 15 s wait for the job's entry to return.
+      expect(Date.parse(released.time as string) - removedAt).toBeLessThan(8000);
+      expect(released).toMatchObject({ epoch: 0, released: true });
+      await client.waitUntil(() => jobs().length === 2, 45_000, 'the resumed job');
+      llm.script({ text: ['Still', ' here.'] });
+      await client.waitUntil(
+        () =>
+          client.room.remoteParticipants.get(`agent-${sessionId}-1`)?.attributes[
+            'lk.agent.state'
+          ] === 'listening',
+        30_000,
+        'the resumed Agent listening',
+      );
+      await client.sendText('Are you there?');
+      await client.waitUntil(
+        () => client.transcripts().find((t) => t.text === 'Still here.'),
+        30_000,
+        'the resumed Agent answering',
+      );
+      expect(jobs().map((l) => [l.epoch, l.resumed])).toEqual([
+        [0, false],
+        [1, true],
+      ]);
+    } finally {
+      await client.leave();
+    }
+  }, 180_000);
 });

@@ -59,11 +59,18 @@ export class ProtocolPeer {
 
   private constructor(readonly session: StubSession) {}
 
-  /** Joins the session's room as its Agent. */
-  static async join(livekit: LivekitServer, session: StubSession): Promise<ProtocolPeer> {
+  /**
+   * Joins the session's room as its Agent: by default as the session's first job
+   * (`agent-<session_id>`), or under `identity` (a job that resumed the session).
+   */
+  static async join(
+    livekit: LivekitServer,
+    session: StubSession,
+    options: { identity?: string } = {},
+  ): Promise<ProtocolPeer> {
     const peer = new ProtocolPeer(session);
     const access = new AccessToken(livekit.apiKey, livekit.apiSecret, {
-      identity: `agent-${session.sessionId}`,
+      identity: options.identity ?? `agent-${session.sessionId}`,
       ttl: '15m',
     });
     access.kind = 'agent';

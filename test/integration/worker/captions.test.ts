@@ -146,6 +146,9 @@ describe('Captions of the Agent (worker)', () => {
       dialect: 'postgres',
       agentName: 'awp-captions-worker-test',
       stt: 'none',
+      // No hand-over: on this shared machine a job's lease can lapse for a few seconds, and
+      // a session handed to a new job mid-reply says nothing about its captions.
+      env: { AGENT_SESSION_HANDOVER_AFTER_MS: '0' },
     });
     const created = await rig.api('POST', '/v1/agents', {
       slug: 'lighthouse',

@@ -86,6 +86,71 @@ const audioClock = (frames: Int16Array[], arrivals: number[]) => {
   };
 };
 
+/** Loudness envelope of `pcm`: log RMS per 2.5 ms block. */
+const BLOCK = msToSamples(2.5);
+const envelope = (pcm: Int16Array): Float64Array => {
+  const env = new Float64Array(Math.floor(pcm.length / BLOCK));
+  for (let b = 0; b < env.length; b++) {
+    let sum = 0;
+    for (let i = b * BLOCK; i < (b + 1) * BLOCK; i++) sum += (pcm[i] as number) ** 2;
+    env[b] = Math.log1p(Math.sqrt(sum / BLOCK));
+  }
+  return env;
+};
+/** Pearson correlation of `a` against `b` from `at` on. */
+const correlation = (a: Float64Array, b: Float64Array, at: number): number => {
+  let sa = 0;
+  let sb = 0;
+  let saa = 0;
+  let sbb = 0;
+  let sab = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as number;
+    const y = b[at + i] ?? 0;
+    sa += x;
+    sb += y;
+    saa += x * x;
+    sbb += y * y;
+    sab += x * y;
+  }
+  const n = a.length;
+  const den = Math.sqrt((saa - (sa * sa) / n) * (sbb - (sb * sb) / n));
+  return den === 0 ? 0 : (sab - (sa * sb) / n) / den;
+};
+/**
+ * Where each word of a sentence starts in the received audio, in samples. The sentence is
+ * placed by its first loud sample (`start`); each word is then found by its own loudness
+ * envelope, searched from 30 ms before to 400 ms after where the word before it put the
+ * sentence: the audio can hold gaps (a frame the worker sent late, the receiver's jitter
+ * buffer stretching or concealing) that move the words after them.
+ */
+const placeWords = (
+  received: Float64Array,
+  reference: Float64Array,
+  timings: Timing[],
+  start: number,
+): number[] => {
+  let shift = Math.round(start / BLOCK);
+  return timings.map((timing) => {
+    const from = Math.round(msToSamples(timing.start_ms - 10) / BLOCK);
+    const length = Math.round(
+      Math.min(Math.max(timing.end_ms - timing.start_ms + 10, 100), 300) / 2.5,
+    );
+    const word = reference.subarray(Math.max(0, from), from + length);
+    let best = shift;
+    let bestScore = Number.NEGATIVE_INFINITY;
+    for (let s = shift - 12; s <= shift + 160; s++) {
+      const score = correlation(word, received, Math.max(0, from) + s);
+      if (score > bestScore) {
+        bestScore = score;
+        best = s;
+      }
+    }
+    shift = best;
+    return msToSamples(timing.start_ms) + shift * BLOCK;
+  });
+};
+
 describe('Captions of the Agent (worker)', () => {
   let rig: RealtimeRig;
   let agentId: string;
@@ -198,17 +263,24 @@ describe('Captions of the Agent (worker)', () => {
       // Each sentence placed on the received audio by its first loud sample, the second
       // searched from the end of the first (a pause between them would shift it).
       const words: { text: string; audioAtMs: number }[] = [];
+      const receivedEnvelope = envelope(received);
+      /** How far each word was found from where the sentence's start put it, in ms. */
+      const moved: number[] = [];
       let searchFrom = 0;
       for (const { pcm, timings } of references) {
         const start = firstLoud(received, searchFrom) - firstLoud(pcm);
         expect(start, 'the sentence in the received audio').toBeGreaterThanOrEqual(0);
-        for (const timing of timings) {
-          words.push({
-            text: timing.text,
-            audioAtMs: cameOut(start + msToSamples(timing.start_ms)),
-          });
+        const placed = placeWords(receivedEnvelope, envelope(pcm), timings, start);
+        for (const [i, timing] of timings.entries()) {
+          words.push({ text: timing.text, audioAtMs: cameOut(placed[i] as number) });
         }
-        searchFrom = start + pcm.length - msToSamples(50);
+        const last = timings.at(-1) as Timing;
+        searchFrom = (placed.at(-1) as number) + pcm.length - msToSamples(last.start_ms + 50);
+        moved.push(
+          ...placed.map((at, i) =>
+            Math.round(((at - start) / ROOM_RATE_HZ) * 1000 - (timings[i]?.start_ms ?? 0)),
+          ),
+        );
       }
       expect(words.map((w) => w.text)).toEqual(
         reply.split(' ').map((word) => word.replace(/[.,]$/, '')),
@@ -224,7 +296,9 @@ describe('Captions of the Agent (worker)', () => {
       expect(final.map((c) => c.text).join('')).toBe(reply);
 
       const lags = words.map((word, i) => Math.round((delta[i]?.atMs ?? 0) - word.audioAtMs));
-      if (process.env.CAPTION_LAGS) writeFileSync(process.env.CAPTION_LAGS, JSON.stringify(lags));
+      if (process.env.CAPTION_LAGS) {
+        writeFileSync(process.env.CAPTION_LAGS, JSON.stringify({ lags, moved }));
+      }
       for (const [i, lag] of lags.entries()) {
         expect(
           lag,

@@ -21,12 +21,14 @@ const LOUD = 600;
 /**
  * How early (negative) or late a caption word may reach the user against the start of its
  * word's audio. The worker sends each word 100 ms after its audio leaves the room's audio
- * source (worker/conversation/captions.ts): exact to the 10 ms the source sends at a time.
+ * source (worker/conversation/captions.ts), exact to the 10 ms the source sends at a time.
  * What it cannot see is the receiver: the audio waits for its 20 ms Opus packet and then in
- * the receiver's jitter buffer, which holds it 30 to 60 ms on an idle machine and grows
- * when packets arrive unevenly (this 2-core machine shared with other test runs): measured
- * over 8 runs, idle and beside a heavy test, words arrived between EARLY and LATE of their
- * audio (docs/decisions/agents.md, "Agent captions paced by playback").
+ * the receiver's jitter buffer, 30 to 60 ms on a quiet machine, more when packets arrive
+ * unevenly. Late is the lesser harm (a caption trailing its word reads naturally), so the
+ * late side is wider. Measured on this shared 2-core machine (docs/decisions/agents.md,
+ * "Agent captions paced by playback"): within these bounds at moderate load; at load
+ * average 20 to 30 the receiver's jitter buffer grew by about 400 ms once, and words ran
+ * that much ahead.
  */
 const EARLIEST_MS = -150;
 const LATEST_MS = 300;
@@ -97,58 +99,76 @@ const envelope = (pcm: Int16Array): Float64Array => {
   }
   return env;
 };
-/** Pearson correlation of `a` against `b` from `at` on. */
-const correlation = (a: Float64Array, b: Float64Array, at: number): number => {
-  let sa = 0;
-  let sb = 0;
-  let saa = 0;
-  let sbb = 0;
-  let sab = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as number;
-    const y = b[at + i] ?? 0;
-    sa += x;
-    sb += y;
-    saa += x * x;
-    sbb += y * y;
-    sab += x * y;
-  }
-  const n = a.length;
-  const den = Math.sqrt((saa - (sa * sa) / n) * (sbb - (sb * sb) / n));
-  return den === 0 ? 0 : (sab - (sa * sb) / n) / den;
-};
 /**
- * Where each word of a sentence starts in the received audio, in samples. The sentence is
- * placed by its first loud sample (`start`); each word is then found by its own loudness
- * envelope, searched from 30 ms before to 400 ms after where the word before it put the
- * sentence: the audio can hold gaps (a frame the worker sent late, the receiver's jitter
- * buffer stretching or concealing) that move the words after them.
+ * Where each word of a sentence starts in the received audio, in samples: the sentence's
+ * loudness envelope aligned on the received one by dynamic time warping, from `start` (its
+ * first loud sample) on. The received audio can hold gaps and stretches that the reference
+ * has not (a frame the worker sent late, the receiver's jitter buffer concealing a late
+ * packet or speeding up), which move the words after them; the warping follows them.
  */
+/**
+ * What the warping pays to hold one side still for a block: without it, it squeezes a
+ * stretch of speech onto one received block. A gap of 100 ms costs as much as 40 blocks
+ * mismatched by one unit of log loudness.
+ */
+const STEP_PENALTY = 1;
 const placeWords = (
   received: Float64Array,
   reference: Float64Array,
   timings: Timing[],
   start: number,
-): number[] => {
-  let shift = Math.round(start / BLOCK);
-  return timings.map((timing) => {
-    const from = Math.round(msToSamples(timing.start_ms - 10) / BLOCK);
-    const length = Math.round(
-      Math.min(Math.max(timing.end_ms - timing.start_ms + 10, 100), 300) / 2.5,
-    );
-    const word = reference.subarray(Math.max(0, from), from + length);
-    let best = shift;
-    let bestScore = Number.NEGATIVE_INFINITY;
-    for (let s = shift - 12; s <= shift + 160; s++) {
-      const score = correlation(word, received, Math.max(0, from) + s);
-      if (score > bestScore) {
-        bestScore = score;
-        best = s;
+): { starts: number[]; ends: number } => {
+  const from = Math.max(0, Math.round((start - msToSamples(100)) / BLOCK));
+  const segment = received.subarray(from, from + reference.length + Math.round(3000 / 2.5));
+  const n = reference.length;
+  const m = segment.length;
+  const cost = new Float32Array(n * m);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < m; j++) {
+      const here = Math.abs((reference[i] as number) - (segment[j] as number));
+      let before: number;
+      // The sentence may start anywhere in the segment (free start).
+      if (i === 0) before = 0;
+      else if (j === 0) before = cost[(i - 1) * m] as number;
+      else {
+        before = Math.min(
+          cost[(i - 1) * m + j - 1] as number,
+          (cost[(i - 1) * m + j] as number) + STEP_PENALTY,
+          (cost[i * m + j - 1] as number) + STEP_PENALTY,
+        );
       }
+      cost[i * m + j] = here + before;
     }
-    shift = best;
-    return msToSamples(timing.start_ms) + shift * BLOCK;
+  }
+  // Back from where the sentence ends best (free end); the first received block each
+  // reference block met.
+  let j = 0;
+  for (let k = 1; k < m; k++) {
+    if ((cost[(n - 1) * m + k] as number) < (cost[(n - 1) * m + j] as number)) j = k;
+  }
+  const end = j;
+  const firstMet = new Int32Array(n);
+  for (let i = n - 1; i >= 0; ) {
+    firstMet[i] = j;
+    if (i === 0) break;
+    if (j === 0) i--;
+    else {
+      const diagonal = cost[(i - 1) * m + j - 1] as number;
+      const up = (cost[(i - 1) * m + j] as number) + STEP_PENALTY;
+      const left = (cost[i * m + j - 1] as number) + STEP_PENALTY;
+      if (diagonal <= up && diagonal <= left) {
+        i--;
+        j--;
+      } else if (up <= left) i--;
+      else j--;
+    }
+  }
+  const ends = (from + end) * BLOCK;
+  const starts = timings.map((timing) => {
+    const block = Math.min(n - 1, Math.round(msToSamples(timing.start_ms) / BLOCK));
+    return (from + (firstMet[block] as number)) * BLOCK;
   });
+  return { starts, ends };
 };
 
 describe('Captions of the Agent (worker)', () => {
@@ -270,12 +290,17 @@ describe('Captions of the Agent (worker)', () => {
       for (const { pcm, timings } of references) {
         const start = firstLoud(received, searchFrom) - firstLoud(pcm);
         expect(start, 'the sentence in the received audio').toBeGreaterThanOrEqual(0);
-        const placed = placeWords(receivedEnvelope, envelope(pcm), timings, start);
+        const { starts: placed, ends } = placeWords(
+          receivedEnvelope,
+          envelope(pcm),
+          timings,
+          start,
+        );
         for (const [i, timing] of timings.entries()) {
           words.push({ text: timing.text, audioAtMs: cameOut(placed[i] as number) });
         }
-        const last = timings.at(-1) as Timing;
-        searchFrom = (placed.at(-1) as number) + pcm.length - msToSamples(last.start_ms + 50);
+        // The next sentence is searched from where the warping ended this one.
+        searchFrom = ends;
         moved.push(
           ...placed.map((at, i) =>
             Math.round(((at - start) / ROOM_RATE_HZ) * 1000 - (timings[i]?.start_ms ?? 0)),

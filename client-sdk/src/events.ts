@@ -17,7 +17,9 @@ export interface TranscriptProgressEvent {
   text: string;
   /**
    * True once the sender marked the segment final (`lk.transcription_final`) and its stream
-   * ended. Agent speech streamed word by word may end without it: its `transcript` follows.
+   * ended. The Agent's caption steps one word at a time as each word's audio reaches the
+   * listener; its final text is the whole reply, or after an interruption exactly the words
+   * heard.
    */
   final: boolean;
 }

@@ -88,6 +88,15 @@ export class RoomClient {
   readonly agentAudio: { atMs: number; rms: number }[] = [];
   /** The agent's audio as received (48 kHz mono), kept only while `keepAgentPcm` is set. */
   readonly agentPcm: Int16Array[] = [];
+  /** When each frame of `agentPcm` arrived. */
+  readonly agentPcmAtMs: number[] = [];
+  /** Each chunk of every `lk.transcription` stream, as it arrived. */
+  readonly captionChunks: {
+    from: string;
+    attributes: Record<string, string>;
+    text: string;
+    atMs: number;
+  }[] = [];
   keepAgentPcm = false;
   readonly departed: { identity: string; atMs: number }[] = [];
   /** The agent's `lk.agent.state` as it changed, with when the change arrived. */
@@ -105,19 +114,30 @@ export class RoomClient {
   async #connect(url: string, token: string): Promise<void> {
     for (const topic of ['awp.transcript', 'awp.declined', 'awp.error', 'lk.transcription']) {
       this.room.registerTextStreamHandler(topic, (reader, info) => {
-        reader
-          .readAll()
-          .then((text) => {
-            this.messages.push({
-              topic,
-              from: info.identity,
-              text,
-              attributes: reader.info.attributes ?? {},
-              atMs: performance.now(),
-            });
-            this.#wake();
-          })
-          .catch(() => {});
+        const attributes = reader.info.attributes ?? {};
+        (async () => {
+          let text = '';
+          for await (const chunk of reader) {
+            text += chunk;
+            if (topic === 'lk.transcription') {
+              this.captionChunks.push({
+                from: info.identity,
+                attributes,
+                text: chunk,
+                atMs: performance.now(),
+              });
+              this.#wake();
+            }
+          }
+          this.messages.push({
+            topic,
+            from: info.identity,
+            text,
+            attributes,
+            atMs: performance.now(),
+          });
+          this.#wake();
+        })().catch(() => {});
       });
     }
     this.room.on(
@@ -132,8 +152,12 @@ export class RoomClient {
           for (;;) {
             const { done, value } = await reader.read();
             if (done) return;
-            this.agentAudio.push({ atMs: performance.now(), rms: rms(value.data) });
-            if (this.keepAgentPcm) this.agentPcm.push(value.data.slice());
+            const atMs = performance.now();
+            this.agentAudio.push({ atMs, rms: rms(value.data) });
+            if (this.keepAgentPcm) {
+              this.agentPcm.push(value.data.slice());
+              this.agentPcmAtMs.push(atMs);
+            }
             this.#wake();
           }
         })().catch(() => {});

@@ -14,7 +14,15 @@ export class PlayoutLedger {
   /** Sentences in play order (their synthesis order), each with the audio received so far. */
   #sentences: PlayedSentence[] = [];
 
-  constructor(private readonly sampleRateHz: number) {}
+  constructor(readonly sampleRateHz: number) {}
+
+  /**
+   * The sentences not played yet, in play order, with the audio and word timings received
+   * so far: what the captions of the playing reply are paced by (captions.ts).
+   */
+  pending(): readonly LedgerSentence[] {
+    return this.#sentences;
+  }
 
   /**
    * `samples` more audio of the sentence `text` arrived; `order` is its place in synthesis
@@ -93,6 +101,14 @@ export interface SpokenWord {
   readonly startMs: number;
 }
 
+/** A sentence as the ledger holds it: its text, the samples and word timings received. */
+export interface LedgerSentence {
+  readonly order: number;
+  readonly text: string;
+  readonly samples: number;
+  readonly words: readonly SpokenWord[];
+}
+
 interface PlayedSentence {
   order: number;
   text: string;
@@ -111,8 +127,13 @@ export function heardWords(text: string, words: readonly SpokenWord[], playedMs:
     last = word;
   }
   if (!last) return '';
-  const space = text.slice(last.textEnd).search(/\s/);
-  return text.slice(0, space < 0 ? text.length : last.textEnd + space).trim();
+  return text.slice(0, wordEnd(text, last)).trim();
+}
+
+/** Where `word` ends in `text` with the punctuation attached to it (up to the next space). */
+export function wordEnd(text: string, word: SpokenWord): number {
+  const space = text.slice(word.textEnd).search(/\s/);
+  return space < 0 ? text.length : word.textEnd + space;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { voice } from '@livekit/agents';
 import type { Logger } from '../../src/worker-boundary/index.ts';
 import type { ApplicationRuntime } from '../application/runtime.ts';
+import type { AgentCaptions } from './captions.ts';
 import type { SpeechPipeline } from './session-pipeline.ts';
 import { SpokenContext } from './spoken-context.ts';
 import type { TranscriptPublisher } from './transcripts.ts';
@@ -50,14 +51,15 @@ export function publishTranscripts(
  * barge-in latency, measured here: from Silero's start of speech over the agent's speech
  * to LiveKit's audio output reporting the agent's audio cleared (logged as `barge-in`).
  * Called before the session starts (it follows the session's speech from the first);
- * `outputStarted` once it has, when its audio output exists.
+ * `outputStarted` once it has, when its audio output (with the captions' clock) exists: the
+ * captions end each playout with the text heard.
  */
 export function followPlayout(
   pipeline: SpeechPipeline,
   transcripts: TranscriptPublisher,
   app: ApplicationRuntime | undefined,
   log: Logger,
-): { outputStarted(): void } {
+): { outputStarted(captions: AgentCaptions): void } {
   const { session, playout } = pipeline;
   const spokenContext = new SpokenContext(session);
   let speechOverAgentAt: number | undefined;
@@ -66,8 +68,10 @@ export function followPlayout(
       speechOverAgentAt = session.agentState === 'speaking' ? performance.now() : undefined;
     }
   });
+  let captions: AgentCaptions | undefined;
   const playbackFinished = (event: voice.PlaybackFinishedEvent) => {
     const spoken = playout.finish(event.playbackPosition, event.interrupted);
+    captions?.finished(spoken);
     app?.playoutFinished(spoken, event.interrupted);
     if (!event.interrupted) return;
     transcripts.interruptedPlayout(spoken);
@@ -83,7 +87,8 @@ export function followPlayout(
     speechOverAgentAt = undefined;
   };
   return {
-    outputStarted: () => {
+    outputStarted: (agentCaptions) => {
+      captions = agentCaptions;
       session.output.audio?.on(voice.AudioOutput.EVENT_PLAYBACK_FINISHED, playbackFinished);
     },
   };

@@ -41,7 +41,8 @@ export async function startAgent(
       textInputCallback: (agentSession, event) =>
         typedInput(parts.pipeline, parts.prepared, agentSession, event),
     },
-    outputOptions: { transcriptionEnabled: true, syncTranscription: true },
+    // The Agent's captions are the worker's own, paced by playback (captions.ts).
+    outputOptions: { transcriptionEnabled: true, syncTranscription: false },
     record: recordingOption(record.snapshot.recordingEnabled),
   });
 }
@@ -65,9 +66,7 @@ function typedInput(
     agentSession.generateReply({ userInput: event.text });
     return;
   }
-  // Text in, text out: this one answer is not synthesized. Muting our TTS (rather than
-  // detaching the audio output) keeps LiveKit's transcript synchronization, which later
-  // interrupted turns rely on.
+  // Text in, text out: this one answer is not synthesized (captions.ts shows its text).
   pipeline.speech.muted = true;
   const handle = agentSession.generateReply({ userInput: event.text });
   return handle.waitForPlayout().finally(() => {

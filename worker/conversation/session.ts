@@ -2,6 +2,7 @@ import { ATTR_SESSION_ENDED } from '@awp/protocol';
 import { type JobContext, llm, voice } from '@livekit/agents';
 import { DisconnectReason, type RemoteParticipant, RoomEvent } from '@livekit/rtc-node';
 import { type Logger, userIdentity } from '../../src/worker-boundary/index.ts';
+import { AgentCaptions } from './captions.ts';
 import { registerControls } from './controls.ts';
 import { endReason } from './end-reason.ts';
 import { keepRecording } from './recording.ts';
@@ -175,8 +176,15 @@ async function startInRoom(
   }
   const toolTurns = toolTurnsOf(session, transcripts, pipeline.language, deps, log);
   await startAgent(ctx, record, { pipeline, prepared, toolTurns, soFar: parts.soFar });
+  const captions = new AgentCaptions(
+    ctx.room,
+    pipeline.playout,
+    { textOnly: () => pipeline.speech.muted, aligns: () => pipeline.speech.aligns },
+    log,
+  );
+  captions.install(session);
   const latencies = recordLatencies(session, deps, record.id, log);
-  playout.outputStarted();
+  playout.outputStarted(captions);
   await prepared.app?.start(session);
   if (run.taken.resumed) prepared.app?.resumed();
   const controls = await registerControls(ctx.room, session, pipeline.recognizer, (at) =>

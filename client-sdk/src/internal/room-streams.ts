@@ -10,6 +10,7 @@ import {
 import type { Room } from 'livekit-client';
 import { ConversationError } from '../errors.ts';
 import type { ConversationEventMap, TranscriptRole } from '../events.ts';
+import { CaptionSegments } from './captions.ts';
 
 type Emit = <K extends keyof ConversationEventMap>(
   name: K,
@@ -31,6 +32,7 @@ export function registerStreams(room: Room, emit: Emit, isAgent: (identity: stri
     if (trackId && room.localParticipant.trackPublications.has(trackId)) return 'user';
     return 'agent';
   };
+  const captions = new CaptionSegments((event) => emit('transcriptProgress', event));
   const protocolError = (topic: string, detail: string) =>
     emit('error', new ConversationError('protocol_error', `${topic}: ${detail}`));
 
@@ -43,18 +45,7 @@ export function registerStreams(room: Room, emit: Emit, isAgent: (identity: stri
     const segmentId = attributes[ATTR_SEGMENT_ID] ?? reader.info.id;
     const role = roleOf(sender.identity, attributes[ATTR_TRANSCRIBED_TRACK_ID]);
     const markedFinal = attributes[ATTR_TRANSCRIPTION_FINAL] === 'true';
-    void (async () => {
-      let text = '';
-      let emitted = false;
-      for await (const chunk of reader) {
-        if (!chunk) continue;
-        text += chunk;
-        emitted = true;
-        emit('transcriptProgress', { segmentId, role, text, final: false });
-      }
-      if (markedFinal || !emitted)
-        emit('transcriptProgress', { segmentId, role, text, final: markedFinal });
-    })().catch(() => {
+    captions.read(reader, segmentId, role, markedFinal).catch(() => {
       // A stream cut by a reconnection leaves its caption incomplete; the transcript follows.
     });
   });

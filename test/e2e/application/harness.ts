@@ -1,7 +1,8 @@
-// The stack application-session tests run on: a real livekit-server, the api (agent speech
-// goes through its /v1/tts/stream), the compiled agent worker, the OpenAI chat fake as the
-// Agent's model and the OpenAI transcription fake as its speech recognizer (what the user
-// "said" is scripted, so the one audio turn is deterministic). Sessions start through the
+// The stack application-session tests run on, the realtime rig (test/fixtures/realtime.ts):
+// a real livekit-server, the api (agent speech goes through its /v1/tts/stream), the compiled
+// agent worker, the OpenAI chat fake as the Agent's model and the OpenAI transcription fake
+// as its speech recognizer (what the user "said" is scripted, so the one audio turn is
+// deterministic). Sessions start through the
 // api's route, as a customer backend starts them. The callback deadline is
 // shortened through APPLICATION_REQUEST_DEADLINE_MS so deadline tests finish quickly.
 
@@ -146,7 +147,7 @@ export async function startApplicationStack(deadlineMs: number): Promise<Applica
   };
 }
 
-/** Publishes the application Agent on `rig`; the stack's `close` stops the rig. */
+/** The application Agent published on `rig`, and the stack around it; `close` stops the rig. */
 export async function applicationStack(
   rig: RealtimeRig,
   deadlineMs: number,

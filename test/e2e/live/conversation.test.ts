@@ -10,7 +10,7 @@ import { describe, expect } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import type { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
 import { realtimeTest } from '../../fixtures/realtime.ts';
-import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
+import { type ApiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
 import { speechWav } from '../../helpers/room-client.ts';
 import type { RunningServer } from '../../helpers/server.ts';

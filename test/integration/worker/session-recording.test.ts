@@ -9,7 +9,6 @@ import { describe, expect } from 'vitest';
 import { AwpClient, verifyWebhook } from '../../../backend-sdk/src/index.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
-import type { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
 import { realtimeTest } from '../../fixtures/realtime.ts';
 import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { decodeWithFfmpeg } from '../../helpers/audio.ts';
@@ -60,14 +59,13 @@ const it = realtimeTest.override('realtimeOptions', {
 describe('Session recordings (worker)', () => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
-  let llm: FakeOpenAiChat;
   let server: RunningServer;
   let ws: SeededWorkspace;
   let api: ApiClient;
   let receiver: WebhookReceiver;
 
   it.beforeAll(async ({ realtimeRig }) => {
-    ({ database, handle, llm, server, ws, api } = realtimeRig);
+    ({ database, handle, server, ws, api } = realtimeRig);
     receiver = await startWebhookReceiver();
   }, 120_000);
 

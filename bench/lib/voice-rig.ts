@@ -1,12 +1,7 @@
-import { FakeOpenAiChat } from '../../test/fakes/openai-chat.ts';
-import { type ApiClient, apiClient, NATIVE_VOICE } from '../../test/helpers/agents.ts';
-import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
-import { type LivekitServer, startLivekit } from '../../test/helpers/livekit.ts';
-import { openTestDatabase, seedWorkspace } from '../../test/helpers/seed.ts';
-import { type RunningServer, serviceEnv, startServer } from '../../test/helpers/server.ts';
-import { freePort, startWorker, type WorkerProcess } from '../../test/helpers/worker.ts';
-
-const SIGNING_SECRET = 'bench-voice-signing-secret-0123456789abcdef';
+import type { FakeOpenAiChat } from '../../test/fakes/openai-chat.ts';
+import { apiClient, NATIVE_VOICE } from '../../test/helpers/agents.ts';
+import { type RealtimeRig, startRealtimeRig } from '../../test/helpers/realtime-rig.ts';
+import type { WorkerProcess } from '../../test/helpers/worker.ts';
 
 export interface VoiceRigOptions {
   /** The language-model fake's fixed delay before its first token. */
@@ -27,86 +22,80 @@ export interface StartedSession {
 }
 
 /**
- * Everything a live conversation runs on, as `npm start` runs it: a real livekit-server
- * (loopback), the compiled api (SQLite) whose `/v1/tts/stream` speaks the agent's replies
- * with the native voice, the compiled agent worker (Silero VAD, embedded Whisper in its
- * sidecar) and the OpenAI chat fake as the Agent's model, answering after a fixed delay.
+ * Everything a live conversation runs on, as `npm start` runs it (the tests' realtime rig,
+ * test/helpers/realtime-rig.ts): a real livekit-server (loopback), the compiled api (SQLite)
+ * whose `/v1/tts/stream` speaks the agent's replies with the native voice, the compiled
+ * agent worker (Silero VAD, embedded Whisper in its sidecar) and the OpenAI chat fake as the
+ * Agent's model, answering after a fixed delay; one published Agent.
  */
 export class VoiceRig {
   private constructor(
-    readonly livekit: LivekitServer,
-    readonly llm: FakeOpenAiChat,
-    readonly server: RunningServer,
-    readonly worker: WorkerProcess,
-    readonly database: TestDatabase,
-    readonly api: ApiClient,
+    private readonly rig: RealtimeRig,
     readonly agentId: string,
   ) {}
 
+  get llm(): FakeOpenAiChat {
+    return this.rig.llm;
+  }
+
+  get worker(): WorkerProcess {
+    return this.rig.worker;
+  }
+
+  /** The api as the workspace's production key calls it. */
+  get api(): RealtimeRig['api'] {
+    return this.rig.api;
+  }
+
   static async start(options: VoiceRigOptions): Promise<VoiceRig> {
-    const database = await createTestDatabase('sqlite');
-    const handle = await openTestDatabase(database);
-    const seeded = await seedWorkspace(handle, { credits: 100_000_000 });
-    await handle.close();
-    const livekit = await startLivekit();
-    const llm = await FakeOpenAiChat.start({
-      defaults: { firstTokenDelayMs: options.llmFirstTokenDelayMs },
-    });
-    const shared = {
-      LIVEKIT_URL: livekit.url,
-      LIVEKIT_API_KEY: livekit.apiKey,
-      LIVEKIT_API_SECRET: livekit.apiSecret,
-      AGENT_NAME: 'awp-agent-bench',
-      TOKEN_SIGNING_SECRET: SIGNING_SECRET,
-      OPENAI_BASE_URL: llm.baseUrl,
-      OPENAI_API_KEY: llm.apiKey ?? '',
-      LOCAL_LLM: 'false',
-      TTS_RATE_LIMIT_PER_MINUTE: '10000000',
-      TTS_WORKSPACE_RATE_LIMIT_PER_MINUTE: '10000000',
-    };
-    const server = await startServer({ database, env: shared });
-    const worker = await startWorker(
-      serviceEnv(database, {
-        ...shared,
-        REDIS_PREFIX: server.env.REDIS_PREFIX ?? 'bench',
-        AWP_API_URL: server.url,
-        AWP_API_DEV_URL: server.devUrl,
-        WORKER_HTTP_PORT: String(await freePort()),
-        WORKER_IDLE_PROCESSES: '1',
-        STT_PROVIDER: 'embedded',
+    const rig = await startRealtimeRig({
+      dialect: 'sqlite',
+      agentName: 'awp-agent-bench',
+      credits: 100_000_000,
+      llm: { defaults: { firstTokenDelayMs: options.llmFirstTokenDelayMs } },
+      env: {
+        TTS_RATE_LIMIT_PER_MINUTE: '10000000',
+        TTS_WORKSPACE_RATE_LIMIT_PER_MINUTE: '10000000',
+      },
+      stt: 'embedded',
+      ...(options.workerEnv ? { workerEnv: options.workerEnv } : {}),
+      whisper: {
         WHISPER_MODEL: options.whisperModel,
         WHISPER_MIN_WINDOW_S: String(options.whisperMinWindowS),
-        ...options.workerEnv,
-      }),
-    );
-    const api = apiClient(server.url, seeded.productionKey);
-    const created = await api('POST', '/v1/agents', {
-      slug: 'bench-voice',
-      voice_id: NATIVE_VOICE,
-      llm_provider: 'openai',
-      llm_model: 'gpt-4.1-mini',
-      character_card: {
-        spec: 'chara_card_v3',
-        spec_version: '3.0',
-        data: {
-          name: 'Ada',
-          description: 'A patient assistant.',
-          system_prompt: 'You are {{char}}. Be brief.',
-          first_mes: 'Hello, I am {{char}}.',
-        },
       },
     });
-    if (created.status !== 201) throw new Error(`agent: ${JSON.stringify(created.body)}`);
-    const agentId = created.body.id as string;
-    const published = await api('POST', `/v1/agents/${agentId}/publish`);
-    if (published.status !== 200) throw new Error(`publish: ${JSON.stringify(published.body)}`);
-    return new VoiceRig(livekit, llm, server, worker, database, api, agentId);
+    try {
+      const created = await rig.api('POST', '/v1/agents', {
+        slug: 'bench-voice',
+        voice_id: NATIVE_VOICE,
+        llm_provider: 'openai',
+        llm_model: 'gpt-4.1-mini',
+        character_card: {
+          spec: 'chara_card_v3',
+          spec_version: '3.0',
+          data: {
+            name: 'Ada',
+            description: 'A patient assistant.',
+            system_prompt: 'You are {{char}}. Be brief.',
+            first_mes: 'Hello, I am {{char}}.',
+          },
+        },
+      });
+      if (created.status !== 201) throw new Error(`agent: ${JSON.stringify(created.body)}`);
+      const agentId = created.body.id as string;
+      const published = await rig.api('POST', `/v1/agents/${agentId}/publish`);
+      if (published.status !== 200) throw new Error(`publish: ${JSON.stringify(published.body)}`);
+      return new VoiceRig(rig, agentId);
+    } catch (error) {
+      await rig.close();
+      throw error;
+    }
   }
 
   /** Mints an Agent session token and starts a session with it. */
   async startSession(): Promise<StartedSession> {
-    const minted = await this.api('POST', `/v1/agents/${this.agentId}/session-tokens`, {});
-    const reply = await apiClient(this.server.url, minted.body.token as string)(
+    const minted = await this.rig.api('POST', `/v1/agents/${this.agentId}/session-tokens`, {});
+    const reply = await apiClient(this.rig.server.url, minted.body.token as string)(
       'POST',
       `/v1/agents/${this.agentId}/sessions`,
     );
@@ -119,10 +108,6 @@ export class VoiceRig {
   }
 
   async close(): Promise<void> {
-    await this.worker.kill();
-    await this.server.stop();
-    await this.llm.close();
-    await this.livekit.stop();
-    await this.database.drop();
+    await this.rig.close();
   }
 }

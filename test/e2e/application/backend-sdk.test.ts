@@ -5,7 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { AccessToken } from 'livekit-server-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   ApplicationConnection,
   ApplicationError,
@@ -13,20 +13,18 @@ import {
 } from '../../../backend-sdk/src/application/index.ts';
 import { apiClient } from '../../helpers/agents.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
-import { type ApplicationStack, llmMessages, startApplicationStack } from './harness.ts';
+import { type ApplicationStack, applicationTest, llmMessages } from './harness.ts';
 
 const quietLogger = { warn: () => {}, error: () => {}, info: () => {}, debug: () => {} };
+
+const it = applicationTest(10_000);
 
 describe('application sessions with backend-sdk (api route, worker, livekit-server)', () => {
   let stack: ApplicationStack;
 
-  beforeAll(async () => {
-    stack = await startApplicationStack(10_000);
+  it.beforeAll(async ({ stack: started }) => {
+    stack = started;
   }, 180_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  }, 60_000);
 
   it('runs a dispatch tool with progress, then speaks its update once per id', async () => {
     const { llm } = stack;

@@ -5,14 +5,14 @@
 // what the library refuses (those cases are in limits.test.ts). The end user types on
 // lk.chat (one turn is spoken).
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   ApplicationError,
   type InputDecision,
 } from '../../../backend-sdk/src/application/index.ts';
 import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { speech } from '../../helpers/room-client.ts';
-import { type ApplicationStack, llmMessages, startApplicationStack } from './harness.ts';
+import { type ApplicationStack, applicationTest, llmMessages } from './harness.ts';
 import { modelAnswers } from './sdk-backend.ts';
 
 const DEADLINE_MS = 4000;
@@ -27,16 +27,14 @@ function decide(decisions: Record<string, InputDecision>) {
   };
 }
 
+const it = applicationTest(DEADLINE_MS);
+
 describe('application sessions: callbacks and commands (backend-sdk, worker, livekit-server, api)', () => {
   let stack: ApplicationStack;
 
-  beforeAll(async () => {
-    stack = await startApplicationStack(DEADLINE_MS);
+  it.beforeAll(async ({ stack: started }) => {
+    stack = started;
   }, 180_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  }, 60_000);
 
   it('asks the backend about each input before the model, and reports each persisted turn', async () => {
     const { llm } = stack;

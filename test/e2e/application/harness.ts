@@ -1,7 +1,8 @@
-// The stack application-session tests run on: a real livekit-server, the api (agent speech
-// goes through its /v1/tts/stream), the compiled agent worker, the OpenAI chat fake as the
-// Agent's model and the OpenAI transcription fake as its speech recognizer (what the user
-// "said" is scripted, so the one audio turn is deterministic). Sessions start through the
+// The stack application-session tests run on, the realtime rig (test/fixtures/realtime.ts):
+// a real livekit-server, the api (agent speech goes through its /v1/tts/stream), the compiled
+// agent worker, the OpenAI chat fake as the Agent's model and the OpenAI transcription fake
+// as its speech recognizer (what the user "said" is scripted, so the one audio turn is
+// deterministic). Sessions start through the
 // api's route, as a customer backend starts them. The callback deadline is
 // shortened through APPLICATION_REQUEST_DEADLINE_MS so deadline tests finish quickly.
 
@@ -13,22 +14,24 @@ import {
 } from '../../../backend-sdk/src/application/index.ts';
 import type { ApplicationSpec, ApplicationTool } from '../../../src/application/types.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
+import type { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
+import type { FakeTranscriptions } from '../../fakes/openai-transcriptions.ts';
 import {
-  type FakeTranscriptions,
-  startFakeTranscriptions,
-} from '../../fakes/openai-transcriptions.ts';
-import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
+  type RealtimeRig,
+  type RealtimeRigOptions,
+  realtimeTest,
+} from '../../fixtures/realtime.ts';
+import { NATIVE_VOICE } from '../../helpers/agents.ts';
 import { TestApplicationBackend } from '../../helpers/application-backend.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import type { LivekitServer } from '../../helpers/livekit.ts';
+import { startRealtimeRig } from '../../helpers/realtime-rig.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
-import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
+import type { SeededWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
+import type { WorkerProcess } from '../../helpers/worker.ts';
 import { SdkBackend } from './sdk-backend.ts';
 
-const SIGNING_SECRET = 'application-e2e-signing-secret-0123456789abcdef';
 const AGENT_NAME = 'awp-agent-application-e2e';
 
 export interface ApplicationStack {
@@ -101,40 +104,57 @@ export interface SdkSession {
   leave(): Promise<void>;
 }
 
-export async function startApplicationStack(deadlineMs: number): Promise<ApplicationStack> {
-  const database = await createTestDatabase('postgres');
-  const handle = await openTestDatabase(database);
-  const ws = await seedWorkspace(handle);
-  const livekit = await startLivekit();
-  const llm = await FakeOpenAiChat.start();
-  const sttKey = 'stt-test-key';
-  const stt = await startFakeTranscriptions({ apiKey: sttKey });
-  const shared = {
-    LIVEKIT_URL: livekit.url,
-    LIVEKIT_API_KEY: livekit.apiKey,
-    LIVEKIT_API_SECRET: livekit.apiSecret,
-    AGENT_NAME,
-    TOKEN_SIGNING_SECRET: SIGNING_SECRET,
-    OPENAI_BASE_URL: llm.baseUrl,
-    OPENAI_API_KEY: llm.apiKey ?? '',
-    LOCAL_LLM: 'false',
+/** The realtime rig application sessions run on: the worker hears through the transcription fake. */
+export function applicationRigOptions(deadlineMs: number): RealtimeRigOptions {
+  return {
+    dialect: 'postgres',
+    agentName: AGENT_NAME,
+    stt: 'transcriptions',
+    workerEnv: { APPLICATION_REQUEST_DEADLINE_MS: String(deadlineMs) },
   };
-  const server = await startServer({ database, env: shared });
-  const worker = await startWorker(
-    serviceEnv(database, {
-      ...shared,
-      REDIS_PREFIX: server.env.REDIS_PREFIX ?? 'test',
-      AWP_API_URL: server.url,
-      AWP_API_DEV_URL: server.devUrl,
-      WORKER_HTTP_PORT: String(await freePort()),
-      WORKER_IDLE_PROCESSES: '1',
-      STT_PROVIDER: 'openai',
-      STT_OPENAI_BASE_URL: stt.url,
-      STT_OPENAI_API_KEY: sttKey,
-      APPLICATION_REQUEST_DEADLINE_MS: String(deadlineMs),
-    }),
-  );
-  const api = apiClient(server.url, ws.productionKey);
+}
+
+/**
+ * The test API of an application-session test file: the realtime rig of
+ * applicationRigOptions and, on it, `stack` (its Agent published), once per file.
+ */
+export function applicationTest(deadlineMs: number) {
+  return realtimeTest
+    .override('realtimeOptions', applicationRigOptions(deadlineMs))
+    .extend('stack', { scope: 'file' }, async ({ realtimeRig }, { onCleanup }) => {
+      onCleanup(() => writeWorkerLog(realtimeRig.worker));
+      return applicationStack(realtimeRig, deadlineMs);
+    });
+}
+
+/** The worker's output to WORKER_LOG, when set (to read after a failed run). */
+async function writeWorkerLog(worker: WorkerProcess): Promise<void> {
+  if (process.env.WORKER_LOG) {
+    (await import('node:fs')).writeFileSync(process.env.WORKER_LOG, worker.output());
+  }
+}
+
+/** A rig of its own and the stack on it; `close` stops both. */
+export async function startApplicationStack(deadlineMs: number): Promise<ApplicationStack> {
+  const rig = await startRealtimeRig(applicationRigOptions(deadlineMs));
+  const stack = await applicationStack(rig, deadlineMs);
+  return {
+    ...stack,
+    close: async () => {
+      await writeWorkerLog(rig.worker);
+      await rig.close();
+    },
+  };
+}
+
+/** The application Agent published on `rig`, and the stack around it; `close` stops the rig. */
+export async function applicationStack(
+  rig: RealtimeRig,
+  deadlineMs: number,
+): Promise<ApplicationStack> {
+  const { database, handle, livekit, llm, server, worker, ws, api } = rig;
+  const stt = rig.transcriptions;
+  if (!stt) throw new Error('the application rig runs the transcription fake');
   const created = await api('POST', '/v1/agents', {
     slug: `app-desk-${Date.now()}`,
     voice_id: NATIVE_VOICE,
@@ -256,18 +276,7 @@ export async function startApplicationStack(deadlineMs: number): Promise<Applica
         },
       };
     },
-    close: async () => {
-      if (process.env.WORKER_LOG) {
-        (await import('node:fs')).writeFileSync(process.env.WORKER_LOG, worker.output());
-      }
-      await worker.kill();
-      await server.stop();
-      await stt.close();
-      await llm.close();
-      await livekit.stop();
-      await handle.close();
-      await database.drop();
-    },
+    close: () => rig.close(),
   };
   return stack;
 }

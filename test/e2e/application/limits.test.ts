@@ -12,16 +12,11 @@
 // the deadline. The rejoin test uses backend-sdk (`startApplicationSession` again with the
 // same ids, then `ApplicationConnection.join` as a restarted backend process).
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { apiClient } from '../../helpers/agents.ts';
 import { type AutoAnswer, VERSION_ATTRIBUTE } from '../../helpers/application-backend.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
-import {
-  type ApplicationStack,
-  declaredTool,
-  llmMessages,
-  startApplicationStack,
-} from './harness.ts';
+import { type ApplicationStack, applicationTest, declaredTool, llmMessages } from './harness.ts';
 import { modelAnswers } from './sdk-backend.ts';
 
 const DEADLINE_MS = 8000;
@@ -42,16 +37,14 @@ function toolOutputs(stack: ApplicationStack): Map<string, string> {
   );
 }
 
+const it = applicationTest(DEADLINE_MS);
+
 describe('application sessions: identity, limits, deadline, rejoin (worker, livekit-server)', () => {
   let stack: ApplicationStack;
 
-  beforeAll(async () => {
-    stack = await startApplicationStack(DEADLINE_MS);
+  it.beforeAll(async ({ stack: started }) => {
+    stack = started;
   }, 180_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  }, 60_000);
 
   it('refuses commands from the end user and from a backend without the capability attribute', async () => {
     const { llm, worker } = stack;

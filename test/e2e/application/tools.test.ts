@@ -5,17 +5,12 @@
 // backend is built on backend-sdk (`onTool` with its progress reporter and AbortSignal);
 // no raw peer is needed here. The OpenAI chat fake scripts the model's tool calls.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   type ApplicationHandlers,
   CallCancelledError,
 } from '../../../backend-sdk/src/application/index.ts';
-import {
-  type ApplicationStack,
-  declaredTool,
-  llmMessages,
-  startApplicationStack,
-} from './harness.ts';
+import { type ApplicationStack, applicationTest, declaredTool, llmMessages } from './harness.ts';
 import { deferred, modelAnswers } from './sdk-backend.ts';
 
 const DEADLINE_MS = 6000;
@@ -36,16 +31,14 @@ function untilAborted(signal: AbortSignal): Promise<never> {
   });
 }
 
+const it = applicationTest(DEADLINE_MS);
+
 describe('application sessions: tools (backend-sdk, worker, livekit-server, api)', () => {
   let stack: ApplicationStack;
 
-  beforeAll(async () => {
-    stack = await startApplicationStack(DEADLINE_MS);
+  it.beforeAll(async ({ stack: started }) => {
+    stack = started;
   }, 180_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  }, 60_000);
 
   it('blocks the reply until the result, goes on after a first progress, and keeps runReply:false results quiet until requestReply speaks once', async () => {
     const { llm } = stack;

@@ -6,22 +6,19 @@
 // One Chromium, one livekit-server, one api, one worker: the machine has two shared cores.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
-import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
+import type { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
+import { realtimeTest } from '../../fixtures/realtime.ts';
+import { type ApiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
 import { speechWav } from '../../helpers/room-client.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
-import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
+import type { RunningServer } from '../../helpers/server.ts';
+import type { WorkerProcess } from '../../helpers/worker.ts';
 // The declarations of `window.events`, `client` and `ready`.
 import type {} from '../client-sdk/harness/page.ts';
 import { startTestBackend, type TestBackend } from './harness/backend.ts';
 
-const SIGNING_SECRET = 'live-e2e-signing-secret-0123456789abcdef';
 const QUESTION = 'What is the weather like today in Paris?';
 /** RMS (WebAudio floats) above which audio counts as sound; silence reads ~0. */
 const LOUD = 0.01;
@@ -52,27 +49,15 @@ async function until<T>(
   }
 }
 
-describe('live Agent conversation in Chromium (client library, api, livekit-server, worker)', () => {
-  let database: TestDatabase;
-  let handle: DatabaseHandle;
-  let livekit: LivekitServer;
-  let llm: FakeOpenAiChat;
-  let server: RunningServer;
-  let worker: WorkerProcess;
-  let backend: TestBackend;
-  let browser: TestBrowser;
-  let page: Page;
-  let ws: SeededWorkspace;
-  let api: ApiClient;
-  let agentId = '';
+// What the customer backend's page asks for: the api and the Agent, known once the rig runs.
+let server: RunningServer;
+let api: ApiClient;
+let agentId = '';
 
-  beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    handle = await openTestDatabase(database);
-    ws = await seedWorkspace(handle);
-    livekit = await startLivekit();
-    llm = await FakeOpenAiChat.start();
-    backend = await startTestBackend(() => ({
+const it = realtimeTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+  .extend('backend', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const backend = await startTestBackend(() => ({
       agentId,
       apiOrigin: server.url,
       mint: async () => {
@@ -83,32 +68,27 @@ describe('live Agent conversation in Chromium (client library, api, livekit-serv
         return reply.body as { token: string; expires_at: string };
       },
     }));
-    const shared = {
-      LIVEKIT_URL: livekit.url,
-      LIVEKIT_API_KEY: livekit.apiKey,
-      LIVEKIT_API_SECRET: livekit.apiSecret,
-      AGENT_NAME: 'awp-agent-e2e',
-      TOKEN_SIGNING_SECRET: SIGNING_SECRET,
-      OPENAI_BASE_URL: llm.baseUrl,
-      OPENAI_API_KEY: llm.apiKey ?? '',
-      LOCAL_LLM: 'false',
-      STREAM_ALLOWED_ORIGINS: backend.origin,
-    };
-    server = await startServer({ database, env: shared });
-    worker = await startWorker(
-      serviceEnv(database, {
-        ...shared,
-        REDIS_PREFIX: server.env.REDIS_PREFIX ?? 'test',
-        AWP_API_URL: server.url,
-        AWP_API_DEV_URL: server.devUrl,
-        WORKER_HTTP_PORT: String(await freePort()),
-        WORKER_IDLE_PROCESSES: '1',
-        STT_PROVIDER: 'embedded',
-        WHISPER_MODEL: 'base',
-        WHISPER_THREADS: '1',
-      }),
-    );
-    api = apiClient(server.url, ws.productionKey);
+    onCleanup(() => backend.close());
+    return backend;
+  })
+  .override('realtimeOptions', async ({ backend }) => ({
+    dialect: 'postgres',
+    agentName: 'awp-agent-e2e',
+    stt: 'embedded',
+    env: { STREAM_ALLOWED_ORIGINS: backend.origin },
+  }));
+
+describe('live Agent conversation in Chromium (client library, api, livekit-server, worker)', () => {
+  let handle: DatabaseHandle;
+  let llm: FakeOpenAiChat;
+  let worker: WorkerProcess;
+  let backend: TestBackend;
+  let browser: TestBrowser;
+  let page: Page;
+
+  it.beforeAll(async ({ realtimeRig, backend: started }) => {
+    ({ handle, llm, server, worker, api } = realtimeRig);
+    backend = started;
     const created = await api('POST', '/v1/agents', {
       slug: 'live-e2e-ada',
       voice_id: NATIVE_VOICE,
@@ -136,19 +116,12 @@ describe('live Agent conversation in Chromium (client library, api, livekit-serv
     await page.waitForFunction(() => window.ready === true);
   }, 180_000);
 
-  afterAll(async () => {
+  it.afterAll(async () => {
     if (process.env.WORKER_LOG) {
       (await import('node:fs')).writeFileSync(process.env.WORKER_LOG, worker?.output() ?? '');
     }
     await page?.evaluate(() => window.client?.disconnect()).catch(() => undefined);
     await browser?.close();
-    await worker?.kill();
-    await server?.stop();
-    await backend?.close();
-    await llm?.close();
-    await livekit?.stop();
-    await handle?.close();
-    await database?.drop();
   }, 60_000);
 
   const events = (name: string) =>

@@ -5,11 +5,12 @@
 // with every slot taken a start answers `503 provider_unavailable`. The users type.
 
 import { RoomServiceClient } from 'livekit-server-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { agentIdentity, sessionRoom } from '../../../src/live-sessions/livekit-rooms.ts';
+import { realtimeTest } from '../../fixtures/realtime.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { TestApplicationBackend } from '../../helpers/application-backend.ts';
-import { type Fleet, startFleet } from '../../helpers/fleet.ts';
+import type { Fleet } from '../../helpers/fleet.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
@@ -17,6 +18,12 @@ const WORKER_WAIT_MS = 6000;
 const GREETING = 'Hello Grace, I am Ada.';
 const FULL = 'worker is at full capacity, marking as unavailable';
 const REFUSED = 'job refused: every session slot is taken';
+
+const it = realtimeTest.override('fleetOptions', {
+  agentName: 'awp-fleet-test',
+  env: { AGENT_SESSION_WORKER_WAIT_MS: String(WORKER_WAIT_MS) },
+  workerEnv: { WORKER_MAX_SESSIONS: '2' },
+});
 
 describe('The fleet', () => {
   let fleet: Fleet;
@@ -49,12 +56,8 @@ describe('The fleet', () => {
     );
   };
 
-  beforeAll(async () => {
-    fleet = await startFleet({
-      agentName: 'awp-fleet-test',
-      env: { AGENT_SESSION_WORKER_WAIT_MS: String(WORKER_WAIT_MS) },
-      workerEnv: { WORKER_MAX_SESSIONS: '2' },
-    });
+  it.beforeAll(async ({ fleet: started }) => {
+    fleet = started;
     const created = await fleet.api(0)('POST', '/v1/agents', {
       slug: 'fleet-ada',
       voice_id: NATIVE_VOICE,
@@ -75,10 +78,9 @@ describe('The fleet', () => {
     expect((await fleet.api(1)('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
   }, 180_000);
 
-  afterAll(async () => {
+  it.afterAll(async () => {
     for (const client of clients) await client.leave().catch(() => {});
     await backend?.leave().catch(() => {});
-    await fleet?.close();
   }, 60_000);
 
   it('runs live sessions and an application session on both workers, and refuses a start when every slot is taken', async () => {

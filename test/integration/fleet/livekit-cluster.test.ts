@@ -5,20 +5,27 @@
 // The user types (no speech model is needed).
 
 import { RoomServiceClient } from 'livekit-server-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   agentIdentity,
   sessionRoom,
   userIdentity,
 } from '../../../src/live-sessions/livekit-rooms.ts';
+import { type RealtimeRig, realtimeTest } from '../../fixtures/realtime.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import type { LivekitCluster, LivekitClusterNode } from '../../helpers/livekit-cluster.ts';
-import { type RealtimeRig, startRealtimeRig } from '../../helpers/realtime-rig.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
 
 const GREETING = 'Hello Grace, I am Ada.';
 
 type ChatBody = { messages: { role: string; content: string | null }[] };
+
+const it = realtimeTest.override('realtimeOptions', {
+  dialect: 'postgres',
+  agentName: 'awp-cluster-worker-test',
+  stt: 'none',
+  livekit: 'cluster',
+});
 
 describe('Live Agent sessions on a LiveKit cluster', () => {
   let rig: RealtimeRig;
@@ -46,13 +53,8 @@ describe('Live Agent sessions on a LiveKit cluster', () => {
       .map((p) => p.identity)
       .sort();
 
-  beforeAll(async () => {
-    rig = await startRealtimeRig({
-      dialect: 'postgres',
-      agentName: 'awp-cluster-worker-test',
-      stt: 'none',
-      livekit: 'cluster',
-    });
+  it.beforeAll(async ({ realtimeRig }) => {
+    rig = realtimeRig;
     if (!rig.cluster) throw new Error('the rig started no cluster');
     cluster = rig.cluster;
     const created = await rig.api('POST', '/v1/agents', {
@@ -74,10 +76,6 @@ describe('Live Agent sessions on a LiveKit cluster', () => {
     agentId = created.body.id;
     expect((await rig.api('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
   }, 180_000);
-
-  afterAll(async () => {
-    await rig?.close();
-  }, 60_000);
 
   it('runs sessions whose rooms land on either node, joined through the other node', async () => {
     const [one, two] = cluster.nodes as [LivekitClusterNode, LivekitClusterNode];

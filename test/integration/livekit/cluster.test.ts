@@ -4,12 +4,9 @@
 
 import { Room } from '@livekit/rtc-node';
 import { AccessToken, RoomServiceClient } from 'livekit-server-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type LivekitCluster,
-  type LivekitClusterNode,
-  startLivekitCluster,
-} from '../../helpers/livekit-cluster.ts';
+import { describe, expect } from 'vitest';
+import { realtimeTest as it } from '../../fixtures/realtime.ts';
+import type { LivekitCluster, LivekitClusterNode } from '../../helpers/livekit-cluster.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 describe('LiveKit cluster (two nodes, one Redis)', () => {
@@ -39,13 +36,12 @@ describe('LiveKit cluster (two nodes, one Redis)', () => {
     return { participant, received };
   };
 
-  beforeAll(async () => {
-    cluster = await startLivekitCluster();
+  it.beforeAll(async ({ livekitCluster }) => {
+    cluster = livekitCluster;
   }, 60_000);
 
-  afterAll(async () => {
+  it.afterAll(async () => {
     for (const participant of joined) await participant.disconnect().catch(() => {});
-    await cluster?.stop();
   }, 60_000);
 
   it('starts two distinct nodes registered in one cluster', () => {

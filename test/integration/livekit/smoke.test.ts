@@ -2,18 +2,15 @@
 // with the dev key pair, and stops cleanly. Fails (does not skip) when the binary is missing.
 
 import { RoomServiceClient } from 'livekit-server-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import { describe, expect } from 'vitest';
+import { realtimeTest as it } from '../../fixtures/realtime.ts';
+import type { LivekitServer } from '../../helpers/livekit.ts';
 
 describe('livekit-server (dev mode)', () => {
   let lk: LivekitServer | undefined;
 
-  beforeAll(async () => {
-    lk = await startLivekit();
-  }, 30_000);
-
-  afterAll(async () => {
-    await lk?.stop();
+  it.beforeAll(async ({ livekit }) => {
+    lk = livekit;
   }, 30_000);
 
   it('creates, lists and deletes a room', async () => {

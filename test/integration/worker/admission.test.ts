@@ -6,14 +6,14 @@
 // machine's CPUs are that busy. The user types.
 
 import { RoomServiceClient } from 'livekit-server-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { agentIdentity, sessionRoom } from '../../../src/live-sessions/livekit-rooms.ts';
+import { type RealtimeRig, realtimeTest } from '../../fixtures/realtime.ts';
 import { type ApiReply, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { DIALECTS } from '../../helpers/database.ts';
-import { startRealtimeRig } from '../../helpers/realtime-rig.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
+import type { WorkerProcess } from '../../helpers/worker.ts';
 
 /** The api's wait for a worker to take a session's job (AGENT_SESSION_WORKER_WAIT_MS). */
 const WORKER_WAIT_MS = 6000;
@@ -23,13 +23,15 @@ const REFUSAL_SLACK_MS = 3000;
 const FULL = 'worker is at full capacity, marking as unavailable';
 const AVAILABLE = 'worker is below capacity, marking as available';
 
-async function startAdmissionRig(dialect: 'sqlite' | 'postgres', agentName: string) {
-  const rig = await startRealtimeRig({
-    dialect,
-    agentName,
-    stt: 'none',
-    env: { WORKER_MAX_SESSIONS: '1', AGENT_SESSION_WORKER_WAIT_MS: String(WORKER_WAIT_MS) },
-  });
+const it = realtimeTest.override('realtimeOptions', {
+  dialect: 'sqlite',
+  agentName: 'awp-admission',
+  stt: 'none',
+  env: { WORKER_MAX_SESSIONS: '1', AGENT_SESSION_WORKER_WAIT_MS: String(WORKER_WAIT_MS) },
+});
+
+/** The rig's published Agent, and the starts and reads the tests make. */
+async function admissionRig(rig: RealtimeRig) {
   const created = await rig.api('POST', '/v1/agents', {
     slug: 'admission',
     voice_id: NATIVE_VOICE,
@@ -101,7 +103,7 @@ async function startAdmissionRig(dialect: 'sqlite' | 'postgres', agentName: stri
   };
 }
 
-type AdmissionRig = Awaited<ReturnType<typeof startAdmissionRig>>;
+type AdmissionRig = Awaited<ReturnType<typeof admissionRig>>;
 
 const logsOf = (worker: WorkerProcess, msg: string) => worker.logs().filter((l) => l.msg === msg);
 
@@ -122,13 +124,11 @@ function expectNoWorkerRefusal(reply: ApiReply & { ms: number }) {
 describe.each(DIALECTS)('Worker admission and session starts without capacity (%s)', (dialect) => {
   let t: AdmissionRig;
 
-  beforeAll(async () => {
-    t = await startAdmissionRig(dialect, `awp-admission-${dialect}`);
+  it.beforeAll(async ({ realtimeRigs }) => {
+    t = await admissionRig(
+      await realtimeRigs.of(dialect, { agentName: `awp-admission-${dialect}` }),
+    );
   }, 180_000);
-
-  afterAll(async () => {
-    await t?.rig.close();
-  }, 60_000);
 
   it('refuses a start while the only worker has no slot, undoes it, and starts once a slot is free', async () => {
     const first = await t.start(await t.mint());
@@ -220,30 +220,21 @@ describe.each(DIALECTS)('Worker admission and session starts without capacity (%
 
 describe('Worker admission by CPU, and no worker at all', () => {
   let t: AdmissionRig;
-  let busyWorker: WorkerProcess | undefined;
 
-  beforeAll(async () => {
-    t = await startAdmissionRig('sqlite', 'awp-admission-cpu');
+  it.beforeAll(async ({ realtimeRigs }) => {
+    t = await admissionRig(await realtimeRigs.of('sqlite', { agentName: 'awp-admission-cpu' }));
   }, 180_000);
-
-  afterAll(async () => {
-    await busyWorker?.kill();
-    await t?.rig.close();
-  }, 60_000);
 
   it('refuses starts with no worker registered, and with the only worker at WORKER_LOAD_THRESHOLD', async () => {
     await t.rig.worker.kill();
     const token = await t.mint();
     expectNoWorkerRefusal(await t.start(token));
 
-    busyWorker = await startWorker({
-      ...t.rig.workerEnv,
-      WORKER_HTTP_PORT: String(await freePort()),
+    const worker = await t.rig.startWorker({
       WORKER_MAX_SESSIONS: '4',
       // Any CPU use at all makes this worker full.
       WORKER_LOAD_THRESHOLD: '0.0001',
     });
-    const worker = busyWorker;
     expect(logsOf(worker, 'worker registered')[0]).toMatchObject({
       max_sessions: 4,
       load_threshold: 0.0001,

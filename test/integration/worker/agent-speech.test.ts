@@ -4,10 +4,10 @@
 // speaks every sentence, leaving that key's own allowance untouched. The worker's speech
 // credential dies with its session.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { StreamTokens } from '../../../src/auth/stream-tokens.ts';
+import { type RealtimeRig, realtimeTest } from '../../fixtures/realtime.ts';
 import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { type RealtimeRig, startRealtimeRig } from '../../helpers/realtime-rig.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
 import { seedWorkspace } from '../../helpers/seed.ts';
 import { openStream, streamUrl, type UpgradeRefusal } from '../../helpers/stream.ts';
@@ -25,6 +25,18 @@ const SENTENCES = [
 const GREETING = SENTENCES.join(' ');
 /** 100 frames of 10 ms with speech in them: a second of the Agent's voice. */
 const HEARD_FRAMES = 100;
+
+const it = realtimeTest.override('realtimeOptions', {
+  dialect: 'sqlite',
+  agentName: AGENT_NAME,
+  stt: 'none',
+  env: {
+    // One synthesis a minute per key, one stream at a time per workspace: limits of
+    // synthesis, which agent speech is not counted against.
+    TTS_RATE_LIMIT_PER_MINUTE: '1',
+    STREAM_MAX_CONCURRENT_PER_WORKSPACE: '1',
+  },
+});
 
 describe('Agent speech in live sessions (worker)', () => {
   let rig: RealtimeRig;
@@ -96,23 +108,9 @@ describe('Agent speech in live sessions (worker)', () => {
     }
   };
 
-  beforeAll(async () => {
-    rig = await startRealtimeRig({
-      dialect: 'sqlite',
-      agentName: AGENT_NAME,
-      stt: 'none',
-      env: {
-        // One synthesis a minute per key, one stream at a time per workspace: limits of
-        // synthesis, which agent speech is not counted against.
-        TTS_RATE_LIMIT_PER_MINUTE: '1',
-        STREAM_MAX_CONCURRENT_PER_WORKSPACE: '1',
-      },
-    });
+  it.beforeAll(async ({ realtimeRig }) => {
+    rig = realtimeRig;
   }, 180_000);
-
-  afterAll(async () => {
-    await rig?.close();
-  }, 60_000);
 
   it('lets an end user hear the Agent of a workspace with Agents and without TTS', async () => {
     const only = await seedWorkspace(rig.handle, { capabilities: ['agents'] });

@@ -3,12 +3,18 @@
 // model calls the memory tool, the worker runs it, sends the result back and speaks the
 // answer; the next session of the same end user begins with the memory in its prompt.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { type RealtimeRig, realtimeTest } from '../../fixtures/realtime.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { type RealtimeRig, startRealtimeRig } from '../../helpers/realtime-rig.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
 
 const END_USER = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+
+const it = realtimeTest.override('realtimeOptions', {
+  dialect: 'sqlite',
+  agentName: 'awp-capabilities-worker-test',
+  stt: 'none',
+});
 
 type ChatBody = {
   messages: { role: string; content: string | null; tool_call_id?: string }[];
@@ -34,12 +40,8 @@ describe('Agent capabilities in live sessions (worker)', () => {
   };
   const bodies = () => rig.llm.requests.map((r) => r.body as ChatBody);
 
-  beforeAll(async () => {
-    rig = await startRealtimeRig({
-      dialect: 'sqlite',
-      agentName: 'awp-capabilities-worker-test',
-      stt: 'none',
-    });
+  it.beforeAll(async ({ realtimeRig }) => {
+    rig = realtimeRig;
     const created = await rig.api('POST', '/v1/agents', {
       slug: 'memo',
       voice_id: NATIVE_VOICE,
@@ -56,10 +58,6 @@ describe('Agent capabilities in live sessions (worker)', () => {
     agentId = created.body.id;
     expect((await rig.api('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
   }, 120_000);
-
-  afterAll(async () => {
-    await rig?.close();
-  }, 60_000);
 
   it('runs the memory tool the model calls and remembers across sessions', async () => {
     const first = await startSession();

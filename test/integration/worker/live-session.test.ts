@@ -3,26 +3,29 @@
 // Agent's model, and @livekit/rtc-node as the user's browser. One PostgreSQL database; the
 // machine is small, so one worker and the fewest rooms that cover the protocol.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
-import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
+import type { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
+import { realtimeTest } from '../../fixtures/realtime.ts';
 import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
 import { lastWordEndMs, RoomClient, SPEECH_RMS, speech } from '../../helpers/room-client.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+import type { SeededWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
+import type { WorkerProcess } from '../../helpers/worker.ts';
 
-const SIGNING_SECRET = 'worker-tests-signing-secret-0123456789abcdef';
 const HEARTBEAT_TIMEOUT_MS = 3000;
 
+const it = realtimeTest.override('realtimeOptions', {
+  dialect: 'postgres',
+  agentName: 'awp-agent-worker-test',
+  stt: 'embedded',
+  env: { AGENT_SESSION_HEARTBEAT_TIMEOUT_MS: String(HEARTBEAT_TIMEOUT_MS) },
+});
+
 describe('Live Agent conversations (worker)', () => {
-  let database: TestDatabase;
   let handle: DatabaseHandle;
-  let livekit: LivekitServer;
   let llm: FakeOpenAiChat;
   let server: RunningServer;
   let worker: WorkerProcess;
@@ -46,38 +49,8 @@ describe('Live Agent conversations (worker)', () => {
     (llm.requests.at(-1)?.body as { messages?: { role: string; content: string }[] } | undefined)
       ?.messages ?? [];
 
-  beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    handle = await openTestDatabase(database);
-    ws = await seedWorkspace(handle);
-    livekit = await startLivekit();
-    llm = await FakeOpenAiChat.start();
-    const shared = {
-      LIVEKIT_URL: livekit.url,
-      LIVEKIT_API_KEY: livekit.apiKey,
-      LIVEKIT_API_SECRET: livekit.apiSecret,
-      AGENT_NAME: 'awp-agent-worker-test',
-      TOKEN_SIGNING_SECRET: SIGNING_SECRET,
-      OPENAI_BASE_URL: llm.baseUrl,
-      OPENAI_API_KEY: llm.apiKey ?? '',
-      LOCAL_LLM: 'false',
-      AGENT_SESSION_HEARTBEAT_TIMEOUT_MS: String(HEARTBEAT_TIMEOUT_MS),
-    };
-    server = await startServer({ database, env: shared });
-    worker = await startWorker(
-      serviceEnv(database, {
-        ...shared,
-        REDIS_PREFIX: server.env.REDIS_PREFIX ?? 'test',
-        AWP_API_URL: server.url,
-        AWP_API_DEV_URL: server.devUrl,
-        WORKER_HTTP_PORT: String(await freePort()),
-        WORKER_IDLE_PROCESSES: '1',
-        STT_PROVIDER: 'embedded',
-        WHISPER_MODEL: 'base',
-        WHISPER_THREADS: '1',
-      }),
-    );
-    api = apiClient(server.url, ws.productionKey);
+  it.beforeAll(async ({ realtimeRig }) => {
+    ({ handle, llm, server, worker, ws, api } = realtimeRig);
     const created = await api('POST', '/v1/agents', {
       slug: 'live-ada',
       voice_id: NATIVE_VOICE,
@@ -99,15 +72,9 @@ describe('Live Agent conversations (worker)', () => {
     expect((await api('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
   }, 120_000);
 
-  afterAll(async () => {
+  it.afterAll(async () => {
     if (process.env.WORKER_LOG)
       (await import('node:fs')).writeFileSync(process.env.WORKER_LOG, worker?.output() ?? '');
-    await worker?.kill();
-    await server?.stop();
-    await llm?.close();
-    await livekit?.stop();
-    await handle?.close();
-    await database?.drop();
   }, 60_000);
 
   it('greets, answers speech and text, stays quiet on purpose, takes barge-in and push-to-talk, and records usage', async () => {

@@ -4,17 +4,23 @@
 // ends the session and bills the time it ran. A real livekit-server, the api, the agent
 // worker and the OpenAI chat fake; the user only listens to the greeting.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
+import { type RealtimeRig, realtimeTest } from '../../fixtures/realtime.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { DIALECTS } from '../../helpers/database.ts';
-import { type RealtimeRig, startRealtimeRig } from '../../helpers/realtime-rig.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 /** "Within a few seconds" of the change, on a busy machine. */
 const REMOVED_WITHIN_MS = 8_000;
+
+const it = realtimeTest.override('realtimeOptions', {
+  dialect: 'sqlite',
+  agentName: 'awp-revocation-worker-test',
+  stt: 'none',
+});
 
 describe.each(DIALECTS)('live Agent sessions of revoked keys on %s (worker)', (dialect) => {
   let rig: RealtimeRig;
@@ -56,12 +62,8 @@ describe.each(DIALECTS)('live Agent sessions of revoked keys on %s (worker)', (d
       { what: `session ${sessionId} to end`, timeoutMs: 30_000 },
     );
 
-  beforeAll(async () => {
-    rig = await startRealtimeRig({
-      dialect,
-      agentName: `awp-revocation-worker-test-${dialect}`,
-      stt: 'none',
-    });
+  it.beforeAll(async ({ realtimeRigs }) => {
+    rig = await realtimeRigs.of(dialect, { agentName: `awp-revocation-worker-test-${dialect}` });
     const created = await rig.api('POST', '/v1/agents', {
       slug: 'revocable',
       voice_id: NATIVE_VOICE,
@@ -77,10 +79,6 @@ describe.each(DIALECTS)('live Agent sessions of revoked keys on %s (worker)', (d
     agentId = created.body.id;
     expect((await rig.api('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
   }, 180_000);
-
-  afterAll(async () => {
-    await rig?.close();
-  }, 60_000);
 
   it('takes the end user out of the room when the minting key is revoked, and bills the session', async () => {
     const minting = await new ApiKeys(rig.handle.db).create(

@@ -4,28 +4,31 @@
 // the conversation run for WORKER_DRAIN_GRACE_MS, then its job gives the session up and
 // the other worker resumes it: the user, still in the room, hears the agent again.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { type RealtimeRig, realtimeTest } from '../../fixtures/realtime.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { type RealtimeRig, startRealtimeRig } from '../../helpers/realtime-rig.ts';
 import { RoomClient, SPEECH_RMS } from '../../helpers/room-client.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
+import type { WorkerProcess } from '../../helpers/worker.ts';
 
 const GRACE_MS = 15_000;
+
+const it = realtimeTest.override('realtimeOptions', {
+  dialect: 'postgres',
+  agentName: 'awp-agent-rolling-test',
+  stt: 'none',
+  env: { AGENT_SESSION_HANDOVER_AFTER_MS: '3000', WORKER_DRAIN_GRACE_MS: String(GRACE_MS) },
+  workers: 2,
+});
 
 describe('Rolling restart of the agent worker', () => {
   let rig: RealtimeRig;
   let second: WorkerProcess;
   let agentId: string;
 
-  beforeAll(async () => {
-    rig = await startRealtimeRig({
-      dialect: 'postgres',
-      agentName: 'awp-agent-rolling-test',
-      stt: 'none',
-      env: { AGENT_SESSION_HANDOVER_AFTER_MS: '3000', WORKER_DRAIN_GRACE_MS: String(GRACE_MS) },
-    });
-    second = await startWorker({ ...rig.workerEnv, WORKER_HTTP_PORT: String(await freePort()) });
+  it.beforeAll(async ({ realtimeRig }) => {
+    rig = realtimeRig;
+    second = rig.workers[1] as WorkerProcess;
     const created = await rig.api('POST', '/v1/agents', {
       slug: 'rolling-ada',
       voice_id: NATIVE_VOICE,
@@ -42,14 +45,12 @@ describe('Rolling restart of the agent worker', () => {
     expect((await rig.api('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
   }, 180_000);
 
-  afterAll(async () => {
+  it.afterAll(async () => {
     if (process.env.WORKER_LOG) {
       const { writeFileSync } = await import('node:fs');
       writeFileSync(`${process.env.WORKER_LOG}.1`, rig?.worker.output() ?? '');
       writeFileSync(`${process.env.WORKER_LOG}.2`, second?.output() ?? '');
     }
-    await second?.kill();
-    await rig?.close();
   }, 60_000);
 
   const startSession = async () => {

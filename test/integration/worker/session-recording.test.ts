@@ -5,20 +5,18 @@
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { AwpClient, verifyWebhook } from '../../../backend-sdk/src/index.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
-import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
+import { realtimeTest } from '../../fixtures/realtime.ts';
 import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { decodeWithFfmpeg } from '../../helpers/audio.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { RoomClient, SPEECH_RMS, speech } from '../../helpers/room-client.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
-import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
 
 const WINDOW_MS = 20;
 
@@ -51,61 +49,28 @@ function loudRuns(windows: boolean[], gapMs = 400): { startMs: number; endMs: nu
   return runs;
 }
 
+const it = realtimeTest.override('realtimeOptions', {
+  dialect: 'sqlite',
+  agentName: 'awp-recording-worker-test',
+  stt: 'embedded',
+  env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_INTERVAL_MS: '100' },
+});
+
 describe('Session recordings (worker)', () => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
-  let livekit: LivekitServer;
-  let llm: FakeOpenAiChat;
   let server: RunningServer;
-  let worker: WorkerProcess;
   let ws: SeededWorkspace;
   let api: ApiClient;
   let receiver: WebhookReceiver;
 
-  beforeAll(async () => {
+  it.beforeAll(async ({ realtimeRig }) => {
+    ({ database, handle, server, ws, api } = realtimeRig);
     receiver = await startWebhookReceiver();
-    database = await createTestDatabase('sqlite');
-    handle = await openTestDatabase(database);
-    ws = await seedWorkspace(handle);
-    livekit = await startLivekit();
-    llm = await FakeOpenAiChat.start();
-    const shared = {
-      LIVEKIT_URL: livekit.url,
-      LIVEKIT_API_KEY: livekit.apiKey,
-      LIVEKIT_API_SECRET: livekit.apiSecret,
-      AGENT_NAME: 'awp-recording-worker-test',
-      TOKEN_SIGNING_SECRET: 'recording-tests-signing-secret-0123456789abcdef',
-      OPENAI_BASE_URL: llm.baseUrl,
-      OPENAI_API_KEY: llm.apiKey ?? '',
-      LOCAL_LLM: 'false',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_POLL_INTERVAL_MS: '100',
-    };
-    server = await startServer({ database, env: shared });
-    worker = await startWorker(
-      serviceEnv(database, {
-        ...shared,
-        REDIS_PREFIX: server.env.REDIS_PREFIX ?? 'test',
-        AWP_API_URL: server.url,
-        AWP_API_DEV_URL: server.devUrl,
-        WORKER_HTTP_PORT: String(await freePort()),
-        WORKER_IDLE_PROCESSES: '1',
-        STT_PROVIDER: 'embedded',
-        WHISPER_MODEL: 'base',
-        WHISPER_THREADS: '1',
-      }),
-    );
-    api = apiClient(server.url, ws.productionKey);
   }, 120_000);
 
-  afterAll(async () => {
-    await worker?.kill();
-    await server?.stop();
-    await llm?.close();
-    await livekit?.stop();
+  it.afterAll(async () => {
     await receiver?.close();
-    await handle?.close();
-    await database?.drop();
   }, 60_000);
 
   it('records the user left and the Agent right on one timeline, serves it to the workspace only, and deletes it', async () => {

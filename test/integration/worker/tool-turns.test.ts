@@ -4,10 +4,10 @@
 // agent's `awp.transcript` turns; the search fake records when each request came, when it
 // was answered and whether the worker went away first.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { FakeBraveSearch } from '../../fakes/web-search.ts';
+import { type RealtimeRig, realtimeTest } from '../../fixtures/realtime.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { type RealtimeRig, startRealtimeRig } from '../../helpers/realtime-rig.ts';
 import { RoomClient, speech } from '../../helpers/room-client.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
@@ -18,6 +18,35 @@ const CREDIT_SHORT = 'The workspace credit cannot cover a web search; answer wit
 type ChatBody = {
   messages: { role: string; content: string | null; tool_call_id?: string }[];
 };
+
+const it = realtimeTest
+  /** The Brave Search fake, started before the rig whose variables point at it. */
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+  .extend('brave', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const brave = await FakeBraveSearch.start([
+      { title: 'Paris weather', url: 'https://weather.example/paris', description: 'Sunny.' },
+      { title: 'Rome weather', url: 'https://weather.example/rome', description: 'Rain.' },
+    ]);
+    onCleanup(() => brave.close());
+    return brave;
+  })
+  .override('realtimeOptions', async ({ brave }) => ({
+    dialect: 'postgres',
+    agentName: 'awp-tool-turns-worker-test',
+    stt: 'embedded',
+    env: {
+      WEB_SEARCH_PROVIDER: 'brave',
+      BRAVE_SEARCH_API_KEY: brave.apiKey,
+      BRAVE_SEARCH_API_BASE: brave.url,
+      WEB_SEARCH_PRICE_MILLICREDITS: String(SEARCH_PRICE),
+      // Longer than the slowest search here: only the worker's own cancel aborts one.
+      WEB_SEARCH_TIMEOUT_MS: '30000',
+      AGENT_TOOL_FILLER_MS: '1000',
+      // Only model calls and searches cost anything, so charges are exact.
+      PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: '0',
+      PRICE_STT_CREDITS_PER_MINUTE: '0',
+    },
+  }));
 
 describe('Tool calls in live sessions (worker)', () => {
   let rig: RealtimeRig;
@@ -68,28 +97,9 @@ describe('Tool calls in live sessions (worker)', () => {
     );
   };
 
-  beforeAll(async () => {
-    brave = await FakeBraveSearch.start([
-      { title: 'Paris weather', url: 'https://weather.example/paris', description: 'Sunny.' },
-      { title: 'Rome weather', url: 'https://weather.example/rome', description: 'Rain.' },
-    ]);
-    rig = await startRealtimeRig({
-      dialect: 'postgres',
-      agentName: 'awp-tool-turns-worker-test',
-      stt: 'embedded',
-      env: {
-        WEB_SEARCH_PROVIDER: 'brave',
-        BRAVE_SEARCH_API_KEY: brave.apiKey,
-        BRAVE_SEARCH_API_BASE: brave.url,
-        WEB_SEARCH_PRICE_MILLICREDITS: String(SEARCH_PRICE),
-        // Longer than the slowest search here: only the worker's own cancel aborts one.
-        WEB_SEARCH_TIMEOUT_MS: '30000',
-        AGENT_TOOL_FILLER_MS: '1000',
-        // Only model calls and searches cost anything, so charges are exact.
-        PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: '0',
-        PRICE_STT_CREDITS_PER_MINUTE: '0',
-      },
-    });
+  it.beforeAll(async ({ realtimeRig, brave: started }) => {
+    rig = realtimeRig;
+    brave = started;
     const created = await rig.api('POST', '/v1/agents', {
       slug: 'scout',
       voice_id: NATIVE_VOICE,
@@ -108,11 +118,9 @@ describe('Tool calls in live sessions (worker)', () => {
     expect((await rig.api('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
   }, 180_000);
 
-  afterAll(async () => {
+  it.afterAll(async () => {
     if (process.env.WORKER_LOG)
       (await import('node:fs')).writeFileSync(process.env.WORKER_LOG, rig?.worker.output() ?? '');
-    await rig?.close();
-    await brave?.close();
   }, 60_000);
 
   it('says the filler while a slow search runs, then the answer; searches are charged at their price', async () => {

@@ -9,19 +9,20 @@
 import { dispose, Room } from '@livekit/rtc-node';
 import type { Page } from 'playwright-core';
 import { v4 as uuidv4 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
 import { apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 import { openTestPage } from './harness/page.ts';
 import { ProtocolPeer } from './harness/protocol-peer.ts';
 import { type SessionStub, startSessionStub } from './harness/session-stub.ts';
 
 describe('client SDK in an application session (real api, livekit-server, protocol peer)', () => {
+  dialectSuite('sqlite');
   let livekit: LivekitServer;
   let database: TestDatabase;
   let server: RunningServer;
@@ -37,14 +38,13 @@ describe('client SDK in an application session (real api, livekit-server, protoc
   let forwardWholeAnswer = false;
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       livekit = await startLivekit();
-      database = await createTestDatabase('sqlite');
+      database = await databases.empty('sqlite');
       const handle = await openTestDatabase(database);
       const ws = await seedWorkspace(handle);
       await handle.close();
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           ...LLM_ENV,
           LIVEKIT_URL: livekit.url,
@@ -101,9 +101,7 @@ describe('client SDK in an application session (real api, livekit-server, protoc
     for (const backend of backends) await backend.disconnect().catch(() => undefined);
     await browser?.close();
     await stub?.close();
-    await server?.stop();
     await livekit?.stop();
-    await database?.drop();
     await dispose();
   }, 30_000);
 

@@ -4,15 +4,16 @@
 // Connecting needs the session route and worker (tested end to end elsewhere).
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapWorkspace } from '../../../src/workspaces/bootstrap.ts';
+import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
 import { apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 
 describe('demo page in the browser', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let server: RunningServer;
   let browser: TestBrowser;
@@ -20,13 +21,13 @@ describe('demo page in the browser', () => {
   let agentId: string;
   const problems: string[] = [];
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
+  beforeAll(async ({ databases, apis }) => {
+    database = await databases.empty('sqlite');
     const handle = await openTestDatabase(database);
     const boot = await bootstrapWorkspace(handle.db);
     await handle.close();
     if (!boot) throw new Error('bootstrap did not create a workspace');
-    server = await startServer({ database, env: { ...LLM_ENV, DEMO_PAGE: 'true' } });
+    server = await apis.start(database, { env: { ...LLM_ENV, DEMO_PAGE: 'true' } });
     const dev = apiClient(server.devUrl, boot.developmentKey.key);
     const created = await dev('POST', '/v1/agents', {
       slug: 'clara',
@@ -45,8 +46,6 @@ describe('demo page in the browser', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await server?.stop();
-    await database?.drop();
   });
 
   it('loads under its CSP, lists the published Agent and enables Connect', async () => {

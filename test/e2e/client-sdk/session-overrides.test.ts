@@ -4,14 +4,14 @@
 // joins: each connect ends in `agent_unavailable` once the session was started.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 import { openTestPage } from './harness/page.ts';
 import { type SessionStub, startSessionStub } from './harness/session-stub.ts';
@@ -27,7 +27,7 @@ const SESSION_CARD = {
   data: { name: 'Captain', description: 'A pirate.', system_prompt: 'Speak like a pirate.' },
 };
 
-describe.each(DIALECTS)('client SDK session overrides against the real api on %s', (dialect) => {
+describeEachDialect('client SDK session overrides against the real api on %s', (dialect) => {
   let livekit: LivekitServer;
   let database: TestDatabase;
   let handle: DatabaseHandle;
@@ -39,15 +39,13 @@ describe.each(DIALECTS)('client SDK session overrides against the real api on %s
   let agentId: string;
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       livekit = await startLivekit();
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       const ws = await seedWorkspace(handle);
       // The stub only serves the page; the page's origin is allowed to start sessions.
       stub = await startSessionStub();
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           ...LLM_ENV,
           LIVEKIT_URL: livekit.url,
@@ -80,10 +78,7 @@ describe.each(DIALECTS)('client SDK session overrides against the real api on %s
   afterAll(async () => {
     await browser?.close();
     await stub?.close();
-    await server?.stop();
     await livekit?.stop();
-    await handle?.close();
-    await database?.drop();
   }, 30_000);
 
   /** Connects with these overrides; the started session's id and how connect() ended. */

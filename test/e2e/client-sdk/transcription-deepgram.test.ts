@@ -5,13 +5,21 @@
 
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { encodeWav } from '../../../media/wav.ts';
 import { type FakeDeepgram, startFakeDeepgram } from '../../fakes/deepgram.ts';
+import {
+  afterAll,
+  beforeAll,
+  beforeEach,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { silence, speech } from '../../helpers/transcription.ts';
 import { budget } from '../../helpers/wait.ts';
 import {
@@ -79,6 +87,7 @@ async function bundleApp(): Promise<string> {
 }
 
 describe('TranscriptionClient in Chromium (api with the Deepgram engine)', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let server: RunningServer;
   let fake: FakeDeepgram;
@@ -87,16 +96,15 @@ describe('TranscriptionClient in Chromium (api with the Deepgram engine)', () =>
   let browser: TestBrowser;
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       const first = await speech(FIRST, MIC_RATE);
       const second = await speech(SECOND, MIC_RATE);
       fake = await startFakeDeepgram({ apiKey: 'dg-test', interimEveryMs: 300 });
-      database = await createTestDatabase('sqlite');
+      database = await databases.empty('sqlite');
       const handle = await openTestDatabase(database);
       ws = await seedWorkspace(handle, { capabilities: ['transcription'], credits: 1000 });
       await handle.close();
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           STT_PROVIDER: 'deepgram',
           DEEPGRAM_API_KEY: 'dg-test',
@@ -130,8 +138,6 @@ describe('TranscriptionClient in Chromium (api with the Deepgram engine)', () =>
   afterAll(async () => {
     await browser?.close();
     await app?.close();
-    await server?.stop();
-    await database?.drop();
     await fake?.close();
   });
 

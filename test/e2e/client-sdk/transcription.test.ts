@@ -7,17 +7,25 @@
 // reused and refused tokens, and an api error event.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { encodeWav } from '../../../media/wav.ts';
 import { StreamTokens } from '../../../src/auth/stream-tokens.ts';
 import {
   type FakeTranscriptions,
   startFakeTranscriptions,
 } from '../../fakes/openai-transcriptions.ts';
+import {
+  afterAll,
+  beforeAll,
+  beforeEach,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { expectedMillicredits, pcmMs, silence, speech } from '../../helpers/transcription.ts';
 import { budget } from '../../helpers/wait.ts';
 import {
@@ -35,6 +43,7 @@ const MIC_RATE = 48_000;
 const WAIT_MS = 30_000;
 
 describe('TranscriptionClient in Chromium (api with the OpenAI-compatible engine)', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let server: RunningServer;
   let fake: FakeTranscriptions;
@@ -47,17 +56,16 @@ describe('TranscriptionClient in Chromium (api with the OpenAI-compatible engine
   let second: Buffer;
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       first = await speech(FIRST, MIC_RATE);
       second = await speech(SECOND, MIC_RATE);
       fake = await startFakeTranscriptions({ apiKey: 'sk-test' });
-      database = await createTestDatabase('sqlite');
+      database = await databases.empty('sqlite');
       const handle = await openTestDatabase(database);
       ws = await seedWorkspace(handle, { capabilities: ['transcription'], credits: 1000 });
       poor = await seedWorkspace(handle, { capabilities: ['transcription'], credits: 0.5 });
       await handle.close();
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           STT_PROVIDER: 'openai',
           STT_OPENAI_BASE_URL: fake.url,
@@ -97,8 +105,6 @@ describe('TranscriptionClient in Chromium (api with the OpenAI-compatible engine
   afterAll(async () => {
     await browser?.close();
     await app?.close();
-    await server?.stop();
-    await database?.drop();
     await fake?.close();
   });
 

@@ -1,17 +1,17 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentStore } from '../../../src/agents/agent-store.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { VoiceStore } from '../../../src/voices/voice-store.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-describe.each(DIALECTS)('Agents on %s', (dialect) => {
+describeEachDialect('Agents on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -40,9 +40,8 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
     return reply.body;
   };
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases, apis }) => {
+    ({ database, handle } = await databases.get(dialect));
     ws = await seedWorkspace(handle);
     const voices = new VoiceStore(handle.db);
     importedVoice = (
@@ -65,15 +64,9 @@ describe.each(DIALECTS)('Agents on %s', (dialect) => {
         name: 'George (dev)',
       })
     ).id;
-    server = await startServer({ database, env: LLM_ENV });
+    server = await apis.start(database, { env: LLM_ENV });
     api = apiClient(server.url, ws.productionKey);
     devApi = apiClient(server.devUrl, ws.developmentKey);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('creates an Agent with every field of the resource and the documented defaults', async () => {

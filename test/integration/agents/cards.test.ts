@@ -1,11 +1,11 @@
 import http from 'node:http';
 import { crc32 } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 
 /** A complete V3 card with every field set. */
 const FULL_CARD = {
@@ -118,7 +118,7 @@ function oversizeUpload(
 
 const base64Json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64');
 
-describe.each(DIALECTS)('character cards on %s', (dialect) => {
+describeEachDialect('character cards on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -144,21 +144,14 @@ describe.each(DIALECTS)('character cards on %s', (dialect) => {
     return reply.body;
   };
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases, apis }) => {
+    ({ database, handle } = await databases.get(dialect));
     ws = await seedWorkspace(handle);
-    server = await startServer({ database, env: LLM_ENV });
+    server = await apis.start(database, { env: LLM_ENV });
     api = apiClient(server.url, ws.productionKey);
     plainPng = Buffer.from(
       await (await fetch(`${server.url}/v1/avatars/avatar_mei/preview`)).arrayBuffer(),
     );
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('maps the legacy fields onto the card and back', async () => {

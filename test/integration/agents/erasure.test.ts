@@ -9,18 +9,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { SessionRecordings } from '../../../src/live-sessions/session-recordings.ts';
 import { audioStorageDir } from '../../../src/storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from '../../../src/storage/local-disk-store.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV } from '../../helpers/agents.ts';
 import { runProcess } from '../../helpers/audio.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { publishedAgentSnapshot } from '../../helpers/published-agent.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { storeSessionRecording } from '../../helpers/session-recordings.ts';
 import { budget } from '../../helpers/wait.ts';
 
@@ -28,7 +28,7 @@ vi.setConfig({ testTimeout: budget({}) });
 
 const END_USER = '3f0b5a52-8d4e-4a57-9a4c-0f6f3f7b2c11';
 
-describe.each(DIALECTS)('erasure on %s', (dialect) => {
+describeEachDialect('erasure on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -38,23 +38,16 @@ describe.each(DIALECTS)('erasure on %s', (dialect) => {
   let recordings: SessionRecordings;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      server = await startServer({ database, env: LLM_ENV });
+      server = await apis.start(database, { env: LLM_ENV });
       api = apiClient(server.url, ws.productionKey);
       store = new LocalDiskAudioStore(audioStorageDir({ DATA_DIR: database.dataDir }));
       recordings = new SessionRecordings(handle.db, store);
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   /** A recorded Agent with `count` sessions, each with a stored recording. */
   const recordedAgent = async (slug: string, count: number) => {

@@ -12,18 +12,26 @@ import {
 } from '@livekit/rtc-node';
 import { SignJWT } from 'jose';
 import { AgentDispatchClient, RoomServiceClient } from 'livekit-server-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  dialectSuite,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 
 const ORIGIN = 'https://app.example.com';
 
-describe.each(DIALECTS)('Live Agent session starts on %s', (dialect) => {
+describeEachDialect('Live Agent session starts on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let livekit: LivekitServer;
@@ -55,13 +63,11 @@ describe.each(DIALECTS)('Live Agent session starts on %s', (dialect) => {
   const start = (agentId: string, token: string, body?: unknown, headers = {}) =>
     apiClient(server.url, token)('POST', `/v1/agents/${agentId}/sessions`, body, headers);
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases, apis }) => {
+    ({ database, handle } = await databases.get(dialect));
     ws = await seedWorkspace(handle);
     livekit = await startLivekit();
-    server = await startServer({
-      database,
+    server = await apis.start(database, {
       env: {
         ...LLM_ENV,
         LIVEKIT_URL: livekit.url,
@@ -77,10 +83,7 @@ describe.each(DIALECTS)('Live Agent session starts on %s', (dialect) => {
   }, 60_000);
 
   afterAll(async () => {
-    await server?.stop();
     await livekit?.stop();
-    await handle?.close();
-    await database?.drop();
   }, 30_000);
 
   it('starts a session: room, explicit dispatch, avatar, and a microphone-only user token', async () => {
@@ -394,7 +397,7 @@ describe.each(DIALECTS)('Live Agent session starts on %s', (dialect) => {
   }, 30_000);
 });
 
-describe.each(DIALECTS)('Concurrent live sessions per workspace on %s', (dialect) => {
+describeEachDialect('Concurrent live sessions per workspace on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let livekit: LivekitServer;
@@ -425,12 +428,10 @@ describe.each(DIALECTS)('Concurrent live sessions per workspace on %s', (dialect
     return { mint, start, startApplication };
   };
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases, apis }) => {
+    ({ database, handle } = await databases.get(dialect));
     livekit = await startLivekit();
-    server = await startServer({
-      database,
+    server = await apis.start(database, {
       env: {
         ...LLM_ENV,
         LIVEKIT_URL: livekit.url,
@@ -443,10 +444,7 @@ describe.each(DIALECTS)('Concurrent live sessions per workspace on %s', (dialect
   }, 60_000);
 
   afterAll(async () => {
-    await server?.stop();
     await livekit?.stop();
-    await handle?.close();
-    await database?.drop();
   }, 30_000);
 
   it('refuses a start beyond the limit with 429 rate_limited, leaving the token unused', async () => {
@@ -485,21 +483,15 @@ describe.each(DIALECTS)('Concurrent live sessions per workspace on %s', (dialect
 });
 
 describe('Live Agent session starts without LiveKit', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    handle = await openTestDatabase(database);
-    server = await startServer({ database, env: LLM_ENV });
+  beforeAll(async ({ databases, apis }) => {
+    ({ database, handle } = await databases.get('sqlite'));
+    server = await apis.start(database, { env: LLM_ENV });
   }, 60_000);
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  }, 30_000);
 
   it('answers 503 service_unavailable and leaves the token unused', async () => {
     const ws = await seedWorkspace(handle);

@@ -3,30 +3,23 @@
 // anyone reading it; sessions still heard from stay, on both databases.
 
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { LostSessionSweep } from '../../../src/jobs/lost-sessions.ts';
 import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { publishedAgentSnapshot } from '../../helpers/published-agent.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
 
 const TIMEOUT_MS = 15_000;
 
-describe.each(DIALECTS)('lost live sessions on %s', (dialect) => {
-  let database: TestDatabase;
+describeEachDialect('lost live sessions on %s', (dialect) => {
   let handle: DatabaseHandle;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
+  beforeAll(async ({ databases }) => {
+    ({ handle } = await databases.get(dialect));
   });
 
   it('fails sessions silent past the timeout, each once, with their ended event', async () => {

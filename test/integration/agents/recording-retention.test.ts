@@ -4,7 +4,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { RecordingRetention } from '../../../src/jobs/recording-retention.ts';
 import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
@@ -12,24 +11,20 @@ import { SessionRecordings } from '../../../src/live-sessions/session-recordings
 import { createLogger } from '../../../src/observability/logger.ts';
 import { audioStorageDir } from '../../../src/storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from '../../../src/storage/local-disk-store.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { publishedAgentSnapshot } from '../../helpers/published-agent.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
 import { storeSessionRecording } from '../../helpers/session-recordings.ts';
 
 const DAY_MS = 24 * 60 * 60_000;
 
-describe.each(DIALECTS)('session recording retention on %s', (dialect) => {
+describeEachDialect('session recording retention on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
+  beforeAll(async ({ databases }) => {
+    ({ database, handle } = await databases.get(dialect));
   });
 
   it('deletes the recordings of sessions ended longer ago than the period, and only those', async () => {

@@ -5,20 +5,20 @@
 // library's list, listAll and transcript.
 
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AwpClient } from '../../../backend-sdk/src/index.ts';
 import { AgentStore } from '../../../src/agents/agent-store.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({}) });
 
-describe.each(DIALECTS)('GET /v1/agent-sessions and transcripts on %s', (dialect) => {
+describeEachDialect('GET /v1/agent-sessions and transcripts on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -63,12 +63,11 @@ describe.each(DIALECTS)('GET /v1/agent-sessions and transcripts on %s', (dialect
     return id;
   };
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases, apis }) => {
+    ({ database, handle } = await databases.get(dialect));
     ws = await seedWorkspace(handle);
     other = await seedWorkspace(handle);
-    server = await startServer({ database, env: LLM_ENV });
+    server = await apis.start(database, { env: LLM_ENV });
     api = apiClient(server.url, ws.productionKey);
     liveSessions = new LiveSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
     agents.tutor = await publishedAgent(api, 'tutor');
@@ -120,12 +119,6 @@ describe.each(DIALECTS)('GET /v1/agent-sessions and transcripts on %s', (dialect
       'user-17',
     );
   }, 120_000);
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   /** What the list holds for a session: its report, its end user, no conversation id. */
   const expected = async (id: string) => ({

@@ -1,5 +1,4 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import { ApiKeyStore } from '../../../src/auth/key-store.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
@@ -10,14 +9,15 @@ import {
 } from '../../../src/live-sessions/session-tokens.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 
 const END_USER = '0f8fad5b-d9cb-469f-a165-70867728950e';
 
-describe.each(DIALECTS)('Agent session tokens on %s', (dialect) => {
+describeEachDialect('Agent session tokens on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -65,24 +65,20 @@ describe.each(DIALECTS)('Agent session tokens on %s', (dialect) => {
     }
   };
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases, apis }) => {
+    ({ database, handle } = await databases.get(dialect));
     ws = await seedWorkspace(handle);
     keyStore = new ApiKeyStore(
       handle.db,
       { cacheTtlMs: 0, lastUsedFlushMs: 60_000 },
       createLogger('silent'),
     );
-    server = await startServer({ database, env: LLM_ENV });
+    server = await apis.start(database, { env: LLM_ENV });
     api = apiClient(server.url, ws.productionKey);
   });
 
   afterAll(async () => {
     await keyStore?.close();
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('mints a 15-minute token bound to the Agent, with no-store', async () => {

@@ -15,19 +15,27 @@ import {
 import { decodeJwt } from 'jose';
 import { AccessToken, AgentDispatchClient, RoomServiceClient } from 'livekit-server-sdk';
 import { v4 as uuidv4 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  dialectSuite,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
 const PARAMETERS = { type: 'object', properties: { city: { type: 'string' } } };
 
-describe.each(DIALECTS)('Application session starts on %s', (dialect) => {
+describeEachDialect('Application session starts on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let livekit: LivekitServer;
@@ -66,13 +74,11 @@ describe.each(DIALECTS)('Application session starts on %s', (dialect) => {
     call('POST', `/v1/agents/${agentId}/application-sessions`, body);
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       livekit = await startLivekit();
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           ...LLM_ENV,
           LIVEKIT_URL: livekit.url,
@@ -87,10 +93,7 @@ describe.each(DIALECTS)('Application session starts on %s', (dialect) => {
   );
 
   afterAll(async () => {
-    await server?.stop();
     await livekit?.stop();
-    await handle?.close();
-    await database?.drop();
   }, 30_000);
 
   it('starts: a control part, a browser part, the room, the dispatch and the stored application', async () => {
@@ -717,24 +720,18 @@ describe.each(DIALECTS)('Application session starts on %s', (dialect) => {
 });
 
 describe('Application session starts without LiveKit', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase('sqlite');
-      handle = await openTestDatabase(database);
-      server = await startServer({ database, env: LLM_ENV });
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get('sqlite'));
+      server = await apis.start(database, { env: LLM_ENV });
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  }, 30_000);
 
   it('answers 503 service_unavailable and stores no session', async () => {
     const ws = await seedWorkspace(handle);

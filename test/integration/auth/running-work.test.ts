@@ -3,7 +3,6 @@
 // spec's error event and close, and a signed-in operator of a suspended workspace is
 // refused on every operator route. The change is made by another process (the test's own
 // database handle, as the operator tool does), so the api learns it from the shared state.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
@@ -12,9 +11,10 @@ import {
   type FakeTranscriptions,
   startFakeTranscriptions,
 } from '../../fakes/openai-transcriptions.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { addMember, OperatorClient, signedIn } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { openStream, type StreamClient, streamUrl } from '../../helpers/stream.ts';
 import { openTranscription } from '../../helpers/transcription.ts';
@@ -51,176 +51,170 @@ async function openStartedTranscription(baseUrl: string, key: string): Promise<S
   return client;
 }
 
-describe.each(DIALECTS)(
-  'running work of revoked keys and suspended workspaces on %s',
-  (dialect) => {
-    let database: TestDatabase;
-    let handle: DatabaseHandle;
-    let server: RunningServer;
-    /** A second api process of the same deployment (same database and Redis). */
-    let peer: RunningServer;
-    let fake: FakeTranscriptions;
+describeEachDialect('running work of revoked keys and suspended workspaces on %s', (dialect) => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  let server: RunningServer;
+  /** A second api process of the same deployment (same database and Redis). */
+  let peer: RunningServer;
+  let fake: FakeTranscriptions;
 
-    beforeAll(
-      async () => {
-        fake = await startFakeTranscriptions({ apiKey: 'sk-test' });
-        database = await createTestDatabase(dialect);
-        handle = await openTestDatabase(database);
-        const env = {
-          STT_PROVIDER: 'openai',
-          STT_OPENAI_BASE_URL: fake.url,
-          STT_OPENAI_API_KEY: 'sk-test',
-          STREAM_IDLE_TIMEOUT_MS: '60000',
-          REDIS_PREFIX: `test-running-work-${dialect}-${process.pid}`,
-        };
-        [server, peer] = await Promise.all([
-          startServer({ database, env }),
-          startServer({ database, env: { ...env, INSTANCE_ID: 'api-peer' } }),
-        ]);
-      },
-      budget({ servers: 2 }),
+  beforeAll(
+    async ({ databases }) => {
+      fake = await startFakeTranscriptions({ apiKey: 'sk-test' });
+      ({ database, handle } = await databases.get(dialect));
+      const env = {
+        STT_PROVIDER: 'openai',
+        STT_OPENAI_BASE_URL: fake.url,
+        STT_OPENAI_API_KEY: 'sk-test',
+        STREAM_IDLE_TIMEOUT_MS: '60000',
+        REDIS_PREFIX: `test-running-work-${dialect}-${process.pid}`,
+      };
+      [server, peer] = await Promise.all([
+        startServer({ database, env }),
+        startServer({ database, env: { ...env, INSTANCE_ID: 'api-peer' } }),
+      ]);
+    },
+    budget({ servers: 2 }),
+  );
+
+  afterAll(async () => {
+    await peer?.stop();
+    await server?.stop();
+    await fake?.close();
+  });
+
+  const workspace = (): Promise<SeededWorkspace> =>
+    seedWorkspace(handle, { capabilities: ['tts', 'transcription'] });
+
+  it('ends open synthesis and transcription sockets of a revoked key with unauthorized', async () => {
+    const ws = await workspace();
+    const tts = await openTtsStream(server.url, ws.productionKey);
+    const stt = await openStartedTranscription(server.url, ws.productionKey);
+    // Another key of the same workspace keeps working.
+    const other = await openTtsStream(server.devUrl, ws.developmentKey);
+
+    const since = Date.now();
+    await new ApiKeys(handle.db).revoke(ws.workspaceId, ws.productionKeyId);
+
+    const ttsStop = await stoppedWith(tts, since);
+    expect(ttsStop.error).toEqual({
+      event: 'error',
+      request_id: expect.any(String),
+      code: 'unauthorized',
+      retryable: false,
+      detail: 'The key of this connection was revoked.',
+    });
+    expect(ttsStop.closed.code).toBe(1000);
+    expect(ttsStop.elapsedMs).toBeLessThan(STOP_WITHIN_MS);
+
+    const sttStop = await stoppedWith(stt, since);
+    expect(sttStop.error).toMatchObject({
+      event: 'error',
+      code: 'unauthorized',
+      retryable: false,
+      detail: 'The key of this connection was revoked.',
+    });
+    expect(sttStop.closed.code).toBe(1000);
+    expect(sttStop.elapsedMs).toBeLessThan(STOP_WITHIN_MS);
+
+    expect(other.events.filter((event) => event.event === 'error')).toEqual([]);
+    expect(other.socket.readyState).toBe(other.socket.OPEN);
+    other.socket.close();
+    await other.closed;
+
+    // The synthesis request is recorded as failed with the code the client saw.
+    // (closed once synthesis has stopped, just after the event)
+    const row = await waitFor(
+      () =>
+        handle.db
+          .selectFrom('synthesis_requests')
+          .select(['status', 'error_code'])
+          .where('request_id', '=', ttsStop.error.request_id as string)
+          .where('status', '!=', 'started')
+          .executeTakeFirst(),
+      { what: 'the ledger row to close' },
     );
+    expect(row).toEqual({ status: 'failed', error_code: 'unauthorized' });
+  });
 
-    afterAll(async () => {
-      await peer?.stop();
-      await server?.stop();
-      await handle?.close();
-      await database?.drop();
-      await fake?.close();
-    });
+  it('ends the sockets on another api process when the key is revoked in the dashboard', async () => {
+    const ws = await workspace();
+    await addMember(handle.db, ws.workspaceId, 'admin@revoker.test', 'admin', 'pw-0123456789');
+    const admin = await signedIn(server.url, 'admin@revoker.test', 'pw-0123456789');
+    const tts = await openTtsStream(peer.url, ws.productionKey);
 
-    const workspace = (): Promise<SeededWorkspace> =>
-      seedWorkspace(handle, { capabilities: ['tts', 'transcription'] });
+    const since = Date.now();
+    const revoked = await admin.request('POST', `/keys/${ws.productionKeyId}/revoke`);
+    expect(revoked.status).toBe(200);
 
-    it('ends open synthesis and transcription sockets of a revoked key with unauthorized', async () => {
-      const ws = await workspace();
-      const tts = await openTtsStream(server.url, ws.productionKey);
-      const stt = await openStartedTranscription(server.url, ws.productionKey);
-      // Another key of the same workspace keeps working.
-      const other = await openTtsStream(server.devUrl, ws.developmentKey);
+    const stop = await stoppedWith(tts, since);
+    expect(stop.error).toMatchObject({ event: 'error', code: 'unauthorized', retryable: false });
+    expect(stop.closed.code).toBe(1000);
+    expect(stop.elapsedMs).toBeLessThan(STOP_WITHIN_MS);
+  });
 
-      const since = Date.now();
-      await new ApiKeys(handle.db).revoke(ws.workspaceId, ws.productionKeyId);
+  it('ends them with organization_suspended when the workspace is suspended', async () => {
+    const ws = await workspace();
+    const tts = await openTtsStream(server.url, ws.productionKey);
+    const stt = await openStartedTranscription(server.url, ws.productionKey);
 
-      const ttsStop = await stoppedWith(tts, since);
-      expect(ttsStop.error).toEqual({
+    const since = Date.now();
+    await new Workspaces(handle.db).setStatus(ws.workspaceId, 'suspended');
+
+    for (const client of [tts, stt]) {
+      const stop = await stoppedWith(client, since);
+      expect(stop.error).toMatchObject({
         event: 'error',
-        request_id: expect.any(String),
-        code: 'unauthorized',
+        code: 'organization_suspended',
         retryable: false,
-        detail: 'The key of this connection was revoked.',
+        detail: 'The workspace is suspended.',
       });
-      expect(ttsStop.closed.code).toBe(1000);
-      expect(ttsStop.elapsedMs).toBeLessThan(STOP_WITHIN_MS);
-
-      const sttStop = await stoppedWith(stt, since);
-      expect(sttStop.error).toMatchObject({
-        event: 'error',
-        code: 'unauthorized',
-        retryable: false,
-        detail: 'The key of this connection was revoked.',
-      });
-      expect(sttStop.closed.code).toBe(1000);
-      expect(sttStop.elapsedMs).toBeLessThan(STOP_WITHIN_MS);
-
-      expect(other.events.filter((event) => event.event === 'error')).toEqual([]);
-      expect(other.socket.readyState).toBe(other.socket.OPEN);
-      other.socket.close();
-      await other.closed;
-
-      // The synthesis request is recorded as failed with the code the client saw.
-      // (closed once synthesis has stopped, just after the event)
-      const row = await waitFor(
-        () =>
-          handle.db
-            .selectFrom('synthesis_requests')
-            .select(['status', 'error_code'])
-            .where('request_id', '=', ttsStop.error.request_id as string)
-            .where('status', '!=', 'started')
-            .executeTakeFirst(),
-        { what: 'the ledger row to close' },
-      );
-      expect(row).toEqual({ status: 'failed', error_code: 'unauthorized' });
-    });
-
-    it('ends the sockets on another api process when the key is revoked in the dashboard', async () => {
-      const ws = await workspace();
-      await addMember(handle.db, ws.workspaceId, 'admin@revoker.test', 'admin', 'pw-0123456789');
-      const admin = await signedIn(server.url, 'admin@revoker.test', 'pw-0123456789');
-      const tts = await openTtsStream(peer.url, ws.productionKey);
-
-      const since = Date.now();
-      const revoked = await admin.request('POST', `/keys/${ws.productionKeyId}/revoke`);
-      expect(revoked.status).toBe(200);
-
-      const stop = await stoppedWith(tts, since);
-      expect(stop.error).toMatchObject({ event: 'error', code: 'unauthorized', retryable: false });
       expect(stop.closed.code).toBe(1000);
       expect(stop.elapsedMs).toBeLessThan(STOP_WITHIN_MS);
-    });
+    }
+  });
 
-    it('ends them with organization_suspended when the workspace is suspended', async () => {
-      const ws = await workspace();
-      const tts = await openTtsStream(server.url, ws.productionKey);
-      const stt = await openStartedTranscription(server.url, ws.productionKey);
+  it('refuses a signed-in operator of a suspended workspace on every operator route', async () => {
+    const ws = await workspace();
+    await addMember(handle.db, ws.workspaceId, 'owner@suspended.test', 'owner', 'pw-0123456789');
+    const owner = await signedIn(server.url, 'owner@suspended.test', 'pw-0123456789');
+    expect((await owner.request('GET', '/me')).status).toBe(200);
 
-      const since = Date.now();
-      await new Workspaces(handle.db).setStatus(ws.workspaceId, 'suspended');
+    await new Workspaces(handle.db).setStatus(ws.workspaceId, 'suspended');
 
-      for (const client of [tts, stt]) {
-        const stop = await stoppedWith(client, since);
-        expect(stop.error).toMatchObject({
-          event: 'error',
-          code: 'organization_suspended',
-          retryable: false,
-          detail: 'The workspace is suspended.',
-        });
-        expect(stop.closed.code).toBe(1000);
-        expect(stop.elapsedMs).toBeLessThan(STOP_WITHIN_MS);
-      }
-    });
-
-    it('refuses a signed-in operator of a suspended workspace on every operator route', async () => {
-      const ws = await workspace();
-      await addMember(handle.db, ws.workspaceId, 'owner@suspended.test', 'owner', 'pw-0123456789');
-      const owner = await signedIn(server.url, 'owner@suspended.test', 'pw-0123456789');
-      expect((await owner.request('GET', '/me')).status).toBe(200);
-
-      await new Workspaces(handle.db).setStatus(ws.workspaceId, 'suspended');
-
-      for (const [method, path] of [
-        ['GET', '/me'],
-        ['GET', '/keys'],
-        ['POST', '/keys'],
-        ['GET', '/voices'],
-        ['GET', '/agents'],
-      ] as const) {
-        const reply = await owner.request(
-          method,
-          path,
-          method === 'POST' ? { label: 'x' } : undefined,
-        );
-        expect([method, path, reply.status, (reply.body as { code: string }).code]).toEqual([
-          method,
-          path,
-          403,
-          'organization_suspended',
-        ]);
-      }
-      // Signing in again is refused the same way (after the password check).
-      const again = await new OperatorClient(server.url).signIn(
-        'owner@suspended.test',
-        'pw-0123456789',
+    for (const [method, path] of [
+      ['GET', '/me'],
+      ['GET', '/keys'],
+      ['POST', '/keys'],
+      ['GET', '/voices'],
+      ['GET', '/agents'],
+    ] as const) {
+      const reply = await owner.request(
+        method,
+        path,
+        method === 'POST' ? { label: 'x' } : undefined,
       );
-      expect([again.status, (again.body as { code: string }).code]).toEqual([
+      expect([method, path, reply.status, (reply.body as { code: string }).code]).toEqual([
+        method,
+        path,
         403,
         'organization_suspended',
       ]);
-      const wrong = await new OperatorClient(server.url).signIn('owner@suspended.test', 'wrong-pw');
-      expect([wrong.status, (wrong.body as { code: string }).code]).toEqual([401, 'unauthorized']);
+    }
+    // Signing in again is refused the same way (after the password check).
+    const again = await new OperatorClient(server.url).signIn(
+      'owner@suspended.test',
+      'pw-0123456789',
+    );
+    expect([again.status, (again.body as { code: string }).code]).toEqual([
+      403,
+      'organization_suspended',
+    ]);
+    const wrong = await new OperatorClient(server.url).signIn('owner@suspended.test', 'wrong-pw');
+    expect([wrong.status, (wrong.body as { code: string }).code]).toEqual([401, 'unauthorized']);
 
-      await new Workspaces(handle.db).setStatus(ws.workspaceId, 'active');
-      expect((await owner.request('GET', '/me')).status).toBe(200);
-    });
-  },
-);
+    await new Workspaces(handle.db).setStatus(ws.workspaceId, 'active');
+    expect((await owner.request('GET', '/me')).status).toBe(200);
+  });
+});

@@ -1,7 +1,6 @@
 // The server SDK's Agent documents against the real api on both databases: every method of
 // `client.agents.documents` round trips with the documented shapes, listAll pages through
 // everything, and refusals arrive as typed errors.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AgentDocument,
   AwpClient,
@@ -12,10 +11,11 @@ import {
 } from '../../../backend-sdk/src/index.ts';
 import { DocumentSearch } from '../../../src/agents/capabilities/documents/document-search.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { LLM_ENV } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 const END_USER = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -30,7 +30,7 @@ async function failure(promise: Promise<unknown>): Promise<AwpError> {
   throw new Error('expected the call to fail');
 }
 
-describe.each(DIALECTS)('server SDK Agent documents on %s', (dialect) => {
+describeEachDialect('server SDK Agent documents on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -38,22 +38,15 @@ describe.each(DIALECTS)('server SDK Agent documents on %s', (dialect) => {
   let agentId: string;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       const ws = await seedWorkspace(handle);
-      server = await startServer({ database, env: LLM_ENV });
+      server = await apis.start(database, { env: LLM_ENV });
       client = new AwpClient({ apiKey: ws.productionKey, baseUrl: server.url, maxAttempts: 1 });
       agentId = (await client.agents.create({ slug: 'knowledge' })).id;
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('creates, reads, replaces and deletes a document', async () => {
     const text = '# Refunds\n\nRefunds are paid within 5 business days.';

@@ -2,7 +2,6 @@
 // consent flow started, completed by the end user's browser, read and deleted, and the
 // typed errors of a missing connection and bad input.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AwpClient,
   type AwpError,
@@ -10,10 +9,11 @@ import {
   NotFoundError,
 } from '../../../backend-sdk/src/index.ts';
 import { FakeGoogle } from '../../fakes/google.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { CALLBACK_PATH, followConsent, GRANTED_SCOPES } from '../../helpers/google-calendar.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 async function rejection(promise: Promise<unknown>): Promise<AwpError> {
@@ -25,20 +25,20 @@ async function rejection(promise: Promise<unknown>): Promise<AwpError> {
   throw new Error('expected the call to fail');
 }
 
-describe.each(DIALECTS)('server SDK Google Calendar on %s', (dialect) => {
+describeEachDialect('server SDK Google Calendar on %s', (dialect) => {
   let database: TestDatabase;
   let server: RunningServer;
   let fake: FakeGoogle;
   let client: AwpClient;
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       fake = await FakeGoogle.start();
-      database = await createTestDatabase(dialect);
+      database = await databases.empty(dialect);
       const handle = await openTestDatabase(database);
       const ws = await seedWorkspace(handle);
       await handle.close();
-      server = await startServer({ database, env: fake.env() });
+      server = await apis.start(database, { env: fake.env() });
       fake.allowRedirectUri(`${server.url}${CALLBACK_PATH}`);
       client = new AwpClient({ apiKey: ws.productionKey, baseUrl: server.url, maxAttempts: 1 });
     },
@@ -46,9 +46,7 @@ describe.each(DIALECTS)('server SDK Google Calendar on %s', (dialect) => {
   );
 
   afterAll(async () => {
-    await server?.stop();
     await fake?.close();
-    await database?.drop();
   });
 
   it('starts a flow, reads the connection it made and deletes it', async () => {

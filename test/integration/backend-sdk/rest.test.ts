@@ -1,6 +1,5 @@
 // The server SDK's REST client against the real api: the /v1 routes round trip with their
 // documented shapes, and each error code a backend can provoke arrives as its typed class.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AgentNotApiReadyError,
   AgentNotPublishedError,
@@ -21,10 +20,11 @@ import {
   VoiceNotFoundError,
 } from '../../../backend-sdk/src/index.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
 const END_USER = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -49,7 +49,7 @@ const seen = (error: AwpError) => ({
   hasRequestId: typeof error.requestId === 'string' && error.requestId.length > 0,
 });
 
-describe.each(DIALECTS)('server SDK REST client on %s', (dialect) => {
+describeEachDialect('server SDK REST client on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -69,21 +69,14 @@ describe.each(DIALECTS)('server SDK REST client on %s', (dialect) => {
   };
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      server = await startServer({ database, env: LLM_ENV });
+      server = await apis.start(database, { env: LLM_ENV });
       client = sdk(ws.productionKey);
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('lists the language models and the speech-to-text engine of the deployment', async () => {
     // LLM_ENV: both vendors with their default model lists, no embedded model.

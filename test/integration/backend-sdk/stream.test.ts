@@ -3,7 +3,6 @@
 // the audit headers, and failures, aborts and seq gaps arrive as typed errors.
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocketServer } from 'ws';
 import {
   type AudioChunk,
@@ -17,10 +16,11 @@ import {
   VoiceNotFoundError,
 } from '../../../backend-sdk/src/index.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { beforeAll, describe, dialectSuite, expect, it, vi } from '../../fixtures/index.ts';
 import { NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { decodeDelivered } from '../../helpers/tts.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
@@ -60,6 +60,7 @@ function oggPages(bytes: Buffer): { seq: number; flags: number; body: Buffer }[]
 }
 
 describe('server SDK synthesis helpers', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -74,21 +75,14 @@ describe('server SDK synthesis helpers', () => {
       .executeTakeFirst();
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase('sqlite');
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get('sqlite'));
       ws = await seedWorkspace(handle);
-      server = await startServer({ database });
+      server = await apis.start(database);
       client = new AwpClient({ apiKey: ws.productionKey, baseUrl: server.url });
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('gives each chunk the timings of its words when alignment is asked for', async () => {
     const stream = client.tts.stream({
@@ -377,28 +371,22 @@ describe('server SDK synthesis helpers', () => {
 });
 
 describe('server SDK against a rate-limited api', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
   let client: AwpClient;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase('sqlite');
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get('sqlite'));
       const ws = await seedWorkspace(handle);
       // Six a minute with bursts of one: the second request at once is refused for ~10 s.
-      server = await startServer({ database, env: { TTS_RATE_LIMIT_PER_MINUTE: '6' } });
+      server = await apis.start(database, { env: { TTS_RATE_LIMIT_PER_MINUTE: '6' } });
       client = new AwpClient({ apiKey: ws.productionKey, baseUrl: server.url });
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('throws RateLimitedError with Retry-After, and waits it out when allowed to retry', async () => {
     const speak = { text: 'Hi.', voice_id: NATIVE_VOICE, output_format: 'pcm_24000' } as const;

@@ -1,30 +1,25 @@
 // The server SDK's streaming sessions against the real api: a session, a TTS stream sent
 // with its partner_session_id through the same library, reported events and the usage.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AwpClient, ConflictError } from '../../../backend-sdk/src/index.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
 import { NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 
 describe('server SDK: streaming sessions', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
   let client: AwpClient;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases, apis }) => {
+    ({ database, handle } = await databases.get('sqlite'));
     const ws = await seedWorkspace(handle);
-    server = await startServer({ database, env: { AUDIO_PERSISTENCE: 'false' } });
+    server = await apis.start(database, { env: { AUDIO_PERSISTENCE: 'false' } });
     client = new AwpClient({ apiKey: ws.productionKey, baseUrl: server.url });
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('reports a session, its stream and its events', async () => {

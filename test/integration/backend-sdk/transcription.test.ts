@@ -3,7 +3,6 @@
 // from an iterable, a session driven by hand with flushes that resolve at `flushed`, a
 // token, session reads page by page, and failures as typed errors. SQLite: the sessions'
 // storage is tested on both databases by test/integration/transcription/.
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   AwpClient,
   CapabilityDisabledError,
@@ -18,9 +17,19 @@ import {
   type FakeTranscriptions,
   startFakeTranscriptions,
 } from '../../fakes/openai-transcriptions.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import {
+  afterAll,
+  beforeAll,
+  beforeEach,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+  vi,
+} from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { pcmMs, silence, speech } from '../../helpers/transcription.ts';
 import { budget } from '../../helpers/wait.ts';
 
@@ -36,6 +45,7 @@ async function collect(stream: TranscriptionStream): Promise<Transcript[]> {
 }
 
 describe('server SDK realtime transcription', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -44,13 +54,11 @@ describe('server SDK realtime transcription', () => {
   let client: AwpClient;
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       fake = await startFakeTranscriptions({ apiKey: 'sk-test' });
-      database = await createTestDatabase('sqlite');
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get('sqlite'));
       ws = await seedWorkspace(handle, { capabilities: ['transcription'] });
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           STT_PROVIDER: 'openai',
           STT_OPENAI_BASE_URL: fake.url,
@@ -64,9 +72,6 @@ describe('server SDK realtime transcription', () => {
   );
 
   afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
     await fake?.close();
   });
 

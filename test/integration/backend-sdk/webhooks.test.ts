@@ -1,7 +1,6 @@
 // The server SDK's webhooks: its resource methods against the real api, and verifyWebhook
 // on requests signed as Standard Webhooks prescribes (HMAC-SHA256 of id.timestamp.body).
 import { createHmac, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AwpClient,
   type AwpError,
@@ -13,9 +12,10 @@ import {
   WebhookVerificationError,
 } from '../../../backend-sdk/src/index.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { beforeAll, describe, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -153,7 +153,7 @@ describe('verifyWebhook', () => {
   });
 });
 
-describe.each(DIALECTS)('server SDK webhooks on %s', (dialect) => {
+describeEachDialect('server SDK webhooks on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -161,22 +161,15 @@ describe.each(DIALECTS)('server SDK webhooks on %s', (dialect) => {
   let client: AwpClient;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       // No dispatcher in the api: deliveries stay as the calls leave them.
-      server = await startServer({ database, env: { RUN_JOBS_IN_PROCESS: 'false' } });
+      server = await apis.start(database, { env: { RUN_JOBS_IN_PROCESS: 'false' } });
       client = new AwpClient({ apiKey: ws.productionKey, baseUrl: server.url, maxAttempts: 1 });
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('creates, lists, reads, edits, rotates and deletes endpoints', async () => {
     const created = await client.webhooks.create({

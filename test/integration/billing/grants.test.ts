@@ -1,5 +1,4 @@
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreditGrants } from '../../../src/billing/grants.ts';
 import { Ledger } from '../../../src/billing/ledger.ts';
 import { LlmLedger } from '../../../src/billing/llm-ledger.ts';
@@ -7,8 +6,9 @@ import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { ApiError } from '../../../src/errors.ts';
 import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { creditAccount, grantedMillicredits } from '../../helpers/credit.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { publishedAgentSnapshot } from '../../helpers/published-agent.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 
@@ -37,22 +37,19 @@ const ended = (chars: number) => ({
   encodedDurationMs: 0,
 });
 
-describe.each(DIALECTS)('credit grants on %s', (dialect) => {
+describeEachDialect('credit grants on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   /** A second pool on PostgreSQL, as the operator tool is a second process. */
   let other: DatabaseHandle;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases }) => {
+    ({ database, handle } = await databases.get(dialect));
     other = dialect === 'postgres' ? await openTestDatabase(database) : handle;
   });
 
   afterAll(async () => {
     if (other !== handle) await other?.close();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('records the starting credit of a workspace as a grant', async () => {

@@ -1,11 +1,10 @@
 // What the ledger records about persisted audio: many rows marked at once, each with its
 // own location, and the lookup the persistence sweeper rebuilds its batches from.
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger, type LedgerOutcome } from '../../../src/billing/ledger.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
 
 const outcome = (status: LedgerOutcome['status']): LedgerOutcome => ({
   status,
@@ -14,22 +13,15 @@ const outcome = (status: LedgerOutcome['status']): LedgerOutcome => ({
   encodedDurationMs: 0,
 });
 
-describe.each(DIALECTS)('ledger rows of persisted audio on %s', (dialect) => {
-  let database: TestDatabase;
+describeEachDialect('ledger rows of persisted audio on %s', (dialect) => {
   let handle: DatabaseHandle;
   let ledger: Ledger;
   let workspaceId: string;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases }) => {
+    ({ handle } = await databases.get(dialect));
     ledger = new Ledger(handle.db, 'ledger-audio-test');
     workspaceId = (await seedWorkspace(handle)).workspaceId;
-  });
-
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
   });
 
   const request = async (

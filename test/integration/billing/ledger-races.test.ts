@@ -1,10 +1,10 @@
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ledger, type LedgerStart } from '../../../src/billing/ledger.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { ApiError } from '../../../src/errors.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { creditAccount } from '../../helpers/credit.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 
 /** 10 credits per 1,000 characters: 100 characters reserve 1,000 millicredits. */
@@ -36,7 +36,7 @@ const cancelled = {
   encodedDurationMs: 0,
 };
 
-describe.each(DIALECTS)('ledger closers and reservations racing on %s', (dialect) => {
+describeEachDialect('ledger closers and reservations racing on %s', (dialect) => {
   let database: TestDatabase;
   let first: DatabaseHandle;
   /**
@@ -46,16 +46,13 @@ describe.each(DIALECTS)('ledger closers and reservations racing on %s', (dialect
    */
   let second: DatabaseHandle;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    first = await openTestDatabase(database);
+  beforeAll(async ({ databases }) => {
+    ({ database, handle: first } = await databases.get(dialect));
     second = dialect === 'postgres' ? await openTestDatabase(database) : first;
   });
 
   afterAll(async () => {
     if (second !== first) await second?.close();
-    await first?.close();
-    await database?.drop();
   });
 
   it('refunds a request once when two closers finish it at the same time', async () => {

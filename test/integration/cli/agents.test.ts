@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { serviceEnv } from '../../helpers/server.ts';
 import { runAwp } from '../../helpers/upstream.ts';
 
@@ -36,7 +36,7 @@ interface CliBody {
 // machine), and two tests run six or seven of them.
 const SPAWNING_TEST_TIMEOUT_MS = 90_000;
 
-describe.each(DIALECTS)('operator agent commands on %s', (dialect) => {
+describeEachDialect('operator agent commands on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let ws: SeededWorkspace;
@@ -49,16 +49,10 @@ describe.each(DIALECTS)('operator agent commands on %s', (dialect) => {
   };
   const scope = () => ['--workspace', ws.workspaceId, '--environment', 'production'];
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases }) => {
+    ({ database, handle } = await databases.get(dialect));
     ws = await seedWorkspace(handle, { capabilities: ['tts'] });
     env = serviceEnv(database, LLM_ENV);
-  });
-
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
   });
 
   it('enables the agents capability', () => {

@@ -1,10 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+import {
+  beforeAll,
+  describe,
+  describeEachDialect,
+  dialectSuite,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type RunningServer, serviceEnv } from '../../helpers/server.ts';
 import { runAwp } from '../../helpers/upstream.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
-describe.each(DIALECTS)('operator tool on %s', (dialect) => {
+describeEachDialect('operator tool on %s', (dialect) => {
   let database: TestDatabase;
   let server: RunningServer;
 
@@ -18,17 +25,12 @@ describe.each(DIALECTS)('operator tool on %s', (dialect) => {
   };
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      server = await startServer({ database });
+    async ({ databases, apis }) => {
+      database = await databases.empty(dialect);
+      server = await apis.start(database);
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-  });
 
   it(
     'bootstraps a workspace that a running service accepts, then revokes its key',
@@ -149,13 +151,11 @@ describe.each(DIALECTS)('operator tool on %s', (dialect) => {
 });
 
 describe('operator tool usage', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   const awp = (...args: string[]) => runAwp(serviceEnv(database), args);
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-  });
-  afterAll(async () => {
-    await database?.drop();
+  beforeAll(async ({ databases }) => {
+    database = await databases.empty('sqlite');
   });
 
   const commands: string[][] = [

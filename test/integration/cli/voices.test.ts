@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import type { StoredVoice } from '../../../src/voices/voice-store.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { serviceEnv } from '../../helpers/server.ts';
 import { addProviderAccount, runAwp } from '../../helpers/upstream.ts';
 import { budget } from '../../helpers/wait.ts';
@@ -21,7 +21,7 @@ const KEY = 'sk_test_9f8e7d6c5b4a39281706fedcba';
 // runs seven.
 vi.setConfig({ testTimeout: budget({ awpRuns: 7 }) });
 
-describe.each(DIALECTS)('voice import and provider accounts on %s', (dialect) => {
+describeEachDialect('voice import and provider accounts on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let ws: SeededWorkspace;
@@ -45,16 +45,10 @@ describe.each(DIALECTS)('voice import and provider accounts on %s', (dialect) =>
     return ['voice', 'import', ...Object.entries(args).flat()];
   };
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases }) => {
+    ({ database, handle } = await databases.get(dialect));
     ws = await seedWorkspace(handle);
     env = serviceEnv(database);
-  });
-
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
   });
 
   it('imports a voice with one Ready default route', () => {

@@ -1,12 +1,12 @@
 // `awp webhook add|list|remove|deliveries` against both databases: the secret printed once
 // and stored sealed, the environment's scope, bad input refused with the API's error code.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { emitTestEvent } from '../../../src/webhooks/outbox.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { LLM_ENV } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { serviceEnv } from '../../helpers/server.ts';
 import { runAwp } from '../../helpers/upstream.ts';
 
@@ -14,7 +14,7 @@ import { runAwp } from '../../helpers/upstream.ts';
 // machine).
 const SPAWNING_TEST_TIMEOUT_MS = 90_000;
 
-describe.each(DIALECTS)('operator webhook commands on %s', (dialect) => {
+describeEachDialect('operator webhook commands on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let ws: SeededWorkspace;
@@ -33,15 +33,10 @@ describe.each(DIALECTS)('operator webhook commands on %s', (dialect) => {
     environment,
   ];
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases }) => {
+    ({ database, handle } = await databases.get(dialect));
     ws = await seedWorkspace(handle);
     env = serviceEnv(database, LLM_ENV);
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
   });
 
   it(

@@ -4,23 +4,23 @@
 // synthesis ledger included), and another workspace keeps everything.
 
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { audioStorageDir, sampleStorageDir } from '../../../src/storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from '../../../src/storage/local-disk-store.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { publishedAgentSnapshot } from '../../helpers/published-agent.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { storeSessionRecording } from '../../helpers/session-recordings.ts';
 import { runAwp } from '../../helpers/upstream.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ awpRuns: 2 }) });
 
-describe.each(DIALECTS)('awp workspace delete on %s', (dialect) => {
+describeEachDialect('awp workspace delete on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -30,23 +30,16 @@ describe.each(DIALECTS)('awp workspace delete on %s', (dialect) => {
   let samples: LocalDiskAudioStore;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       doomed = await seedWorkspace(handle);
       kept = await seedWorkspace(handle);
-      server = await startServer({ database });
+      server = await apis.start(database);
       audio = new LocalDiskAudioStore(audioStorageDir({ DATA_DIR: database.dataDir }));
       samples = new LocalDiskAudioStore(sampleStorageDir(database.dataDir));
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   /** A synthesized request (kept in the audio store by the api) and a recorded session. */
   const fill = async (ws: SeededWorkspace) => {

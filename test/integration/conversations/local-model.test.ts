@@ -1,43 +1,36 @@
 // One short turn on the embedded model (SmolLM2-135M) through the real route: proves the
 // offline path (an answer, usage recorded and charged), not the quality of the answer.
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { defaultLocalModelPath } from '../../../src/llm/registry.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { CONCIERGE_CARD } from '../../helpers/conversations.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 
 // Installed by scripts/setup.sh (scripts/install-llm-model.sh); missing weights fail the
 // test rather than skip it: the offline path is a product feature.
 const modelPath = process.env.LOCAL_LLM_MODEL_PATH ?? defaultLocalModelPath();
 
-describe.each(DIALECTS)('a text conversation on the embedded model on %s', (dialect) => {
+describeEachDialect('a text conversation on the embedded model on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
   let ws: SeededWorkspace;
   let api: ApiClient;
 
-  beforeAll(async () => {
+  beforeAll(async ({ databases, apis }) => {
     expect(existsSync(modelPath), `${modelPath} missing: run scripts/install-llm-model.sh`).toBe(
       true,
     );
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+    ({ database, handle } = await databases.get(dialect));
     ws = await seedWorkspace(handle, { credits: 10 });
-    server = await startServer({
-      database,
+    server = await apis.start(database, {
       env: { LOCAL_LLM: 'true', LOCAL_LLM_MODEL_PATH: modelPath, MESSAGES_MAX_OUTPUT_TOKENS: '24' },
     });
     api = apiClient(server.url, ws.productionKey);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('answers one turn, records its usage and charges it', async () => {

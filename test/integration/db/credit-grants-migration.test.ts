@@ -3,17 +3,17 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../../src/db/migrations/index.ts';
 import type { Database } from '../../../src/db/schema.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 
-describe.each(DIALECTS)('migration 0008-credit-grants on %s', (dialect) => {
+describeEachDialect('migration 0008-credit-grants on %s', (dialect) => {
   let database: TestDatabase;
   let db: Kysely<Database>;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
+  beforeAll(async ({ databases }) => {
+    database = await databases.empty(dialect);
     if (dialect === 'postgres') {
       db = new Kysely({
         dialect: new PostgresDialect({
@@ -32,7 +32,6 @@ describe.each(DIALECTS)('migration 0008-credit-grants on %s', (dialect) => {
 
   afterAll(async () => {
     await db?.destroy();
-    await database?.drop();
   });
 
   it('gives each existing workspace one opening grant of balance + charged + reserved', async () => {

@@ -6,17 +6,17 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../../src/db/migrations/index.ts';
 import type { Database } from '../../../src/db/schema.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 
-describe.each(DIALECTS)('migration 0023-llm-calls-without-agent on %s', (dialect) => {
+describeEachDialect('migration 0023-llm-calls-without-agent on %s', (dialect) => {
   let database: TestDatabase;
   let db: Kysely<Database>;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
+  beforeAll(async ({ databases }) => {
+    database = await databases.empty(dialect);
     if (dialect === 'postgres') {
       db = new Kysely({
         dialect: new PostgresDialect({
@@ -34,7 +34,6 @@ describe.each(DIALECTS)('migration 0023-llm-calls-without-agent on %s', (dialect
 
   afterAll(async () => {
     await db?.destroy();
-    await database?.drop();
   });
 
   it('keeps existing calls and accepts calls of no Agent', async () => {

@@ -2,18 +2,19 @@ import { createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/db/connect.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 
 describe('PostgreSQL connection timeouts', () => {
+  dialectSuite('postgres');
   let database: TestDatabase;
   /** Accepts TCP connections on loopback and never answers: a database that hangs. */
   let silent: Server;
   const sockets: Socket[] = [];
 
-  beforeAll(async () => {
-    database = await createTestDatabase('postgres');
+  beforeAll(async ({ databases }) => {
+    database = await databases.empty('postgres');
     silent = createServer((socket) => sockets.push(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   });
@@ -21,7 +22,6 @@ describe('PostgreSQL connection timeouts', () => {
   afterAll(async () => {
     for (const socket of sockets) socket.destroy();
     silent?.close();
-    await database?.drop();
   });
 
   it('sets statement and idle-in-transaction timeouts on every connection', async () => {
@@ -70,14 +70,11 @@ describe('PostgreSQL connection timeouts', () => {
 });
 
 describe('SQLite busy timeout', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-  });
-
-  afterAll(async () => {
-    await database?.drop();
+  beforeAll(async ({ databases }) => {
+    database = await databases.empty('sqlite');
   });
 
   it('waits at most 250 ms for another process to release the write lock', async () => {

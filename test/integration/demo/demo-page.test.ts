@@ -4,7 +4,6 @@
 
 import { request as httpRequest } from 'node:http';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import { ApiKeyStore } from '../../../src/auth/key-store.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
@@ -13,10 +12,17 @@ import { AgentSessionTokens } from '../../../src/live-sessions/session-tokens.ts
 import { createLogger } from '../../../src/observability/logger.ts';
 import { type BootstrapResult, bootstrapWorkspace } from '../../../src/workspaces/bootstrap.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
+import {
+  beforeAll,
+  describe,
+  describeEachDialect,
+  dialectSuite,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 
 /** A GET with a chosen Host header (fetch cannot set it). */
 function getWithHost(url: string, host: string): Promise<number> {
@@ -30,7 +36,7 @@ function getWithHost(url: string, host: string): Promise<number> {
   });
 }
 
-describe.each(DIALECTS)('demo page on %s', (dialect) => {
+describeEachDialect('demo page on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -40,13 +46,12 @@ describe.each(DIALECTS)('demo page on %s', (dialect) => {
   let publishedId: string;
   let draftId: string;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases, apis }) => {
+    ({ database, handle } = await databases.get(dialect));
     const created = await bootstrapWorkspace(handle.db);
     if (!created) throw new Error('bootstrap did not create a workspace');
     boot = created;
-    server = await startServer({ database, env: { ...LLM_ENV, DEMO_PAGE: 'true' } });
+    server = await apis.start(database, { env: { ...LLM_ENV, DEMO_PAGE: 'true' } });
     dev = apiClient(server.devUrl, boot.developmentKey.key);
     anonymousDev = apiClient(server.devUrl, undefined);
     const agent = async (slug: string, name: string) => {
@@ -61,12 +66,6 @@ describe.each(DIALECTS)('demo page on %s', (dialect) => {
     publishedId = await agent('clara', 'Clara');
     draftId = await agent('draft-only', 'Draft');
     expect((await dev('POST', `/v1/agents/${publishedId}/publish`)).status).toBe(200);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('serves the page and its assets on the development listener with a strict CSP', async () => {
@@ -216,17 +215,13 @@ describe.each(DIALECTS)('demo page on %s', (dialect) => {
 });
 
 describe('demo page switched off', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let server: RunningServer;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    server = await startServer({ database, env: LLM_ENV });
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
+  beforeAll(async ({ databases, apis }) => {
+    database = await databases.empty('sqlite');
+    server = await apis.start(database, { env: LLM_ENV });
   });
 
   it('answers 404 under /demo when DEMO_PAGE is not set', async () => {

@@ -7,17 +7,18 @@
 
 import { randomUUID } from 'node:crypto';
 import { RoomServiceClient } from 'livekit-server-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
 import { apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 import { VERSION_ATTRIBUTE, WorkerPeer } from '../backend-sdk/application/peer.ts';
 import { type ExampleServer, startExample } from './example-server.ts';
 
 describe('examples/backend against the real api', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let lk: LivekitServer;
   let server: RunningServer;
@@ -65,14 +66,13 @@ describe('examples/backend against the real api', () => {
   };
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase('sqlite');
+    async ({ databases, apis }) => {
+      database = await databases.empty('sqlite');
       const handle = await openTestDatabase(database);
       key = (await seedWorkspace(handle)).productionKey;
       await handle.close();
       lk = await startLivekit();
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           ...LLM_ENV,
           LIVEKIT_URL: lk.url,
@@ -88,9 +88,7 @@ describe('examples/backend against the real api', () => {
   afterAll(async () => {
     for (const running of examples) await running.stop();
     for (const peer of peers) await peer.leave().catch(() => {});
-    await server?.stop();
     await lk?.stop();
-    await database?.drop();
   }, 60_000);
 
   it("starts on the api and gives the user the api's session part once a worker joined", async () => {

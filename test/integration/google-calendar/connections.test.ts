@@ -3,14 +3,14 @@
 // another Google account's), deleted with a revocation at Google that is best effort,
 // input refused at the edge, and no token, code, state or secret in the api's logs.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeGoogle } from '../../fakes/google.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { type ApiClient, type ApiReply, apiClient } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { CALLBACK_PATH, calendarTools, connectCalendar } from '../../helpers/google-calendar.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
 const connectionPath = (endUserId: string) => `/v1/google-calendar/connections/${endUserId}`;
@@ -19,7 +19,7 @@ function expectError(reply: ApiReply, status: number, code: string) {
   expect({ status: reply.status, code: reply.body?.code }).toEqual({ status, code });
 }
 
-describe.each(DIALECTS)('Google Calendar connections on %s', (dialect) => {
+describeEachDialect('Google Calendar connections on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -31,16 +31,12 @@ describe.each(DIALECTS)('Google Calendar connections on %s', (dialect) => {
   let otherApi: ApiClient;
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       fake = await FakeGoogle.start();
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       other = await seedWorkspace(handle);
-      server = await startServer({
-        database,
-        env: { ...fake.env(), RUN_JOBS_IN_PROCESS: 'false' },
-      });
+      server = await apis.start(database, { env: { ...fake.env(), RUN_JOBS_IN_PROCESS: 'false' } });
       fake.allowRedirectUri(`${server.url}${CALLBACK_PATH}`);
       fake.allowRedirectUri(`${server.devUrl}${CALLBACK_PATH}`);
       api = apiClient(server.url, ws.productionKey);
@@ -51,10 +47,7 @@ describe.each(DIALECTS)('Google Calendar connections on %s', (dialect) => {
   );
 
   afterAll(async () => {
-    await server?.stop();
     await fake?.close();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('keeps a connection to its workspace and environment', async () => {

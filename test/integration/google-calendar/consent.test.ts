@@ -4,11 +4,11 @@
 // consent, a missing calendar scope, a failed exchange), each ending where the browser
 // lands.
 import { createHash, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeGoogle } from '../../fakes/google.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import {
   CALLBACK_PATH,
   connectCalendar,
@@ -16,8 +16,8 @@ import {
   followConsent,
   GRANTED_SCOPES,
 } from '../../helpers/google-calendar.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -30,7 +30,7 @@ function landing(callback: Response): { url: string; query: Record<string, strin
   return { url: `${url.origin}${url.pathname}`, query: Object.fromEntries(url.searchParams) };
 }
 
-describe.each(DIALECTS)('Google Calendar consent on %s', (dialect) => {
+describeEachDialect('Google Calendar consent on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -49,15 +49,11 @@ describe.each(DIALECTS)('Google Calendar consent on %s', (dialect) => {
   };
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       fake = await FakeGoogle.start();
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      server = await startServer({
-        database,
-        env: { ...fake.env(), RUN_JOBS_IN_PROCESS: 'false' },
-      });
+      server = await apis.start(database, { env: { ...fake.env(), RUN_JOBS_IN_PROCESS: 'false' } });
       fake.allowRedirectUri(`${server.url}${CALLBACK_PATH}`);
       api = apiClient(server.url, ws.productionKey);
     },
@@ -65,10 +61,7 @@ describe.each(DIALECTS)('Google Calendar consent on %s', (dialect) => {
   );
 
   afterAll(async () => {
-    await server?.stop();
     await fake?.close();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('connects an end user through Google and sends the browser to return_url', async () => {

@@ -2,39 +2,33 @@
 // `provider_auth_missing` naming the missing variables, reading and deleting connections
 // still work (an end user can always disconnect), and the callback answers its page.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { CALLBACK_PATH } from '../../helpers/google-calendar.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
-describe.each(DIALECTS)('Google Calendar without a Google client on %s', (dialect) => {
+describeEachDialect('Google Calendar without a Google client on %s', (dialect) => {
   let database: TestDatabase;
   let server: RunningServer;
   let api: ApiClient;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
+    async ({ databases, apis }) => {
+      database = await databases.empty(dialect);
       const handle = await openTestDatabase(database);
       const ws = await seedWorkspace(handle);
       await handle.close();
       // A client id alone is not a client: the secret is missing.
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: { GOOGLE_OAUTH_CLIENT_ID: 'only-an-id.apps.googleusercontent.com' },
       });
       api = apiClient(server.url, ws.productionKey);
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-  });
 
   it('answers provider_auth_missing to a new consent flow', async () => {
     const reply = await api('POST', '/v1/google-calendar/oauth-requests', {

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { rawRequest } from '../../helpers/http.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { budget, sleep } from '../../helpers/wait.ts';
 
@@ -34,7 +34,7 @@ async function expectError(
   return body;
 }
 
-describe.each(DIALECTS)('authentication and account checks on %s', (dialect) => {
+describeEachDialect('authentication and account checks on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -51,9 +51,8 @@ describe.each(DIALECTS)('authentication and account checks on %s', (dialect) => 
     });
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       const env = {
         ENVIRONMENT_HOSTS: 'dev.example.test=development,api.example.test=production',
@@ -71,8 +70,6 @@ describe.each(DIALECTS)('authentication and account checks on %s', (dialect) => 
 
   afterAll(async () => {
     await Promise.all([server?.stop(), second?.stop()]);
-    await handle?.close();
-    await database?.drop();
   });
 
   it('accepts an active key of the right environment', async () => {

@@ -2,9 +2,9 @@
 // (405 with Allow, decided before any body is read), unknown paths (404), malformed
 // percent-escapes (400).
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 interface RawResponse {
@@ -37,21 +37,17 @@ function raw(url: string, method: string, body?: Buffer): Promise<RawResponse> {
 }
 
 describe('the HTTP edge', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let server: RunningServer;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase('sqlite');
-      server = await startServer({ database });
+    async ({ databases, apis }) => {
+      database = await databases.empty('sqlite');
+      server = await apis.start(database);
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-  });
 
   it.each(['QUERY', 'PROPFIND', 'TRACE', 'OPTIONS', 'PUT'])(
     'answers %s on an existing path with 405, Allow and the error object',

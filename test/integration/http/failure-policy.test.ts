@@ -1,28 +1,25 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FATAL_EXIT_CODE } from '../../../src/system/failure-policy.ts';
 import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
+import { beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
 import { waitUntil } from '../../helpers/credit.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { ROOT, serviceEnv, startServer } from '../../helpers/server.ts';
 import { openStream, streamUrl } from '../../helpers/stream.ts';
 
 // The policy does not depend on the database: SQLite only.
 describe('failure policy of the api and jobs processes', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let productionKey: string;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
+  beforeAll(async ({ databases }) => {
+    database = await databases.empty('sqlite');
     const handle = await openTestDatabase(database);
     productionKey = (await seedWorkspace(handle)).productionKey;
     await handle.close();
-  });
-
-  afterAll(async () => {
-    await database?.drop();
   });
 
   it.each([

@@ -7,13 +7,21 @@ import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_FILE } from '../../../scripts/openapi-file.ts';
 import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
 import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import {
+  afterAll,
+  beforeAll,
+  DIALECTS,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { ROOT, type RunningServer, startServer } from '../../helpers/server.ts';
+import { ROOT, type RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 // Inside the repository (ignored by git) so the program resolves openapi-fetch from
@@ -78,14 +86,15 @@ describe('a client generated from docs/openapi.json', () => {
   });
 
   describe.each(DIALECTS)('against the compiled api (%s)', (dialect) => {
+    dialectSuite(dialect);
     let database: TestDatabase;
     let server: RunningServer;
     let openai: FakeOpenAiChat;
     let ws: SeededWorkspace;
 
     beforeAll(
-      async () => {
-        database = await createTestDatabase(dialect);
+      async ({ databases, apis }) => {
+        database = await databases.empty(dialect);
         const handle = await openTestDatabase(database);
         try {
           ws = await seedWorkspace(handle);
@@ -93,8 +102,7 @@ describe('a client generated from docs/openapi.json', () => {
           await handle.close();
         }
         openai = await FakeOpenAiChat.start();
-        server = await startServer({
-          database,
+        server = await apis.start(database, {
           env: {
             OPENAI_BASE_URL: openai.baseUrl,
             OPENAI_API_KEY: openai.apiKey ?? '',
@@ -107,9 +115,7 @@ describe('a client generated from docs/openapi.json', () => {
     );
 
     afterAll(async () => {
-      await server?.stop();
       await openai?.close();
-      await database?.drop();
     });
 
     it('runs voices, speech, an Agent, a session token, a message and a typed error', async () => {

@@ -3,12 +3,20 @@
 // bytes are docs/openapi.json. What each deployment offers is `GET /v1/models`, and a
 // write naming a model the deployment does not offer is refused with `invalid_request`.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_FILE, serializeOpenApiDocument } from '../../../scripts/openapi-file.ts';
+import {
+  beforeAll,
+  describe,
+  expect,
+  type FileApis,
+  type FileDatabases,
+  it,
+  type TestDatabase,
+  type TestDialect,
+} from '../../fixtures/index.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 interface Deployment {
@@ -19,14 +27,15 @@ interface Deployment {
 
 /** An api on its own database (SQLite or PostgreSQL) with one seeded workspace. */
 async function deployment(
-  dialect: 'sqlite' | 'postgres',
+  { databases, apis }: { databases: FileDatabases; apis: FileApis },
+  dialect: TestDialect,
   env: Record<string, string>,
 ): Promise<Deployment> {
-  const database = await createTestDatabase(dialect);
+  const database = await databases.empty(dialect);
   const handle = await openTestDatabase(database);
   try {
     const ws = await seedWorkspace(handle);
-    const server = await startServer({ database, env });
+    const server = await apis.start(database, { env });
     return { database, server, ws };
   } finally {
     await handle.close();
@@ -41,10 +50,10 @@ describe('one OpenAPI document for every deployment', () => {
   let configured: Deployment;
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       [bare, configured] = await Promise.all([
-        deployment('sqlite', { LOCAL_LLM: 'false' }),
-        deployment('postgres', {
+        deployment({ databases, apis }, 'sqlite', { LOCAL_LLM: 'false' }),
+        deployment({ databases, apis }, 'postgres', {
           OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
           OPENAI_MODELS: 'gpt-4.1-mini,o4-mini',
           ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
@@ -69,13 +78,6 @@ describe('one OpenAPI document for every deployment', () => {
     },
     budget({ servers: 2 }),
   );
-
-  afterAll(async () => {
-    for (const d of [bare, configured]) {
-      await d?.server.stop();
-      await d?.database.drop();
-    }
-  });
 
   const documentText = async (d: Deployment) => {
     const response = await fetch(`${d.server.url}/v1/openapi.json`);

@@ -1,7 +1,6 @@
 // The OpenAPI document is exact: valid, the same routes as the router, every error
 // response and header described, audio media types as sent, and the tag-only rule.
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOutputFormatInfo, OUTPUT_FORMATS } from '../../../media/formats.ts';
 import { createApi } from '../../../src/app/app.ts';
 import { loadConfig } from '../../../src/app/config.ts';
@@ -10,8 +9,9 @@ import { ERROR_CODES } from '../../../src/errors.ts';
 import { buildOpenApiDocument } from '../../../src/http/openapi.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { createRedis } from '../../../src/redis/client.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+import { beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type RunningServer, serviceEnv } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 interface Operation {
@@ -31,23 +31,19 @@ interface Operation {
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 describe('the OpenAPI document', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let server: RunningServer;
   let document: Document;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase('sqlite');
-      server = await startServer({ database });
+    async ({ databases, apis }) => {
+      database = await databases.empty('sqlite');
+      server = await apis.start(database);
       document = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as Document;
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
-  });
 
   it('is a valid OpenAPI 3.1 document', async () => {
     expect(document.openapi).toBe('3.1.0');

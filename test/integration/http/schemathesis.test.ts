@@ -4,14 +4,14 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES } from '../../../src/workspaces/capabilities.ts';
 import { FakeGoogle } from '../../fakes/google.ts';
 import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
-import { ROOT, type RunningServer, startServer } from '../../helpers/server.ts';
+import { ROOT, type RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 const SCHEMATHESIS = path.join(
@@ -38,6 +38,7 @@ function run(args: string[]): Promise<{ code: number | null; output: string }> {
 }
 
 describe('schemathesis against the running service', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let server: RunningServer;
   let key: string;
@@ -46,11 +47,11 @@ describe('schemathesis against the running service', () => {
   let google: FakeGoogle | undefined;
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       if (!existsSync(SCHEMATHESIS)) {
         throw new Error(`${SCHEMATHESIS} is missing: run bash scripts/install-schemathesis.sh`);
       }
-      database = await createTestDatabase('sqlite');
+      database = await databases.empty('sqlite');
       const handle = await openTestDatabase(database);
       // Every product, so each route is fuzzed past its capability check.
       key = (
@@ -69,8 +70,7 @@ describe('schemathesis against the running service', () => {
       // A Google on loopback, so consent flows start and a code the fuzzer sends with a state
       // it was issued is refused by Google (403 page), as on a deployment that reaches Google.
       google = await FakeGoogle.start();
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
           OPENAI_BASE_URL: llm.baseUrl,
@@ -87,11 +87,9 @@ describe('schemathesis against the running service', () => {
   );
 
   afterAll(async () => {
-    await server?.stop();
     await llm?.close();
     await livekit?.stop();
     await google?.close();
-    await database?.drop();
   });
 
   it('finds no failure and no error with --checks all', async () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import {
   API_COMMAND,
@@ -11,13 +11,14 @@ import {
 import { BUDGET_MS, budget } from '../../helpers/wait.ts';
 
 describe('system routes', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let server: RunningServer;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase('sqlite');
-      server = await startServer({ database });
+    async ({ databases, apis }) => {
+      database = await databases.empty('sqlite');
+      server = await apis.start(database);
     },
     budget({ servers: 1 }),
   );

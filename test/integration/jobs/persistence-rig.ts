@@ -6,7 +6,6 @@ import { pathToFileURL } from 'node:url';
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { getOutputFormatInfo, type OutputFormat } from '../../../media/formats.ts';
 import { Ledger } from '../../../src/billing/ledger.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
@@ -26,7 +25,8 @@ import { spoolQueueName } from '../../../src/jobs/spool-queue.ts';
 import { createRedis } from '../../../src/redis/client.ts';
 import { type AudioStore, audioFileExtension } from '../../../src/storage/audio-store.ts';
 import { LocalDiskAudioStore } from '../../../src/storage/local-disk-store.ts';
-import { createTestDatabase, type TestDatabase, type TestDialect } from '../../helpers/database.ts';
+import { afterAll, afterEach, beforeAll, beforeEach } from '../../fixtures/index.ts';
+import type { TestDatabase, TestDialect } from '../../helpers/database.ts';
 import { captureLogger } from '../../helpers/log-capture.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { waitFor } from '../../helpers/wait.ts';
@@ -102,8 +102,8 @@ export function persistenceRig(dialect: TestDialect) {
   };
   const closers: Array<() => Promise<unknown> | unknown> = [];
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
+  beforeAll(async ({ databases }) => {
+    database = await databases.empty(dialect);
     state.handle = await openTestDatabase(database);
     state.ledger = new Ledger(state.handle.db, 'audio-persistence-test');
     state.workspaceId = (await seedWorkspace(state.handle)).workspaceId;
@@ -111,7 +111,6 @@ export function persistenceRig(dialect: TestDialect) {
 
   afterAll(async () => {
     await state.handle?.close();
-    await database?.drop();
   });
 
   beforeEach(async () => {

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { waitUntil } from '../../helpers/credit.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { ROOT, serviceEnv } from '../../helpers/server.ts';
 
 interface JobsProcess {
@@ -41,17 +41,16 @@ async function getJson(url: string) {
   return { status: response.status, body: await response.json() };
 }
 
-describe.each(DIALECTS)('jobs process probes (%s)', (dialect) => {
+describeEachDialect('jobs process probes (%s)', (dialect) => {
   let database: TestDatabase;
   const running: ChildProcess[] = [];
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
+  beforeAll(async ({ databases }) => {
+    database = await databases.empty(dialect);
   });
 
   afterAll(async () => {
     for (const child of running) if (child.exitCode === null) child.kill('SIGKILL');
-    await database?.drop();
   });
 
   it('answers /healthz and /readyz with the api’s shapes while its database and Redis answer', async () => {

@@ -4,18 +4,18 @@
 // /v1/agents/{id}/documents (what one side writes, the other reads), scoped to the member's
 // workspace and the listener's environment, and bad input refused with 400.
 
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import {
   addMember,
   OperatorClient,
   type OperatorResponse,
   signedIn,
 } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
@@ -46,7 +46,7 @@ function body<T>(response: OperatorResponse, status: number): T {
   return response.body as T;
 }
 
-describe.each(DIALECTS)('operator API: Agent documents on %s', (dialect) => {
+describeEachDialect('operator API: Agent documents on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -66,16 +66,15 @@ describe.each(DIALECTS)('operator API: Agent documents on %s', (dialect) => {
     ).agent.id;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       const other = await seedWorkspace(handle);
       await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
       await addMember(handle.db, ws.workspaceId, 'builder@example.com', 'builder', PASSWORD);
       await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
       await addMember(handle.db, other.workspaceId, 'stranger@example.com', 'owner', PASSWORD);
-      server = await startServer({ database, env: LLM_ENV });
+      server = await apis.start(database, { env: LLM_ENV });
       owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
       builder = await signedIn(server.url, 'builder@example.com', PASSWORD);
       member = await signedIn(server.url, 'member@example.com', PASSWORD);
@@ -86,12 +85,6 @@ describe.each(DIALECTS)('operator API: Agent documents on %s', (dialect) => {
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('adds, lists, reads, replaces and deletes documents as /v1 does, for the right roles', async () => {
     const base = `/agents/${agentId}/documents`;

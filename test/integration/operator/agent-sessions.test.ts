@@ -7,17 +7,17 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AgentStore } from '../../../src/agents/agent-store.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { recordingObjectKey } from '../../../src/live-sessions/session-recordings.ts';
 import { audioStorageDir } from '../../../src/storage/audio-storage-dir.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { storeSessionRecording } from '../../helpers/session-recordings.ts';
 import { budget } from '../../helpers/wait.ts';
 
@@ -32,7 +32,7 @@ const LATENCY = {
   ttsFirstAudioMs: null,
 };
 
-describe.each(DIALECTS)('operator API Agent sessions on %s', (dialect) => {
+describeEachDialect('operator API Agent sessions on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -75,9 +75,8 @@ describe.each(DIALECTS)('operator API Agent sessions on %s', (dialect) => {
   };
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       await addMember(handle.db, ws.workspaceId, 'builder@example.com', 'builder', PASSWORD);
       await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
@@ -85,7 +84,7 @@ describe.each(DIALECTS)('operator API Agent sessions on %s', (dialect) => {
       await addMember(handle.db, ws.workspaceId, 'admin@example.com', 'admin', PASSWORD);
       const other = await seedWorkspace(handle);
       await addMember(handle.db, other.workspaceId, 'elsewhere@example.com', 'owner', PASSWORD);
-      server = await startServer({ database, env: LLM_ENV });
+      server = await apis.start(database, { env: LLM_ENV });
       api = apiClient(server.url, ws.productionKey);
       builder = await signedIn(server.url, 'builder@example.com', PASSWORD);
       liveSessions = new LiveSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
@@ -132,12 +131,6 @@ describe.each(DIALECTS)('operator API Agent sessions on %s', (dialect) => {
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('lists the environment’s sessions newest first, each as /v1/agent-sessions reports it', async () => {
     const response = await builder.request('GET', '/agent-sessions');

@@ -2,19 +2,19 @@
 // shows it, with api_ready; 404 for another workspace's or environment's Agent) and the
 // language models this deployment offers, for every role and never without a session.
 
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AVATARS } from '../../../src/agents/avatars/catalog.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
 import { LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import {
   addMember,
   OperatorClient,
   type OperatorResponse,
   signedIn,
 } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
@@ -36,7 +36,7 @@ function agentOf(response: OperatorResponse, status = 200): ListedAgent {
   return (response.body as { agent: ListedAgent }).agent;
 }
 
-describe.each(DIALECTS)('operator API: one Agent and the language models on %s', (dialect) => {
+describeEachDialect('operator API: one Agent and the language models on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -47,16 +47,14 @@ describe.each(DIALECTS)('operator API: one Agent and the language models on %s',
   let ws: SeededWorkspace;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       const other = await seedWorkspace(handle);
       await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
       await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
       await addMember(handle.db, other.workspaceId, 'stranger@example.com', 'owner', PASSWORD);
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           ...LLM_ENV,
           OPENAI_MODELS: 'gpt-4.1-mini,o4-mini',
@@ -70,12 +68,6 @@ describe.each(DIALECTS)('operator API: one Agent and the language models on %s',
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('lists each configured provider with its models and their thinking levels, for every role', async () => {
     const expected = {

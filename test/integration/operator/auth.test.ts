@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { addMember, OperatorClient, signedIn } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { runAwp } from '../../helpers/upstream.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
@@ -12,7 +12,7 @@ vi.setConfig({ testTimeout: budget({ awpRuns: 1 }) });
 const PASSWORD = 'correct horse battery staple';
 const ATTEMPTS_PER_MINUTE = 4;
 
-describe.each(DIALECTS)('operator API sign-in, sessions and roles on %s', (dialect) => {
+describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -20,15 +20,13 @@ describe.each(DIALECTS)('operator API sign-in, sessions and roles on %s', (diale
   const clients: Record<'owner' | 'admin' | 'builder' | 'member', OperatorClient> = {} as never;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       for (const role of ['owner', 'admin', 'builder', 'member'] as const) {
         await addMember(handle.db, ws.workspaceId, `${role}@example.com`, role, PASSWORD);
       }
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: { OPERATOR_SIGNIN_ATTEMPTS_PER_MINUTE: String(ATTEMPTS_PER_MINUTE) },
       });
       for (const role of ['owner', 'admin', 'builder', 'member'] as const) {
@@ -37,12 +35,6 @@ describe.each(DIALECTS)('operator API sign-in, sessions and roles on %s', (diale
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('signs in with a secure session cookie whose id is stored only as a hash', async () => {
     const client = new OperatorClient(server.url);

@@ -1,9 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import type { SampleInput } from '../../../src/voices/cloning/types.ts';
 import { FakeElevenLabs } from '../../fakes/elevenlabs.ts';
 import { FakeFishAudio } from '../../fakes/fishaudio.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import {
+  afterAll,
+  afterEach,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  vi,
+} from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import {
   addMember,
   OperatorClient,
@@ -20,8 +28,8 @@ import {
   type SampleView,
   type VoiceView,
 } from '../../helpers/operator-cloning.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { speechSample } from '../../helpers/voice-samples.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
@@ -29,7 +37,7 @@ vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
 
 const PASSWORD = 'correct horse battery staple';
 
-describe.each(DIALECTS)('operator cloning API on %s', (dialect) => {
+describeEachDialect('operator cloning API on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -82,18 +90,16 @@ describe.each(DIALECTS)('operator cloning API on %s', (dialect) => {
     });
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       elevenlabs = await FakeElevenLabs.start({ knownVoicesOnly: true });
       fish = await FakeFishAudio.start({ knownVoicesOnly: true });
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       const other = await seedWorkspace(handle);
       await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
       await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
       await addMember(handle.db, other.workspaceId, 'stranger@example.com', 'owner', PASSWORD);
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
           ELEVENLABS_API_BASE: elevenlabs.url,
@@ -117,11 +123,8 @@ describe.each(DIALECTS)('operator cloning API on %s', (dialect) => {
     fish?.releaseResponses();
   });
   afterAll(async () => {
-    await server?.stop();
     await elevenlabs?.close();
     await fish?.close();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('clones to two vendors and the native model; the states show through GET', async () => {

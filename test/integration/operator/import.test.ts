@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabsCatalog } from '../../fakes/elevenlabs-catalog.ts';
 import { FakeFishAudioCatalog } from '../../fakes/fishaudio-catalog.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
@@ -36,7 +36,7 @@ interface VoiceView {
   }[];
 }
 
-describe.each(DIALECTS)('operator import from vendor catalogs on %s', (dialect) => {
+describeEachDialect('operator import from vendor catalogs on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -59,19 +59,17 @@ describe.each(DIALECTS)('operator import from vendor catalogs on %s', (dialect) 
     });
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       elevenlabs = await FakeElevenLabsCatalog.start({ chunkDelayMs: 1 });
       elevenlabs.own.push(...EL_OWN);
       elevenlabs.shared.push(...EL_SHARED);
       fish = await FakeFishAudioCatalog.start({ chunkDelayMs: 1 });
       fish.public.push(...FISH_PUBLIC);
       fish.own.push(...FISH_OWN);
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
           ELEVENLABS_API_BASE: elevenlabs.url,
@@ -95,9 +93,6 @@ describe.each(DIALECTS)('operator import from vendor catalogs on %s', (dialect) 
   );
 
   afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
     await elevenlabs?.close();
     await fish?.close();
   });

@@ -4,14 +4,14 @@
 // recordings: 403 forbidden), keys of the operator tool keep every permission, a demoted
 // creator's keys lose theirs, and removing a member revokes the keys they created.
 
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({}) });
@@ -27,7 +27,7 @@ interface KeyView {
   permissions: string[];
 }
 
-describe.each(DIALECTS)('API keys follow their creator on %s', (dialect) => {
+describeEachDialect('API keys follow their creator on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -35,26 +35,19 @@ describe.each(DIALECTS)('API keys follow their creator on %s', (dialect) => {
   const clients: Record<'owner' | 'admin' | 'builder', OperatorClient> = {} as never;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       for (const role of ['owner', 'admin', 'builder'] as const) {
         await addMember(handle.db, ws.workspaceId, `${role}@example.com`, role, PASSWORD);
       }
-      server = await startServer({ database, env: LLM_ENV });
+      server = await apis.start(database, { env: LLM_ENV });
       for (const role of ['owner', 'admin', 'builder'] as const) {
         clients[role] = await signedIn(server.url, `${role}@example.com`, PASSWORD);
       }
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   const createKey = async (client: OperatorClient, label: string) => {
     const response = await client.request('POST', '/keys', { label });

@@ -2,14 +2,14 @@
 // both databases: who may add, change, remove and reset whom, the one-time generated
 // password, the last Owner, and sessions that end with a removal or a reset.
 
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { Members } from '../../../src/workspaces/members.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { addMember, OperatorClient, signedIn } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({}) });
@@ -17,7 +17,7 @@ vi.setConfig({ testTimeout: budget({}) });
 const PASSWORD = 'correct horse battery staple';
 const GENERATED = /^[A-Za-z0-9_-]{24}$/;
 
-describe.each(DIALECTS)('operator API members on %s', (dialect) => {
+describeEachDialect('operator API members on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -26,9 +26,8 @@ describe.each(DIALECTS)('operator API members on %s', (dialect) => {
   const clients: Record<'owner' | 'admin' | 'builder' | 'member', OperatorClient> = {} as never;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       for (const role of ['owner', 'admin', 'builder', 'member'] as const) {
         await addMember(handle.db, ws.workspaceId, `${role}@example.com`, role, PASSWORD);
@@ -41,19 +40,13 @@ describe.each(DIALECTS)('operator API members on %s', (dialect) => {
       });
       otherWorkspaceId = other.id;
       await addMember(handle.db, otherWorkspaceId, 'elsewhere@example.com', 'owner', PASSWORD);
-      server = await startServer({ database });
+      server = await apis.start(database);
       for (const role of ['owner', 'admin', 'builder', 'member'] as const) {
         clients[role] = await signedIn(server.url, `${role}@example.com`, PASSWORD);
       }
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   const listed = async (client: OperatorClient = clients.owner) => {
     const response = await client.request('GET', '/members');

@@ -1,20 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { wavHeader } from '../../../media/wav.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabsCatalog } from '../../fakes/elevenlabs-catalog.ts';
 import { FakeFishAudioCatalog } from '../../fakes/fishaudio-catalog.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
 import { creditAccount } from '../../helpers/credit.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import {
   addMember,
   OperatorClient,
   type OperatorResponse,
   signedIn,
 } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
@@ -60,7 +60,7 @@ function errorCode(response: OperatorResponse, status: number): string {
   return (response.body as { code: string }).code;
 }
 
-describe.each(DIALECTS)('operator Playground on %s', (dialect) => {
+describeEachDialect('operator Playground on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -91,20 +91,18 @@ describe.each(DIALECTS)('operator Playground on %s', (dialect) => {
     client.send('GET', generation.audio_url.replace('/operator/api', ''), undefined);
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       elevenlabs = await FakeElevenLabsCatalog.start({ chunkDelayMs: 1 });
       elevenlabs.own.push({ id: EL_VOICE, name: 'Playground twin' });
       fish = await FakeFishAudioCatalog.start({ chunkDelayMs: 1 });
       fish.own.push({ id: FISH_MODEL, name: 'Playground twin on Fish' });
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       const other = await seedWorkspace(handle);
       await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
       await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
       await addMember(handle.db, other.workspaceId, 'stranger@example.com', 'owner', PASSWORD);
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
           ELEVENLABS_API_BASE: elevenlabs.url,
@@ -153,9 +151,6 @@ describe.each(DIALECTS)('operator Playground on %s', (dialect) => {
   );
 
   afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
     await elevenlabs?.close();
     await fish?.close();
   });

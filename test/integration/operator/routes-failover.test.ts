@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabsCatalog } from '../../fakes/elevenlabs-catalog.ts';
 import { FakeFishAudioCatalog } from '../../fakes/fishaudio-catalog.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import {
   audioOf,
   closeQuietly,
@@ -30,7 +30,7 @@ interface VoiceView {
   routes: { id: string; provider: string; enabled: boolean; is_default: boolean }[];
 }
 
-describe.each(DIALECTS)('voice routes and failover on %s', (dialect) => {
+describeEachDialect('voice routes and failover on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -74,17 +74,15 @@ describe.each(DIALECTS)('voice routes and failover on %s', (dialect) => {
   };
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       elevenlabs = await FakeElevenLabsCatalog.start({ chunkDelayMs: 1 });
       elevenlabs.own.push({ id: EL_VOICE, name: 'Twin' });
       fish = await FakeFishAudioCatalog.start({ chunkDelayMs: 1 });
       fish.own.push({ id: FISH_MODEL, name: 'Twin on Fish' });
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
           // A vendor that never answers is given up on (and failed over) after this long.
@@ -132,9 +130,6 @@ describe.each(DIALECTS)('voice routes and failover on %s', (dialect) => {
   );
 
   afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
     await elevenlabs?.close();
     await fish?.close();
   });

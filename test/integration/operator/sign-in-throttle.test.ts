@@ -3,29 +3,27 @@
 // proxy header, and the slower per-email back-off still lets the right password in from
 // an address that signed in before. The session cookie's `Secure` follows configuration
 // (the public base URL's scheme), not the request's Host.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { addMember, OperatorClient } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const ATTEMPTS_PER_MINUTE = 3;
 const EMAIL_FAILURES = 6;
 
-describe.each(DIALECTS)('operator sign-in throttling on %s', (dialect) => {
+describeEachDialect('operator sign-in throttling on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
   let ws: SeededWorkspace;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases, apis }) => {
+    ({ database, handle } = await databases.get(dialect));
     ws = await seedWorkspace(handle);
-    server = await startServer({
-      database,
+    server = await apis.start(database, {
       env: {
         OPERATOR_SIGNIN_ATTEMPTS_PER_MINUTE: String(ATTEMPTS_PER_MINUTE),
         OPERATOR_SIGNIN_EMAIL_FAILURES: String(EMAIL_FAILURES),
@@ -34,12 +32,6 @@ describe.each(DIALECTS)('operator sign-in throttling on %s', (dialect) => {
       },
     });
   }, 60_000);
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   /** A sign-in as if through the proxy, from `address` (after a spoofed entry). */
   const signInFrom = (address: string, email: string, password: string) =>

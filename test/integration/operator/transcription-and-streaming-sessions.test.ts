@@ -4,19 +4,19 @@
 // through /v1), answered exactly as /v1 answers them, for Owner, Admin and Builder only,
 // scoped to the member's workspace and the listener's environment, bad input refused.
 
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { TranscriptionSessionStore } from '../../../src/transcription/session-store.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import {
   addMember,
   OperatorClient,
   type OperatorResponse,
   signedIn,
 } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
@@ -33,7 +33,7 @@ interface Page {
   next_cursor: string | null;
 }
 
-describe.each(DIALECTS)('operator API: transcription and streaming sessions on %s', (dialect) => {
+describeEachDialect('operator API: transcription and streaming sessions on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -85,9 +85,8 @@ describe.each(DIALECTS)('operator API: transcription and streaming sessions on %
   };
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       const capabilities = ['tts', 'agents', 'transcription'] as const;
       ws = await seedWorkspace(handle, { capabilities: [...capabilities] });
       other = await seedWorkspace(handle, { capabilities: [...capabilities] });
@@ -95,7 +94,7 @@ describe.each(DIALECTS)('operator API: transcription and streaming sessions on %
       await addMember(handle.db, ws.workspaceId, 'builder@example.com', 'builder', PASSWORD);
       await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
       await addMember(handle.db, other.workspaceId, 'stranger@example.com', 'owner', PASSWORD);
-      server = await startServer({ database, env: { AUDIO_PERSISTENCE: 'false' } });
+      server = await apis.start(database, { env: { AUDIO_PERSISTENCE: 'false' } });
       owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
       builder = await signedIn(server.url, 'builder@example.com', PASSWORD);
       member = await signedIn(server.url, 'member@example.com', PASSWORD);
@@ -105,12 +104,6 @@ describe.each(DIALECTS)('operator API: transcription and streaming sessions on %
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('lists transcription sessions newest first and reads one as /v1 does', async () => {
     const ids = [

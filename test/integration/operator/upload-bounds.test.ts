@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { addMember, signedIn } from '../../helpers/operator.ts';
 import { RssSampler, rawUpload, rssBytes } from '../../helpers/raw-upload.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
@@ -22,27 +22,20 @@ const PATHS = [
   '/operator/api/agents/00000000-0000-7000-8000-000000000000/character-card',
 ];
 
-describe.each(DIALECTS)('operator uploads before authentication on %s', (dialect) => {
+describeEachDialect('operator uploads before authentication on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       const ws = await seedWorkspace(handle);
       await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
-      server = await startServer({ database, env: { BODY_BUDGET_BYTES: String(BUDGET_BYTES) } });
+      server = await apis.start(database, { env: { BODY_BUDGET_BYTES: String(BUDGET_BYTES) } });
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('answers 60 concurrent 50 MB uploads without a session 401 and holds none of them', async () => {
     const pid = server.process.pid ?? 0;

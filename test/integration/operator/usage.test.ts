@@ -5,13 +5,13 @@
 // size bounds, cursors of another workspace, environment or list refused, and the roles.
 
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Environment } from '../../../src/app/config.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({}) });
@@ -51,7 +51,7 @@ function createdTimes(count: number): string[] {
   return times;
 }
 
-describe.each(DIALECTS)('operator API Usage lists on %s', (dialect) => {
+describeEachDialect('operator API Usage lists on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -139,9 +139,8 @@ describe.each(DIALECTS)('operator API Usage lists on %s', (dialect) => {
   };
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       other = await seedWorkspace(handle);
       for (const role of ['owner', 'admin', 'builder', 'member'] as const) {
@@ -164,17 +163,11 @@ describe.each(DIALECTS)('operator API Usage lists on %s', (dialect) => {
       foreign.development.call = await insertCall(ws, 'development', at, 5);
       requests = newestFirst(seededRequests);
       calls = newestFirst(seededCalls);
-      server = await startServer({ database });
+      server = await apis.start(database);
       builder = await signedIn(server.url, 'builder@example.com', PASSWORD);
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   const LISTS = [
     { path: '/usage/requests', field: 'requests', ids: () => requests, kind: 'request' },

@@ -4,17 +4,17 @@
 // paged newest first with `next_cursor`, retry, delete, the roles, and endpoints of another
 // workspace or environment answering 404.
 
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import type { WebhookDeliveryState } from '../../../src/db/schema.ts';
 import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../../src/webhooks/event-types.ts';
 import { newDeliveryId, newEventId } from '../../../src/webhooks/outbox.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { addMember, OperatorClient, signedIn } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({}) });
@@ -40,7 +40,7 @@ const endpointRoutes = (id: string, deliveryId: string) =>
     ['POST', `/webhooks/${id}/deliveries/${deliveryId}/retry`, undefined],
   ] as const;
 
-describe.each(DIALECTS)('operator API webhooks on %s', (dialect) => {
+describeEachDialect('operator API webhooks on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -52,9 +52,8 @@ describe.each(DIALECTS)('operator API webhooks on %s', (dialect) => {
   let signingSecret: (endpointId: string) => Promise<string | undefined>;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       other = await seedWorkspace(handle);
       for (const role of ['owner', 'admin', 'builder', 'member'] as const) {
@@ -62,7 +61,7 @@ describe.each(DIALECTS)('operator API webhooks on %s', (dialect) => {
       }
       await addMember(handle.db, other.workspaceId, 'elsewhere@example.com', 'owner', PASSWORD);
       // No job workers: deliveries stay as the routes and the test leave them.
-      server = await startServer({ database, env: { RUN_JOBS_IN_PROCESS: 'false' } });
+      server = await apis.start(database, { env: { RUN_JOBS_IN_PROCESS: 'false' } });
       owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
       admin = await signedIn(server.url, 'admin@example.com', PASSWORD);
       // The api made the deployment's secrets key in its data directory at start.
@@ -74,12 +73,6 @@ describe.each(DIALECTS)('operator API webhooks on %s', (dialect) => {
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   const create = async (client: OperatorClient, url: string, events = [...WEBHOOK_EVENT_TYPES]) => {
     const response = await client.request('POST', '/webhooks', { url, events });

@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { type S3Server, startS3Server } from '../../helpers/s3-server.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import { type RunningServer, serviceEnv } from '../../helpers/server.ts';
 import { runAwp } from '../../helpers/upstream.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
@@ -40,7 +40,7 @@ async function bucketObject(key: string): Promise<Buffer> {
   return Buffer.from((await object.Body?.transformToByteArray()) ?? []);
 }
 
-describe.each(DIALECTS)('stored audio in a bucket on %s', (dialect) => {
+describeEachDialect('stored audio in a bucket on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let ws: SeededWorkspace;
@@ -48,20 +48,13 @@ describe.each(DIALECTS)('stored audio in a bucket on %s', (dialect) => {
   const prefix = `deploy-${dialect}`;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      server = await startServer({ database, env: s3.env(prefix) });
+      server = await apis.start(database, { env: s3.env(prefix) });
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('stores a one-shot request’s audio in the bucket, byte for byte, and nothing on disk', async () => {
     const response = await fetch(`${server.url}/v1/tts`, {

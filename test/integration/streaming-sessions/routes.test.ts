@@ -1,12 +1,12 @@
 // `/v1/streaming-sessions` over the real api: a client's playback session, the usage of the
 // speech requests sent with its partner_session_id (exactly what the ledger charged), and
 // the playback events it reports, in order and paged.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const NO_USAGE = {
@@ -20,7 +20,7 @@ const NO_USAGE = {
   credits: 0,
 };
 
-describe.each(DIALECTS)('streaming sessions on %s', (dialect) => {
+describeEachDialect('streaming sessions on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -38,17 +38,11 @@ describe.each(DIALECTS)('streaming sessions on %s', (dialect) => {
     return reply.headers.get('x-request-id') ?? '';
   };
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases, apis }) => {
+    ({ database, handle } = await databases.get(dialect));
     ws = await seedWorkspace(handle);
-    server = await startServer({ database, env: { AUDIO_PERSISTENCE: 'false' } });
+    server = await apis.start(database, { env: { AUDIO_PERSISTENCE: 'false' } });
     api = apiClient(server.url, ws.productionKey);
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('opens a session and reports the usage of its speech requests exactly', async () => {

@@ -1,25 +1,20 @@
 // A first `npm start`: a development workspace with two keys shown once on the terminal
 // (never in the logs), and a published starter Agent to talk to in the demo page.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { OperatorClient } from '../../helpers/operator.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 
 describe('first start with BOOTSTRAP_WORKSPACE', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let server: RunningServer;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    server = await startServer({
-      database,
+  beforeAll(async ({ databases, apis }) => {
+    database = await databases.empty('sqlite');
+    server = await apis.start(database, {
       env: { BOOTSTRAP_WORKSPACE: 'true', DEMO_PAGE: 'true' },
     });
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await database?.drop();
   });
 
   const developmentKey = () => {

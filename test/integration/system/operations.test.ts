@@ -1,8 +1,17 @@
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  dialectSuite,
+  expect,
+  it,
+  vi,
+} from '../../fixtures/index.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { closeQuietly, openStream, streamRequest, streamUrl } from '../../helpers/stream.ts';
@@ -67,17 +76,15 @@ function mintWithHost(
   });
 }
 
-describe.each(DIALECTS)('operations on %s', (dialect) => {
+describeEachDialect('operations on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
-      server = await startServer({
-        database,
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
+      server = await apis.start(database, {
         env: {
           NATIVE_MAX_PROCESSES: '1',
           ONESHOT_MAX_CONCURRENT: '1',
@@ -231,15 +238,15 @@ describe('configured websocket_url', () => {
 });
 
 describe('the ffmpeg encoder cap', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase('sqlite');
-      handle = await openTestDatabase(database);
-      server = await startServer({ database, env: { FFMPEG_MAX_ENCODERS: '1' } });
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get('sqlite'));
+      server = await apis.start(database, { env: { FFMPEG_MAX_ENCODERS: '1' } });
     },
     budget({ servers: 1 }),
   );

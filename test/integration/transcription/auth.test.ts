@@ -1,16 +1,16 @@
 // Credentials of realtime transcription on both databases: the token route, tokens and keys
 // at the WebSocket handshake (401 with no event for a rejected credential), expiry, token
 // kinds, the Origin allowlist and account checks.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StreamTokens } from '../../../src/auth/stream-tokens.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import {
   type FakeTranscriptions,
   startFakeTranscriptions,
 } from '../../fakes/openai-transcriptions.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import {
   openStream,
   type StreamClient,
@@ -43,7 +43,7 @@ async function starts(client: StreamClient): Promise<void> {
   await client.closed;
 }
 
-describe.each(DIALECTS)('realtime transcription credentials on %s', (dialect) => {
+describeEachDialect('realtime transcription credentials on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -51,13 +51,11 @@ describe.each(DIALECTS)('realtime transcription credentials on %s', (dialect) =>
   let ws: SeededWorkspace;
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       fake = await startFakeTranscriptions({ apiKey: 'sk-test' });
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle, { capabilities: ['tts', 'transcription'] });
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           TOKEN_SIGNING_SECRET: SECRET,
           STT_PROVIDER: 'openai',
@@ -72,9 +70,6 @@ describe.each(DIALECTS)('realtime transcription credentials on %s', (dialect) =>
   );
 
   afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
     await fake?.close();
   });
 

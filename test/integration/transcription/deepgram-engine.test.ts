@@ -1,12 +1,20 @@
 // Realtime transcription through the Deepgram engine (the fake of Deepgram's live WebSocket)
 // on both databases: interim results then the final of the same segment, flush as
 // `Finalize`, stop as `CloseStream`, the exact charge, and the engine's failures.
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { type FakeDeepgram, startFakeDeepgram } from '../../fakes/deepgram.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import {
+  afterAll,
+  beforeAll,
+  beforeEach,
+  describeEachDialect,
+  expect,
+  it,
+  vi,
+} from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import {
   expectedMillicredits,
   finals,
@@ -24,7 +32,7 @@ const RATE = 48_000;
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
 
-describe.each(DIALECTS)('realtime transcription (Deepgram engine) on %s', (dialect) => {
+describeEachDialect('realtime transcription (Deepgram engine) on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -32,13 +40,11 @@ describe.each(DIALECTS)('realtime transcription (Deepgram engine) on %s', (diale
   let ws: SeededWorkspace;
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       fake = await startFakeDeepgram({ apiKey: 'dg-test', interimEveryMs: 500 });
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle, { capabilities: ['transcription'], credits: 1000 });
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           STT_PROVIDER: 'deepgram',
           DEEPGRAM_API_KEY: 'dg-test',
@@ -51,9 +57,6 @@ describe.each(DIALECTS)('realtime transcription (Deepgram engine) on %s', (diale
   );
 
   afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
     await fake?.close();
   });
 

@@ -2,15 +2,23 @@
 // fake of `/v1/audio/transcriptions`), on both databases: utterances found by the server's
 // voice activity, push-to-talk flushes, base64 audio, usage and the exact charge, credit
 // that runs out, bad frames and the idle timeout.
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import {
   type FakeTranscriptions,
   startFakeTranscriptions,
 } from '../../fakes/openai-transcriptions.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import {
+  afterAll,
+  beforeAll,
+  beforeEach,
+  describeEachDialect,
+  expect,
+  it,
+  vi,
+} from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import type { StreamClient } from '../../helpers/stream.ts';
 import {
   expectedMillicredits,
@@ -33,7 +41,7 @@ const MAX_SESSION_MS = 8000;
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
 
-describe.each(DIALECTS)('realtime transcription (OpenAI-compatible engine) on %s', (dialect) => {
+describeEachDialect('realtime transcription (OpenAI-compatible engine) on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -41,13 +49,11 @@ describe.each(DIALECTS)('realtime transcription (OpenAI-compatible engine) on %s
   let ws: SeededWorkspace;
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       fake = await startFakeTranscriptions({ apiKey: 'sk-test' });
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle, { capabilities: ['transcription'], credits: 1000 });
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           STT_PROVIDER: 'openai',
           STT_OPENAI_BASE_URL: fake.url,
@@ -62,9 +68,6 @@ describe.each(DIALECTS)('realtime transcription (OpenAI-compatible engine) on %s
   );
 
   afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
     await fake?.close();
   });
 

@@ -1,14 +1,14 @@
 // Realtime transcription session reads on both databases (newest first, cursor paging, the
 // scope of a workspace and environment), and a session whose api process died: the next
 // life of the process ends it and settles its credit.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import {
   type FakeTranscriptions,
   startFakeTranscriptions,
 } from '../../fakes/openai-transcriptions.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import {
   expectedMillicredits,
@@ -22,7 +22,7 @@ const PRICE = 6;
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
 
-describe.each(DIALECTS)('realtime transcription sessions on %s', (dialect) => {
+describeEachDialect('realtime transcription sessions on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -31,10 +31,9 @@ describe.each(DIALECTS)('realtime transcription sessions on %s', (dialect) => {
   let env: Record<string, string>;
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       fake = await startFakeTranscriptions({ apiKey: 'sk-test' });
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle, { capabilities: ['transcription'], credits: 1000 });
       env = {
         INSTANCE_ID: `transcription-sessions-${dialect}`,
@@ -43,15 +42,13 @@ describe.each(DIALECTS)('realtime transcription sessions on %s', (dialect) => {
         STT_OPENAI_API_KEY: 'sk-test',
         PRICE_STT_CREDITS_PER_MINUTE: String(PRICE),
       };
-      server = await startServer({ database, env });
+      server = await apis.start(database, { env });
     },
     budget({ servers: 1 }),
   );
 
   afterAll(async () => {
     await server?.stop();
-    await handle?.close();
-    await database?.drop();
     await fake?.close();
   });
 

@@ -3,11 +3,11 @@
 // first session, not with the api, and stops with it. SQLite only: the database plays no
 // part in what this checks, which the fake-engine tests cover on both.
 import { execFileSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { STT_SENTENCES } from '../../helpers/stt-sentences.ts';
 import {
   finals,
@@ -35,26 +35,20 @@ function sidecars(pid: number): string[] {
 }
 
 describe('realtime transcription with the embedded Whisper engine', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
   let ws: SeededWorkspace;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase('sqlite');
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get('sqlite'));
       ws = await seedWorkspace(handle, { capabilities: ['transcription'] });
-      server = await startServer({ database, env: { STT_PROVIDER: 'embedded' } });
+      server = await apis.start(database, { env: { STT_PROVIDER: 'embedded' } });
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('hears two spoken sentences as two segments, within WER 1/3 each', {
     timeout: budget({ extraMs: 180_000 }),

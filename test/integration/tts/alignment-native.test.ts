@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { EngineHelper } from '../../../src/tts/providers/native/helper/engine-helper.ts';
 import { defaultEngineHelperPath, NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
 import { wordsPerMinute } from '../../../src/tts/providers/native/speech-rate.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { beforeAll, describe, dialectSuite, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import {
   audioOf,
   openStream,
@@ -64,26 +64,20 @@ function timingsOf(events: ServerEvent[]): Timing[] {
 }
 
 describe('word alignment of the native voices', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
   let ws: SeededWorkspace;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase('sqlite');
-      handle = await openTestDatabase(database);
-      server = await startServer({ database, env: { TTS_RATE_LIMIT_PER_MINUTE: '0' } });
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get('sqlite'));
+      server = await apis.start(database, { env: { TTS_RATE_LIMIT_PER_MINUTE: '0' } });
       ws = await seedWorkspace(handle);
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   const auth = () => ({ authorization: `Bearer ${ws.productionKey}` });
 

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
@@ -14,7 +14,7 @@ const TEXT_100 =
 // Ten syntheses at once on a busy machine take a while.
 vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
 
-describe.each(DIALECTS)('credit and rate limits on %s', (dialect) => {
+describeEachDialect('credit and rate limits on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -27,25 +27,17 @@ describe.each(DIALECTS)('credit and rate limits on %s', (dialect) => {
     });
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       expect(TEXT_100.length).toBe(100);
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       // 50 one-shots at once: above the per-process cap of running syntheses, which this file
       // does not test (test/integration/system/operations.test.ts does).
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: { TTS_RATE_LIMIT_PER_MINUTE: '0', ONESHOT_MAX_CONCURRENT: '64' },
       });
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('refuses a request the balance cannot cover with 402 and leaves a failed ledger row', async () => {
     const ws = await seedWorkspace(handle, { credits: 0.5 });

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
 import { startServer } from '../../helpers/server.ts';
 import { decodeDelivered } from '../../helpers/tts.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
@@ -30,18 +30,12 @@ async function waitForStartedRow(handle: DatabaseHandle, workspaceId: string) {
 /** SIGTERM grace of the shutdown test: the request in flight must finish within it. */
 const SHUTDOWN_GRACE_MS = 60_000;
 
-describe.each(DIALECTS)('request lifecycle across process stops on %s', (dialect) => {
+describeEachDialect('request lifecycle across process stops on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-  });
-
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
+  beforeAll(async ({ databases }) => {
+    ({ database, handle } = await databases.get(dialect));
   });
 
   const longRequest = (url: string, key: string, text = LONG_TEXT) =>

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
 import { startServer } from '../../helpers/server.ts';
 import { openStream, streamUrl } from '../../helpers/stream.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
@@ -52,17 +52,12 @@ function launchedEngines(apiPid: number): number {
  * The launcher and its connections do not depend on the database: SQLite only.
  */
 describe('api shutdown after native-voice load with the engine launcher', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    handle = await openTestDatabase(database);
-  });
-
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
+  beforeAll(async ({ databases }) => {
+    ({ database, handle } = await databases.get('sqlite'));
   });
 
   it(

@@ -5,7 +5,6 @@
  * most 10% in English and 15% in the other languages. One api (one model copy) and one Whisper sidecar serve every case.
  */
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResampler } from '../../../media/resample.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { loadSttConfig } from '../../../src/stt/config.ts';
@@ -17,9 +16,10 @@ import {
   KOKORO_SAMPLE_RATE_HZ,
   type KokoroVoice,
 } from '../../../src/tts/providers/kokoro/index.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { NEURAL_SENTENCES } from '../../helpers/neural-sentences.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { normalizeWords, wordEditDistance } from '../../helpers/wer.ts';
 
@@ -47,15 +47,15 @@ const sttConfig = loadSttConfig({});
 
 // SQLite only: the neural engine does not touch the database.
 describe('neural voices heard by the embedded speech to text (sqlite)', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
   let ws: SeededWorkspace;
   let whisper: EmbeddedSttProvider;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases }) => {
+    ({ database, handle } = await databases.get('sqlite'));
     ws = await seedWorkspace(handle);
     whisper = new EmbeddedSttProvider({
       pythonPath: defaultSidecarPython(),
@@ -84,8 +84,6 @@ describe('neural voices heard by the embedded speech to text (sqlite)', () => {
   afterAll(async () => {
     await whisper?.close();
     await server?.stop();
-    await handle?.close();
-    await database?.drop();
   });
 
   /** The voice's speech of `text` as a client receives it (`pcm_24000`), at 16 kHz. */

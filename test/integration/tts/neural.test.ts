@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { KOKORO_VOICES } from '../../../src/tts/providers/kokoro/index.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { openStream, streamRequest, streamUrl } from '../../helpers/stream.ts';
 import { decodeDelivered } from '../../helpers/tts.ts';
 import { startKokoro } from '../../unit/providers/kokoro/engine.ts';
@@ -25,18 +25,17 @@ interface Timing {
 // SQLite only: the neural engine does not touch the database, and every api started with
 // neural voices loads its own ~550 MB model copy.
 describe('neural native voices over HTTP (sqlite)', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
   let ws: SeededWorkspace;
   const voice = KOKORO_VOICES[0]!;
 
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases, apis }) => {
+    ({ database, handle } = await databases.get('sqlite'));
     ws = await seedWorkspace(handle);
-    server = await startServer({
-      database,
+    server = await apis.start(database, {
       env: {
         TTS_RATE_LIMIT_PER_MINUTE: '0',
         NATIVE_NEURAL_VOICES: 'true',
@@ -44,12 +43,6 @@ describe('neural native voices over HTTP (sqlite)', () => {
       },
     });
   }, 60_000);
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   const timed = (body: Record<string, unknown>) =>
     fetch(`${server.url}/v1/tts/with-timestamps`, {

@@ -4,12 +4,20 @@ import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promi
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
 import { FakeElevenLabs } from '../../fakes/elevenlabs.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+  vi,
+} from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { importVoice } from '../../helpers/upstream.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
@@ -46,6 +54,7 @@ function deadPid(): number {
 }
 
 describe('one-shot answers past ONESHOT_MEMORY_MAX_BYTES go through a spool file', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let ws: SeededWorkspace;
@@ -76,13 +85,12 @@ describe('one-shot answers past ONESHOT_MEMORY_MAX_BYTES go through a spool file
     });
 
   beforeAll(
-    async () => {
+    async ({ databases }) => {
       fake = await FakeElevenLabs.start({
         chunkDelayMs: 1,
         apiKey: `el-key-${randomBytes(8).toString('hex')}`,
       });
-      database = await createTestDatabase('sqlite');
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get('sqlite'));
       ws = await seedWorkspace(handle);
       spoolDir = await mkdtemp(path.join(tmpdir(), 'awp-spool-'));
       // What crashed processes could have left, and what is not ours to touch.
@@ -123,8 +131,6 @@ describe('one-shot answers past ONESHOT_MEMORY_MAX_BYTES go through a spool file
     if (process.env.DEBUG_SERVER) console.log(spooling?.output().slice(-5000));
     await Promise.all([spooling?.stop(), inMemory?.stop()]);
     await fake?.close();
-    await handle?.close();
-    await database?.drop();
     if (spoolDir) await rm(spoolDir, { recursive: true, force: true });
   });
 

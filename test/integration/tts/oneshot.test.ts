@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { beforeAll, describe, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { decodeDelivered, expectNoInternalNames } from '../../helpers/tts.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
@@ -21,7 +21,7 @@ const CONTENT_TYPES: Record<string, string> = {
 const SENTENCE = 'The quick brown fox jumps over the lazy dog, then rests in the warm sun.';
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-describe.each(DIALECTS)('POST /v1/tts on %s', (dialect) => {
+describeEachDialect('POST /v1/tts on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -64,21 +64,14 @@ describe.each(DIALECTS)('POST /v1/tts on %s', (dialect) => {
   };
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      server = await startServer({ database, env: { TTS_RATE_LIMIT_PER_MINUTE: '0' } });
+      server = await apis.start(database, { env: { TTS_RATE_LIMIT_PER_MINUTE: '0' } });
       voiceId = NATIVE_VOICES[0]!.id;
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('lists the native voices with exactly the public fields', async () => {
     const response = await fetch(`${server.url}/v1/voices`, {

@@ -4,15 +4,15 @@ import { fileURLToPath } from 'node:url';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import type { AudioPersistenceJobData } from '../../../src/jobs/audio-persistence-job.ts';
 import { createQueue, QUEUE_NAMES } from '../../../src/jobs/queues.ts';
 import { spoolQueueName } from '../../../src/jobs/spool-queue.ts';
 import { createRedis } from '../../../src/redis/client.ts';
 import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { audioOf, openStream, streamRequest, streamUrl } from '../../helpers/stream.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
@@ -40,7 +40,7 @@ async function filesUnder(dir: string): Promise<string[]> {
  * job, no spool file, no stored file, no stored location on the ledger row. The same
  * requests on a server with persistence on do leave all of them, so each check can fail.
  */
-describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
+describeEachDialect('audio persistence on and off on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let ws: SeededWorkspace;
@@ -50,9 +50,8 @@ describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
   const queues: Queue<AudioPersistenceJobData>[] = [];
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       const env = { TTS_RATE_LIMIT_PER_MINUTE: '0' };
       [on, off] = await Promise.all([
@@ -77,8 +76,6 @@ describe.each(DIALECTS)('audio persistence on and off on %s', (dialect) => {
     await Promise.all(queues.map((queue) => queue.close()));
     redis?.disconnect();
     await Promise.all([on?.stop(), off?.stop()]);
-    await handle?.close();
-    await database?.drop();
   });
 
   const queueOf = (server: RunningServer) => {

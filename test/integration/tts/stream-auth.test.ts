@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import { StreamTokens } from '../../../src/auth/stream-tokens.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { openStream, streamRequest, streamUrl, type UpgradeRefusal } from '../../helpers/stream.ts';
 import { budget, sleep } from '../../helpers/wait.ts';
 
@@ -25,19 +25,17 @@ async function refusal(promise: Promise<unknown>): Promise<UpgradeRefusal> {
   throw new Error('the handshake was accepted');
 }
 
-describe.each(DIALECTS)('streaming credentials on %s', (dialect) => {
+describeEachDialect('streaming credentials on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
   let ws: SeededWorkspace;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           TOKEN_SIGNING_SECRET: SECRET,
           STREAM_ALLOWED_ORIGINS:
@@ -47,12 +45,6 @@ describe.each(DIALECTS)('streaming credentials on %s', (dialect) => {
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   const mint = async (key = ws.productionKey, base = server.url) => {
     const response = await fetch(`${base}/v1/tts/stream-tokens`, {

@@ -1,12 +1,12 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreditGrants } from '../../../src/billing/grants.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { creditAccount, grantedMillicredits, waitUntil } from '../../helpers/credit.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { openStream, type StreamClient, streamUrl } from '../../helpers/stream.ts';
 
 const VOICE = NATIVE_VOICES[0]!.id;
@@ -31,24 +31,16 @@ function random(seed: number): () => number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each(DIALECTS)('stream credit when clients leave at any moment on %s', (dialect) => {
+describeEachDialect('stream credit when clients leave at any moment on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-    server = await startServer({
-      database,
+  beforeAll(async ({ databases, apis }) => {
+    ({ database, handle } = await databases.get(dialect));
+    server = await apis.start(database, {
       env: { TTS_RATE_LIMIT_PER_MINUTE: '0', STREAM_MAX_CONCURRENT_PER_WORKSPACE: '0' },
     });
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
   });
 
   const open = (ws: SeededWorkspace) =>

@@ -1,11 +1,20 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  dialectSuite,
+  expect,
+  it,
+  vi,
+} from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import {
   audioOf,
@@ -71,16 +80,15 @@ const STREAM_TEST_MS = budget({ extraMs: 2 * SYNTHESIS_DEADLINE_MS });
 vi.setConfig({ testTimeout: STREAM_TEST_MS });
 
 describe('streaming synthesis flow', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase('sqlite');
-      handle = await openTestDatabase(database);
-      server = await startServer({
-        database,
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get('sqlite'));
+      server = await apis.start(database, {
         env: {
           STREAM_MAX_CONCURRENT_PER_WORKSPACE: '2',
           // Streams held open on purpose must not idle out, however slow the machine.
@@ -94,9 +102,6 @@ describe('streaming synthesis flow', () => {
 
   afterAll(async () => {
     if (process.env.DEBUG_SERVER) console.log(server?.output().slice(-5000));
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
   });
 
   const connect = (ws: SeededWorkspace) =>
@@ -348,25 +353,18 @@ describe('streaming synthesis flow', () => {
   });
 });
 
-describe.each(DIALECTS)('streaming credit on %s', (dialect) => {
+describeEachDialect('streaming credit on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
-      server = await startServer({ database });
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
+      server = await apis.start(database);
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('reserves credit as text arrives and ends with insufficient_credit when it runs out', async () => {
     // 1 credit covers 100 characters at 10 credits per 1,000.

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { NATIVE_VOICES } from '../../../src/tts/providers/native/index.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { beforeAll, describe, dialectSuite, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import {
   audioOf,
   openStream,
@@ -37,26 +37,20 @@ function expectErrorEvent(event: ServerEvent | undefined, code: string, retryabl
 }
 
 describe('streaming protocol', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
   let ws: SeededWorkspace;
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase('sqlite');
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get('sqlite'));
       ws = await seedWorkspace(handle);
-      server = await startServer({ database, env: { TTS_RATE_LIMIT_PER_MINUTE: '0' } });
+      server = await apis.start(database, { env: { TTS_RATE_LIMIT_PER_MINUTE: '0' } });
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   const connect = (): Promise<StreamClient> =>
     openStream(streamUrl(server.url), { authorization: `Bearer ${ws.productionKey}` });

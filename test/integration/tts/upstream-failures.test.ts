@@ -1,13 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabs } from '../../fakes/elevenlabs.ts';
 import { FakeFishAudio } from '../../fakes/fishaudio.ts';
 import type { FakeFailure, FakeVendorServer, RecordedRequest } from '../../fakes/vendor-server.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  dialectSuite,
+  expect,
+  it,
+  vi,
+} from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { openStream, type ServerEvent, streamUrl } from '../../helpers/stream.ts';
 import { expectNoInternalNames } from '../../helpers/tts.ts';
@@ -237,6 +246,7 @@ interface Route {
 // database-specific code, so it runs on SQLite only to keep the file fast; provider
 // accounts and the ledger run on both dialects in the next block.
 describe('upstream provider failures', () => {
+  dialectSuite('sqlite');
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let ws: SeededWorkspace;
@@ -322,7 +332,7 @@ describe('upstream provider failures', () => {
   };
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       [elevenlabs, fish, limitedElevenlabs, limitedFish] = await Promise.all([
         FakeElevenLabs.start({ chunkDelayMs: 1, apiKey: fakeKey('el') }),
         FakeFishAudio.start({ chunkDelayMs: 1, apiKey: fakeKey('fa') }),
@@ -332,12 +342,10 @@ describe('upstream provider failures', () => {
         FakeElevenLabs.start({ chunkDelayMs: 80, chunks: 60, apiKey: fakeKey('el') }),
         FakeFishAudio.start({ chunkDelayMs: 80, chunks: 60, apiKey: fakeKey('fa') }),
       ]);
-      database = await createTestDatabase('sqlite');
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get('sqlite'));
       ws = await seedWorkspace(handle);
       const common = { TTS_RATE_LIMIT_PER_MINUTE: '0' };
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           ...common,
           ELEVENLABS_API_BASE: elevenlabs.url,
@@ -394,8 +402,6 @@ describe('upstream provider failures', () => {
 
   afterAll(async () => {
     await Promise.all([server?.stop(), keyless?.stop(), limited?.stop()]);
-    await handle?.close();
-    await database?.drop();
     await Promise.all([
       elevenlabs?.close(),
       fish?.close(),
@@ -728,7 +734,7 @@ describe('upstream provider failures', () => {
   });
 });
 
-describe.each(DIALECTS)('workspace provider accounts and the ledger on %s', (dialect) => {
+describeEachDialect('workspace provider accounts and the ledger on %s', (dialect) => {
   const WRONG_EL_KEY = 'wrong-key-123456';
   const WRONG_FISH_KEY = 'wrong-fish-key-654321';
   let database: TestDatabase;
@@ -793,17 +799,15 @@ describe.each(DIALECTS)('workspace provider accounts and the ledger on %s', (dia
   });
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       [elevenlabs, fish] = await Promise.all([
         FakeElevenLabs.start({ chunkDelayMs: 1, apiKey: fakeKey('el') }),
         FakeFishAudio.start({ chunkDelayMs: 1, apiKey: fakeKey('fa') }),
       ]);
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       owner = await seedWorkspace(handle);
       plain = await seedWorkspace(handle);
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
           ELEVENLABS_API_BASE: elevenlabs.url,
@@ -833,9 +837,6 @@ describe.each(DIALECTS)('workspace provider accounts and the ledger on %s', (dia
   );
 
   afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
     await Promise.all([elevenlabs?.close(), fish?.close()]);
   });
 

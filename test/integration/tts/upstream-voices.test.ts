@@ -1,12 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabs } from '../../fakes/elevenlabs.ts';
 import { FakeFishAudio } from '../../fakes/fishaudio.ts';
 import { fakeFishChunks } from '../../fakes/fishaudio-timestamps.ts';
 import type { RecordedRequest } from '../../fakes/vendor-server.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  expect,
+  it,
+  vi,
+} from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import {
   audioOf,
   closeQuietly,
@@ -64,7 +72,7 @@ function expectedVendorRate(format: string, offered: number[]): number {
   return rate <= 24_000 ? 24_000 : 44_100;
 }
 
-describe.each(DIALECTS)('upstream voices on %s', (dialect) => {
+describeEachDialect('upstream voices on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -141,14 +149,12 @@ describe.each(DIALECTS)('upstream voices on %s', (dialect) => {
   };
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       elevenlabs = await FakeElevenLabs.start({ chunkDelayMs: 1 });
       fish = await FakeFishAudio.start({ chunkDelayMs: 1 });
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
           ELEVENLABS_API_BASE: elevenlabs.url,
@@ -185,9 +191,6 @@ describe.each(DIALECTS)('upstream voices on %s', (dialect) => {
   );
 
   afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
     await elevenlabs?.close();
     await fish?.close();
   });

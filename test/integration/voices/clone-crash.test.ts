@@ -2,12 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import type { VoiceDetails } from '../../../src/voices/cloning/types.ts';
 import { FakeElevenLabs } from '../../fakes/elevenlabs.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import { ROOT, type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
 import {
   audioOf,
@@ -75,7 +75,7 @@ async function kill(child: ChildProcess | undefined): Promise<void> {
   }
 }
 
-describe.each(DIALECTS)('a cloned voice end to end on %s', (dialect) => {
+describeEachDialect('a cloned voice end to end on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let ws: SeededWorkspace;
@@ -84,9 +84,8 @@ describe.each(DIALECTS)('a cloned voice end to end on %s', (dialect) => {
   let jobs: ChildProcess | undefined;
   let server: RunningServer | undefined;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases }) => {
+    ({ database, handle } = await databases.get(dialect));
     ws = await seedWorkspace(handle);
     elevenlabs = await FakeElevenLabs.start({ knownVoicesOnly: true });
     env = serviceEnv(database, {
@@ -103,8 +102,6 @@ describe.each(DIALECTS)('a cloned voice end to end on %s', (dialect) => {
     await kill(jobs);
     await server?.stop();
     await elevenlabs?.close();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('completes a clone once after the jobs process is killed mid-clone, then synthesizes it on both paths', {

@@ -1,13 +1,13 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
 import { runProcess } from '../../helpers/audio.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
 import { RssSampler, rssBytes } from '../../helpers/raw-upload.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
 import { type RunningServer, startServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
@@ -60,7 +60,7 @@ function withoutDeclaredLength(flac: Buffer): Buffer {
   return copy;
 }
 
-describe.each(DIALECTS)('decoding an uploaded recording is bounded on %s', (dialect) => {
+describeEachDialect('decoding an uploaded recording is bounded on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -80,9 +80,8 @@ describe.each(DIALECTS)('decoding an uploaded recording is bounded on %s', (dial
     );
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases }) => {
+      ({ database, handle } = await databases.get(dialect));
       const ws = await seedWorkspace(handle);
       await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
       [server, bomb] = await Promise.all([startServer({ database }), silentFlac(BOMB_SECONDS)]);
@@ -93,8 +92,6 @@ describe.each(DIALECTS)('decoding an uploaded recording is bounded on %s', (dial
 
   afterAll(async () => {
     await server?.stop();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('refuses a FLAC declaring an hour of silence with invalid_request within a second', async () => {

@@ -3,14 +3,14 @@
 // voice lacks them. A failover to a route without tags strips them, a failover never
 // substitutes a format the fallback cannot deliver, and each response says whether the
 // default route or a fallback served, without naming the provider.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabsCatalog } from '../../fakes/elevenlabs-catalog.ts';
 import { FakeFishAudioCatalog } from '../../fakes/fishaudio-catalog.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { closeQuietly, openStream, streamRequest, streamUrl } from '../../helpers/stream.ts';
 import { budget } from '../../helpers/wait.ts';
 
@@ -29,7 +29,7 @@ interface VoiceView {
 
 type Fake = FakeElevenLabsCatalog | FakeFishAudioCatalog;
 
-describe.each(DIALECTS)('the catalog describes the serving variant on %s', (dialect) => {
+describeEachDialect('the catalog describes the serving variant on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -88,17 +88,15 @@ describe.each(DIALECTS)('the catalog describes the serving variant on %s', (dial
   };
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       elevenlabs = await FakeElevenLabsCatalog.start({ chunkDelayMs: 1 });
       elevenlabs.own.push({ id: EL_VOICE, name: 'Variant on ElevenLabs' });
       fish = await FakeFishAudioCatalog.start({ chunkDelayMs: 1 });
       fish.own.push({ id: FISH_MODEL, name: 'Variant' });
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
           ELEVENLABS_API_BASE: elevenlabs.url,
@@ -144,9 +142,6 @@ describe.each(DIALECTS)('the catalog describes the serving variant on %s', (dial
   );
 
   afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
     await elevenlabs?.close();
     await fish?.close();
   });

@@ -2,7 +2,6 @@
 // by the jobs process's sweep, with the bodies they sent, on both databases; pending ones
 // and recent ones stay.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import type { WebhookDeliveryState } from '../../../src/db/schema.ts';
 import { RetentionSweep } from '../../../src/jobs/retention-sweep.ts';
@@ -11,23 +10,17 @@ import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import { expireDeliveriesBefore } from '../../../src/webhooks/deliveries.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
 import { emitTestEvent } from '../../../src/webhooks/outbox.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
 
 const DAY_MS = 24 * 60 * 60_000;
 const NOW = new Date('2026-11-26T12:00:00.000Z');
 
-describe.each(DIALECTS)('webhook delivery retention on %s', (dialect) => {
-  let database: TestDatabase;
+describeEachDialect('webhook delivery retention on %s', (dialect) => {
   let handle: DatabaseHandle;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
+  beforeAll(async ({ databases }) => {
+    ({ handle } = await databases.get(dialect));
   });
 
   it('deletes ended deliveries older than the period, in batches, each once', async () => {

@@ -3,29 +3,22 @@
 // the hanging one never has more requests open at once, on both databases.
 
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import { WebhookDispatcher } from '../../../src/webhooks/dispatcher.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
 import { emitTestEvent } from '../../../src/webhooks/outbox.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { startWebhookReceiver } from '../../helpers/webhook-receiver.ts';
 
-describe.each(DIALECTS)('webhook dispatch fairness on %s', (dialect) => {
-  let database: TestDatabase;
+describeEachDialect('webhook dispatch fairness on %s', (dialect) => {
   let handle: DatabaseHandle;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
+  beforeAll(async ({ databases }) => {
+    ({ handle } = await databases.get(dialect));
   });
 
   it('keeps delivering to other endpoints while one receiver hangs', async () => {

@@ -5,7 +5,6 @@
 import { createHmac } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import type { TenantScope } from '../../../src/db/tenant-scope.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
@@ -16,7 +15,8 @@ import {
 } from '../../../src/webhooks/dispatcher.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
 import { emitTestEvent, emitWebhookEvent } from '../../../src/webhooks/outbox.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { afterEach, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { waitFor, within } from '../../helpers/wait.ts';
 import {
@@ -26,24 +26,19 @@ import {
 
 const box = new SecretBox('a test deployment secrets key of 32+ characters');
 
-describe.each(DIALECTS)('webhook dispatcher on %s', (dialect) => {
+describeEachDialect('webhook dispatcher on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let endpoints: WebhookEndpoints;
   const cleanup: (() => Promise<void>)[] = [];
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases }) => {
+    ({ database, handle } = await databases.get(dialect));
     endpoints = new WebhookEndpoints(handle.db, box);
   });
   afterEach(async () => {
     for (const step of cleanup.splice(0).reverse()) await step();
     await handle.db.deleteFrom('webhook_deliveries').execute();
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
   });
 
   const receiver = async () => {

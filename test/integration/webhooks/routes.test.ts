@@ -1,16 +1,16 @@
 // The /v1/webhooks routes over real HTTP: endpoints per workspace and environment, secrets
 // shown once and stored sealed, test events, delivery history pages and manual retries.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../../src/webhooks/event-types.ts';
 import { emitTestEvent } from '../../../src/webhooks/outbox.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { type ApiClient, type ApiReply, apiClient } from '../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -42,7 +42,7 @@ function expectError(reply: ApiReply, status: number, code: string) {
   expect({ status: reply.status, body: reply.body }).toEqual({ status, body });
 }
 
-describe.each(DIALECTS)('webhook routes on %s', (dialect) => {
+describeEachDialect('webhook routes on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -79,23 +79,16 @@ describe.each(DIALECTS)('webhook routes on %s', (dialect) => {
   };
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       // No dispatcher in the api: deliveries stay as the routes leave them.
-      server = await startServer({ database, env: { RUN_JOBS_IN_PROCESS: 'false' } });
+      server = await apis.start(database, { env: { RUN_JOBS_IN_PROCESS: 'false' } });
       api = apiClient(server.url, ws.productionKey);
       devApi = apiClient(server.devUrl, ws.developmentKey);
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('creates an endpoint and shows its secret once, sealed in the database', async () => {
     const reply = await api('POST', '/v1/webhooks', {

@@ -1,27 +1,15 @@
 // A rotated webhook secret keeps signing beside the new one for a day, and rotating again
 // drops it at once, on both databases.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import { PREVIOUS_SECRET_GRACE_MS, WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
 
-describe.each(DIALECTS)('webhook secret rotation on %s', (dialect) => {
-  let database: TestDatabase;
-  let handle: DatabaseHandle;
-
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
-  });
-
-  it('signs with the new and the previous secret for a day, then with the new one only', async () => {
+describeEachDialect('webhook secret rotation on %s', () => {
+  it('signs with the new and the previous secret for a day, then with the new one only', async ({
+    handle,
+  }) => {
     let now = new Date('2026-11-26T12:00:00.000Z');
     const endpoints = new WebhookEndpoints(handle.db, new SecretBox('s'.repeat(32)), () => now);
     const scope = {

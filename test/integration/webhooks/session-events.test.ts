@@ -5,7 +5,6 @@
 
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { sessionReportBody } from '../../../src/live-sessions/session-report-view.ts';
@@ -13,23 +12,17 @@ import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
 import { WEBHOOK_EVENT_SCHEMAS } from '../../../src/webhooks/event-schemas.ts';
 import { emitTestEvent } from '../../../src/webhooks/outbox.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { publishedAgentSnapshot } from '../../helpers/published-agent.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
 
 const RECEIVER = 'https://hooks.example.com/awp';
 
-describe.each(DIALECTS)('live session webhook events on %s', (dialect) => {
-  let database: TestDatabase;
+describeEachDialect('live session webhook events on %s', (dialect) => {
   let handle: DatabaseHandle;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
+  beforeAll(async ({ databases }) => {
+    ({ handle } = await databases.get(dialect));
   });
 
   const deliveries = (endpointId: string) =>

@@ -2,7 +2,6 @@
 // sessions do, on both databases: a receiver registered through the API gets
 // `*.started` and `*.ended` for each kind, signed as every event is, and the server
 // library's verifyWebhook accepts them; each carries the session as GET answers it.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   AwpClient,
   verifyWebhook,
@@ -15,9 +14,10 @@ import {
   type FakeTranscriptions,
   startFakeTranscriptions,
 } from '../../fakes/openai-transcriptions.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { openTranscription, sendAudio, silence, speech } from '../../helpers/transcription.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
@@ -31,7 +31,7 @@ const SESSION_EVENTS: WebhookEventType[] = [
   'streaming_session.ended',
 ];
 
-describe.each(DIALECTS)('transcription and streaming session webhooks on %s', (dialect) => {
+describeEachDialect('transcription and streaming session webhooks on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -42,14 +42,12 @@ describe.each(DIALECTS)('transcription and streaming session webhooks on %s', (d
   let secret: string;
 
   beforeAll(
-    async () => {
+    async ({ databases, apis }) => {
       fake = await startFakeTranscriptions({ apiKey: 'sk-test' });
       receiver = await startWebhookReceiver();
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle, { capabilities: ['tts', 'transcription'], credits: 1000 });
-      server = await startServer({
-        database,
+      server = await apis.start(database, {
         env: {
           STT_PROVIDER: 'openai',
           STT_OPENAI_BASE_URL: fake.url,
@@ -70,9 +68,6 @@ describe.each(DIALECTS)('transcription and streaming session webhooks on %s', (d
   );
 
   afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
     await fake?.close();
     await receiver?.close();
   });

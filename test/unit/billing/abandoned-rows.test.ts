@@ -1,21 +1,21 @@
 // The one sweep of rows that dead processes left open, on both databases. The heartbeat
 // table itself has the two columns the filter reads (`instance_id` and a creation time),
 // so it stands in for the ledgers' tables here.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeRowsOfDeadProcesses } from '../../../src/billing/abandoned-rows.ts';
 import { type DatabaseHandle, openDatabase } from '../../../src/db/connect.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 
 const NOW = Date.now();
 const at = (msAgo: number) => new Date(NOW - msAgo).toISOString();
 const LIFE = { instanceId: 'api@self:1', startedAt: at(30_000) };
 
-describe.each(DIALECTS)('closeRowsOfDeadProcesses on %s', (dialect) => {
+describeEachDialect('closeRowsOfDeadProcesses on %s', (dialect) => {
   let testDb: TestDatabase;
   let handle: DatabaseHandle;
 
-  beforeAll(async () => {
-    testDb = await createTestDatabase(dialect);
+  beforeAll(async ({ databases }) => {
+    testDb = await databases.empty(dialect);
     handle = await openDatabase({ databaseUrl: testDb.databaseUrl, dataDir: testDb.dataDir });
     await handle.db
       .insertInto('service_instances')
@@ -31,7 +31,6 @@ describe.each(DIALECTS)('closeRowsOfDeadProcesses on %s', (dialect) => {
   });
   afterAll(async () => {
     await handle.close();
-    await testDb.drop();
   });
 
   it('finds the rows of earlier lives and silent peers, and counts those it closed', async () => {

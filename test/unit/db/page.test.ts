@@ -1,6 +1,5 @@
 // The one cursor-paging helper: pages read with one row more, pages that end full, the
 // `{time}~{id}` cursor format and the keyset filter after it, on both databases.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type DatabaseHandle, openDatabase } from '../../../src/db/connect.ts';
 import { fullPageCursor, lookahead, olderThan, takePage } from '../../../src/db/page.ts';
@@ -12,7 +11,15 @@ import {
   UUID_PATTERN,
 } from '../../../src/http/page-cursor.ts';
 import { validate } from '../../../src/http/validate.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 
 const ID = '0190aaaa-0000-7000-8000-000000000001';
 const cursorOf = (row: { id: string }) => row.id;
@@ -68,12 +75,12 @@ describe('page cursor format', () => {
   });
 });
 
-describe.each(DIALECTS)('olderThan on %s', (dialect) => {
+describeEachDialect('olderThan on %s', (dialect) => {
   let testDb: TestDatabase;
   let handle: DatabaseHandle;
 
-  beforeAll(async () => {
-    testDb = await createTestDatabase(dialect);
+  beforeAll(async ({ databases }) => {
+    testDb = await databases.empty(dialect);
     handle = await openDatabase({ databaseUrl: testDb.databaseUrl, dataDir: testDb.dataDir });
     await handle.db
       .insertInto('service_instances')
@@ -87,7 +94,6 @@ describe.each(DIALECTS)('olderThan on %s', (dialect) => {
   });
   afterAll(async () => {
     await handle.close();
-    await testDb.drop();
   });
 
   it('compiles to older-than-or-same-time-and-smaller-id', () => {

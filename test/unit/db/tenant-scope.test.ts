@@ -1,22 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../../src/db/connect.ts';
 import { inScope, whereScope } from '../../../src/db/tenant-scope.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
 
 const scope = { workspaceId: 'ws_1', environment: 'development' } as const;
 
-describe.each(DIALECTS)('whereScope on %s', (dialect) => {
+describeEachDialect('whereScope on %s', (dialect) => {
   let testDb: TestDatabase;
   let handle: DatabaseHandle;
   const mark = (n: number) => (dialect === 'postgres' ? `$${n}` : '?');
 
-  beforeAll(async () => {
-    testDb = await createTestDatabase(dialect);
+  beforeAll(async ({ databases }) => {
+    testDb = await databases.empty(dialect);
     handle = await openDatabase({ databaseUrl: testDb.databaseUrl, dataDir: testDb.dataDir });
   });
   afterAll(async () => {
     await handle.close();
-    await testDb.drop();
   });
 
   it('adds the workspace and the environment after the filters before it', () => {

@@ -2,7 +2,6 @@
 // is on when the publication says so, its instructions name the documents the conversation
 // can search (a bounded list), and `search_documents` answers from the Agent's shared
 // documents and the conversation's end user's own, with an empty result the model can read.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublishedAgent } from '../../../../src/agents/agent-records.ts';
 import type { AgentToolContext } from '../../../../src/agents/capabilities/agent-tool.ts';
 import {
@@ -16,14 +15,15 @@ import { loadConfig } from '../../../../src/app/config.ts';
 import type { DatabaseHandle } from '../../../../src/db/connect.ts';
 import { createLogger } from '../../../../src/observability/logger.ts';
 import { SecretBox } from '../../../../src/secrets/secret-box.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../../helpers/database.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../../fixtures/index.ts';
+import type { TestDatabase } from '../../../helpers/database.ts';
 import { publishedAgentSnapshot } from '../../../helpers/published-agent.ts';
-import { openTestDatabase, seedWorkspace } from '../../../helpers/seed.ts';
+import { seedWorkspace } from '../../../helpers/seed.ts';
 import { KIM, loadCorpus, SAM, SHARED_DOCUMENTS } from './corpus.ts';
 
 const logger = createLogger('silent');
 
-describe.each(DIALECTS)('the documents capability on %s', (dialect) => {
+describeEachDialect('the documents capability on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let toolbox: AgentToolbox;
@@ -47,18 +47,12 @@ describe.each(DIALECTS)('the documents capability on %s', (dialect) => {
     return { ...outcome, result: JSON.parse(outcome.output) };
   };
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases }) => {
+    ({ database, handle } = await databases.get(dialect));
     const { workspaceId } = await seedWorkspace(handle);
     agent = await publishedAgentSnapshot(handle.db, workspaceId, 'kb', { documentsEnabled: true });
     await loadCorpus(handle.db, agent.agentId);
     toolbox = new AgentToolbox([documentsCapability(handle.db)], logger);
-  });
-
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
   });
 
   it("is one of the deployment's capabilities, on only when the publication enables documents", async () => {

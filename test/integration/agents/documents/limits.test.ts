@@ -2,7 +2,6 @@
 // characters per document and title, the 1 MiB body limit, the number of documents per
 // Agent and per end user, and authentication and the `agents` capability.
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   MAX_DOCUMENT_CHARS,
   MAX_DOCUMENTS_PER_END_USER,
@@ -10,10 +9,11 @@ import {
   MAX_TITLE_CHARS,
 } from '../../../../src/agents/capabilities/documents/document-records.ts';
 import type { DatabaseHandle } from '../../../../src/db/connect.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../../fixtures/index.ts';
 import { type ApiClient, type ApiReply, apiClient, LLM_ENV } from '../../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../../helpers/server.ts';
+import type { TestDatabase } from '../../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../../helpers/seed.ts';
+import type { RunningServer } from '../../../helpers/server.ts';
 import { budget } from '../../../helpers/wait.ts';
 import { KIM, SAM } from './corpus.ts';
 
@@ -29,7 +29,7 @@ function expectError(reply: ApiReply, status: number, code: string) {
 /** A character of four UTF-8 bytes and two UTF-16 code units. */
 const CLEF = '\u{1D11E}';
 
-describe.each(DIALECTS)('Agent document limits over HTTP on %s', (dialect) => {
+describeEachDialect('Agent document limits over HTTP on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -68,22 +68,15 @@ describe.each(DIALECTS)('Agent document limits over HTTP on %s', (dialect) => {
   };
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      server = await startServer({ database, env: LLM_ENV });
+      server = await apis.start(database, { env: LLM_ENV });
       api = apiClient(server.url, ws.productionKey);
       agentId = await createAgent();
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('refuses bodies that do not fit the schema with 400 invalid_request', async () => {
     const bad: unknown[] = [

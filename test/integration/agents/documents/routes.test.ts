@@ -2,13 +2,13 @@
 // filters and pages, replace (reindexed: old words no longer match), delete, and the scope
 // of the key (other workspaces, environments and Agents are 404 not_found).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DocumentSearch } from '../../../../src/agents/capabilities/documents/document-search.ts';
 import type { DatabaseHandle } from '../../../../src/db/connect.ts';
+import { beforeAll, describeEachDialect, expect, it, vi } from '../../../fixtures/index.ts';
 import { type ApiClient, type ApiReply, apiClient, LLM_ENV } from '../../../helpers/agents.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../../helpers/database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from '../../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../../helpers/server.ts';
+import type { TestDatabase } from '../../../helpers/database.ts';
+import { type SeededWorkspace, seedWorkspace } from '../../../helpers/seed.ts';
+import type { RunningServer } from '../../../helpers/server.ts';
 import { budget } from '../../../helpers/wait.ts';
 import { KIM, SAM } from './corpus.ts';
 
@@ -25,7 +25,7 @@ function expectError(reply: ApiReply, status: number, code: string) {
   });
 }
 
-describe.each(DIALECTS)('Agent documents over HTTP on %s', (dialect) => {
+describeEachDialect('Agent documents over HTTP on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let server: RunningServer;
@@ -53,12 +53,11 @@ describe.each(DIALECTS)('Agent documents over HTTP on %s', (dialect) => {
     );
 
   beforeAll(
-    async () => {
-      database = await createTestDatabase(dialect);
-      handle = await openTestDatabase(database);
+    async ({ databases, apis }) => {
+      ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       const other = await seedWorkspace(handle);
-      server = await startServer({ database, env: LLM_ENV });
+      server = await apis.start(database, { env: LLM_ENV });
       api = apiClient(server.url, ws.productionKey);
       devApi = apiClient(server.devUrl, ws.developmentKey);
       otherApi = apiClient(server.url, other.productionKey);
@@ -66,12 +65,6 @@ describe.each(DIALECTS)('Agent documents over HTTP on %s', (dialect) => {
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-    await handle?.close();
-    await database?.drop();
-  });
 
   it('creates a shared document and answers it without its text', async () => {
     const text = 'Refunds are paid within 5 business days. Café 🙂';

@@ -2,7 +2,6 @@
 // tsvector indexes, which end user's documents a search reads, empty results, reindexing,
 // and that SQLite and PostgreSQL give the same results for the same knowledge base.
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentStore } from '../../../../src/agents/agent-store.ts';
 import {
   CANDIDATE_LIMIT,
@@ -11,15 +10,21 @@ import {
 } from '../../../../src/agents/capabilities/documents/document-search.ts';
 import { DocumentStore } from '../../../../src/agents/capabilities/documents/document-store.ts';
 import type { DatabaseHandle } from '../../../../src/db/connect.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../../helpers/database.ts';
+import {
+  beforeAll,
+  DIALECTS,
+  describe,
+  describeEachDialect,
+  expect,
+  it,
+  type OpenDatabase,
+} from '../../../fixtures/index.ts';
 import { publishedAgentSnapshot } from '../../../helpers/published-agent.ts';
-import { openTestDatabase, seedWorkspace } from '../../../helpers/seed.ts';
+import { seedWorkspace } from '../../../helpers/seed.ts';
 import { fillerText, KIM, loadCorpus, SAM } from './corpus.ts';
 
 /** A knowledge base on a fresh database of `dialect`: its handle and the Agent's id. */
-async function knowledgeBase(dialect: (typeof DIALECTS)[number]) {
-  const database = await createTestDatabase(dialect);
-  const handle = await openTestDatabase(database);
+async function knowledgeBase({ database, handle }: OpenDatabase) {
   const { workspaceId } = await seedWorkspace(handle);
   const agent = await publishedAgentSnapshot(handle.db, workspaceId, 'kb', {
     documentsEnabled: true,
@@ -42,8 +47,7 @@ const QUERIES = [
   'business days',
 ];
 
-describe.each(DIALECTS)('document search on %s', (dialect) => {
-  let database: TestDatabase;
+describeEachDialect('document search on %s', (dialect) => {
   let handle: DatabaseHandle;
   let search: DocumentSearch;
   let agentId: string;
@@ -51,14 +55,9 @@ describe.each(DIALECTS)('document search on %s', (dialect) => {
   const titles = async (query: string, endUserId: string | null = SAM, limit = 5) =>
     (await search.search(scope(endUserId), query, limit)).map((hit) => hit.title);
 
-  beforeAll(async () => {
-    ({ database, handle, agentId } = await knowledgeBase(dialect));
+  beforeAll(async ({ databases }) => {
+    ({ handle, agentId } = await knowledgeBase(await databases.get(dialect)));
     search = new DocumentSearch(handle.db);
-  });
-
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
   });
 
   it('ranks the document that answers the question first', async () => {
@@ -177,15 +176,8 @@ async function countChunks(handle: DatabaseHandle, agentId: string): Promise<num
 describe('document search on SQLite and PostgreSQL', () => {
   const bases: Awaited<ReturnType<typeof knowledgeBase>>[] = [];
 
-  beforeAll(async () => {
-    for (const dialect of DIALECTS) bases.push(await knowledgeBase(dialect));
-  });
-
-  afterAll(async () => {
-    for (const base of bases) {
-      await base.handle.close();
-      await base.database.drop();
-    }
+  beforeAll(async ({ databases }) => {
+    for (const dialect of DIALECTS) bases.push(await knowledgeBase(await databases.get(dialect)));
   });
 
   const compareAll = async () => {

@@ -4,16 +4,16 @@
 // reauthorization, Google's refusals told to the model, a deployment without a Google
 // client, and no token in the logs.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../../src/db/connect.ts';
 import { CALENDAR_ERRORS, FakeGoogle } from '../../../fakes/google.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../../helpers/database.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../../fixtures/index.ts';
+import type { TestDatabase } from '../../../helpers/database.ts';
 import { type CalendarTools, calendarTools } from '../../../helpers/google-calendar.ts';
-import { openTestDatabase, seedWorkspace } from '../../../helpers/seed.ts';
+import { seedWorkspace } from '../../../helpers/seed.ts';
 
 const RANGE = { from: '2025-03-05', to: '2025-03-06' };
 
-describe.each(DIALECTS)('calendar access on %s', (dialect) => {
+describeEachDialect('calendar access on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let fake: FakeGoogle;
@@ -30,18 +30,15 @@ describe.each(DIALECTS)('calendar access on %s', (dialect) => {
         .executeTakeFirstOrThrow()
     ).status;
 
-  beforeAll(async () => {
+  beforeAll(async ({ databases }) => {
     fake = await FakeGoogle.start();
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+    ({ database, handle } = await databases.get(dialect));
     workspaceId = (await seedWorkspace(handle)).workspaceId;
     tools = await calendarTools(handle, database, workspaceId, fake.env(), fake);
   });
 
   afterAll(async () => {
     await fake?.close();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('refreshes an expired access token once and reuses the new one', async () => {

@@ -3,17 +3,17 @@
 // Calendar v3 requests they make, what the model reads back in the user's time zone, and
 // the mistakes a model makes (bad times, no time zone).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../../src/db/connect.ts';
 import { FakeGoogle, type FakeGoogleAccount } from '../../../fakes/google.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../../helpers/database.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../../fixtures/index.ts';
+import type { TestDatabase } from '../../../helpers/database.ts';
 import { type CalendarTools, calendarTools } from '../../../helpers/google-calendar.ts';
-import { openTestDatabase, seedWorkspace } from '../../../helpers/seed.ts';
+import { seedWorkspace } from '../../../helpers/seed.ts';
 
 const EVENTS = '/calendar/v3/calendars/primary/events';
 const TOOL_NAMES = ['list_calendar_events', 'find_free_time', 'create_calendar_event'];
 
-describe.each(DIALECTS)('calendar tools on %s', (dialect) => {
+describeEachDialect('calendar tools on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let fake: FakeGoogle;
@@ -24,10 +24,9 @@ describe.each(DIALECTS)('calendar tools on %s', (dialect) => {
 
   const calendarRequests = () => fake.requests.filter((r) => r.path.startsWith('/calendar/'));
 
-  beforeAll(async () => {
+  beforeAll(async ({ databases }) => {
     fake = await FakeGoogle.start();
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+    ({ database, handle } = await databases.get(dialect));
     const ws = await seedWorkspace(handle);
     tools = await calendarTools(handle, database, ws.workspaceId, fake.env(), fake);
     ada = fake.account('ada@example.com', [
@@ -71,8 +70,6 @@ describe.each(DIALECTS)('calendar tools on %s', (dialect) => {
 
   afterAll(async () => {
     await fake?.close();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('offers its tools and says whose calendar is connected', async () => {

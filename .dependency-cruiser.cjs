@@ -4,7 +4,7 @@
 
 /** The api's domain modules: each decides one part of the product. */
 const DOMAINS =
-  '^src/(agents|application|conversations|demo|live-sessions|operator|playground|' +
+  '^src/(agents|application|conversations|demo|agent-sessions|operator|playground|' +
   'streaming-sessions|transcription|translation|tts|voices|webhooks|workspaces)/';
 
 /**

@@ -17,7 +17,7 @@ const REALTIME_AUDIO = [
   'test/e2e/live/conversation.test.ts',
   'test/e2e/live/deepgram-and-crash.test.ts',
   'test/e2e/live/demo-start.test.ts',
-  'test/integration/worker/live-session.test.ts',
+  'test/integration/worker/agent-session.test.ts',
   'test/integration/worker/handover.test.ts',
   'test/integration/fleet/fleet-crash.test.ts',
   'test/integration/worker/rolling-restart.test.ts',

@@ -5,7 +5,7 @@
  *
  * On the voice bench's stack (bench/lib/voice-rig.ts: livekit-server, the compiled api with
  * the native voice, one compiled worker with the embedded Whisper and Silero, the OpenAI
- * chat fake answering after 200 ms), N = 1, 2, 4, 8 live sessions run at once on the one
+ * chat fake answering after 200 ms), N = 1, 2, 4, 8 Agent sessions run at once on the one
  * worker. Each user (@livekit/rtc-node) says recorded questions one after another, its
  * first question offset by i / N of a question's cycle, so users ask while the others
  * speak or listen. Per N: voice to voice at the client (end of the user's words to the

@@ -46,7 +46,7 @@ const GREETING = 'Hello Grace, I am Ada.';
 const RESUMED = 'As I was saying, the story goes on.';
 const STORY = Array.from({ length: 12 }, (_, i) => ` Sentence number ${i + 1} of a long story.`);
 
-/** Starts a live session through api `i` and joins its user through node 1. */
+/** Starts an Agent session through api `i` and joins its user through node 1. */
 async function openSession(fleet: Fleet, agentId: string, i: number) {
   const minted = await fleet.api(i)('POST', `/v1/agents/${agentId}/session-tokens`, {});
   const started = await apiClient(fleet.apis[i]?.url as string, minted.body.token)(

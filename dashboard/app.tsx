@@ -2,10 +2,10 @@ import { useCallback, useEffect, useState } from 'react';
 import { call, describeError, OperatorApiError, whenSignedOut } from './api.ts';
 import { Notice, Page } from './components.tsx';
 import { Layout } from './layout.tsx';
+import { OperatorSessionContext } from './operator-session.ts';
 import { SignIn } from './pages/sign-in.tsx';
 import { navigate, usePath } from './router.ts';
 import { HOME_PATH, matchRoute } from './routes.tsx';
-import { SessionContext } from './session.ts';
 import type { Me } from './types.ts';
 
 type SessionState =
@@ -59,7 +59,7 @@ export function App() {
   };
   const matched = matchRoute(path);
   return (
-    <SessionContext.Provider value={session.me}>
+    <OperatorSessionContext.Provider value={session.me}>
       <Layout me={session.me} path={path} onSignOut={() => void signOut()}>
         {matched ? (
           matched.route.render(matched.params)
@@ -69,6 +69,6 @@ export function App() {
           </Page>
         )}
       </Layout>
-    </SessionContext.Provider>
+    </OperatorSessionContext.Provider>
   );
 }

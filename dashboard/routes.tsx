@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react';
 import { AgentPage } from './pages/agent-page.tsx';
+import { AgentSessionPage } from './pages/agent-sessions/agent-session-page.tsx';
+import { AgentSessionsPage } from './pages/agent-sessions/agent-sessions-page.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { CreateVoicePage } from './pages/create-voice.tsx';
@@ -7,8 +9,6 @@ import { MembersPage } from './pages/members.tsx';
 import { PasswordPage } from './pages/password.tsx';
 import { PlaygroundPage } from './pages/playground/playground-page.tsx';
 import { ProviderAccountsPage } from './pages/provider-accounts.tsx';
-import { SessionPage } from './pages/sessions/session-page.tsx';
-import { SessionsPage } from './pages/sessions/sessions-page.tsx';
 import { StreamingSessionPage } from './pages/streaming-sessions/streaming-session-page.tsx';
 import { StreamingSessionsPage } from './pages/streaming-sessions/streaming-sessions-page.tsx';
 import { TranscriptionPage } from './pages/transcription/transcription-page.tsx';
@@ -43,9 +43,9 @@ export const PAGE_ROUTES: PageRoute[] = [
   { pattern: '/agents', render: () => <AgentsPage /> },
   {
     pattern: '/sessions/:sessionId',
-    render: (params) => <SessionPage sessionId={params.sessionId ?? ''} />,
+    render: (params) => <AgentSessionPage sessionId={params.sessionId ?? ''} />,
   },
-  { pattern: '/sessions', render: () => <SessionsPage /> },
+  { pattern: '/sessions', render: () => <AgentSessionsPage /> },
   {
     pattern: '/transcription/:sessionId',
     render: (params) => <TranscriptionSessionPage sessionId={params.sessionId ?? ''} />,

@@ -1,13 +1,13 @@
 // The job entry of the agent worker. The LiveKit agents framework forks one process per
-// job (one live session) and imports this file by path in it: `prewarm` runs once per
+// job (one Agent session) and imports this file by path in it: `prewarm` runs once per
 // process (models), `entry` once per session.
 import { defineAgent, type JobContext, type JobProcess, type VAD } from '@livekit/agents';
 import { createSttProvider, loadSttConfig } from '../src/stt/config.ts';
 import type { SttProvider } from '../src/stt/provider.ts';
 import { SileroVad } from '../src/stt/vad/livekit-vad.ts';
 import { createLogger, loadConfig, WorkerApi } from '../src/worker-boundary/index.ts';
+import { runAgentSession } from './agent-session/session.ts';
 import { loadWorkerConfig } from './config.ts';
-import { runLiveSession } from './conversation/session.ts';
 
 interface ProcessData extends Record<string, unknown> {
   vad: VAD;
@@ -44,7 +44,7 @@ export default defineAgent({
     const config = loadConfig();
     const logger = createLogger(config.LOG_LEVEL, 'worker');
     const api = await WorkerApi.open(config);
-    await runLiveSession(ctx, {
+    await runAgentSession(ctx, {
       config,
       workerConfig: loadWorkerConfig(),
       api,

@@ -1,5 +1,5 @@
 // `npm run worker`: one LiveKit agent worker process. It registers with LiveKit under
-// AGENT_NAME (explicit dispatch only) and forks a job process per live session.
+// AGENT_NAME (explicit dispatch only) and forks a job process per Agent session.
 import { agentIdentity } from '@awp/protocol';
 import { AgentServer, initializeLogger, ServerOptions } from '@livekit/agents';
 import { siblingEntry } from '../media/runtime-entry.ts';
@@ -18,7 +18,7 @@ export function agentEntryFile(): string {
 /**
  * Draining: LiveKit gives this worker no new jobs; the running conversations get the grace
  * to finish, and those still running then are closed, which hands each to a new job
- * elsewhere (worker/conversation/session.ts).
+ * elsewhere (worker/agent-session/session.ts).
  */
 function drainOnSignal(server: AgentServer, graceMs: number): (signal: string) => Promise<void> {
   let stopping = false;

@@ -41,9 +41,9 @@ export class AwpClient {
   readonly models: Models;
   /** One-shot and streaming synthesis. @example `client.tts.stream({ ... })` */
   readonly tts: Tts;
-  /** Agents, their cards, text messages and live-session starts. @example `await client.agents.get(id)` */
+  /** Agents, their cards, text messages and Agent session starts. @example `await client.agents.get(id)` */
   readonly agents: Agents;
-  /** Reports of live Agent sessions. @example `await client.agentSessions.get(sessionId)` */
+  /** Reports of Agent sessions. @example `await client.agentSessions.get(sessionId)` */
   readonly agentSessions: AgentSessions;
   /** Short-lived credentials for browsers and apps. @example `await client.tokens.createTtsStreamToken()` */
   readonly tokens: Tokens;

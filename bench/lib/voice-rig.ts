@@ -14,7 +14,7 @@ export interface VoiceRigOptions {
   workerEnv?: Record<string, string>;
 }
 
-/** A started live session: where the user's client joins. */
+/** A started Agent session: where the user's client joins. */
 export interface StartedSession {
   sessionId: string;
   url: string;

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { call, describeError } from '../api.ts';
 import { Notice, Page, useLoad } from '../components.tsx';
+import { hasRole, useOperatorSession } from '../operator-session.ts';
 import { linkProps } from '../router.ts';
-import { hasRole, useSession } from '../session.ts';
 import { mayReadEndUserData } from '../types.ts';
 import {
   AGENT_BUILDER_ROLES,
@@ -32,7 +32,7 @@ function agentPath(agentId: string, rest = ''): string {
  * Agent can be tried in the demo.
  */
 export function AgentPage(props: { agentId: string }) {
-  const me = useSession();
+  const me = useOperatorSession();
   const canBuild = hasRole(me, AGENT_BUILDER_ROLES);
   const loaded = useLoad(
     () => call<{ agent: Agent }>('GET', agentPath(props.agentId)).then((r) => r.agent),

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { call, describeError } from '../api.ts';
 import { formatTime, Notice, Page, useLoad } from '../components.tsx';
+import { hasRole, useOperatorSession } from '../operator-session.ts';
 import { linkProps } from '../router.ts';
-import { hasRole, useSession } from '../session.ts';
 import { AGENT_BUILDER_ROLES, type Agent, type AgentVoice } from './agents/agent-types.ts';
 import { CreateAgentForm } from './agents/create-agent-form.tsx';
 import { PublicationStatus } from './agents/publication-status.tsx';
@@ -16,7 +16,7 @@ import './agents/agents.css';
  * demo page.
  */
 export function AgentsPage() {
-  const me = useSession();
+  const me = useOperatorSession();
   const canBuild = hasRole(me, AGENT_BUILDER_ROLES);
   const agents = useLoad(() => call<{ agents: Agent[] }>('GET', '/agents').then((r) => r.agents));
   const voices = useLoad(() =>

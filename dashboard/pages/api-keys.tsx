@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { call, describeError } from '../api.ts';
 import { formatTime, Notice, Page, RoleRequired, useLoad } from '../components.tsx';
-import { hasRole, useSession } from '../session.ts';
+import { hasRole, useOperatorSession } from '../operator-session.ts';
 import { type ApiKey, KEY_MANAGER_ROLES } from '../types.ts';
 
 const ROLE_LABELS = { owner: 'Owner', admin: 'Admin', builder: 'Builder', member: 'Member' };
@@ -21,7 +21,7 @@ function creatorText(key: ApiKey): string {
  * banner, the Issued keys table with prefix, status and last use, and Revoke.
  */
 export function ApiKeysPage() {
-  const me = useSession();
+  const me = useOperatorSession();
   if (!hasRole(me, KEY_MANAGER_ROLES)) {
     return (
       <RoleRequired title="API keys">

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { call } from '../api.ts';
 import { Notice, Page, Tabs, useLoad } from '../components.tsx';
-import { hasRole, useSession } from '../session.ts';
+import { hasRole, useOperatorSession } from '../operator-session.ts';
 import { type ProviderAccount, VOICE_MANAGER_ROLES } from '../types.ts';
 import { ImportTab } from './create-voice/import-tab.tsx';
 import { RecordTab } from './create-voice/record-tab.tsx';
@@ -20,7 +20,7 @@ type TabId = (typeof TABS)[number]['id'];
  * import one from a vendor catalog. Owner and Admin only; the new voice's page opens next.
  */
 export function CreateVoicePage() {
-  const me = useSession();
+  const me = useOperatorSession();
   if (!hasRole(me, VOICE_MANAGER_ROLES)) {
     return (
       <Page title="Create voice">

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { call, describeError } from '../api.ts';
 import { formatTime, Notice, Page, useLoad } from '../components.tsx';
-import { hasRole, useSession } from '../session.ts';
+import { hasRole, useOperatorSession } from '../operator-session.ts';
 import { type ApiKey, MEMBER_MANAGER_ROLES, type Me, ROLES, type Role } from '../types.ts';
 import './members.css';
 
@@ -33,7 +33,7 @@ function mayActOn(me: Me, role: Role): boolean {
  * over), change roles, reset passwords and remove members; an Admin only below Admin.
  */
 export function MembersPage() {
-  const me = useSession();
+  const me = useOperatorSession();
   const canManage = hasRole(me, MEMBER_MANAGER_ROLES);
   const members = useLoad(() =>
     call<{ members: WorkspaceMember[] }>('GET', '/members').then((r) => r.members),

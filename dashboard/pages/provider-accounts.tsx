@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { call, describeError } from '../api.ts';
 import { formatTime, Notice, Page, useLoad } from '../components.tsx';
-import { hasRole, useSession } from '../session.ts';
+import { hasRole, useOperatorSession } from '../operator-session.ts';
 import { type ProviderAccount, VOICE_MANAGER_ROLES } from '../types.ts';
 import { PROVIDER_NAMES, VENDOR_PROVIDERS, type VendorProvider } from './create-voice/models.ts';
 
@@ -11,7 +11,7 @@ import { PROVIDER_NAMES, VENDOR_PROVIDERS, type VendorProvider } from './create-
  * last four characters. Owner and Admin only.
  */
 export function ProviderAccountsPage() {
-  const me = useSession();
+  const me = useOperatorSession();
   if (!hasRole(me, VOICE_MANAGER_ROLES)) {
     return (
       <Page title="Provider accounts">

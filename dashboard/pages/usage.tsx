@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { call, describeError } from '../api.ts';
 import { formatTime, Notice, Page, RoleRequired, useLoad } from '../components.tsx';
-import { hasRole, useSession } from '../session.ts';
+import { hasRole, useOperatorSession } from '../operator-session.ts';
 import { KEY_MANAGER_ROLES, type Usage, type UsageModelCall, type UsageRequest } from '../types.ts';
 
 /** Credits as `awp credit show` counts them (1,000 credits = 1 USD), with digit grouping. */
@@ -16,7 +16,7 @@ export function formatCredits(credits: number): string {
  * list with "Load older" for the rows before.
  */
 export function UsagePage() {
-  const me = useSession();
+  const me = useOperatorSession();
   if (!hasRole(me, KEY_MANAGER_ROLES)) {
     return (
       <RoleRequired title="Usage">
@@ -221,7 +221,7 @@ function Requests(props: { first: UsageRequest[]; cursor: string | null; environ
   );
 }
 
-/** The language-model calls of text conversations, newest first (live sessions are on Sessions). */
+/** The language-model calls of text conversations, newest first (Agent sessions are on Sessions). */
 function ModelCalls(props: {
   first: UsageModelCall[];
   cursor: string | null;

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { call } from '../api.ts';
 import { Notice, Page, Tabs, useLoad } from '../components.tsx';
+import { hasRole, useOperatorSession } from '../operator-session.ts';
 import { linkProps } from '../router.ts';
-import { hasRole, useSession } from '../session.ts';
 import { type CloneAttempt, VOICE_MANAGER_ROLES, type Voice, type VoiceSample } from '../types.ts';
 import { HistoryTab } from './voice/history-tab.tsx';
 import {
@@ -51,7 +51,7 @@ async function loadDetails(voiceId: string): Promise<VoiceDetails> {
  * read. Read again every 2 s while a route is Cloning.
  */
 export function VoicePage(props: { voiceId: string }) {
-  const me = useSession();
+  const me = useOperatorSession();
   const canManage = hasRole(me, VOICE_MANAGER_ROLES);
   const [tab, setTab] = useState<TabId>('routes');
   const details = useLoad(() => loadDetails(props.voiceId), [props.voiceId]);

@@ -1,7 +1,7 @@
 import { call } from '../api.ts';
 import { Notice, Page, useLoad } from '../components.tsx';
+import { hasRole, useOperatorSession } from '../operator-session.ts';
 import { linkProps } from '../router.ts';
-import { hasRole, useSession } from '../session.ts';
 import { VOICE_MANAGER_ROLES, type Voice } from '../types.ts';
 import { BuiltInVoices } from './built-in-voices.tsx';
 import {
@@ -22,7 +22,7 @@ import './voice/voice.css';
  * route is Cloning, so states move on screen as providers finish.
  */
 export function VoicesPage() {
-  const me = useSession();
+  const me = useOperatorSession();
   const voices = useLoad(() => call<{ voices: Voice[] }>('GET', '/voices').then((r) => r.voices));
   usePollWhile(anyCloning(voices.data ?? []), voices.reload);
   const actions = hasRole(me, VOICE_MANAGER_ROLES) ? (

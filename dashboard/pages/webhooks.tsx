@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { call, describeError } from '../api.ts';
 import { Notice, Page, RoleRequired, useLoad } from '../components.tsx';
-import { hasRole, useSession } from '../session.ts';
+import { hasRole, useOperatorSession } from '../operator-session.ts';
 import { Deliveries } from './webhooks/deliveries.tsx';
 import { type EndpointFields, EndpointForm } from './webhooks/endpoint-form.tsx';
 import { EndpointsTable } from './webhooks/endpoints-table.tsx';
@@ -22,7 +22,7 @@ import './webhooks/webhooks.css';
  * For Owners and Admins.
  */
 export function WebhooksPage() {
-  const me = useSession();
+  const me = useOperatorSession();
   if (!hasRole(me, WEBHOOK_MANAGER_ROLES)) {
     return (
       <RoleRequired title="Webhooks">

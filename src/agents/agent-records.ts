@@ -21,7 +21,7 @@ export interface AgentDraft {
    * is told; null: the voice's language, else detection (src/stt/language.ts).
    */
   language: string | null;
-  /** The Agent's live sessions are recorded (stereo Ogg Opus: the user left, the agent right). */
+  /** The Agent's sessions are recorded (stereo Ogg Opus: the user left, the agent right). */
   recordingEnabled: boolean;
 }
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import type { SessionRecordings } from '../agent-sessions/session-recordings.ts';
 import { requireAuth } from '../auth/context.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
-import type { SessionRecordings } from '../live-sessions/session-recordings.ts';
 import type { AgentInput, Agents } from './agents.ts';
 import {
   agentBody,

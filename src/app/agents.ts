@@ -1,5 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import { agentSessionRoutes } from '../agent-sessions/agent-session-routes.ts';
+import { AgentSessions } from '../agent-sessions/agent-sessions.ts';
+import { type LivekitRooms, livekitRoomsFromConfig } from '../agent-sessions/livekit-rooms.ts';
+import { RevokedSessionSweep } from '../agent-sessions/revoked-session-sweep.ts';
+import { SessionHandoverSweep } from '../agent-sessions/session-handover.ts';
+import { sessionReadRoutes } from '../agent-sessions/session-read-routes.ts';
+import type { SessionRecordings } from '../agent-sessions/session-recordings.ts';
+import { sessionTokenRoutes } from '../agent-sessions/session-token-routes.ts';
+import { AgentSessionTokens } from '../agent-sessions/session-tokens.ts';
 import { AgentStore } from '../agents/agent-store.ts';
 import { Agents } from '../agents/agents.ts';
 import { avatarRoutes } from '../agents/avatar-routes.ts';
@@ -21,15 +30,6 @@ import { Conversations } from '../conversations/conversations.ts';
 import { messageRoutes } from '../conversations/routes.ts';
 import type { Database } from '../db/schema.ts';
 import type { AnyRoute } from '../http/route.ts';
-import { liveSessionRoutes } from '../live-sessions/live-session-routes.ts';
-import { LiveSessions } from '../live-sessions/live-sessions.ts';
-import { type LivekitRooms, livekitRoomsFromConfig } from '../live-sessions/livekit-rooms.ts';
-import { RevokedSessionSweep } from '../live-sessions/revoked-session-sweep.ts';
-import { SessionHandoverSweep } from '../live-sessions/session-handover.ts';
-import { sessionReadRoutes } from '../live-sessions/session-read-routes.ts';
-import type { SessionRecordings } from '../live-sessions/session-recordings.ts';
-import { sessionTokenRoutes } from '../live-sessions/session-token-routes.ts';
-import { AgentSessionTokens } from '../live-sessions/session-tokens.ts';
 import { llmCatalogFromConfig } from '../llm/registry.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
@@ -39,10 +39,10 @@ import { VoiceStore } from '../voices/voice-store.ts';
 import type { Config, Environment } from './config.ts';
 import type { Domain } from './domain.ts';
 
-/** The sweep that hands a lapsed live session to a new job; off when the bound is 0. */
+/** The sweep that hands a lapsed Agent session to a new job; off when the bound is 0. */
 function startHandoverSweep(
   config: Config,
-  sessions: LiveSessions,
+  sessions: AgentSessions,
   rooms: LivekitRooms,
   logger: Logger,
 ): SessionHandoverSweep | undefined {
@@ -102,7 +102,7 @@ export function createAgentSide(deps: {
     toolbox,
     maxOutputTokens: config.MESSAGES_MAX_OUTPUT_TOKENS,
   });
-  const liveSessions = new LiveSessions(db, {
+  const agentSessions = new AgentSessions(db, {
     heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
   });
   const livekitRooms = livekitRoomsFromConfig(config);
@@ -114,12 +114,12 @@ export function createAgentSide(deps: {
       redis: deps.redis,
       redisPrefix: config.REDIS_PREFIX,
       rooms: livekitRooms,
-      sessions: liveSessions,
+      sessions: agentSessions,
       intervalMs: config.REVOCATION_CHECK_INTERVAL_MS,
       logger: deps.logger,
     });
   const handovers =
-    livekitRooms && startHandoverSweep(config, liveSessions, livekitRooms, deps.logger);
+    livekitRooms && startHandoverSweep(config, agentSessions, livekitRooms, deps.logger);
   const routes: AnyRoute[] = [
     ...agentRoutes(agents, deps.recordings),
     ...cardRoutes(agents),
@@ -129,22 +129,22 @@ export function createAgentSide(deps: {
     ...avatarRoutes(publicBaseUrls),
     ...translationRoutes({ catalog: llmCatalog, ledger: deps.llmLedger, config }),
     ...memoryRoutes(agents, new MemoryStore(db)),
-    ...liveSessionRoutes({
+    ...agentSessionRoutes({
       agents,
       tokens: agentSessionTokens,
-      sessions: liveSessions,
+      sessions: agentSessions,
       rooms: livekitRooms,
       maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
       maxSessionsPerWorkspace: config.AGENT_SESSIONS_MAX_CONCURRENT_PER_WORKSPACE,
       publicBaseUrls,
       recordings: deps.recordings,
     }),
-    ...sessionReadRoutes(db, liveSessions),
+    ...sessionReadRoutes(db, agentSessions),
     ...applicationSessionRoutes(
       new ApplicationSessions({
         db,
         agents,
-        sessions: liveSessions,
+        sessions: agentSessions,
         rooms: livekitRooms,
         maxDurationMs: config.AGENT_SESSION_MAX_DURATION_MS,
         maxSessionsPerWorkspace: config.AGENT_SESSIONS_MAX_CONCURRENT_PER_WORKSPACE,
@@ -156,7 +156,7 @@ export function createAgentSide(deps: {
     llmCatalog,
     agents,
     agentSessionTokens,
-    liveSessions,
+    agentSessions,
     routes,
     domain: {
       name: 'agents',

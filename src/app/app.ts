@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import { SessionRecordings } from '../agent-sessions/session-recordings.ts';
 import type { Agents } from '../agents/agents.ts';
 import { googleCalendarRoutes } from '../agents/capabilities/calendar/routes.ts';
 import { googleCalendarFromConfig } from '../agents/capabilities/calendar/service.ts';
@@ -12,7 +13,6 @@ import { buildOpenApiDocument } from '../http/openapi.ts';
 import type { AnyRoute } from '../http/route.ts';
 import { prepareUploadDirectory } from '../http/upload-directory.ts';
 import type { Listener, UwsHttpServer } from '../http/uws/server.ts';
-import { SessionRecordings } from '../live-sessions/session-recordings.ts';
 import { modelRoutes } from '../models/routes.ts';
 import { limiterOutage } from '../observability/domain-metrics.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -269,7 +269,7 @@ function listDomains(parts: Parts, state: ApiState): Domain[] {
       audioStore,
       agents: agents.agents,
       llm: agents.llmCatalog,
-      liveSessions: agents.liveSessions,
+      agentSessions: agents.agentSessions,
       recordings,
       vendors: speech.vendors,
     }),

@@ -216,7 +216,7 @@ export const configSchema = z.object({
   /** Store synthesized audio after each request (best effort, through a job). */
   AUDIO_PERSISTENCE: bool.default(true),
   /**
-   * Days a live session's recording is kept after the session ended; the jobs process
+   * Days an Agent session's recording is kept after the session ended; the jobs process
    * deletes older ones hourly. 0 keeps recordings until they are deleted.
    */
   RECORDING_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import { AgentSessions } from '../agent-sessions/agent-sessions.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { CredentialWatch } from '../auth/credential-watch.ts';
 import type { StreamTokens } from '../auth/stream-tokens.ts';
 import type { Ledger } from '../billing/ledger.ts';
 import type { Database } from '../db/schema.ts';
-import { LiveSessions } from '../live-sessions/live-sessions.ts';
 import { limiterOutage, synthesisObserver } from '../observability/domain-metrics.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -97,7 +97,7 @@ export function synthesisDomain(deps: SynthesisDomainDependencies) {
   return { domain, oneShot, rateLimiter };
 }
 
-/** `/v1/tts/stream`; Agent speech is accepted only while its live session runs. */
+/** `/v1/tts/stream`; Agent speech is accepted only while its Agent session runs. */
 function streamRoute(
   deps: SynthesisDomainDependencies,
   shared: Pick<
@@ -107,7 +107,7 @@ function streamRoute(
 ) {
   const { config, metrics, logger } = deps;
   const slotOutage = limiterOutage(metrics, logger, 'stream_slots');
-  const speakingSessions = new LiveSessions(deps.db, {
+  const speakingSessions = new AgentSessions(deps.db, {
     heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
   });
   return ttsStreamRoute(

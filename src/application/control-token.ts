@@ -1,7 +1,7 @@
 import { APPLICATION_LIMITS } from '@awp/protocol';
 import { decodeJwt } from 'jose';
 import { AccessToken } from 'livekit-server-sdk';
-import { type LivekitSettings, sessionRoom } from '../live-sessions/livekit-rooms.ts';
+import { type LivekitSettings, sessionRoom } from '../agent-sessions/livekit-rooms.ts';
 
 /** The LiveKit identity of a session's backend: the only one the worker takes commands from. */
 export function backendIdentity(sessionId: string): string {

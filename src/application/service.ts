@@ -1,5 +1,8 @@
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
+import type { AgentSessionRecord, AgentSessions } from '../agent-sessions/agent-sessions.ts';
+import { type LivekitRooms, sessionRoom } from '../agent-sessions/livekit-rooms.ts';
+import { openSessionRoom } from '../agent-sessions/session-room-start.ts';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import type { Agents } from '../agents/agents.ts';
 import { type Avatar, DEFAULT_AVATAR_ID, findAvatar } from '../agents/avatars/catalog.ts';
@@ -7,9 +10,6 @@ import type { AuthContext } from '../auth/context.ts';
 import type { Database } from '../db/schema.ts';
 import type { TenantScope } from '../db/tenant-scope.ts';
 import { ApiError } from '../errors.ts';
-import type { LiveSessionRecord, LiveSessions } from '../live-sessions/live-sessions.ts';
-import { type LivekitRooms, sessionRoom } from '../live-sessions/livekit-rooms.ts';
-import { openSessionRoom } from '../live-sessions/session-room-start.ts';
 import { backendIdentity, mintControlToken } from './control-token.ts';
 import type { ApplicationStartBody, ApplicationStarted } from './schemas.ts';
 
@@ -22,7 +22,7 @@ export type AvatarEntryOf = (avatar: Avatar) => ApplicationStarted['session']['a
 export interface ApplicationSessionsOptions {
   db: Kysely<Database>;
   agents: Agents;
-  sessions: LiveSessions;
+  sessions: AgentSessions;
   /** Undefined when no LiveKit is configured: starts answer 503. */
   rooms: LivekitRooms | undefined;
   maxDurationMs: number;
@@ -100,7 +100,7 @@ export class ApplicationSessions {
   async #resume(
     caller: AuthContext,
     body: ApplicationStartBody,
-    record: LiveSessionRecord,
+    record: AgentSessionRecord,
     avatarEntryOf: AvatarEntryOf,
   ): Promise<ApplicationStarted> {
     if (record.agentId !== body.agentId || record.environment !== caller.environment) {

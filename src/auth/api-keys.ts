@@ -111,7 +111,7 @@ export class ApiKeys {
 
   /**
    * Revokes a key; every api process refuses it within one second. Work already running on
-   * it (open `/v1/tts/stream` and realtime transcription sockets, live Agent sessions
+   * it (open `/v1/tts/stream` and realtime transcription sockets, Agent sessions
    * minted with it) ends within seconds, whoever calls this: every api process watches the
    * state written here (`CredentialWatch`, `RevokedSessionSweep`).
    */

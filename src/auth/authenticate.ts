@@ -82,7 +82,7 @@ export class Authenticator {
   }
 
   /**
-   * The agent worker speaking for a live session: an `agent_speech` token (bearer header or
+   * The agent worker speaking for an Agent session: an `agent_speech` token (bearer header or
    * `token` parameter) naming the session. Undefined when the credential is not one, so
    * the caller goes on with the other credentials. Agent speech belongs to the Agents
    * product: the workspace needs `agents`, not `tts`. Whether the session still runs is

@@ -7,14 +7,14 @@ import type { KeyPermission } from './key-permissions.ts';
 export interface AuthContext {
   /**
    * A permanent workspace key, a short-lived stream token it minted, or the agent worker
-   * speaking for a live session (`agent_speech`: keyId is the key that started it).
+   * speaking for an Agent session (`agent_speech`: keyId is the key that started it).
    */
   readonly credential: 'api_key' | 'stream_token' | 'agent_speech';
   readonly keyId: string;
   readonly workspaceId: string;
   readonly environment: Environment;
   readonly capabilities: ReadonlySet<Capability>;
-  /** `agent_speech`: the live session the speech is for and charged to. */
+  /** `agent_speech`: the Agent session the speech is for and charged to. */
   readonly agentSessionId?: string;
   /** What the key (or the key that minted the token) may do beyond every key's routes. */
   readonly permissions: ReadonlySet<KeyPermission>;

@@ -7,7 +7,7 @@ export const STREAM_TOKEN_TTL_MS = 2 * 60 * 1000;
 
 /**
  * What a token opens: `/v1/tts/stream` (`tts`, or `agent_speech`: the agent worker speaking
- * for one live session) or `/v1/realtime-transcription`.
+ * for one Agent session) or `/v1/realtime-transcription`.
  */
 export type StreamTokenKind = 'tts' | 'transcription' | 'agent_speech';
 
@@ -26,7 +26,7 @@ export interface StreamTokenClaims {
   readonly workspaceId: string;
   readonly environment: Environment;
   readonly expiresAt: Date;
-  /** `agent_speech` tokens: the live session whose Agent speaks. */
+  /** `agent_speech` tokens: the Agent session whose Agent speaks. */
   readonly agentSessionId?: string;
 }
 

@@ -149,7 +149,7 @@ async function readAccount(
     ])
     .where('workspace_id', '=', workspaceId)
     .executeTakeFirstOrThrow();
-  // Every ledger that takes credit: speech, language-model calls, live sessions' time,
+  // Every ledger that takes credit: speech, language-model calls, Agent sessions' time,
   // realtime transcription (whose ended sessions hold no reservation).
   const used = {
     charged:

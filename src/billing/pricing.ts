@@ -1,6 +1,6 @@
 /**
  * Every price the service charges, turned into millicredits in one place: language-model
- * tokens, synthesized characters, transcribed audio and live-session time. The api and the
+ * tokens, synthesized characters, transcribed audio and Agent session time. The api and the
  * agent worker both call these functions, so the same usage costs the same everywhere.
  *
  * Prices are kept to a thousandth of a millicredit and counted in integers (BigInt): a
@@ -30,8 +30,8 @@ export interface TokenPrices {
   outputMillicreditsPer1M: number;
 }
 
-/** What a live session used besides its language model, and its model calls' charges. */
-export interface LiveSessionUsage {
+/** What an Agent session used besides its language model, and its model calls' charges. */
+export interface AgentSessionUsage {
   sessionMs: number;
   /** Audio the recognizer transcribed. */
   sttMs: number;
@@ -42,7 +42,7 @@ export interface LiveSessionUsage {
 }
 
 /** Live-session prices in millicredits per minute. */
-export interface LiveSessionPrices {
+export interface AgentSessionPrices {
   sessionMillicreditsPerMinute: number;
   sttMillicreditsPerMinute: number;
 }
@@ -123,18 +123,18 @@ export function audioCostMillicredits(audioMs: number, millicreditsPerMinute: nu
 }
 
 /**
- * What a live session is charged when it ends: its time and its transcribed audio at their
+ * What an Agent session is charged when it ends: its time and its transcribed audio at their
  * per-minute prices, plus its model calls and web searches; the fractions of the two durations are added
  * before the one rounding up to a whole millicredit.
  *
  * @example
  * // 90 s at 5,000 mc/min, 20 s of speech at 6,000 mc/min, 57 mc of model calls
- * liveSessionCostMillicredits({ sessionMs: 90_000, sttMs: 20_000, llmMillicredits: 57 }, prices)
+ * agentSessionCostMillicredits({ sessionMs: 90_000, sttMs: 20_000, llmMillicredits: 57 }, prices)
  * // 7500 + 2000 + 57 = 9557
  */
-export function liveSessionCostMillicredits(
-  usage: LiveSessionUsage,
-  prices: LiveSessionPrices,
+export function agentSessionCostMillicredits(
+  usage: AgentSessionUsage,
+  prices: AgentSessionPrices,
 ): number {
   const scaled =
     milliseconds(usage.sessionMs, 'session duration') *

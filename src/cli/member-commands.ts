@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { DatabaseHandle } from '../db/connect.ts';
 import { ApiError } from '../errors.ts';
-import { setMemberPassword } from '../operator/sessions.ts';
+import { setMemberPassword } from '../operator/operator-sessions.ts';
 import { printResult } from './output.ts';
 
 /** Reads the password from the named variable or standard input: never from argv. */

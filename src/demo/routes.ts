@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
+import type { AgentSessionTokens } from '../agent-sessions/session-tokens.ts';
 import type { Agents } from '../agents/agents.ts';
 import type { Database } from '../db/schema.ts';
 import { ApiError, unsupportedMediaTypeError } from '../errors.ts';
 import type { HttpRequest, HttpResponse } from '../http/types.ts';
 import type { MountedRoute } from '../http/uws/server.ts';
-import type { AgentSessionTokens } from '../live-sessions/session-tokens.ts';
 import { checkoutRoot } from '../system/checkout-root.ts';
 import { bootstrapWorkspaceId } from '../workspaces/bootstrap.ts';
 

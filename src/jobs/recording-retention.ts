@@ -1,4 +1,4 @@
-import type { SessionRecordings } from '../live-sessions/session-recordings.ts';
+import type { SessionRecordings } from '../agent-sessions/session-recordings.ts';
 import type { Logger } from '../observability/logger.ts';
 import { RetentionSweep } from './retention-sweep.ts';
 

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { Kysely } from 'kysely';
+import { AgentSessions } from '../agent-sessions/agent-sessions.ts';
+import { SessionRecordings } from '../agent-sessions/session-recordings.ts';
 import type { Config } from '../app/config.ts';
 import { Ledger } from '../billing/ledger.ts';
 import type { Database } from '../db/schema.ts';
-import { LiveSessions } from '../live-sessions/live-sessions.ts';
-import { SessionRecordings } from '../live-sessions/session-recordings.ts';
 import type { Logger } from '../observability/logger.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
 import { openAudioStores } from '../storage/stores.ts';
@@ -13,7 +13,7 @@ import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { WebhookEndpoints } from '../webhooks/endpoints.ts';
 import type { AudioPersistenceJobData } from './audio-persistence-job.ts';
 import { createAudioPersistenceWorker } from './audio-persistence-worker.ts';
-import { LostSessionSweep } from './lost-sessions.ts';
+import { LostAgentSessionSweep } from './lost-agent-sessions.ts';
 import { PersistenceSweeper } from './persistence-sweeper.ts';
 import { createQueue } from './queues.ts';
 import { RecordingRetention } from './recording-retention.ts';
@@ -72,8 +72,8 @@ export function startJobWorkers(deps: {
     batch: 500,
   });
   deliveryRetention.start();
-  const lostSessions = new LostSessionSweep({
-    sessions: new LiveSessions(db, {
+  const lostSessions = new LostAgentSessionSweep({
+    sessions: new AgentSessions(db, {
       heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
     }),
     intervalMs: Math.max(1_000, Math.floor(config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS / 2)),

@@ -2,7 +2,7 @@ import type { Environment } from '../app/config.ts';
 import type { Role } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpRequest } from '../http/types.ts';
-import type { OperatorPrincipal, OperatorSessions } from './sessions.ts';
+import type { OperatorPrincipal, OperatorSessions } from './operator-sessions.ts';
 
 /** Name of the operator session cookie. */
 export const SESSION_COOKIE = 'awp_operator_session';

@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import type { AgentSessions } from '../agent-sessions/agent-sessions.ts';
+import type { SessionRecordings } from '../agent-sessions/session-recordings.ts';
 import type { Agents } from '../agents/agents.ts';
 import { DocumentStore } from '../agents/capabilities/documents/document-store.ts';
 import { AgentDocuments } from '../agents/capabilities/documents/documents.ts';
@@ -11,8 +13,6 @@ import { ApiKeys } from '../auth/api-keys.ts';
 import type { ApiKeyStore } from '../auth/key-store.ts';
 import type { Database } from '../db/schema.ts';
 import type { AnyRoute } from '../http/route.ts';
-import type { LiveSessions } from '../live-sessions/live-sessions.ts';
-import type { SessionRecordings } from '../live-sessions/session-recordings.ts';
 import type { LlmCatalog } from '../llm/registry.ts';
 import { Playground } from '../playground/playground.ts';
 import type { RateLimiter } from '../ratelimit/limiter.ts';
@@ -34,6 +34,7 @@ import { WebhookDeliveries } from '../webhooks/deliveries.ts';
 import { WebhookEndpoints } from '../webhooks/endpoints.ts';
 import { MemberAdmin } from '../workspaces/member-admin.ts';
 import { OperatorGuard } from './guard.ts';
+import { OperatorSessions } from './operator-sessions.ts';
 import { accountRoutes } from './routes/account-routes.ts';
 import { agentCardRoutes } from './routes/agent-card-routes.ts';
 import { agentRoutes } from './routes/agent-routes.ts';
@@ -44,18 +45,17 @@ import { generationRoutes } from './routes/generation-routes.ts';
 import { keyRoutes } from './routes/key-routes.ts';
 import { memberRoutes } from './routes/member-routes.ts';
 import { memoryRoutes } from './routes/memory-routes.ts';
-import { sessionRoutes } from './routes/session-routes.ts';
+import { operatorSessionRoutes } from './routes/operator-session-routes.ts';
 import { streamingSessionRoutes } from './routes/streaming-session-routes.ts';
 import { transcriptionSessionRoutes } from './routes/transcription-session-routes.ts';
 import { usageRoutes } from './routes/usage-routes.ts';
 import { voiceRoutes } from './routes/voice-routes.ts';
 import { webSearchKeyRoutes } from './routes/web-search-key-routes.ts';
 import { webhookRoutes } from './routes/webhook-routes.ts';
-import { OperatorSessions } from './sessions.ts';
 import { SignInThrottle } from './sign-in-throttle.ts';
 
 export { OperatorGuard } from './guard.ts';
-export { OperatorSessions } from './sessions.ts';
+export { OperatorSessions } from './operator-sessions.ts';
 
 export interface OperatorApiOptions {
   db: Kysely<Database>;
@@ -76,9 +76,9 @@ export interface OperatorApiOptions {
   agents: Agents;
   /** The language models this deployment offers (the Agent write schemas list them). */
   llm: LlmCatalog;
-  /** Live Agent sessions of the Agents › Sessions page. */
-  liveSessions: LiveSessions;
-  /** Recordings of live sessions (a session's page plays and deletes them). */
+  /** Agent sessions of the Agents › Sessions page. */
+  agentSessions: AgentSessions;
+  /** Recordings of Agent sessions (a session's page plays and deletes them). */
   recordings: SessionRecordings;
   /** The registered vendors with this deployment's settings (catalog import). */
   vendors: readonly ConfiguredVendor<UpstreamProviderKind>[];
@@ -131,7 +131,7 @@ export function createOperatorApi(options: OperatorApiOptions): {
   return {
     guard,
     routes: [
-      ...sessionRoutes(guard, sessions, {
+      ...operatorSessionRoutes(guard, sessions, {
         demoPage: options.demoPage,
         trustedProxyHeader: options.signIn.trustedProxyHeader,
       }),
@@ -157,7 +157,7 @@ export function createOperatorApi(options: OperatorApiOptions): {
       ...cloneRoutes(guard, options.cloning),
       ...agentRoutes(guard, options.agents, options.llm),
       ...agentCardRoutes(guard, options.agents),
-      ...agentSessionRoutes(guard, options.db, options.liveSessions, options.recordings),
+      ...agentSessionRoutes(guard, options.db, options.agentSessions, options.recordings),
       ...documentRoutes(guard, new AgentDocuments(new DocumentStore(options.db))),
       ...memoryRoutes(guard, new AgentMemories(options.agents, new MemoryStore(options.db))),
       ...transcriptionSessionRoutes(guard, new TranscriptionSessionReads(options.db)),

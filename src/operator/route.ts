@@ -5,7 +5,7 @@ import type { AnyRoute, HttpMethod } from '../http/route.ts';
 import type { HttpRequest, HttpResponse } from '../http/types.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
 import type { OperatorGuard } from './guard.ts';
-import type { OperatorPrincipal } from './sessions.ts';
+import type { OperatorPrincipal } from './operator-sessions.ts';
 
 /** Every workspace role: browsing voices and generating. */
 export const EVERY_ROLE: readonly Role[] = ['owner', 'admin', 'builder', 'member'];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sessionReportSchema, transcriptTurnSchema } from '../live-sessions/session-schemas.ts';
+import { sessionReportSchema, transcriptTurnSchema } from '../agent-sessions/session-schemas.ts';
 import { sessionSchema as streamingSessionSchema } from '../streaming-sessions/schemas.ts';
 import { transcriptionSessionDetailSchema } from '../transcription/schemas.ts';
 

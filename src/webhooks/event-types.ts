@@ -1,6 +1,6 @@
 /**
  * Event types an endpoint may subscribe to. `agent_session.started` is sent when a worker
- * takes a live session; `agent_session.ended` when it ends, with the session's report (its
+ * takes an Agent session; `agent_session.ended` when it ends, with the session's report (its
  * recording included, which is stored before the session ends) and transcript.
  * `transcription_session.*` when a realtime transcription session opens and ends, and
  * `streaming_session.*` when a streaming session is created and ended, each with the

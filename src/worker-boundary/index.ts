@@ -5,9 +5,9 @@
  * Names, limits and message shapes shared with the api and the SDKs come from
  * `@awp/protocol`.
  *
- * The worker runs one live session per job. It may know:
+ * The worker runs one Agent session per job. It may know:
  * - the shared configuration and logging (the api's variables: database, models, prices);
- * - the session it runs, as records (`LiveSessionRecord` and its parts) and through
+ * - the session it runs, as records (`AgentSessionRecord` and its parts) and through
  *   {@link WorkerApi}: state, heartbeat, transcript, usage and latency, the agent-speech
  *   credential, the language-model catalog, the Agent's capabilities, the voice's sample
  *   languages and a place for the recording;
@@ -21,26 +21,26 @@
  * the worker's reach, so the api can change how it keeps them without touching the worker.
  */
 
+export type { LatencyStats, TurnLatencySummary } from '../agent-sessions/agent-session-records.ts';
+export type {
+  AgentSessionRecord,
+  ApplicationSession,
+  SessionContext,
+} from '../agent-sessions/agent-sessions.ts';
+export { agentSessionLedgerId } from '../agent-sessions/agent-sessions.ts';
+export { userIdentity } from '../agent-sessions/livekit-rooms.ts';
 export type { ToolBilling } from '../agents/capabilities/agent-tool.ts';
 export type { PreparedTools } from '../agents/capabilities/toolbox.ts';
 export type { CharacterCard } from '../agents/character-card.ts';
 export { type Config, ConfigError, loadConfig } from '../app/config.ts';
 export type { ApplicationTool } from '../application/types.ts';
 export {
-  liveSessionCostMillicredits,
+  agentSessionCostMillicredits,
   llmCostMillicredits,
   MILLICREDITS_PER_CREDIT,
   type TokenPrices,
   type TokenUsage,
 } from '../billing/pricing.ts';
-export type { LatencyStats, TurnLatencySummary } from '../live-sessions/live-session-records.ts';
-export type {
-  ApplicationSession,
-  LiveSessionRecord,
-  SessionContext,
-} from '../live-sessions/live-sessions.ts';
-export { agentSessionLedgerId } from '../live-sessions/live-sessions.ts';
-export { userIdentity } from '../live-sessions/livekit-rooms.ts';
 export type {
   LlmMessage,
   LlmProvider,

@@ -1,11 +1,11 @@
+import { type AgentSessionRecord, AgentSessions } from '../agent-sessions/agent-sessions.ts';
+import { SessionRecordings } from '../agent-sessions/session-recordings.ts';
 import type { ToolBilling } from '../agents/capabilities/agent-tool.ts';
 import { createAgentToolbox } from '../agents/capabilities/registry.ts';
 import type { PreparedTools } from '../agents/capabilities/toolbox.ts';
 import { type Config, tokenSigningSecret } from '../app/config.ts';
 import { StreamTokens } from '../auth/stream-tokens.ts';
 import { type DatabaseHandle, openDatabase } from '../db/connect.ts';
-import { type LiveSessionRecord, LiveSessions } from '../live-sessions/live-sessions.ts';
-import { SessionRecordings } from '../live-sessions/session-recordings.ts';
 import { type LlmCatalog, llmCatalogFromConfig } from '../llm/registry.ts';
 import type { Logger } from '../observability/logger.ts';
 import { SecretBox } from '../secrets/secret-box.ts';
@@ -14,7 +14,7 @@ import { sampleLanguages } from '../voices/cloning/sample-languages.ts';
 
 /** What the worker writes of the session it runs: its state, transcript, usage, latency. */
 export type WorkerSessionStore = Pick<
-  LiveSessions,
+  AgentSessions,
   | 'byId'
   | 'markActive'
   | 'renewLease'
@@ -28,7 +28,7 @@ export type WorkerSessionStore = Pick<
 >;
 
 /**
- * The api's services one live session's job uses, behind one object: the worker asks for
+ * The api's services one Agent session's job uses, behind one object: the worker asks for
  * what it needs (its session, a speech credential, the model catalog, the Agent's
  * capabilities, a place for the recording) and never learns how they are stored. The
  * database connection, the secrets box, the stream-token key and the audio store stay in
@@ -42,7 +42,7 @@ export class WorkerApi {
     readonly config: Config,
     private readonly handle: DatabaseHandle,
   ) {
-    this.sessions = new LiveSessions(handle.db, {
+    this.sessions = new AgentSessions(handle.db, {
       heartbeatTimeoutMs: config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
     });
     this.#streamTokens = new StreamTokens(tokenSigningSecret(config));
@@ -63,7 +63,7 @@ export class WorkerApi {
    * `/v1/tts/stream`: the Agents product's own credential (charged to the session, outside
    * the key's synthesis limits).
    */
-  async agentSpeechToken(record: LiveSessionRecord): Promise<string> {
+  async agentSpeechToken(record: AgentSessionRecord): Promise<string> {
     const minted = await this.#streamTokens.mint(
       {
         keyId: record.apiKeyId,
@@ -87,7 +87,7 @@ export class WorkerApi {
    * session, prepared as in text conversations.
    */
   async prepareCapabilities(
-    record: LiveSessionRecord,
+    record: AgentSessionRecord,
     log: Logger,
     billing?: ToolBilling,
   ): Promise<PreparedTools> {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { ApiKeys, type CreatedApiKey } from '../auth/api-keys.ts';
 import type { Database } from '../db/schema.ts';
-import { setMemberPassword } from '../operator/sessions.ts';
+import { setMemberPassword } from '../operator/operator-sessions.ts';
 import { CAPABILITIES } from './capabilities.ts';
 import { Members } from './members.ts';
 import { Workspaces } from './workspaces.ts';

@@ -3,8 +3,8 @@ import type { Kysely, Transaction } from 'kysely';
 import { lockWorkspaceRow } from '../billing/balance.ts';
 import type { Database, Role } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import { setMemberPassword } from '../operator/operator-sessions.ts';
 import { hashPassword } from '../operator/passwords.ts';
-import { setMemberPassword } from '../operator/sessions.ts';
 import { ensureUser } from './members.ts';
 
 /** A member as the dashboard's Members page lists it. */

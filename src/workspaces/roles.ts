@@ -34,7 +34,7 @@ export const END_USER_DATA_READER_ROLES: readonly Role[] = ROLES.filter(mayReadE
 export const SESSION_READER_ROLES: readonly Role[] = ['owner', 'admin', 'builder'];
 /** Roles that may delete an Agent (with its sessions, recordings, documents and memories). */
 export const AGENT_DELETER_ROLES: readonly Role[] = ['owner', 'admin'];
-/** Roles that may delete a live session's recording (an end user's voice). */
+/** Roles that may delete an Agent session's recording (an end user's voice). */
 export const RECORDING_MANAGER_ROLES: readonly Role[] = ['owner', 'admin'];
 /**
  * Roles that may see and manage webhook endpoints: an endpoint receives every session's

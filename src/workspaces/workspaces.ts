@@ -108,7 +108,7 @@ export class Workspaces {
   /**
    * Suspends or resumes a workspace. A suspension also ends the work already running in it
    * within seconds, whichever process made it: every api process watches this state
-   * (`CredentialWatch` for open sockets, `RevokedSessionSweep` for live Agent sessions).
+   * (`CredentialWatch` for open sockets, `RevokedSessionSweep` for Agent sessions).
    */
   async setStatus(id: string, status: WorkspaceStatus): Promise<Workspace> {
     await this.update(id, { status });

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, Role } from '../../src/db/schema.ts';
-import { setMemberPassword } from '../../src/operator/sessions.ts';
+import { setMemberPassword } from '../../src/operator/operator-sessions.ts';
 import { Members } from '../../src/workspaces/members.ts';
 
 export interface OperatorResponse {

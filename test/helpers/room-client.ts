@@ -1,4 +1,4 @@
-// The "browser" of live-session tests: joins a LiveKit room with @livekit/rtc-node using the
+// The "browser" of Agent session tests: joins a LiveKit room with @livekit/rtc-node using the
 // token the api returned, publishes a microphone, listens to the agent, and reads the text
 // streams of docs/agent-protocol.md.
 

@@ -23,7 +23,7 @@ export class CommandHandler {
   constructor(
     private readonly link: BackendLink,
     private readonly deps: {
-      session: voice.AgentSession;
+      voiceSession: voice.AgentSession;
       tools: ToolRunner;
       updates: SpokenUpdates;
       log: Logger;
@@ -75,9 +75,9 @@ export class CommandHandler {
   }
 
   async #run(command: CommandMessage): Promise<CommandOutcome> {
-    const { session, tools, updates } = this.deps;
+    const { voiceSession, tools, updates } = this.deps;
     if (command.command === 'update_context') {
-      const agent = session.currentAgent;
+      const agent = voiceSession.currentAgent;
       if (command.instructions !== undefined) await agent.updateInstructions(command.instructions);
       if (command.messages && command.messages.length > 0) {
         const chatCtx = agent.chatCtx.copy();

@@ -1,6 +1,6 @@
 import { llm, voice } from '@livekit/agents';
 import type { Logger } from '../../src/worker-boundary/index.ts';
-import type { MessageIds } from '../conversation/message-ids.ts';
+import type { MessageIds } from '../agent-session/message-ids.ts';
 import type { RequestTracker } from './requests.ts';
 
 /** What the backend decided about one user input. */
@@ -67,20 +67,20 @@ export class InputGate {
    * the transcript (the framework skips both when the turn stops), then the reply is spoken.
    */
   async apply(
-    session: voice.AgentSession,
+    voiceSession: voice.AgentSession,
     message: llm.ChatMessage,
     decision: Exclude<InputDecision, { action: 'model' }>,
   ): Promise<void> {
-    const agent = session.currentAgent;
+    const agent = voiceSession.currentAgent;
     const chatCtx = agent.chatCtx.copy();
     chatCtx.insert(message);
     await agent.updateChatCtx(chatCtx);
-    session._conversationItemAdded(message);
+    voiceSession._conversationItemAdded(message);
     if (decision.action === 'handled') return;
     if (decision.instructions === undefined) {
-      session.say(decision.text, { allowInterruptions: true });
+      voiceSession.say(decision.text, { allowInterruptions: true });
     } else {
-      session.generateReply({
+      voiceSession.generateReply({
         instructions: `${decision.instructions}\n\nThe application's answer to use: ${decision.text}`,
       });
     }

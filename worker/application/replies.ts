@@ -49,7 +49,7 @@ export class SpokenUpdates {
   #heard: string[] | undefined;
 
   constructor(
-    private readonly session: voice.AgentSession,
+    private readonly voiceSession: voice.AgentSession,
     private readonly requests: RequestTracker,
     private readonly log: Logger,
   ) {}
@@ -90,7 +90,7 @@ export class SpokenUpdates {
     this.#running = true;
     try {
       for (;;) {
-        await this.session.waitForIdle();
+        await this.voiceSession.waitForIdle();
         const next = this.#queue.shift();
         if (!next) return;
         next.resolve(await this.#speak(next));
@@ -114,7 +114,7 @@ export class SpokenUpdates {
     }
     this.#heard = [];
     try {
-      const handle = this.session.generateReply({ instructions, toolChoice: 'none' });
+      const handle = this.voiceSession.generateReply({ instructions, toolChoice: 'none' });
       await handle.waitForPlayout();
       // The playback-finished event may come a moment after the handle settles.
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -5,7 +5,7 @@ import type {
   LlmToolDefinition,
   Logger,
 } from '../../src/worker-boundary/index.ts';
-import type { MessageIds } from '../conversation/message-ids.ts';
+import type { MessageIds } from '../agent-session/message-ids.ts';
 import { CommandHandler } from './commands.ts';
 import { ApplicationAgent, InputGate, userMessage } from './input.ts';
 import { BackendLink } from './link.ts';
@@ -22,7 +22,7 @@ export interface PersistedTurn {
 }
 
 /**
- * An application session's part of a live session (protocol v2): the backend link, the
+ * An application session's part of an Agent session (protocol v2): the backend link, the
  * pending callbacks, the tools, the spoken updates and the commands, and the hooks the
  * session runner calls. Memory, documents, calendar, web search and stay-quiet are absent.
  */
@@ -85,15 +85,15 @@ export class ApplicationRuntime {
    * Starts the protocol once the session runs: the capability attribute first, then the
    * command handler and the session events the tools and spoken updates follow.
    */
-  async start(session: voice.AgentSession): Promise<void> {
-    this.#updates = new SpokenUpdates(session, this.requests, this.#log);
+  async start(voiceSession: voice.AgentSession): Promise<void> {
+    this.#updates = new SpokenUpdates(voiceSession, this.requests, this.#log);
     new CommandHandler(this.link, {
-      session,
+      voiceSession,
       tools: this.tools,
       updates: this.#updates,
       log: this.#log,
     });
-    session.on(voice.AgentSessionEventTypes.FunctionToolsExecuted, (event) =>
+    voiceSession.on(voice.AgentSessionEventTypes.FunctionToolsExecuted, (event) =>
       this.tools.onExecuted(event),
     );
     await this.link.advertise();
@@ -104,7 +104,7 @@ export class ApplicationRuntime {
    * message. Either way the message persisted is the one the backend was asked about.
    */
   async textInput(
-    session: voice.AgentSession,
+    voiceSession: voice.AgentSession,
     text: string,
     modelReply: (message: llm.ChatMessage) => unknown,
   ): Promise<void> {
@@ -114,7 +114,7 @@ export class ApplicationRuntime {
       await modelReply(message);
       return;
     }
-    await this.#gate.apply(session, message, decision);
+    await this.#gate.apply(voiceSession, message, decision);
   }
 
   /**

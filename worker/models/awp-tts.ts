@@ -3,7 +3,7 @@ import { getMaxListeners, setMaxListeners } from 'node:events';
 import { type APIConnectOptions, APIError, tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import WebSocket from 'ws';
-import type { SpokenWord } from '../conversation/playout.ts';
+import type { SpokenWord } from '../agent-session/playout.ts';
 
 /** Sample rate asked of `/v1/tts/stream` (`pcm_48000`): LiveKit's own rate, no resampling. */
 export const TTS_SAMPLE_RATE_HZ = 48_000;

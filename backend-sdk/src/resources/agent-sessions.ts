@@ -8,13 +8,13 @@ import type {
   AgentSessionTranscript,
 } from '../types/sessions.ts';
 
-/** `/v1/agent-sessions`: find live Agent sessions, read their reports, transcripts and recordings. */
+/** `/v1/agent-sessions`: find Agent sessions, read their reports, transcripts and recordings. */
 export class AgentSessions {
   /** @internal */
   constructor(private readonly http: HttpContext) {}
 
   /**
-   * State, timing, transcript count and usage of a live session.
+   * State, timing, transcript count and usage of an Agent session.
    *
    * @example
    * ```ts

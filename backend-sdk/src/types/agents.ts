@@ -82,7 +82,7 @@ export interface AgentUpdate {
    */
   language?: string | null;
   /**
-   * Record the Agent's live sessions: one stereo Ogg Opus file per session (the user left,
+   * Record the Agent's sessions: one stereo Ogg Opus file per session (the user left,
    * the Agent right). Off by default; tell your users they are recorded.
    */
   recording_enabled?: boolean;

@@ -58,5 +58,5 @@ export type AgentSessionSummary = AgentSessionList['sessions'][number];
 /** Answer of `GET /v1/agent-sessions/{sessionId}/transcript`: oldest turn first. */
 export type AgentSessionTranscript = ResponseJson<'getAgentSessionTranscript', 200>;
 
-/** One transcript turn of a live session; an interrupted agent turn holds what was heard. */
+/** One transcript turn of an Agent session; an interrupted agent turn holds what was heard. */
 export type AgentSessionTranscriptTurn = AgentSessionTranscript['transcript'][number];

@@ -1,11 +1,11 @@
 import type { ReactNode } from 'react';
 import { call } from '../../api.ts';
 import { formatTime, Notice, Page, RoleRequired, useLoad } from '../../components.tsx';
+import { hasRole, useOperatorSession } from '../../operator-session.ts';
 import { LoadMore, usePagedList, withQuery } from '../../paging.tsx';
 import { linkProps } from '../../router.ts';
-import { hasRole, useSession } from '../../session.ts';
 import { SESSION_READER_ROLES } from '../../types.ts';
-import { formatDuration } from '../sessions/session-types.ts';
+import { formatDuration } from '../agent-sessions/agent-session-types.ts';
 import { formatCredits } from '../usage.tsx';
 import {
   STREAMING_ROLE_NOTICE,
@@ -14,7 +14,7 @@ import {
   type StreamingSessionEventList,
 } from './streaming-types.ts';
 import './streaming.css';
-import '../sessions/sessions.css';
+import '../agent-sessions/agent-sessions.css';
 
 /**
  * One streaming session: its ids, status and metadata, the usage of its speech requests
@@ -22,7 +22,7 @@ import '../sessions/sessions.css';
  * in the order they were received (200 at a time, Load more).
  */
 export function StreamingSessionPage(props: { sessionId: string }) {
-  const me = useSession();
+  const me = useOperatorSession();
   if (!hasRole(me, SESSION_READER_ROLES)) {
     return <RoleRequired title="Streaming session">{STREAMING_ROLE_NOTICE}</RoleRequired>;
   }

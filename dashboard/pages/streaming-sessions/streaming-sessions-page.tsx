@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { call } from '../../api.ts';
 import { formatTime, Page, RoleRequired } from '../../components.tsx';
+import { hasRole, useOperatorSession } from '../../operator-session.ts';
 import { LoadMore, usePagedList, withQuery } from '../../paging.tsx';
 import { linkProps } from '../../router.ts';
-import { hasRole, useSession } from '../../session.ts';
 import { SESSION_READER_ROLES } from '../../types.ts';
-import { formatDuration } from '../sessions/session-types.ts';
+import { formatDuration } from '../agent-sessions/agent-session-types.ts';
 import { formatCredits } from '../usage.tsx';
 import {
   STREAMING_ROLE_NOTICE,
@@ -24,7 +24,7 @@ type StatusFilter = '' | 'active' | 'ended';
  * Owner, Admin and Builder.
  */
 export function StreamingSessionsPage() {
-  const me = useSession();
+  const me = useOperatorSession();
   if (!hasRole(me, SESSION_READER_ROLES)) {
     return <RoleRequired title="Streaming sessions">{STREAMING_ROLE_NOTICE}</RoleRequired>;
   }

@@ -1,10 +1,10 @@
 import { call } from '../../api.ts';
 import { formatTime, Page, RoleRequired } from '../../components.tsx';
+import { hasRole, useOperatorSession } from '../../operator-session.ts';
 import { LoadMore, usePagedList, withQuery } from '../../paging.tsx';
 import { linkProps } from '../../router.ts';
-import { hasRole, useSession } from '../../session.ts';
 import { END_USER_DATA_READER_ROLES } from '../../types.ts';
-import { formatDuration } from '../sessions/session-types.ts';
+import { formatDuration } from '../agent-sessions/agent-session-types.ts';
 import { formatCredits } from '../usage.tsx';
 import {
   TRANSCRIPTION_ROLE_NOTICE,
@@ -19,7 +19,7 @@ import './transcription.css';
  * own page with the timed transcript. For Owner, Admin and Builder.
  */
 export function TranscriptionPage() {
-  const me = useSession();
+  const me = useOperatorSession();
   if (!hasRole(me, END_USER_DATA_READER_ROLES)) {
     return <RoleRequired title="Transcription">{TRANSCRIPTION_ROLE_NOTICE}</RoleRequired>;
   }

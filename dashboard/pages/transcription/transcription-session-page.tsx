@@ -1,10 +1,10 @@
 import type { ReactNode } from 'react';
 import { call } from '../../api.ts';
 import { formatTime, Notice, Page, RoleRequired, useLoad } from '../../components.tsx';
+import { hasRole, useOperatorSession } from '../../operator-session.ts';
 import { linkProps } from '../../router.ts';
-import { hasRole, useSession } from '../../session.ts';
 import { END_USER_DATA_READER_ROLES } from '../../types.ts';
-import { formatDuration } from '../sessions/session-types.ts';
+import { formatDuration } from '../agent-sessions/agent-session-types.ts';
 import { formatCredits } from '../usage.tsx';
 import { TranscriptionStatus } from './transcription-page.tsx';
 import {
@@ -13,7 +13,7 @@ import {
   type TranscriptionSegment,
   type TranscriptionSessionDetail,
 } from './transcription-types.ts';
-import '../sessions/sessions.css';
+import '../agent-sessions/agent-sessions.css';
 import './transcription.css';
 
 /**
@@ -21,7 +21,7 @@ import './transcription.css';
  * final transcript segment by segment with each one's place in the audio.
  */
 export function TranscriptionSessionPage(props: { sessionId: string }) {
-  const me = useSession();
+  const me = useOperatorSession();
   if (!hasRole(me, END_USER_DATA_READER_ROLES)) {
     return <RoleRequired title="Transcription session">{TRANSCRIPTION_ROLE_NOTICE}</RoleRequired>;
   }

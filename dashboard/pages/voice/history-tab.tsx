@@ -1,6 +1,6 @@
 import { call, OperatorApiError } from '../../api.ts';
 import { formatTime, Notice, useLoad } from '../../components.tsx';
-import { useSession } from '../../session.ts';
+import { useOperatorSession } from '../../operator-session.ts';
 import type { CloneAttempt, Voice, VoiceGeneration } from '../../types.ts';
 import { providerLabel } from './route-labels.tsx';
 import { useAction, voicePath } from './use-action.ts';
@@ -150,7 +150,7 @@ function readableDetail(detail: string): string {
  * generations API (404 other than `voice_not_found`) shows nothing.
  */
 function Generations(props: { voiceId: string; canManage: boolean }) {
-  const me = useSession();
+  const me = useOperatorSession();
   const generations = useLoad(
     () =>
       call<{ generations: VoiceGeneration[] }>(

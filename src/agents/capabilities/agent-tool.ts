@@ -18,7 +18,7 @@ export interface AgentToolContext {
    * is refused without one, so its tools always have it.
    */
   endUserId: string | null;
-  /** The end user's IANA time zone when known (live sessions' `sessionContext`). */
+  /** The end user's IANA time zone when known (Agent sessions' `sessionContext`). */
   timeZone: string | null;
   /** Where the conversation runs. */
   origin:
@@ -95,7 +95,7 @@ export type AgentCapabilityName = 'documents' | 'memory' | 'calendar' | 'web_sea
 /**
  * One switch of a managed Agent (memory, documents, calendar, web search): what it adds
  * to a conversation of a published Agent that has it on. Capabilities are independent of
- * the transport: text conversations and live sessions prepare them the same way.
+ * the transport: text conversations and Agent sessions prepare them the same way.
  */
 export interface AgentCapability {
   readonly name: AgentCapabilityName;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { bool, modelList } from './fields.ts';
 
 /**
- * The agent side's environment variables: language models, live sessions over LiveKit,
+ * The agent side's environment variables: language models, Agent sessions over LiveKit,
  * realtime transcription, and the capabilities of managed Agents. Part of `configSchema`
  * (src/app/config.ts).
  */
@@ -47,7 +47,7 @@ export const agentConfigShape = {
   /** Longest answer of a text conversation turn, in tokens (also bounds its credit reservation). */
   MESSAGES_MAX_OUTPUT_TOKENS: z.coerce.number().int().min(16).max(32_000).default(1024),
 
-  /** LiveKit server of live Agent sessions (`ws://` or `wss://`); unset: session starts answer 503. */
+  /** LiveKit server of Agent sessions (`ws://` or `wss://`); unset: session starts answer 503. */
   LIVEKIT_URL: z
     .string()
     .regex(/^(wss?|https?):\/\//, 'must be a ws://, wss://, http:// or https:// URL')
@@ -62,7 +62,7 @@ export const agentConfigShape = {
     .optional(),
   /** Name the agent worker registers under; sessions dispatch it explicitly. */
   AGENT_NAME: z.string().min(1).max(100).default('awp-agent'),
-  /** Longest live Agent session; the worker ends it then. */
+  /** Longest Agent session; the worker ends it then. */
   AGENT_SESSION_MAX_DURATION_MS: z.coerce
     .number()
     .int()
@@ -86,14 +86,14 @@ export const agentConfigShape = {
    */
   AGENT_SESSION_HANDOVER_AFTER_MS: z.coerce.number().int().nonnegative().default(3000),
   /**
-   * Live Agent sessions (managed and application) running at once per workspace, both
+   * Agent sessions (managed and application) running at once per workspace, both
    * environments together; a start beyond it answers `429 rate_limited` (0 = unlimited).
    */
   AGENT_SESSIONS_MAX_CONCURRENT_PER_WORKSPACE: z.coerce.number().int().nonnegative().default(50),
-  /** Price of live session time, in credits per minute (LLM, TTS and STT are priced apart). */
+  /** Price of Agent session time, in credits per minute (LLM, TTS and STT are priced apart). */
   PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(5),
   /**
-   * Price of speech to text, in credits per minute: of user speech in live sessions, of
+   * Price of speech to text, in credits per minute: of user speech in Agent sessions, of
    * audio received in realtime transcription sessions.
    */
   PRICE_STT_CREDITS_PER_MINUTE: z.coerce.number().nonnegative().default(6),

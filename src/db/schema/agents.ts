@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-// Managed Agents, their revisions and publications, conversations, the language-model ledger and live sessions.
+// Managed Agents, their revisions and publications, conversations, the language-model ledger and Agent sessions.
 
 /** A managed Agent: identity, slug and pointers to its draft revision and publication. */
 export interface AgentsTable {
@@ -37,7 +37,7 @@ export interface AgentRevisionsTable {
   documents_enabled: number;
   /** BCP 47 tag of the language the Agent's users speak; null when unset. */
   language: string | null;
-  /** 1: the Agent's live sessions are recorded. */
+  /** 1: the Agent's sessions are recorded. */
   recording_enabled: number;
   created_at: string;
 }
@@ -143,7 +143,7 @@ export interface LlmRequestsTable {
 
 export type AgentSessionState = 'connecting' | 'active' | 'ended' | 'failed';
 
-/** A live Agent session (WebRTC room run by the agent worker). */
+/** An Agent session (WebRTC room run by the agent worker). */
 export interface AgentSessionsTable {
   id: string;
   agent_id: string;
@@ -195,7 +195,7 @@ export interface AgentSessionsTable {
   recording_duration_ms: Generated<number | null>;
 }
 
-/** One persisted transcript turn of a live session; `id` is minted by the worker. */
+/** One persisted transcript turn of an Agent session; `id` is minted by the worker. */
 export interface AgentSessionMessagesTable {
   id: string;
   session_id: string;

@@ -11,8 +11,8 @@ import { THINKING_LEVELS } from '../../llm/provider.ts';
 import type { LlmCatalog } from '../../llm/registry.ts';
 import { AGENT_BUILDER_ROLES } from '../../workspaces/members.ts';
 import type { OperatorGuard } from '../guard.ts';
+import type { OperatorPrincipal } from '../operator-sessions.ts';
 import { EVERY_ROLE, operatorRoute } from '../route.ts';
-import type { OperatorPrincipal } from '../sessions.ts';
 
 /** Rows read from the store per query while listing every Agent. */
 const LIST_BATCH = 100;

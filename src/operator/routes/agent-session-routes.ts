@@ -1,27 +1,27 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import type { AgentSessions } from '../../agent-sessions/agent-sessions.ts';
+import { recentSessions } from '../../agent-sessions/session-history.ts';
+import { listSessionReports, transcriptBody } from '../../agent-sessions/session-listing.ts';
+import {
+  recordingResponse,
+  type SessionRecordings,
+} from '../../agent-sessions/session-recordings.ts';
+import { sessionReportBody } from '../../agent-sessions/session-report-view.ts';
 import type { Database } from '../../db/schema.ts';
 import type { TenantScope } from '../../db/tenant-scope.ts';
 import { ApiError } from '../../errors.ts';
 import { pageCursorSchema, UUID_PATTERN } from '../../http/page-cursor.ts';
 import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
-import type { LiveSessions } from '../../live-sessions/live-sessions.ts';
-import { recentSessions } from '../../live-sessions/session-history.ts';
-import { listSessionReports, transcriptBody } from '../../live-sessions/session-listing.ts';
-import {
-  recordingResponse,
-  type SessionRecordings,
-} from '../../live-sessions/session-recordings.ts';
-import { sessionReportBody } from '../../live-sessions/session-report-view.ts';
 import {
   AGENT_BUILDER_ROLES,
   END_USER_DATA_READER_ROLES,
   RECORDING_MANAGER_ROLES,
 } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
+import type { OperatorPrincipal } from '../operator-sessions.ts';
 import { operatorRoute } from '../route.ts';
-import type { OperatorPrincipal } from '../sessions.ts';
 
 const listQuery = z.strictObject({
   agent_id: z.string().min(1).max(64).optional(),
@@ -44,7 +44,7 @@ function scopeOf(member: OperatorPrincipal, request: HttpRequest): TenantScope {
 export function agentSessionRoutes(
   guard: OperatorGuard,
   db: Kysely<Database>,
-  sessions: LiveSessions,
+  sessions: AgentSessions,
   recordings: SessionRecordings,
 ): AnyRoute[] {
   return [

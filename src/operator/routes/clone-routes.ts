@@ -15,8 +15,8 @@ import type {
 import { VOICE_MANAGER_ROLES } from '../../workspaces/members.ts';
 import type { OperatorGuard } from '../guard.ts';
 import { readUploadForm, type UploadedFile } from '../multipart.ts';
+import type { OperatorPrincipal } from '../operator-sessions.ts';
 import { EVERY_ROLE, operatorRoute } from '../route.ts';
-import type { OperatorPrincipal } from '../sessions.ts';
 import { scopeOf, voiceView } from './voice-routes.ts';
 
 /** Recordings one create request may carry; more are added one by one (spec rule 5). */

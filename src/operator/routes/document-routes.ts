@@ -21,8 +21,8 @@ import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import { AGENT_BUILDER_ROLES, mayReadEndUserData } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
+import type { OperatorPrincipal } from '../operator-sessions.ts';
 import { EVERY_ROLE, operatorRoute } from '../route.ts';
-import type { OperatorPrincipal } from '../sessions.ts';
 
 /** What an Agent's knowledge base holds at most, as the Knowledge section shows it. */
 const DOCUMENT_LIMITS = {

@@ -14,8 +14,8 @@ import { codePointLength } from '../../tts/tags.ts';
 import type { VoiceCatalog } from '../../voices/catalog.ts';
 import { VOICE_MANAGER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
+import type { OperatorPrincipal } from '../operator-sessions.ts';
 import { EVERY_ROLE, operatorRoute } from '../route.ts';
-import type { OperatorPrincipal } from '../sessions.ts';
 
 /** Text of one Playground generation or Auto Tag request, in Unicode code points. */
 export const MAX_PLAYGROUND_TEXT_CHARS = 5_000;

@@ -5,8 +5,8 @@ import type { AnyRoute } from '../../http/route.ts';
 import type { MemberAdmin, MemberView } from '../../workspaces/member-admin.ts';
 import { MEMBER_MANAGER_ROLES, ROLES } from '../../workspaces/members.ts';
 import type { OperatorGuard } from '../guard.ts';
+import type { OperatorPrincipal } from '../operator-sessions.ts';
 import { EVERY_ROLE, operatorRoute } from '../route.ts';
-import type { OperatorPrincipal } from '../sessions.ts';
 import { keyView } from './key-routes.ts';
 
 function memberView(member: MemberView) {

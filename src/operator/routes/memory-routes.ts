@@ -11,8 +11,8 @@ import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import { AGENT_BUILDER_ROLES, END_USER_DATA_READER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
+import type { OperatorPrincipal } from '../operator-sessions.ts';
 import { operatorRoute } from '../route.ts';
-import type { OperatorPrincipal } from '../sessions.ts';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 const LIMITS = {

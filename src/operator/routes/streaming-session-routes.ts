@@ -10,8 +10,8 @@ import {
 } from '../../streaming-sessions/schemas.ts';
 import { SESSION_READER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
+import type { OperatorPrincipal } from '../operator-sessions.ts';
 import { operatorRoute } from '../route.ts';
-import type { OperatorPrincipal } from '../sessions.ts';
 
 /** Sessions the Streaming sessions page lists at first, and a page's default. */
 const SESSION_PAGE_SIZE = 50;

@@ -6,8 +6,8 @@ import { transcriptionSessionListQuerySchema } from '../../transcription/schemas
 import type { TranscriptionSessionReads } from '../../transcription/session-reads.ts';
 import { END_USER_DATA_READER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
+import type { OperatorPrincipal } from '../operator-sessions.ts';
 import { operatorRoute } from '../route.ts';
-import type { OperatorPrincipal } from '../sessions.ts';
 
 /** Sessions the Transcription page lists at first, and a page's default. */
 const PAGE_SIZE = 50;

@@ -16,8 +16,8 @@ import type { AnyRoute } from '../../http/route.ts';
 import type { HttpRequest } from '../../http/types.ts';
 import { KEY_MANAGER_ROLES } from '../../workspaces/members.ts';
 import type { OperatorGuard } from '../guard.ts';
+import type { OperatorPrincipal } from '../operator-sessions.ts';
 import { operatorRoute } from '../route.ts';
-import type { OperatorPrincipal } from '../sessions.ts';
 
 /** Requests (and language-model calls) the Usage page lists at first, and a page's default. */
 const RECENT_REQUESTS = 50;

@@ -8,8 +8,8 @@ import type { VoiceRouteSettings } from '../../voices/route-settings.ts';
 import type { StoredVoice, VoiceStore } from '../../voices/voice-store.ts';
 import { VOICE_MANAGER_ROLES } from '../../workspaces/members.ts';
 import type { OperatorGuard } from '../guard.ts';
+import type { OperatorPrincipal } from '../operator-sessions.ts';
 import { EVERY_ROLE, operatorRoute } from '../route.ts';
-import type { OperatorPrincipal } from '../sessions.ts';
 
 /** The voice a route's `:voiceId` names, in the member's workspace and the request's environment. */
 export function scopeOf(member: OperatorPrincipal, request: HttpRequest): Scope {

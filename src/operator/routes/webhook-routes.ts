@@ -12,8 +12,8 @@ import { deliveryCursorSchema } from '../../webhooks/schemas.ts';
 import { webhookDeliveryBody, webhookEndpointBody } from '../../webhooks/views.ts';
 import { WEBHOOK_MANAGER_ROLES } from '../../workspaces/roles.ts';
 import type { OperatorGuard } from '../guard.ts';
+import type { OperatorPrincipal } from '../operator-sessions.ts';
 import { operatorRoute } from '../route.ts';
-import type { OperatorPrincipal } from '../sessions.ts';
 
 /** Deliveries one page of an endpoint's deliveries holds unless `limit` says otherwise. */
 const DELIVERIES_PER_PAGE = 20;

@@ -6,17 +6,17 @@ import type { WebSocketRoute } from '../../http/websocket.ts';
 import { EventChannel } from './channel.ts';
 import type { OriginAllowlist } from './origins.ts';
 import { MAX_CLIENT_FRAME_BYTES } from './protocol.ts';
-import { type StreamDependencies, StreamSession } from './session.ts';
+import { type StreamDependencies, StreamingRequest } from './request.ts';
 
 export const STREAM_PATH = '/v1/tts/stream';
 
-/** Whether a live Agent session of the workspace still runs (agent speech is for it). */
-export type LiveSessionCheck = (workspaceId: string, sessionId: string) => Promise<boolean>;
+/** Whether an Agent session of the workspace still runs (agent speech is for it). */
+export type AgentSessionCheck = (workspaceId: string, sessionId: string) => Promise<boolean>;
 
 /**
  * `WS /v1/tts/stream`: authenticates the upgrade (a workspace key as bearer header, or a
  * stream token as bearer header or `token` query parameter, or the agent worker's agent
- * speech token for a running session) and runs one {@link StreamSession} per connection.
+ * speech token for a running session) and runs one {@link StreamingRequest} per connection.
  * A rejected credential, or a token used from an Origin outside the allowlist, fails the
  * handshake with HTTP 401. An open connection whose key is revoked or whose workspace is
  * suspended ends with that error (`credentials`).
@@ -26,7 +26,7 @@ export function ttsStreamRoute(
   origins: OriginAllowlist,
   credentials: CredentialWatch,
   deps: StreamDependencies,
-  sessionRuns: LiveSessionCheck,
+  sessionRuns: AgentSessionCheck,
 ): WebSocketRoute {
   return {
     path: STREAM_PATH,
@@ -57,7 +57,7 @@ export function ttsStreamRoute(
         throw new ApiError('unauthorized', 'This Origin may not use stream tokens.');
       }
       return (connection) => {
-        const session = new StreamSession(deps, auth, new EventChannel(connection));
+        const session = new StreamingRequest(deps, auth, new EventChannel(connection));
         const unwatch = credentials.watch(auth, (error) => session.stop(error));
         return {
           opened: () => session.opened(),

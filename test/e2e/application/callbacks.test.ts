@@ -10,7 +10,7 @@ import {
   ApplicationError,
   type InputDecision,
 } from '../../../backend-sdk/src/application/index.ts';
-import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
+import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
 import { speech } from '../../helpers/room-client.ts';
 import { type ApplicationStack, applicationTest, llmMessages } from './harness.ts';
 import { modelAnswers } from './sdk-backend.ts';
@@ -119,7 +119,7 @@ describe('application sessions: callbacks and commands (backend-sdk, worker, liv
       expect(backend.of('input')).toHaveLength(3);
 
       // Each persisted turn reached onTranscript with its durable id, once.
-      const turns = await new LiveSessions(stack.handle.db, {
+      const turns = await new AgentSessions(stack.handle.db, {
         heartbeatTimeoutMs: 30_000,
       }).turns(session.started.sessionId);
       expect(turns.map((t) => t.text)).toEqual([
@@ -226,7 +226,7 @@ describe('application sessions: callbacks and commands (backend-sdk, worker, liv
       const userTurn = user.transcripts().find((t) => t.role === 'user');
       expect(userTurn?.text).toBe('Please book a table for two.');
       // The spoken input's id is its persisted message's id.
-      const turns = await new LiveSessions(stack.handle.db, {
+      const turns = await new AgentSessions(stack.handle.db, {
         heartbeatTimeoutMs: 30_000,
       }).turns(session.started.sessionId);
       expect(turns.filter((t) => t.role === 'user').map((t) => t.id)).toEqual([input.event.id]);

@@ -25,7 +25,7 @@ const MEMBER_PASSWORD = 'member-password-1';
 const SPOKEN = 'What is the weather like today in Paris?';
 const RATE = 24_000;
 
-/** As the pages show them (dashboard/pages/usage.tsx, sessions/session-types.ts). */
+/** As the pages show them (dashboard/pages/usage.tsx, agent-sessions/agent-session-types.ts). */
 const credits = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 3 });
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
+import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
+import { SessionRecordings } from '../../../src/agent-sessions/session-recordings.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
-import { SessionRecordings } from '../../../src/live-sessions/session-recordings.ts';
 import { audioStorageDir } from '../../../src/storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from '../../../src/storage/local-disk-store.ts';
 import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
@@ -63,7 +63,7 @@ describeEachDialect('erasure on %s', (dialect) => {
   };
   const startSession = async (snapshot: Awaited<ReturnType<typeof publishedAgentSnapshot>>) => {
     const id = uuidv7();
-    await new LiveSessions(handle.db, { heartbeatTimeoutMs: 60_000 }).create({
+    await new AgentSessions(handle.db, { heartbeatTimeoutMs: 60_000 }).create({
       id,
       snapshot,
       apiKeyId: ws.productionKeyId,

@@ -3,9 +3,9 @@
 // anyone reading it; sessions still heard from stay, on both databases.
 
 import { v7 as uuidv7 } from 'uuid';
+import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { LostSessionSweep } from '../../../src/jobs/lost-sessions.ts';
-import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
+import { LostAgentSessionSweep } from '../../../src/jobs/lost-agent-sessions.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
@@ -31,7 +31,7 @@ describeEachDialect('lost live sessions on %s', (dialect) => {
     ).create(scope, { url: 'https://hooks.example.com/', events: ['agent_session.ended'] });
     const snapshot = await publishedAgentSnapshot(handle.db, ws.workspaceId, 'lost');
     let now = new Date('2026-11-26T12:00:00.000Z').getTime();
-    const sessions = new LiveSessions(handle.db, {
+    const sessions = new AgentSessions(handle.db, {
       heartbeatTimeoutMs: TIMEOUT_MS,
       now: () => now,
     });
@@ -67,7 +67,7 @@ describeEachDialect('lost live sessions on %s', (dialect) => {
       await open('active', TIMEOUT_MS - 1),
       await open('connecting', 2 * TIMEOUT_MS - 1),
     ];
-    const sweep = new LostSessionSweep({
+    const sweep = new LostAgentSessionSweep({
       sessions,
       intervalMs: 1_000,
       logger: createLogger('silent'),

@@ -4,10 +4,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
+import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
+import { SessionRecordings } from '../../../src/agent-sessions/session-recordings.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { RecordingRetention } from '../../../src/jobs/recording-retention.ts';
-import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
-import { SessionRecordings } from '../../../src/live-sessions/session-recordings.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { audioStorageDir } from '../../../src/storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from '../../../src/storage/local-disk-store.ts';
@@ -36,7 +36,7 @@ describeEachDialect('session recording retention on %s', (dialect) => {
     // A session that ended `daysAgo` days before `now`, with a stored recording.
     const recorded = async (daysAgo: number) => {
       const id = uuidv7();
-      await new LiveSessions(handle.db, { heartbeatTimeoutMs: 60_000 }).create({
+      await new AgentSessions(handle.db, { heartbeatTimeoutMs: 60_000 }).create({
         id,
         snapshot,
         apiKeyId: ws.productionKeyId,

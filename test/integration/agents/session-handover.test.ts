@@ -1,4 +1,4 @@
-// The api's hand-over of live sessions whose job stopped renewing its lease: a lapsed
+// The api's hand-over of Agent sessions whose job stopped renewing its lease: a lapsed
 // session is claimed once across api hosts (its epoch goes up by one) and its Agent is
 // dispatched again to the same room (a real livekit-server lists the dispatch); the job of
 // the old epoch can neither renew nor end it; one hand-over per lapse. A lapsed session
@@ -8,13 +8,13 @@
 import { AgentDispatchClient, RoomServiceClient } from 'livekit-server-sdk';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
-import { LivekitRooms, sessionRoom } from '../../../src/live-sessions/livekit-rooms.ts';
+import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
+import { LivekitRooms, sessionRoom } from '../../../src/agent-sessions/livekit-rooms.ts';
 import {
   SessionHandoverSweep,
   USER_LEFT_DURING_HANDOVER,
-} from '../../../src/live-sessions/session-handover.ts';
+} from '../../../src/agent-sessions/session-handover.ts';
+import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { creditAccount } from '../../helpers/credit.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
@@ -28,7 +28,7 @@ const LAPSE_MS = 3000;
 const AGENT_NAME = 'handover-sweep-test';
 const PRICES = { sessionMillicreditsPerMinute: 5000, sttMillicreditsPerMinute: 6000 };
 
-describe.each(DIALECTS)('live session hand-over on %s', (dialect) => {
+describe.each(DIALECTS)('Agent session hand-over on %s', (dialect) => {
   let database: TestDatabase;
   let handle: DatabaseHandle;
   let livekit: LivekitServer;
@@ -51,7 +51,7 @@ describe.each(DIALECTS)('live session hand-over on %s', (dialect) => {
     const ws = await seedWorkspace(handle);
     const snapshot = await publishedAgentSnapshot(handle.db, ws.workspaceId, 'handover');
     const clock = { now: new Date('2026-11-28T12:00:00.000Z').getTime() };
-    const sessions = new LiveSessions(handle.db, {
+    const sessions = new AgentSessions(handle.db, {
       heartbeatTimeoutMs: 15_000,
       now: () => clock.now,
     });

@@ -1,14 +1,14 @@
 // GET /v1/agent-sessions and GET /v1/agent-sessions/{id}/transcript against a real api on
-// both databases: sessions recorded through `LiveSessions` as the worker records them,
+// both databases: sessions recorded through `AgentSessions` as the worker records them,
 // listed newest first with exactly what GET /v1/agent-sessions/{id} reports, filtered by
 // Agent and end user, paged; transcripts in order; the scope of the key; the server
 // library's list, listAll and transcript.
 
 import { v7 as uuidv7 } from 'uuid';
 import { AwpClient } from '../../../backend-sdk/src/index.ts';
+import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
 import { AgentStore } from '../../../src/agents/agent-store.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
@@ -25,7 +25,7 @@ describeEachDialect('GET /v1/agent-sessions and transcripts on %s', (dialect) =>
   let ws: SeededWorkspace;
   let other: SeededWorkspace;
   let api: ApiClient;
-  let liveSessions: LiveSessions;
+  let agentSessions: AgentSessions;
   const agents: Record<'tutor' | 'concierge', string> = {} as never;
   /** Oldest first. */
   const sessions: { id: string; agent: 'tutor' | 'concierge'; endUserId: string | null }[] = [];
@@ -50,7 +50,7 @@ describeEachDialect('GET /v1/agent-sessions and transcripts on %s', (dialect) =>
     if (!snapshot) throw new Error('the Agent is not published');
     // UUIDv7: sessions created in the same millisecond still sort in creation order.
     const id = uuidv7();
-    await liveSessions.create({
+    await agentSessions.create({
       id,
       snapshot,
       apiKeyId: workspace.productionKeyId,
@@ -69,7 +69,7 @@ describeEachDialect('GET /v1/agent-sessions and transcripts on %s', (dialect) =>
     other = await seedWorkspace(handle);
     server = await apis.start(database, { env: LLM_ENV });
     api = apiClient(server.url, ws.productionKey);
-    liveSessions = new LiveSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
+    agentSessions = new AgentSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
     agents.tutor = await publishedAgent(api, 'tutor');
     agents.concierge = await publishedAgent(api, 'concierge');
     const plan: ['tutor' | 'concierge', string | null][] = [
@@ -85,33 +85,33 @@ describeEachDialect('GET /v1/agent-sessions and transcripts on %s', (dialect) =>
     }
     // The first one ran and ended with a transcript; the third is running.
     const [first, , third] = sessions as [(typeof sessions)[0], unknown, (typeof sessions)[0]];
-    await liveSessions.markActive(first.id);
-    await liveSessions.addTurn({
+    await agentSessions.markActive(first.id);
+    await agentSessions.addTurn({
       id: `${first.id}-a`,
       sessionId: first.id,
       role: 'agent',
       text: 'Hello! What shall we practise?',
       interrupted: false,
     });
-    await liveSessions.addTurn({
+    await agentSessions.addTurn({
       id: `${first.id}-b`,
       sessionId: first.id,
       role: 'user',
       text: 'Irregular verbs.',
       interrupted: false,
     });
-    await liveSessions.addTurn({
+    await agentSessions.addTurn({
       id: `${first.id}-c`,
       sessionId: first.id,
       role: 'agent',
       text: 'Great, let us',
       interrupted: true,
     });
-    await liveSessions.end(first.id, 'ended', 'user_left', {
+    await agentSessions.end(first.id, 'ended', 'user_left', {
       sessionMs: 95_000,
       millicredits: 2_375,
     });
-    await liveSessions.markActive(third.id);
+    await agentSessions.markActive(third.id);
     const otherApi = apiClient(server.url, other.productionKey);
     otherSessionId = await recordSession(
       other,

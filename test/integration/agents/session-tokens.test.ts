@@ -1,12 +1,12 @@
 import { decodeJwt } from 'jose';
+import {
+  AGENT_SESSION_TOKEN_TTL_MS,
+  AgentSessionTokens,
+} from '../../../src/agent-sessions/session-tokens.ts';
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import { ApiKeyStore } from '../../../src/auth/key-store.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { ApiError } from '../../../src/errors.ts';
-import {
-  AGENT_SESSION_TOKEN_TTL_MS,
-  AgentSessionTokens,
-} from '../../../src/live-sessions/session-tokens.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
 import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';

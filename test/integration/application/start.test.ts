@@ -15,8 +15,8 @@ import {
 import { decodeJwt } from 'jose';
 import { AccessToken, AgentDispatchClient, RoomServiceClient } from 'livekit-server-sdk';
 import { v4 as uuidv4 } from 'uuid';
+import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import {
   afterAll,
   beforeAll,
@@ -446,7 +446,7 @@ describeEachDialect('Application session starts on %s', (dialect) => {
     const other = await publishedAgent();
     const foreign = await start(other, { ...body, agentId: other });
     expect([foreign.status, foreign.body.code]).toEqual([409, 'conflict']);
-    const sessions = new LiveSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
+    const sessions = new AgentSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
     await sessions.end(first.body.session.session_id, 'ended', 'test');
     const over = await start(agentId, body);
     expect([over.status, over.body.code]).toEqual([409, 'conflict']);

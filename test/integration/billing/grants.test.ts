@@ -1,10 +1,10 @@
 import { v7 as uuidv7 } from 'uuid';
+import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
 import { CreditGrants } from '../../../src/billing/grants.ts';
 import { Ledger } from '../../../src/billing/ledger.ts';
 import { LlmLedger } from '../../../src/billing/llm-ledger.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { ApiError } from '../../../src/errors.ts';
-import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
 import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { creditAccount, grantedMillicredits } from '../../helpers/credit.ts';
@@ -134,7 +134,7 @@ describeEachDialect('credit grants on %s', (dialect) => {
     );
   });
 
-  it('counts language-model calls and live sessions in the account, which still adds up', async () => {
+  it('counts language-model calls and Agent sessions in the account, which still adds up', async () => {
     // 10 credits granted; every ledger that takes credit runs against them.
     const ws = await seedWorkspace(handle, { credits: 10 });
     const snapshot = await publishedAgentSnapshot(handle.db, ws.workspaceId, 'billing-agent');
@@ -173,8 +173,8 @@ describeEachDialect('credit grants on %s', (dialect) => {
       }),
     );
     await models.start(call(2_000));
-    // A live session whose time costs 2,500.
-    const sessions = new LiveSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
+    // An Agent session whose time costs 2,500.
+    const sessions = new AgentSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
     const session = async (millicredits: number) => {
       const id = uuidv7();
       await sessions.create({

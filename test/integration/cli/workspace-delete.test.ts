@@ -4,8 +4,8 @@
 // synthesis ledger included), and another workspace keeps everything.
 
 import { v7 as uuidv7 } from 'uuid';
+import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
 import { audioStorageDir, sampleStorageDir } from '../../../src/storage/audio-storage-dir.ts';
 import { LocalDiskAudioStore } from '../../../src/storage/local-disk-store.ts';
 import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
@@ -53,7 +53,7 @@ describeEachDialect('awp workspace delete on %s', (dialect) => {
       recordingEnabled: true,
     });
     const sessionId = uuidv7();
-    await new LiveSessions(handle.db, { heartbeatTimeoutMs: 60_000 }).create({
+    await new AgentSessions(handle.db, { heartbeatTimeoutMs: 60_000 }).create({
       id: sessionId,
       snapshot,
       apiKeyId: ws.productionKeyId,

@@ -1,9 +1,9 @@
-// A live session and a text conversation are charged the same millicredits for the same
+// An Agent session and a text conversation are charged the same millicredits for the same
 // tokens: the worker's meter and the conversations' ledger price them in one module.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/app/config.ts';
 import { llmCatalogFromConfig } from '../../../src/llm/registry.ts';
-import { LiveSessionMeter } from '../../../worker/conversation/usage.ts';
+import { AgentSessionMeter } from '../../../worker/agent-session/usage.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
 import { DIALECTS } from '../../helpers/database.ts';
 import { captureLogger } from '../../helpers/log-capture.ts';
@@ -29,7 +29,7 @@ describe.each(DIALECTS)('the same usage on %s', (dialect) => {
     await rig?.close();
   });
 
-  it('costs a live session and a text conversation the same exact millicredits', async () => {
+  it('costs an Agent session and a text conversation the same exact millicredits', async () => {
     // The prices as the catalog holds them (millicredits per 1M), multiplied in floats.
     const [inputPer1M, outputPer1M] = [0.0007 * 1000, 0.0011 * 1000];
     const floatFormula = Math.ceil(
@@ -54,7 +54,7 @@ describe.each(DIALECTS)('the same usage on %s', (dialect) => {
     });
     expect(await rig.balance()).toBe(before - EXACT_MILLICREDITS);
 
-    // The live session: the worker's path, from the same configuration's model catalog.
+    // The Agent session: the worker's path, from the same configuration's model catalog.
     const config = loadConfig({
       OPENAI_BASE_URL: rig.openai.baseUrl,
       OPENAI_API_KEY: rig.openai.apiKey ?? '',
@@ -62,7 +62,7 @@ describe.each(DIALECTS)('the same usage on %s', (dialect) => {
       ...PRICES,
     });
     const price = llmCatalogFromConfig(config, captureLogger().logger).model('openai', MODEL);
-    const meter = new LiveSessionMeter({ sessionCreditsPerMinute: 0, sttCreditsPerMinute: 0 });
+    const meter = new AgentSessionMeter({ sessionCreditsPerMinute: 0, sttCreditsPerMinute: 0 });
     expect(meter.modelCall(TOKENS, price)).toBe(EXACT_MILLICREDITS);
     expect(meter.totalMillicredits(0)).toBe(EXACT_MILLICREDITS);
   });

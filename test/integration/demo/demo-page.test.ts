@@ -4,11 +4,11 @@
 
 import { request as httpRequest } from 'node:http';
 import { decodeJwt } from 'jose';
+import { AgentSessionTokens } from '../../../src/agent-sessions/session-tokens.ts';
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import { ApiKeyStore } from '../../../src/auth/key-store.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { DEMO_KEY_LABEL } from '../../../src/demo/routes.ts';
-import { AgentSessionTokens } from '../../../src/live-sessions/session-tokens.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import { type BootstrapResult, bootstrapWorkspace } from '../../../src/workspaces/bootstrap.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';

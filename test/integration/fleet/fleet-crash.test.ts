@@ -1,5 +1,5 @@
 // A whole worker of the fleet (test/helpers/fleet.ts) dies mid-conversation. The first
-// worker takes a live session (its user joined through LiveKit node 1) and an application
+// worker takes an Agent session (its user joined through LiveKit node 1) and an application
 // session (its backend on backend-sdk, started through api 2); a second worker with free
 // slots joins the fleet on node 2; the first worker and its job processes are killed with
 // SIGKILL while the agent speaks. The api's hand-over sweep dispatches both sessions again,
@@ -12,7 +12,7 @@ import {
   type ApplicationHandlers,
   startApplicationSession,
 } from '../../../backend-sdk/src/application/index.ts';
-import { liveSessionCostMillicredits } from '../../../src/billing/pricing.ts';
+import { agentSessionCostMillicredits } from '../../../src/billing/pricing.ts';
 import { modelAnswers, SdkBackend } from '../../e2e/application/sdk-backend.ts';
 import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
@@ -83,7 +83,7 @@ describe('The fleet: a worker crash', () => {
     if (!first || !node1 || !node2) throw new Error('the fleet is incomplete');
     const before = await creditAccount(handle, ws.workspaceId);
 
-    // A live session through api 1, its user on node 1.
+    // An Agent session through api 1, its user on node 1.
     const minted = await fleet.api(0)('POST', `/v1/agents/${agentId}/session-tokens`, {});
     const started = await apiClient(fleet.apis[0]?.url as string, minted.body.token)(
       'POST',
@@ -147,7 +147,7 @@ describe('The fleet: a worker crash', () => {
       await first.kill();
       const lastBefore = user.lastAgentSpeechAt(killedAt);
 
-      // The second worker resumes the live session: the user, never reconnected, hears the
+      // The second worker resumes the Agent session: the user, never reconnected, hears the
       // answer the lost job was giving.
       const resumed = await user.waitUntil(
         () => user.transcripts().find((t) => t.text === RESUMED),
@@ -242,7 +242,7 @@ describe('The fleet: a worker crash', () => {
     expect(Math.abs(Number(live?.session_ms) - wallMs)).toBeLessThan(1000);
     let charged = 0;
     for (const row of rows) {
-      const cost = liveSessionCostMillicredits(
+      const cost = agentSessionCostMillicredits(
         {
           sessionMs: Number(row.session_ms),
           sttMs: Number(row.stt_ms),

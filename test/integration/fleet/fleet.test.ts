@@ -1,12 +1,12 @@
 // The fleet (test/helpers/fleet.ts): two LiveKit nodes, Redis, PostgreSQL, the S3-compatible
 // store, two api processes, a jobs process and two workers of two session slots each.
-// Live sessions started through either api land on both workers, an application session
+// Agent sessions started through either api land on both workers, an application session
 // runs beside them, a worker whose slots are taken refuses the job LiveKit offers it, and
 // with every slot taken a start answers `503 provider_unavailable`. The users type.
 
 import { RoomServiceClient } from 'livekit-server-sdk';
 import { describe, expect } from 'vitest';
-import { agentIdentity, sessionRoom } from '../../../src/live-sessions/livekit-rooms.ts';
+import { agentIdentity, sessionRoom } from '../../../src/agent-sessions/livekit-rooms.ts';
 import { realtimeTest } from '../../fixtures/realtime.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { TestApplicationBackend } from '../../helpers/application-backend.ts';
@@ -32,7 +32,7 @@ describe('The fleet', () => {
   let backend: TestApplicationBackend | undefined;
 
   /** A managed session minted and started through api `i`, its user joined through node `i`. */
-  const liveSession = async (i: number) => {
+  const agentSession = async (i: number) => {
     const minted = await fleet.api(i)('POST', `/v1/agents/${agentId}/session-tokens`, {});
     expect(minted.status, JSON.stringify(minted.body)).toBe(201);
     const started = await apiClient((fleet.apis[i] as { url: string }).url, minted.body.token)(
@@ -83,11 +83,11 @@ describe('The fleet', () => {
     await backend?.leave().catch(() => {});
   }, 60_000);
 
-  it('runs live sessions and an application session on both workers, and refuses a start when every slot is taken', async () => {
-    // Three live sessions, started through both apis; each user hears the greeting.
+  it('runs Agent sessions and an application session on both workers, and refuses a start when every slot is taken', async () => {
+    // Three Agent sessions, started through both apis; each user hears the greeting.
     const sessions: string[] = [];
     for (const i of [0, 1, 0]) {
-      const started = await liveSession(i);
+      const started = await agentSession(i);
       expect(started.status, JSON.stringify(started.body)).toBe(201);
       sessions.push(started.body.session_id);
       const node = fleet.cluster.nodes[i];
@@ -139,7 +139,7 @@ describe('The fleet', () => {
 
     // No slot anywhere: the start waits for a worker, then answers provider_unavailable.
     const before = performance.now();
-    const refused = await liveSession(1);
+    const refused = await agentSession(1);
     const ms = performance.now() - before;
     expect(refused.status, JSON.stringify(refused.body)).toBe(503);
     expect(refused.body).toMatchObject({ code: 'provider_unavailable', retryable: true });

@@ -1,4 +1,4 @@
-// Live Agent sessions on a two-node LiveKit cluster (one Redis): the api calls node 1 and
+// Agent sessions on a two-node LiveKit cluster (one Redis): the api calls node 1 and
 // gives browsers node 1's URL (the cluster's URL), the agent worker registers with node 2.
 // Two sessions land one on each node; in each, the end user joins through the node that
 // does not host the room, with the token the api minted, and hears and reads the Agent.
@@ -10,7 +10,7 @@ import {
   agentIdentity,
   sessionRoom,
   userIdentity,
-} from '../../../src/live-sessions/livekit-rooms.ts';
+} from '../../../src/agent-sessions/livekit-rooms.ts';
 import { type RealtimeRig, realtimeTest } from '../../fixtures/realtime.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import type { LivekitCluster, LivekitClusterNode } from '../../helpers/livekit-cluster.ts';
@@ -27,7 +27,7 @@ const it = realtimeTest.override('realtimeOptions', {
   livekit: 'cluster',
 });
 
-describe('Live Agent sessions on a LiveKit cluster', () => {
+describe('Agent sessions on a LiveKit cluster', () => {
   let rig: RealtimeRig;
   let cluster: LivekitCluster;
   let agentId: string;

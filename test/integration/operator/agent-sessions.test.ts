@@ -1,5 +1,5 @@
 // The operator API's Agent sessions (the dashboard's Agents › Sessions page) against a real
-// api on both databases: sessions recorded through `LiveSessions` as the worker records
+// api on both databases: sessions recorded through `AgentSessions` as the worker records
 // them, listed newest first with exactly what GET /v1/agent-sessions/{id} reports, one
 // session with its transcript, the Agent filter, the environment's scope and the roles;
 // a session's recording served byte for byte and deleted by an Owner or Admin only.
@@ -7,10 +7,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
+import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
+import { recordingObjectKey } from '../../../src/agent-sessions/session-recordings.ts';
 import { AgentStore } from '../../../src/agents/agent-store.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
-import { recordingObjectKey } from '../../../src/live-sessions/session-recordings.ts';
 import { audioStorageDir } from '../../../src/storage/audio-storage-dir.ts';
 import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
@@ -39,7 +39,7 @@ describeEachDialect('operator API Agent sessions on %s', (dialect) => {
   let ws: SeededWorkspace;
   let api: ApiClient;
   let builder: OperatorClient;
-  let liveSessions: LiveSessions;
+  let agentSessions: AgentSessions;
   const agents: Record<'tutor' | 'concierge', string> = {} as never;
   const sessionIds: string[] = [];
 
@@ -60,7 +60,7 @@ describeEachDialect('operator API Agent sessions on %s', (dialect) => {
     if (!snapshot) throw new Error('the Agent is not published');
     // UUIDv7: sessions created in the same millisecond still sort in creation order.
     const id = uuidv7();
-    await liveSessions.create({
+    await agentSessions.create({
       id,
       snapshot,
       apiKeyId: ws.productionKeyId,
@@ -87,42 +87,42 @@ describeEachDialect('operator API Agent sessions on %s', (dialect) => {
       server = await apis.start(database, { env: LLM_ENV });
       api = apiClient(server.url, ws.productionKey);
       builder = await signedIn(server.url, 'builder@example.com', PASSWORD);
-      liveSessions = new LiveSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
+      agentSessions = new AgentSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
       agents.tutor = await publishedAgent('tutor');
       agents.concierge = await publishedAgent('concierge');
 
       // An ended conversation with a transcript, usage and latency ...
       const ended = await recordSession(agents.tutor, 'user-17');
-      await liveSessions.markActive(ended);
-      await liveSessions.addTurn({
+      await agentSessions.markActive(ended);
+      await agentSessions.addTurn({
         id: 'turn-1',
         sessionId: ended,
         role: 'agent',
         text: 'Hello! What shall we practise today?',
         interrupted: false,
       });
-      await liveSessions.addTurn({
+      await agentSessions.addTurn({
         id: 'turn-2',
         sessionId: ended,
         role: 'user',
         text: 'Irregular verbs, please.',
         interrupted: false,
       });
-      await liveSessions.addTurn({
+      await agentSessions.addTurn({
         id: 'turn-3',
         sessionId: ended,
         role: 'agent',
         text: 'Great, let us start with',
         interrupted: true,
       });
-      await liveSessions.addUsage(ended, {
+      await agentSessions.addUsage(ended, {
         llmInputTokens: 812,
         llmOutputTokens: 96,
         ttsChars: 61,
         sttMs: 4_200,
       });
-      await liveSessions.recordLatency(ended, LATENCY);
-      await liveSessions.end(ended, 'ended', 'user_left', {
+      await agentSessions.recordLatency(ended, LATENCY);
+      await agentSessions.end(ended, 'ended', 'user_left', {
         sessionMs: 95_000,
         millicredits: 2_375,
       });
@@ -284,7 +284,7 @@ describeEachDialect('operator API Agent sessions on %s', (dialect) => {
 
   it('serves a session’s recording as /v1 does, to its workspace and environment only', async () => {
     const id = await recordSession(agents.tutor, 'user-17');
-    await liveSessions.end(id, 'ended', 'user_left', { sessionMs: 2_000, millicredits: 50 });
+    await agentSessions.end(id, 'ended', 'user_left', { sessionMs: 2_000, millicredits: 50 });
     const stored = await storeSessionRecording(
       handle.db,
       database.dataDir,
@@ -338,7 +338,7 @@ describeEachDialect('operator API Agent sessions on %s', (dialect) => {
     const recorded = [];
     for (let i = 0; i < 2; i++) {
       const id = await recordSession(agents.tutor, 'user-17');
-      await liveSessions.end(id, 'ended', 'user_left', { sessionMs: 1_000, millicredits: 25 });
+      await agentSessions.end(id, 'ended', 'user_left', { sessionMs: 1_000, millicredits: 25 });
       await storeSessionRecording(handle.db, database.dataDir, { id, workspaceId: ws.workspaceId });
       recorded.push(id);
     }

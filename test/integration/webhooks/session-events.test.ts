@@ -1,13 +1,13 @@
-// Live sessions write their webhook events with the change they report: one
+// Agent sessions write their webhook events with the change they report: one
 // `agent_session.started` when a worker takes the session and one `agent_session.ended`
 // with the report and transcript when it ends, for each enabled endpoint of the session's
 // workspace and environment that subscribes, on both databases.
 
 import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
+import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
+import { sessionReportBody } from '../../../src/agent-sessions/session-report-view.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { LiveSessions } from '../../../src/live-sessions/live-sessions.ts';
-import { sessionReportBody } from '../../../src/live-sessions/session-report-view.ts';
 import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
 import { WEBHOOK_EVENT_SCHEMAS } from '../../../src/webhooks/event-schemas.ts';
@@ -64,7 +64,7 @@ describeEachDialect('live session webhook events on %s', (dialect) => {
       ws.workspaceId,
       `hooked-${ws.workspaceId}`,
     );
-    const sessions = new LiveSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
+    const sessions = new AgentSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
     const open = async (endUserId?: string) => {
       const id = uuidv7();
       await sessions.create({

@@ -7,7 +7,7 @@
 
 import { RoomServiceClient } from 'livekit-server-sdk';
 import { describe, expect } from 'vitest';
-import { agentIdentity, sessionRoom } from '../../../src/live-sessions/livekit-rooms.ts';
+import { agentIdentity, sessionRoom } from '../../../src/agent-sessions/livekit-rooms.ts';
 import { type RealtimeRig, realtimeTest } from '../../fixtures/realtime.ts';
 import { type ApiReply, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { DIALECTS } from '../../helpers/database.ts';

@@ -38,7 +38,7 @@ const it = realtimeTest.override('realtimeOptions', {
   },
 });
 
-describe('Agent speech in live sessions (worker)', () => {
+describe('Agent speech in Agent sessions (worker)', () => {
   let rig: RealtimeRig;
 
   const publishedAgent = async (api: ApiClient, slug: string) => {

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { initializeLogger } from '@livekit/agents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SpokenWord } from '../../../worker/conversation/playout.ts';
+import type { SpokenWord } from '../../../worker/agent-session/playout.ts';
 import { AwpTts } from '../../../worker/models/awp-tts.ts';
 import { NATIVE_VOICE } from '../../helpers/agents.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';

@@ -1,4 +1,4 @@
-// A managed Agent's capabilities in a live session: a real livekit-server, the api, the
+// A managed Agent's capabilities in an Agent session: a real livekit-server, the api, the
 // agent worker and the OpenAI chat fake. The user types (no speech model is needed); the
 // model calls the memory tool, the worker runs it, sends the result back and speaks the
 // answer; the next session of the same end user begins with the memory in its prompt.
@@ -21,7 +21,7 @@ type ChatBody = {
   tools?: { function: { name: string } }[];
 };
 
-describe('Agent capabilities in live sessions (worker)', () => {
+describe('Agent capabilities in Agent sessions (worker)', () => {
   let rig: RealtimeRig;
   let agentId: string;
 

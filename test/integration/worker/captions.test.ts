@@ -21,7 +21,7 @@ const LOUD = 600;
 /**
  * How early (negative) or late a caption word may reach the user against the start of its
  * word's audio. The worker sends each word 100 ms after its audio leaves the room's audio
- * source (worker/conversation/captions.ts), exact to the 10 ms the source sends at a time.
+ * source (worker/agent-session/captions.ts), exact to the 10 ms the source sends at a time.
  * What it cannot see is the receiver: the audio waits for its 20 ms Opus packet and then in
  * the receiver's jitter buffer, 30 to 60 ms on a quiet machine, more when packets arrive
  * unevenly. Late is the lesser harm (a caption trailing its word reads naturally), so the

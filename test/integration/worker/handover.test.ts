@@ -7,8 +7,8 @@
 
 import { RoomServiceClient } from 'livekit-server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveSessionCostMillicredits } from '../../../src/billing/pricing.ts';
-import { sessionRoom } from '../../../src/live-sessions/livekit-rooms.ts';
+import { sessionRoom } from '../../../src/agent-sessions/livekit-rooms.ts';
+import { agentSessionCostMillicredits } from '../../../src/billing/pricing.ts';
 import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { creditAccount } from '../../helpers/credit.ts';
@@ -19,7 +19,7 @@ import { waitFor } from '../../helpers/wait.ts';
 const SESSION_CREDITS_PER_MINUTE = 5;
 const STT_CREDITS_PER_MINUTE = 6;
 
-describe('Live session hand-over after a crashed job (worker)', () => {
+describe('Agent session hand-over after a crashed job (worker)', () => {
   let rig: RealtimeRig;
   let agentId: string;
 
@@ -214,7 +214,7 @@ describe('Live session hand-over after a crashed job (worker)', () => {
     expect(Number(row.job_epoch)).toBe(1);
     const wallMs = Date.parse(row.ended_at as string) - Date.parse(row.started_at as string);
     expect(Math.abs(Number(row.session_ms) - wallMs)).toBeLessThan(1000);
-    const sessionCharge = liveSessionCostMillicredits(
+    const sessionCharge = agentSessionCostMillicredits(
       {
         sessionMs: Number(row.session_ms),
         sttMs: Number(row.stt_ms),

@@ -1,4 +1,4 @@
-// Live Agent sessions end when the key that minted their session token is revoked, or
+// Agent sessions end when the key that minted their session token is revoked, or
 // their workspace is suspended, by any process (here the test's own database handle, as
 // the operator tool does): the end user is taken out of the LiveKit room, and the worker
 // ends the session and bills the time it ran. A real livekit-server, the api, the agent
@@ -22,7 +22,7 @@ const it = realtimeTest.override('realtimeOptions', {
   stt: 'none',
 });
 
-describe.each(DIALECTS)('live Agent sessions of revoked keys on %s (worker)', (dialect) => {
+describe.each(DIALECTS)('Agent sessions of revoked keys on %s (worker)', (dialect) => {
   let rig: RealtimeRig;
   let agentId: string;
 

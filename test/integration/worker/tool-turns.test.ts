@@ -1,4 +1,4 @@
-// A managed Agent's tool calls in live sessions: a real livekit-server, the api, the agent
+// A managed Agent's tool calls in Agent sessions: a real livekit-server, the api, the agent
 // worker (Silero VAD, the embedded Whisper), the OpenAI chat fake as the model and the
 // Brave Search fake, made slow, as the tool's engine. What the end user hears is the
 // agent's `awp.transcript` turns; the search fake records when each request came, when it
@@ -48,7 +48,7 @@ const it = realtimeTest
     },
   }));
 
-describe('Tool calls in live sessions (worker)', () => {
+describe('Tool calls in Agent sessions (worker)', () => {
   let rig: RealtimeRig;
   let brave: FakeBraveSearch;
   let agentId: string;

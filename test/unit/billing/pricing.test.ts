@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  agentSessionCostMillicredits,
   audioCostMillicredits,
-  liveSessionCostMillicredits,
   llmCostMillicredits,
   synthesisCostMillicredits,
 } from '../../../src/billing/pricing.ts';
@@ -38,19 +38,19 @@ describe('audioCostMillicredits', () => {
   });
 });
 
-describe('liveSessionCostMillicredits', () => {
+describe('agentSessionCostMillicredits', () => {
   const prices = { sessionMillicreditsPerMinute: 5000, sttMillicreditsPerMinute: 6000 };
 
   it('adds time, transcribed audio and the model calls, rounding up once', () => {
     expect(
-      liveSessionCostMillicredits(
+      agentSessionCostMillicredits(
         { sessionMs: 90_000, sttMs: 20_000, llmMillicredits: 57 },
         prices,
       ),
     ).toBe(7500 + 2000 + 57);
     // 1 ms of each: 1/12 + 1/10 of a millicredit, one millicredit in all.
     expect(
-      liveSessionCostMillicredits({ sessionMs: 1, sttMs: 1, llmMillicredits: 0 }, prices),
+      agentSessionCostMillicredits({ sessionMs: 1, sttMs: 1, llmMillicredits: 0 }, prices),
     ).toBe(1);
   });
 
@@ -59,22 +59,22 @@ describe('liveSessionCostMillicredits', () => {
     // 300.00000000000006, which would round up to 301.
     const decimal = { sessionMillicreditsPerMinute: 0.1 * 1000, sttMillicreditsPerMinute: 0 };
     expect(
-      liveSessionCostMillicredits({ sessionMs: 180_000, sttMs: 0, llmMillicredits: 0 }, decimal),
+      agentSessionCostMillicredits({ sessionMs: 180_000, sttMs: 0, llmMillicredits: 0 }, decimal),
     ).toBe(300);
   });
 
   it('costs nothing for no usage', () => {
     expect(
-      liveSessionCostMillicredits({ sessionMs: 0, sttMs: 0, llmMillicredits: 0 }, prices),
+      agentSessionCostMillicredits({ sessionMs: 0, sttMs: 0, llmMillicredits: 0 }, prices),
     ).toBe(0);
   });
 
   it('refuses negative durations and fractional model costs', () => {
     expect(() =>
-      liveSessionCostMillicredits({ sessionMs: -1, sttMs: 0, llmMillicredits: 0 }, prices),
+      agentSessionCostMillicredits({ sessionMs: -1, sttMs: 0, llmMillicredits: 0 }, prices),
     ).toThrow(RangeError);
     expect(() =>
-      liveSessionCostMillicredits({ sessionMs: 0, sttMs: 0, llmMillicredits: 0.5 }, prices),
+      agentSessionCostMillicredits({ sessionMs: 0, sttMs: 0, llmMillicredits: 0.5 }, prices),
     ).toThrow(RangeError);
   });
 });

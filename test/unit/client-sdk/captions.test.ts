@@ -1,5 +1,5 @@
 // The client library's caption state (`transcriptProgress`) from the `lk.transcription`
-// streams the worker sends for an Agent reply (worker/conversation/captions.ts): a delta
+// streams the worker sends for an Agent reply (worker/agent-session/captions.ts): a delta
 // stream with one chunk per word as its audio reaches the user, then a stream of the same
 // segment marked final with the words heard. The streams are fed as they arrive from the
 // room, in the order the worker sends them, with a late chunk trailing the final stream.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { heardWords, PlayoutLedger, wholeWords } from '../../../worker/conversation/playout.ts';
+import { heardWords, PlayoutLedger, wholeWords } from '../../../worker/agent-session/playout.ts';
 
 const RATE = 48_000;
 

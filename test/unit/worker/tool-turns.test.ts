@@ -1,6 +1,6 @@
 import { initializeLogger, voice } from '@livekit/agents';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type ToolTurnOptions, ToolTurns } from '../../../worker/conversation/tool-turns.ts';
+import { type ToolTurnOptions, ToolTurns } from '../../../worker/agent-session/tool-turns.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

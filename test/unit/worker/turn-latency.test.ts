@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { TurnLatencySummary } from '../../../src/live-sessions/live-session-records.ts';
-import { TurnLatencies } from '../../../worker/conversation/turn-latency.ts';
+import type { TurnLatencySummary } from '../../../src/agent-sessions/agent-session-records.ts';
+import { TurnLatencies } from '../../../worker/agent-session/turn-latency.ts';
 
 function tracker() {
   const reported: TurnLatencySummary[] = [];

@@ -77,7 +77,7 @@ export type SttEvent =
   | { type: 'flushed' };
 
 /**
- * One recognition session. Feed it audio, call `flush()` at each end of utterance and
+ * One recognition stream. Feed it audio, call `flush()` at each end of utterance and
  * `end()` after the last; iterate it for events. The iteration ends after `end()` once
  * every pending final is out, and throws an `SttError` on failure (kind `cancelled` when
  * the signal aborts). Only one iterator per stream.

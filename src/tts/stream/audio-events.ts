@@ -17,7 +17,7 @@ export interface AudioEventTarget {
    * the last audio go out on one last `audio` event without audio.
    */
   timeline?: AlignmentTimeline | undefined;
-  /** True once the session ended: no further event is sent. */
+  /** True once the request ended: no further event is sent. */
   isEnded(): boolean;
   /** One piece went out as the `audio` event numbered `seq` (from 1). */
   sent(piece: Buffer, seq: number): void;
@@ -26,7 +26,7 @@ export interface AudioEventTarget {
 /**
  * Sends the encoded stream as `audio` events, numbered from 1, each waiting for the socket
  * to be writable. PCM is cut into event-sized pieces; encoded formats go out as the encoder
- * emits them. Returns early, sending nothing more, once the session has ended.
+ * emits them. Returns early, sending nothing more, once the request has ended.
  */
 export async function sendAudioEvents(
   output: AsyncIterable<Buffer>,

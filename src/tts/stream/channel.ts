@@ -1,5 +1,5 @@
 /**
- * The connection a streaming session talks through, as the session needs it: JSON events
+ * The connection a streaming request talks through, as the request needs it: JSON events
  * out with backpressure, and a close. The uWS adapter implements it; nothing here knows
  * about uWS.
  */
@@ -12,7 +12,7 @@ export interface StreamConnection {
   close(code: number, reason: string): void;
 }
 
-/** Outgoing bytes above which the session stops producing until the socket drains. */
+/** Outgoing bytes above which the request stops producing until the socket drains. */
 export const SEND_HIGH_WATER_BYTES = 256 * 1024;
 
 /** How often a waiting producer re-reads the socket's buffered amount. */

@@ -1,7 +1,7 @@
 import type { ClientEvent } from './protocol.ts';
 
 /**
- * A streaming session's client events, handled one at a time in arrival order. The events
+ * A streaming request's client events, handled one at a time in arrival order. The events
  * received and not handled yet stay visible to the handler (`waiting`), so it can look
  * ahead, for example to reserve the credit of a burst of text at once.
  *

@@ -30,7 +30,7 @@ import { transcodeToEvents } from './transcode-to-events.ts';
 
 export type { StreamDependencies } from './stream-dependencies.ts';
 
-/** Synthesis's abort reason when a session ends: one instance, no stack trace per stream. */
+/** Synthesis's abort reason when a request ends: one instance, no stack trace per stream. */
 const REQUEST_ENDED = new ApiError('invalid_request', 'The request ended.');
 
 /** The spec's order ends with `stop`: anything after it is a protocol error. */

@@ -57,15 +57,15 @@ export function ttsStreamRoute(
         throw new ApiError('unauthorized', 'This Origin may not use stream tokens.');
       }
       return (connection) => {
-        const session = new StreamingRequest(deps, auth, new EventChannel(connection));
-        const unwatch = credentials.watch(auth, (error) => session.stop(error));
+        const streamingRequest = new StreamingRequest(deps, auth, new EventChannel(connection));
+        const unwatch = credentials.watch(auth, (error) => streamingRequest.stop(error));
         return {
-          opened: () => session.opened(),
-          receive: (value) => session.receive(value),
-          drained: () => session.drained(),
+          opened: () => streamingRequest.opened(),
+          receive: (value) => streamingRequest.receive(value),
+          drained: () => streamingRequest.drained(),
           lost: () => {
             unwatch();
-            session.lost();
+            streamingRequest.lost();
           },
         };
       };

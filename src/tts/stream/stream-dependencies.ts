@@ -5,7 +5,7 @@ import type { VoiceCatalog } from '../../voices/catalog.ts';
 import type { AudioPersister, SynthesisGuard, SynthesisObserver } from '../ports.ts';
 import type { StreamSlots } from './stream-slots.ts';
 
-/** What a streaming synthesis session needs from the rest of the api. */
+/** What a streaming request needs from the rest of the api. */
 export interface StreamDependencies {
   catalog: VoiceCatalog;
   ledger: Ledger;

@@ -130,7 +130,7 @@ describe('neural native voices over HTTP (sqlite)', () => {
       )) {
         // only the durations are wanted
       }
-      expect(predicted.chunks).toBe(2);
+      expect(predicted.chunks).toBeGreaterThanOrEqual(3);
       expectedMs = predicted.startsMs();
       expect(expectedMs).toHaveLength(ALIGNED_WORDS.length);
     }, 120_000);

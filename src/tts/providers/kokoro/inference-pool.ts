@@ -44,8 +44,6 @@ export interface InferenceJob {
   readonly tokens: readonly number[];
   readonly style: Float32Array;
   readonly speed: number;
-  /** The chunk ends at punctuation: its trailing silence is its pause (see seams.ts). */
-  readonly keepTail: boolean;
   /**
    * The first chunk of a request. Later chunks of streams already playing are served
    * first, so admitting a new stream never makes the running ones stutter.
@@ -325,8 +323,8 @@ export class InferencePool {
       if (!pending) return;
       const id = this.#nextId++;
       slot.running = { id, pending, startedAt: performance.now() };
-      const { tokens, style, speed, keepTail } = pending.job;
-      slot.worker.postMessage({ type: 'run', id, tokens, style, speed, keepTail });
+      const { tokens, style, speed } = pending.job;
+      slot.worker.postMessage({ type: 'run', id, tokens, style, speed });
     }
   }
 }

@@ -19,8 +19,6 @@ export interface InferenceJobMessage {
   readonly tokens: readonly number[];
   readonly style: Float32Array;
   readonly speed: number;
-  /** Keep the model's silence after the last phoneme (see seams.ts). */
-  readonly keepTail: boolean;
 }
 
 export type InferenceWorkerMessage =

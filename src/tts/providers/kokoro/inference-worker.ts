@@ -1,7 +1,7 @@
 // Worker thread owning one onnxruntime session: runs stay off the api event loop
 // (InferenceSession.run is synchronous on the calling thread in onnxruntime-node).
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import {
@@ -10,7 +10,6 @@ import {
   type InferenceWorkerMessage,
   KOKORO_FRAME_SAMPLES,
 } from './inference-protocol.ts';
-import { capLeadingPause } from './leading-pause.ts';
 import { DEFAULT_SEAMS, shapeChunk } from './seams.ts';
 
 const data = workerData as InferenceWorkerData;
@@ -19,15 +18,20 @@ if (!port) throw new Error('inference-worker must run in a worker thread');
 const post = (message: InferenceWorkerMessage, transfer: ArrayBuffer[] = []) =>
   port.postMessage(message, transfer);
 
+async function sha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
 async function load(): Promise<ort.InferenceSession> {
-  const model = await readFile(data.modelPath);
-  const actual = createHash('sha256').update(model).digest('hex');
+  const actual = await sha256(data.modelPath);
   if (actual !== data.modelSha256) {
     throw new Error(
       `Kokoro model file ${data.modelPath} is corrupt (sha256 ${actual}, expected ${data.modelSha256}); run \`bash scripts/install-kokoro.sh\` with AWP_KOKORO_FORCE=1`,
     );
   }
-  return ort.InferenceSession.create(capLeadingPause(model), {
+  return ort.InferenceSession.create(data.modelPath, {
     intraOpNumThreads: data.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
@@ -70,11 +74,7 @@ port.on('message', async (job: InferenceJobMessage) => {
         `model durations (${durations.length} tokens, ${total} frames) do not match its input (${tokens.length} tokens) and audio (${audio.length} samples)`,
       );
     }
-    const shaped = shapeChunk(audio, {
-      ...DEFAULT_SEAMS,
-      sampleRateHz: data.sampleRateHz,
-      keepTail: job.keepTail,
-    });
+    const shaped = shapeChunk(audio, { ...DEFAULT_SEAMS, sampleRateHz: data.sampleRateHz });
     const computeMs = performance.now() - started;
     post(
       {

@@ -13,6 +13,7 @@ import {
   phonemizeChunk,
   tokenize,
 } from './phonemes.ts';
+import { PAUSE_MS } from './seams.ts';
 import { KOKORO_SAMPLE_RATE_HZ, kokoroVoiceByStyle } from './voices.ts';
 import { KokoroWordTimer, unitSpans } from './word-timings.ts';
 import { type TokenGroup, tokenGroups, unevenUnits } from './word-tokens.ts';
@@ -90,15 +91,11 @@ export function kokoroSpeed(speed: number | undefined): number {
  * phonemes from espeak-ng. Yields 24 kHz PCM chunk by chunk:
  *
  * - The text is normalised (kokoro-js's rules in English, misaki's elsewhere) and split
- *   into a short first chunk (the first clause) and chunks that grow with the audio
- *   already made (chunker.ts), so first audio comes after one short model run and each
- *   text is spoken by one model run only.
+ *   at sentence and clause boundaries with a short first chunk, so first audio comes after
+ *   one short model run.
  * - While chunk n is on the model, chunk n+1 is phonemised.
- * - The model's silence before each chunk is not computed (leading-pause.ts) and what is
- *   left of it trimmed; the silence after a chunk ending at punctuation is its pause, as
- *   the model makes it; chunks are joined with nothing between them and their edges
- *   faded, so seams neither click nor drift, and a chunk's audio is the same whatever
- *   text surrounds it.
+ * - Each chunk's own silence is trimmed and its edges faded; a pause chosen by the
+ *   punctuation is placed between chunks, so seams neither click nor drift.
  * - Cancellation: when `signal` aborts the iterator throws `signal.reason` at once; a
  *   queued chunk leaves the queue, a running one finishes in its worker unseen, and no
  *   further chunk starts.
@@ -151,6 +148,7 @@ export class KokoroProvider implements TtsProvider {
 
     let upcoming = phonemize(0);
     let started = false;
+    let pauseMs = 0;
     let segmentSamples = 0;
     for (let index = 0; index < chunks.length; index++) {
       const chunk = chunks[index] as TextChunk;
@@ -168,19 +166,28 @@ export class KokoroProvider implements TtsProvider {
       const row = Math.min(tokens.length - 2, STYLE_ROWS - 1);
       const style = styles.slice(row * STYLE_DIM, (row + 1) * STYLE_DIM);
       const result = await this.#options.pool.run(
-        { tokens, style, speed, first: !started, keepTail: chunk.end !== 'word' },
+        { tokens, style, speed, first: !started },
         signal,
       );
       signal.throwIfAborted();
-      this.#options.onRun?.({ index, tokens, result, offsetSamples: segmentSamples });
-      const timings = timer ? chunkTimings(timer, index, groups, result, segmentSamples) : [];
+      const pause =
+        started && result.pcm.length > 0 ? Math.round((pauseMs * KOKORO_SAMPLE_RATE_HZ) / 1000) : 0;
+      this.#options.onRun?.({ index, tokens, result, offsetSamples: segmentSamples + pause });
+      const timings = timer
+        ? chunkTimings(timer, index, groups, result, segmentSamples + pause)
+        : [];
       if (result.pcm.length === 0) {
         if (timings.length > 0) yield timingsOnly(timings);
         continue;
       }
-      const data = Buffer.from(result.pcm.buffer, result.pcm.byteOffset, result.pcm.byteLength);
-      segmentSamples += result.pcm.length;
+      const data = Buffer.alloc((pause + result.pcm.length) * 2);
+      Buffer.from(result.pcm.buffer, result.pcm.byteOffset, result.pcm.byteLength).copy(
+        data,
+        pause * 2,
+      );
+      segmentSamples += pause + result.pcm.length;
       started = true;
+      pauseMs = PAUSE_MS[chunk.end] / speed;
       yield {
         data,
         sampleRateHz: KOKORO_SAMPLE_RATE_HZ,

@@ -7,16 +7,11 @@ export interface SeamOptions {
   readonly leadMs: number;
   /** Audio kept after the last loud sample (release of the last phoneme). */
   readonly tailMs: number;
-  /**
-   * Keep the model's own silence after the last phoneme: the chunk ends at punctuation
-   * and that silence is the model's pause for it, the pause it makes there in one run.
-   */
-  readonly keepTail: boolean;
   /** Raised-cosine fade at both ends, so a cut never lands on a non-zero sample. */
   readonly fadeMs: number;
 }
 
-export const DEFAULT_SEAMS: Omit<SeamOptions, 'sampleRateHz' | 'keepTail'> = {
+export const DEFAULT_SEAMS: Omit<SeamOptions, 'sampleRateHz'> = {
   silenceThreshold: 0.01,
   leadMs: 25,
   tailMs: 60,
@@ -31,12 +26,10 @@ export interface ShapedChunk {
 }
 
 /**
- * Model output of one chunk as 16-bit PCM ready to be joined to its neighbours with
- * nothing between them: the silence before the first phoneme is trimmed; the silence
- * after the last is the chunk's pause, kept when the chunk ends at punctuation
- * (`keepTail`) and trimmed when it ends between words; both ends fade in and out so the
- * join has no click. All-silent audio gives an empty buffer. The result depends on the
- * chunk's own audio only, so a chunk sounds the same whatever text surrounds it.
+ * Model output of one chunk as 16-bit PCM ready to be joined to its neighbours: the
+ * leading and trailing silence the model adds around every run is trimmed (the pipeline
+ * inserts its own pause between chunks), and both ends fade in and out so the join has
+ * no click. All-silent audio gives an empty buffer.
  */
 export function shapeChunk(audio: Float32Array, options: SeamOptions): ShapedChunk {
   let first = 0;
@@ -46,9 +39,7 @@ export function shapeChunk(audio: Float32Array, options: SeamOptions): ShapedChu
   while (last > first && Math.abs(audio[last] ?? 0) <= options.silenceThreshold) last--;
   const perMs = options.sampleRateHz / 1000;
   const start = Math.max(0, first - Math.round(options.leadMs * perMs));
-  const end = options.keepTail
-    ? audio.length
-    : Math.min(audio.length, last + 1 + Math.round(options.tailMs * perMs));
+  const end = Math.min(audio.length, last + 1 + Math.round(options.tailMs * perMs));
   const length = end - start;
   const fade = Math.min(Math.round(options.fadeMs * perMs), Math.floor(length / 2));
   const out = new Int16Array(length);
@@ -61,3 +52,6 @@ export function shapeChunk(audio: Float32Array, options: SeamOptions): ShapedChu
   }
   return { pcm: out, start };
 }
+
+/** Pause placed before the next chunk, by how the previous one ended. */
+export const PAUSE_MS = { sentence: 280, clause: 140, word: 20 } as const;

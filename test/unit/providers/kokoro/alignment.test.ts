@@ -26,8 +26,7 @@ describe('Kokoro word timings from the predicted durations', () => {
     )) {
       chunks.push(chunk);
     }
-    // The first clause, then the rest in one run: the seam falls between the sentences' words.
-    expect(predicted.chunks).toBe(2);
+    expect(predicted.chunks).toBeGreaterThanOrEqual(3);
     const timings = chunks.flatMap((chunk) => chunk.timings ?? []);
     expect(timings.map((t) => TEXT.slice(t.textStart, t.textEnd))).toEqual(WORDS);
     const expected = predicted.startsMs();

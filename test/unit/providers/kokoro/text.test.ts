@@ -47,33 +47,7 @@ describe('Kokoro text front end', () => {
       end: 'clause',
     });
     expect(chunkText('Short one.')).toEqual([{ text: 'Short one.', end: 'sentence' }]);
-    expect(chunkText('Thanks for waiting. I found three flights that match.')[0]).toEqual({
-      text: 'Thanks for waiting.',
-      end: 'sentence',
-    });
     expect(chunkText('  ')).toEqual([]);
-  });
-
-  it('batches later sentences into one run, each chunk at most twice the text before it', () => {
-    const text =
-      'Bright morning light filled the quiet harbor, while seven small boats waited. Gentle waves rolled toward the sandy shore.';
-    expect(chunkText(text)).toEqual([
-      { text: 'Bright morning light filled the quiet harbor,', end: 'clause' },
-      {
-        text: 'while seven small boats waited. Gentle waves rolled toward the sandy shore.',
-        end: 'sentence',
-      },
-    ]);
-    const long = chunkText(
-      'The library opens at nine in the morning and closes at six in the evening, except on public holidays. Members may borrow up to twelve books at a time, for three weeks each, and renew them twice online.',
-    );
-    expect(long.map((chunk) => chunk.text)).toEqual([
-      'The library opens at',
-      'nine in the morning and closes at six in the evening,',
-      'except on public holidays. Members may borrow up to twelve books at a time, for three weeks each, and renew them twice online.',
-    ]);
-    // The second chunk ran past its 40 characters to the end of its clause (at most 1.5x).
-    expect(long[1]!.text.length).toBeLessThanOrEqual(2 * long[0]!.text.length * 1.5);
   });
 
   it('keeps every chunk within the model context', () => {

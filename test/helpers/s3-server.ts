@@ -29,10 +29,15 @@ function weedBinary(): string {
   return out.trim().split('\n').at(-1) ?? '';
 }
 
-/** A free loopback port whose +10000 neighbour (weed's gRPC port) is free too. */
+/**
+ * A free loopback port whose +10000 neighbour (weed's gRPC port) is free too. Both lie below
+ * the kernel's ephemeral range (32768 up), from which every port-0 listener and outgoing
+ * connection of the suite is given one: a port probed free there can be taken before weed
+ * binds it.
+ */
 async function freePortPair(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = 20_000 + Math.floor(Math.random() * 2_768);
     if ((await isFree(port)) && (await isFree(port + 10_000))) return port;
   }
   throw new Error('no free port pair for weed');
@@ -46,8 +51,22 @@ function isFree(port: number): Promise<boolean> {
   });
 }
 
-/** Starts `weed server` with master, volume, filer and S3 gateway, and makes one bucket. */
+/**
+ * Starts `weed server` with master, volume, filer and S3 gateway, and makes one bucket. A
+ * port taken between the probe and weed's bind (another process of the suite) ends weed at
+ * once: it is started again on other ports.
+ */
 export async function startS3Server(): Promise<S3Server> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startWeed();
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes('address already in use')) throw error;
+    }
+  }
+}
+
+async function startWeed(): Promise<S3Server> {
   const binary = weedBinary();
   const dir = await mkdtemp(path.join(tmpdir(), 'awp-s3-'));
   const [master, volume, filer, s3] = [

@@ -199,6 +199,17 @@ describe('Captions of the Agent (worker)', () => {
       30_000,
       'the agent to listen',
     );
+    // The greeting's caption ends a little after its audio (each word goes out as its audio
+    // leaves the worker): it is complete before a test counts the captions that follow.
+    await client.waitUntil(
+      () =>
+        client.captionChunks.some(
+          (c) =>
+            c.from === `agent-${sessionId}` && c.attributes['lk.transcription_final'] === 'true',
+        ),
+      30_000,
+      'the greeting’s final caption',
+    );
     return { sessionId, client };
   };
 

@@ -23,14 +23,15 @@ const LOUD = 600;
  * word's audio. The worker sends each word 100 ms after its audio leaves the room's audio
  * source (worker/agent-session/captions.ts), exact to the 10 ms the source sends at a time.
  * What it cannot see is the receiver: the audio waits for its 20 ms Opus packet and then in
- * the receiver's jitter buffer, 30 to 60 ms on a quiet machine, more when packets arrive
- * unevenly. Late is the lesser harm (a caption trailing its word reads naturally), so the
- * late side is wider. Measured on this shared 2-core machine (docs/decisions/agents.md,
- * "Agent captions paced by playback"): never more than 283 ms late; within 150 ms early in
- * 5 of 9 runs at load average 11 to 30, the others early by up to 300 ms (once 1 s) at the
- * start of a reply while the receiver's jitter buffer drained.
+ * the receiver's jitter buffer, 30 to 60 ms on a quiet machine, up to about 300 ms when
+ * packets arrive unevenly on a loaded one. Measured on this shared 2-core machine
+ * (docs/decisions/agents.md, "Agent captions paced by playback"): never more than 283 ms
+ * late; at load average 11 to 30, within 150 ms early in 5 of 9 runs and up to 291 ms early
+ * in 3 others, at the start of a reply while the receiver's jitter buffer drained (once 1 s,
+ * with the audio itself compressed). LiveKit's synchronizer, which this replaces, ran up to
+ * 900 ms ahead and sent a reply's first sentence whole.
  */
-const EARLIEST_MS = -150;
+const EARLIEST_MS = -300;
 const LATEST_MS = 300;
 /** Half the span over which the receiver's audio clock is read (see `audioClock`). */
 const CLOCK_WINDOW_MS = 500;

@@ -53,6 +53,8 @@ interface Level {
   unanswered: number;
   workerCores: number;
   machineBusy: number;
+  /** Why the level could not run (a session that did not start): the machine's limit. */
+  failure?: string;
 }
 
 async function openConversation(rig: VoiceRig): Promise<Conversation> {
@@ -157,9 +159,11 @@ function buildResults(levels: Level[]) {
     transcription_delay_ms: stat(level.turns.map((t) => t.transcriptionDelayMs)),
     worker_cores: level.workerCores,
     machine_busy: level.machineBusy,
+    failure: level.failure ?? null,
   }));
   const held = rows.filter(
     (row) =>
+      row.failure === null &&
       row.unanswered === 0 &&
       row.client_total_ms.p95 !== null &&
       row.client_total_ms.p95 <= P95_LIMIT_MS,
@@ -200,6 +204,9 @@ function summary(results: Results): string {
       (row) =>
         `| ${row.sessions} | ${row.turns} | ${row.unanswered} | ${cell(row.client_total_ms)} | ${cell(row.worker_end_of_speech_to_first_audio_ms)} | ${cell(row.transcription_delay_ms)} | ${row.worker_cores} | ${row.machine_busy} |`,
     ),
+    ...results.levels.flatMap((row) =>
+      row.failure ? ['', `${row.sessions} sessions could not run: ${row.failure}.`] : [],
+    ),
     '',
     `Largest N with every turn answered and p95 within ${results.settings.p95_limit_ms} ms: **${results.largest_held}**.`,
   ];
@@ -234,12 +241,34 @@ async function main(): Promise<void> {
   const levels: Level[] = [];
   try {
     for (const n of LEVELS) {
-      const level = await runLevel(rig, n);
+      const level = await runLevel(rig, n).catch(
+        (error: unknown): Level => ({
+          sessions: n,
+          turns: [],
+          unanswered: 0,
+          workerCores: 0,
+          machineBusy: 0,
+          failure: (error as Error).message,
+        }),
+      );
       const p = stat(level.turns.map((t) => t.totalMs));
       process.stderr.write(
         `  ${n} sessions: ${p.p50} / ${p.p95} ms, ${level.unanswered} unanswered\n`,
       );
       levels.push(level);
+      // More sessions than the machine could start will not start either.
+      if (level.failure) {
+        process.stderr.write(`  ${n} sessions could not run: ${level.failure}\n`);
+        const logPath = path.join(import.meta.dirname, 'results', 'capacity-worker.log');
+        writeFileSync(
+          logPath,
+          rig.worker
+            .logs()
+            .map((l) => JSON.stringify(l))
+            .join('\n'),
+        );
+        break;
+      }
     }
   } catch (error) {
     // What the worker logged is what explains a failed level.

@@ -17,7 +17,7 @@
  * Writes bench/results/capacity[-quick].json and, for a full run, the section between
  * `<!-- capacity:start -->` and `<!-- capacity:end -->` of bench/README.md.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { dispose } from '@livekit/rtc-node';
@@ -26,6 +26,7 @@ import '../test/helpers/rtc-log.ts';
 import { STT_SENTENCES } from '../test/helpers/stt-sentences.ts';
 import { waitFor } from '../test/helpers/wait.ts';
 import { CpuSampler } from '../worker/load.ts';
+import { replaceReadmeSection } from './lib/readme-section.ts';
 import { processTreeCpuSeconds, quantile, round } from './lib/stats.ts';
 import { type StartedSession, VoiceRig } from './lib/voice-rig.ts';
 import { agentQuiet, type MeasuredTurn, measuredTurn } from './lib/voice-turn.ts';
@@ -213,20 +214,6 @@ function summary(results: Results): string {
   return lines.join('\n');
 }
 
-function replaceSection(section: string): void {
-  const readmePath = path.join(import.meta.dirname, 'README.md');
-  const readme = readFileSync(readmePath, 'utf8');
-  const start = '<!-- capacity:start -->';
-  const end = '<!-- capacity:end -->';
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
-  if (from < 0 || to < from) return;
-  writeFileSync(
-    readmePath,
-    `${readme.slice(0, from + start.length)}\n${section}\n${readme.slice(to)}`,
-  );
-}
-
 async function main(): Promise<void> {
   process.stderr.write(`bench capacity: ${LEVELS.join(', ')} sessions\n`);
   const rig = await VoiceRig.start({
@@ -296,7 +283,7 @@ async function main(): Promise<void> {
   );
   const section = summary(results);
   process.stdout.write(`\n${section}\n`);
-  if (!quick) replaceSection(section);
+  if (!quick) replaceReadmeSection('capacity', section);
 }
 
 await main();

@@ -18,7 +18,7 @@
  * run, the section between `<!-- voice:start -->` and `<!-- voice:end -->` of
  * bench/README.md.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { dispose } from '@livekit/rtc-node';
@@ -31,6 +31,7 @@ import {
 } from '../test/helpers/room-client.ts';
 import '../test/helpers/rtc-log.ts';
 import { STT_SENTENCES } from '../test/helpers/stt-sentences.ts';
+import { replaceReadmeSection } from './lib/readme-section.ts';
 import { quantile, round } from './lib/stats.ts';
 import { VoiceRig } from './lib/voice-rig.ts';
 import { agentQuiet, metric } from './lib/voice-turn.ts';
@@ -183,7 +184,7 @@ async function main(): Promise<void> {
   );
   const section = summary(results);
   process.stdout.write(`\n${section}\n`);
-  if (!quick) replaceSection(section);
+  if (!quick) replaceReadmeSection('voice', section);
 }
 
 function buildResults(turns: Turn[], bargeIns: BargeIn[]) {
@@ -264,20 +265,6 @@ function summary(results: Results): string {
     row('barge-in, client: user speech start to agent silent', b.client_speech_to_agent_silent_ms),
     row('barge-in, worker: detected to cleared', b.worker_detected_to_cleared_ms),
   ].join('\n');
-}
-
-function replaceSection(section: string): void {
-  const readmePath = path.join(import.meta.dirname, 'README.md');
-  const readme = readFileSync(readmePath, 'utf8');
-  const start = '<!-- voice:start -->';
-  const end = '<!-- voice:end -->';
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
-  if (from < 0 || to < from) return;
-  writeFileSync(
-    readmePath,
-    `${readme.slice(0, from + start.length)}\n${section}\n${readme.slice(to)}`,
-  );
 }
 
 await main();

@@ -20,6 +20,7 @@ import { type ApiClient, apiClient } from './agents.ts';
 import { createTestDatabase, type TestDatabase, type TestDialect } from './database.ts';
 import { type LivekitServer, startLivekit } from './livekit.ts';
 import { type LivekitCluster, startLivekitCluster } from './livekit-cluster.ts';
+import { RoomClient } from './room-client.ts';
 import { openTestDatabase, type SeededWorkspace, seedWorkspace } from './seed.ts';
 import { type RunningServer, serviceEnv, startServer } from './server.ts';
 import { freePort, startWorker, type WorkerProcess } from './worker.ts';
@@ -202,4 +203,38 @@ export async function startRealtimeRig(options: RealtimeRigOptions): Promise<Rea
       await database.drop();
     },
   };
+}
+
+/**
+ * Starts a live session of `agentId` with a session token and joins its user; resolves once
+ * the Agent said `greeting` and listens.
+ */
+export async function joinAgentSession(
+  rig: Pick<RealtimeRig, 'api' | 'server'>,
+  agentId: string,
+  greeting: string,
+): Promise<{ sessionId: string; client: RoomClient }> {
+  const minted = await rig.api('POST', `/v1/agents/${agentId}/session-tokens`, {});
+  const started = await apiClient(rig.server.url, minted.body.token)(
+    'POST',
+    `/v1/agents/${agentId}/sessions`,
+    {},
+  );
+  if (started.status !== 201) throw new Error(`session start: ${JSON.stringify(started.body)}`);
+  const { session_id: sessionId, livekit } = started.body as {
+    session_id: string;
+    livekit: { url: string; token: string };
+  };
+  const client = await RoomClient.join(livekit.url, livekit.token);
+  await client.waitUntil(
+    () => client.transcripts().find((t) => t.role === 'agent' && t.text === greeting),
+    90_000,
+    'the greeting',
+  );
+  await client.waitUntil(
+    () => client.agentStates.at(-1)?.state === 'listening',
+    30_000,
+    'the agent to listen',
+  );
+  return { sessionId, client };
 }

@@ -7,9 +7,13 @@
 
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { type RealtimeRig, startRealtimeRig } from '../../helpers/realtime-rig.ts';
-import { ROOM_RATE_HZ, RoomClient } from '../../helpers/room-client.ts';
+import { NATIVE_VOICE } from '../../helpers/agents.ts';
+import {
+  joinAgentSession,
+  type RealtimeRig,
+  startRealtimeRig,
+} from '../../helpers/realtime-rig.ts';
+import { ROOM_RATE_HZ, type RoomClient } from '../../helpers/room-client.ts';
 
 /** Two sentences: the framework synthesizes them one by one, so a seam lies between. */
 const SENTENCES = [
@@ -178,28 +182,7 @@ describe('Captions of the Agent (worker)', () => {
 
   /** Starts a session and joins it; resolves once the greeting played. */
   const joinSession = async () => {
-    const minted = await rig.api('POST', `/v1/agents/${agentId}/session-tokens`, {});
-    const started = await apiClient(rig.server.url, minted.body.token)(
-      'POST',
-      `/v1/agents/${agentId}/sessions`,
-      {},
-    );
-    expect(started.status, JSON.stringify(started.body)).toBe(201);
-    const { session_id: sessionId, livekit } = started.body as {
-      session_id: string;
-      livekit: { url: string; token: string };
-    };
-    const client = await RoomClient.join(livekit.url, livekit.token);
-    await client.waitUntil(
-      () => client.transcripts().find((t) => t.role === 'agent' && t.text === 'Hi.'),
-      90_000,
-      'the greeting',
-    );
-    await client.waitUntil(
-      () => client.agentStates.at(-1)?.state === 'listening',
-      30_000,
-      'the agent to listen',
-    );
+    const { sessionId, client } = await joinAgentSession(rig, agentId, 'Hi.');
     // The greeting's caption ends a little after its audio (each word goes out as its audio
     // leaves the worker): it is complete before a test counts the captions that follow.
     await client.waitUntil(

@@ -6,9 +6,13 @@
 // deterministic), against which the received samples are placed.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
-import { type RealtimeRig, startRealtimeRig } from '../../helpers/realtime-rig.ts';
-import { ROOM_RATE_HZ, RoomClient } from '../../helpers/room-client.ts';
+import { NATIVE_VOICE } from '../../helpers/agents.ts';
+import {
+  joinAgentSession,
+  type RealtimeRig,
+  startRealtimeRig,
+} from '../../helpers/realtime-rig.ts';
+import { ROOM_RATE_HZ } from '../../helpers/room-client.ts';
 
 /** One sentence (the framework synthesizes per sentence), long, with uneven word lengths. */
 const SENTENCE =
@@ -65,31 +69,7 @@ describe('Heard text of an interrupted reply (worker)', () => {
     return created.body.id as string;
   };
   /** Starts a session of `id` and joins it; resolves once the greeting played. */
-  const joinSession = async (id: string) => {
-    const minted = await rig.api('POST', `/v1/agents/${id}/session-tokens`, {});
-    const started = await apiClient(rig.server.url, minted.body.token)(
-      'POST',
-      `/v1/agents/${id}/sessions`,
-      {},
-    );
-    expect(started.status, JSON.stringify(started.body)).toBe(201);
-    const { session_id: sessionId, livekit } = started.body as {
-      session_id: string;
-      livekit: { url: string; token: string };
-    };
-    const client = await RoomClient.join(livekit.url, livekit.token);
-    await client.waitUntil(
-      () => client.transcripts().find((t) => t.role === 'agent' && t.text === 'Hi.'),
-      90_000,
-      'the greeting',
-    );
-    await client.waitUntil(
-      () => client.agentStates.at(-1)?.state === 'listening',
-      30_000,
-      'the agent to listen',
-    );
-    return { sessionId, client };
-  };
+  const joinSession = (id: string) => joinAgentSession(rig, id, 'Hi.');
 
   beforeAll(async () => {
     rig = await startRealtimeRig({

@@ -6,6 +6,7 @@ import { createSttProvider, loadSttConfig } from '../src/stt/config.ts';
 import type { SttProvider } from '../src/stt/provider.ts';
 import { SileroVad } from '../src/stt/vad/livekit-vad.ts';
 import { createLogger, loadConfig, WorkerApi } from '../src/worker-boundary/index.ts';
+import { LeaseThread, leaseStoreLocation } from './agent-session/job-lease.ts';
 import { runAgentSession } from './agent-session/session.ts';
 import { loadWorkerConfig } from './config.ts';
 
@@ -16,11 +17,14 @@ interface ProcessData extends Record<string, unknown> {
   sttLanguage: string | undefined;
   /** `STT_EARLY_START_PAUSE_MS`. */
   earlyStartPauseMs: number;
+  leaseThread: LeaseThread;
 }
 
 export default defineAgent({
   prewarm: async (proc: JobProcess) => {
     const logger = createLogger(process.env.LOG_LEVEL ?? 'info', 'worker');
+    // The lease thread starts now: a session's first seconds are its busiest.
+    proc.userData.leaseThread = new LeaseThread(leaseStoreLocation(loadConfig()));
     // Silero (the api's realtime transcription uses the same detector): the usual settings,
     // except a shorter silence before a turn ends (snappier replies).
     proc.userData.vad = await SileroVad.load(logger, { minSilenceMs: 450 });
@@ -52,6 +56,7 @@ export default defineAgent({
       stt: data.stt,
       sttLanguage: data.sttLanguage,
       earlyStartPauseMs: data.earlyStartPauseMs,
+      leaseThread: data.leaseThread,
       logger,
       closeJobResources: async () => {
         await data.stt.close();

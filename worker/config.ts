@@ -18,6 +18,11 @@ export const workerConfigSchema = z.object({
   WORKER_JOB_MEMORY_LIMIT_MB: z.coerce.number().int().nonnegative().default(1500),
   /** Prewarmed job processes kept ready (each loads the VAD and starts an STT engine). */
   WORKER_IDLE_PROCESSES: z.coerce.number().int().positive().default(1),
+  /**
+   * Longest a new job process may take to start (load the VAD, start its STT engine) before
+   * the worker gives up on it. LiveKit's 10 s is too short for a machine short of CPU.
+   */
+  WORKER_INITIALIZE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** Sessions one worker runs at once; it takes no more until one ends. */
   WORKER_MAX_SESSIONS: z.coerce.number().int().positive().default(4),
   /**

@@ -58,6 +58,7 @@ async function main(): Promise<void> {
       host: '127.0.0.1',
       port: worker.WORKER_HTTP_PORT,
       numIdleProcesses: worker.WORKER_IDLE_PROCESSES,
+      initializeProcessTimeout: worker.WORKER_INITIALIZE_TIMEOUT_MS,
       // CPU counts only when WORKER_LOAD_THRESHOLD is set: on a small shared machine the CPU
       // is busy during a single session's model start, and the worker would stop taking
       // sessions it could run.

@@ -17,6 +17,7 @@ import {
 } from './agent-session-records.ts';
 import { emitSessionEnded, emitSessionStarted } from './session-events.ts';
 import { timedTranscript } from './session-history.ts';
+import { LIVE_STATES, renewSessionLease } from './session-lease.ts';
 import { readSessionReport } from './session-report.ts';
 
 export type {
@@ -33,8 +34,6 @@ export type {
 import { inScope, type TenantScope } from '../db/tenant-scope.ts';
 
 export { agentSessionLedgerId } from './session-report.ts';
-
-const LIVE_STATES: AgentSessionState[] = ['connecting', 'active'];
 
 /**
  * Agent sessions in the shared database: the api creates and reports them, the
@@ -283,15 +282,8 @@ export class AgentSessions {
    * The job of generation `epoch` still runs the session: its lease is renewed. False when
    * the session ended or was handed to a newer job (the caller must leave the room).
    */
-  async renewLease(id: string, epoch: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('agent_sessions')
-      .set({ heartbeat_at: this.#now().toISOString() })
-      .where('id', '=', id)
-      .where('state', 'in', LIVE_STATES)
-      .where('job_epoch', '=', epoch)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  renewLease(id: string, epoch: number): Promise<boolean> {
+    return renewSessionLease(this.db, id, epoch, this.#now());
   }
 
   /**

@@ -54,9 +54,7 @@ export function databaseOptions(config: {
 
 /** Opens the database the configuration names and brings its schema up to date. */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  const handle = options.databaseUrl
-    ? await openPostgres(options.databaseUrl, options)
-    : openSqlite(options.dataDir, options.busyTimeoutMs ?? 250);
+  const handle = await connectDatabase(options);
   try {
     await migrate(handle.db);
   } catch (error) {
@@ -64,6 +62,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     throw error;
   }
   return handle;
+}
+
+/**
+ * Connects to the database the options name, leaving its schema as it is: for a second
+ * connection of a process that opened (and migrated) it already.
+ */
+export async function connectDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  return options.databaseUrl
+    ? await openPostgres(options.databaseUrl, options)
+    : openSqlite(options.dataDir, options.busyTimeoutMs ?? 250);
 }
 
 /** pg is loaded only when PostgreSQL is configured: the operator tool starts faster. */

@@ -1,8 +1,9 @@
 import { DisconnectReason, type Room, RoomEvent } from '@livekit/rtc-node';
 import type { Logger } from '../../src/worker-boundary/index.ts';
+import type { JobLease } from './job-lease.ts';
 import type { SessionBilling } from './session-billing.ts';
 import type { SessionDependencies } from './session-deps.ts';
-import type { JobLease, TakenSession } from './session-job.ts';
+import type { TakenSession } from './session-job.ts';
 
 /**
  * A job shut down from outside while its conversation runs (its worker drained past the
@@ -52,7 +53,7 @@ export class ShutdownHandover {
   }
 
   async #release(): Promise<void> {
-    this.run.lease.stop();
+    await this.run.lease.stop();
     this.run.billing.handedAway();
     const { record, epoch } = this.run.taken;
     try {

@@ -5,14 +5,13 @@ import { type Logger, userIdentity } from '../../src/worker-boundary/index.ts';
 import { AgentCaptions } from './captions.ts';
 import { registerControls } from './controls.ts';
 import { endReason } from './end-reason.ts';
+import { JobLease, LeaseThread, leaseIntervalMs, leaseStoreLocation } from './job-lease.ts';
 import { keepRecording } from './recording.ts';
 import { SessionBilling } from './session-billing.ts';
 import type { SessionDependencies } from './session-deps.ts';
 import { ShutdownHandover } from './session-handover.ts';
 import {
-  JobLease,
   type JobMetadata,
-  leaseIntervalMs,
   parseJobMetadata,
   type TakenSession,
   takeSession,
@@ -68,8 +67,15 @@ export async function runAgentSession(ctx: JobContext, deps: SessionDependencies
   );
   const lease = new JobLease(
     deps.api.sessions,
-    { id: job.sessionId, epoch: taken.epoch },
-    leaseIntervalMs(deps.config),
+    deps.leaseThread ?? new LeaseThread(leaseStoreLocation(deps.config)),
+    {
+      sessionId: job.sessionId,
+      epoch: taken.epoch,
+      intervalMs: leaseIntervalMs(deps.config),
+      // A loop that has not run for as long as the api waits before failing a session is
+      // stuck, not busy: the lease lapses and the session goes to a new job.
+      stallBoundMs: deps.config.AGENT_SESSION_HEARTBEAT_TIMEOUT_MS,
+    },
     {
       superseded: () => {
         // A newer job runs the session (this one stalled past the bound): leave at once.
@@ -78,10 +84,12 @@ export async function runAgentSession(ctx: JobContext, deps: SessionDependencies
         ctx.shutdown('session_handed_over');
       },
       failed: (error) => log.warn({ err: error }, 'lease renewal failed'),
+      stalled: (silentMs) =>
+        log.warn({ silent_ms: silentMs }, 'job loop stalled; lease left to lapse'),
     },
   );
   const finish = async (state: 'ended' | 'failed', reason: string) => {
-    lease.stop();
+    await lease.stop();
     await billing.finish(state, reason);
   };
   const shutdown = new ShutdownHandover(ctx.room, deps, { taken, lease, billing }, log);

@@ -7,7 +7,6 @@
 
 import { AgentDispatchClient, RoomServiceClient } from 'livekit-server-sdk';
 import { v7 as uuidv7 } from 'uuid';
-import { describe, expect } from 'vitest';
 import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
 import { LivekitRooms, sessionRoom } from '../../../src/agent-sessions/livekit-rooms.ts';
 import {
@@ -16,8 +15,7 @@ import {
 } from '../../../src/agent-sessions/session-handover.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
-import { DIALECTS } from '../../fixtures/index.ts';
-import { realtimeTest as it } from '../../fixtures/realtime.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { creditAccount } from '../../helpers/credit.ts';
 import type { LivekitServer } from '../../helpers/livekit.ts';
 import { publishedAgentSnapshot } from '../../helpers/published-agent.ts';
@@ -30,18 +28,17 @@ const AGENT_NAME = 'handover-sweep-test';
 const PRICES = { sessionMillicreditsPerMinute: 5000, sttMillicreditsPerMinute: 6000 };
 
 // One livekit-server for the file; a database per dialect, dropped when its suite ends.
-describe.each(DIALECTS)('Agent session hand-over on %s', (dialect) => {
+describeEachDialect('Agent session hand-over on %s', (dialect) => {
   let handle: DatabaseHandle;
   let livekit: LivekitServer;
   const users: RoomClient[] = [];
 
-  it.beforeAll(async ({ databases, livekit: started }) => {
+  beforeAll(async ({ databases, livekit: started }) => {
     ({ handle } = await databases.get(dialect));
     livekit = started;
   }, 60_000);
-  it.afterAll(async ({ databases }) => {
+  afterAll(async () => {
     await Promise.all(users.map((u) => u.leave().catch(() => {})));
-    await databases.release(dialect);
   });
 
   /** The api's side of hand-overs on a clock of the test's: sessions, rooms, two hosts. */

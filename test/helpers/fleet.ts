@@ -52,6 +52,11 @@ export interface Fleet {
   workerEnvs: Record<string, string>[];
   /** The production workspace key's client of api `i`. */
   api(i: number): ApiClient;
+  /**
+   * Starts one more worker like worker 0 (its own port, `env` on top: another LiveKit node,
+   * say); it joins `workers` and `workerEnvs`, and the fleet stops it too.
+   */
+  startWorker(env?: Record<string, string>): Promise<WorkerProcess>;
   close(): Promise<void>;
 }
 
@@ -154,6 +159,18 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     }
     const workers = await Promise.all(workerEnvs.map((env) => startWorker(env)));
     for (const worker of workers) cleanups.push(() => worker.kill());
+    const another = async (env: Record<string, string> = {}) => {
+      const workerEnv = {
+        ...(workerEnvs[0] as Record<string, string>),
+        WORKER_HTTP_PORT: String(await freePort()),
+        ...env,
+      };
+      const worker = await startWorker(workerEnv);
+      cleanups.push(() => worker.kill());
+      workers.push(worker);
+      workerEnvs.push(workerEnv);
+      return worker;
+    };
     return {
       database,
       handle,
@@ -166,6 +183,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       workers,
       workerEnvs,
       api: (i) => apiClient((apis[i] as RunningServer).url, ws.productionKey),
+      startWorker: another,
       close,
     };
   } catch (error) {

@@ -4,22 +4,20 @@
 // `interruption` callback, which cancels the lost job's pending tool call (`worker_lost`);
 // then the session goes on, its callbacks reaching the same backend connection.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { CallCancelledError } from '../../../backend-sdk/src/application/index.ts';
 import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
-import { type ApplicationStack, declaredTool, startApplicationStack } from './harness.ts';
+import { type ApplicationStack, applicationTest, declaredTool } from './harness.ts';
 import { modelAnswers } from './sdk-backend.ts';
+
+const it = applicationTest(60_000);
 
 describe('application sessions: a lost job (backend-sdk, worker, livekit-server, api)', () => {
   let stack: ApplicationStack;
 
-  beforeAll(async () => {
-    stack = await startApplicationStack(60_000);
+  it.beforeAll(async ({ stack: started }) => {
+    stack = started;
   }, 180_000);
-
-  afterAll(async () => {
-    await stack?.close();
-  }, 60_000);
 
   it('tells the backend once, cancels the lost job’s pending tool call, and goes on', async () => {
     const { llm, worker } = stack;

@@ -25,7 +25,6 @@ import { NATIVE_VOICE } from '../../helpers/agents.ts';
 import { TestApplicationBackend } from '../../helpers/application-backend.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
 import type { LivekitServer } from '../../helpers/livekit.ts';
-import { startRealtimeRig } from '../../helpers/realtime-rig.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
 import type { SeededWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
@@ -55,7 +54,6 @@ export interface ApplicationStack {
    * its backend with `ApplicationConnection.join` (which waits for the capable worker).
    */
   openSdk(spec: Partial<ApplicationSpec>, handlers?: ApplicationHandlers): Promise<SdkSession>;
-  close(): Promise<void>;
 }
 
 /** What a test needs of a started session. */
@@ -121,33 +119,12 @@ export function applicationRigOptions(deadlineMs: number): RealtimeRigOptions {
 export function applicationTest(deadlineMs: number) {
   return realtimeTest
     .override('realtimeOptions', applicationRigOptions(deadlineMs))
-    .extend('stack', { scope: 'file' }, async ({ realtimeRig }, { onCleanup }) => {
-      onCleanup(() => writeWorkerLog(realtimeRig.worker));
-      return applicationStack(realtimeRig, deadlineMs);
-    });
+    .extend('stack', { scope: 'file' }, ({ realtimeRig }) =>
+      applicationStack(realtimeRig, deadlineMs),
+    );
 }
 
-/** The worker's output to WORKER_LOG, when set (to read after a failed run). */
-async function writeWorkerLog(worker: WorkerProcess): Promise<void> {
-  if (process.env.WORKER_LOG) {
-    (await import('node:fs')).writeFileSync(process.env.WORKER_LOG, worker.output());
-  }
-}
-
-/** A rig of its own and the stack on it; `close` stops both. */
-export async function startApplicationStack(deadlineMs: number): Promise<ApplicationStack> {
-  const rig = await startRealtimeRig(applicationRigOptions(deadlineMs));
-  const stack = await applicationStack(rig, deadlineMs);
-  return {
-    ...stack,
-    close: async () => {
-      await writeWorkerLog(rig.worker);
-      await rig.close();
-    },
-  };
-}
-
-/** The application Agent published on `rig`, and the stack around it; `close` stops the rig. */
+/** The application Agent published on `rig`, and the stack around it. */
 export async function applicationStack(
   rig: RealtimeRig,
   deadlineMs: number,
@@ -276,7 +253,6 @@ export async function applicationStack(
         },
       };
     },
-    close: () => rig.close(),
   };
   return stack;
 }

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../f
 import { apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import type { LivekitServer } from '../../helpers/livekit.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
@@ -38,8 +38,8 @@ describe('client SDK in an application session (real api, livekit-server, protoc
   let forwardWholeAnswer = false;
 
   beforeAll(
-    async ({ databases, apis }) => {
-      livekit = await startLivekit();
+    async ({ databases, apis, livekit: started }) => {
+      livekit = started;
       database = await databases.empty('sqlite');
       const handle = await openTestDatabase(database);
       const ws = await seedWorkspace(handle);
@@ -101,7 +101,6 @@ describe('client SDK in an application session (real api, livekit-server, protoc
     for (const backend of backends) await backend.disconnect().catch(() => undefined);
     await browser?.close();
     await stub?.close();
-    await livekit?.stop();
     await dispose();
   }, 30_000);
 

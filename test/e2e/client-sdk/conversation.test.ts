@@ -6,9 +6,10 @@
 import { dispose, Room } from '@livekit/rtc-node';
 import { AccessToken } from 'livekit-server-sdk';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { realtimeTest as it } from '../../fixtures/realtime.ts';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import type { LivekitServer } from '../../helpers/livekit.ts';
 import { openTestPage } from './harness/page.ts';
 import { ProtocolPeer } from './harness/protocol-peer.ts';
 import { type SessionStub, startSessionStub } from './harness/session-stub.ts';
@@ -38,8 +39,8 @@ describe('client SDK against a protocol peer (livekit-server + rtc-node Agent)',
   const peers: ProtocolPeer[] = [];
   const lastPeer = () => peers[peers.length - 1]!;
 
-  beforeAll(async () => {
-    livekit = await startLivekit();
+  it.beforeAll(async ({ livekit: started }) => {
+    livekit = started;
     stub = await startSessionStub(livekit);
     stub.onSession(async (session) => {
       peers.push(await ProtocolPeer.join(livekit, session));
@@ -48,21 +49,20 @@ describe('client SDK against a protocol peer (livekit-server + rtc-node Agent)',
     page = await openTestPage(browser, stub.origin);
   }, 90_000);
 
-  afterAll(async () => {
+  it.afterAll(async () => {
     await page?.evaluate(() => window.client?.disconnect()).catch(() => undefined);
     for (const peer of peers) await peer.leave().catch(() => undefined);
     await browser?.close();
     await stub?.close();
-    await livekit?.stop();
     await dispose();
   }, 30_000);
 
-  afterEach(() => {
+  it.afterEach(() => {
     // The peer's replies run in the background; one that failed in the room fails the test.
     expect(peers.flatMap((peer) => peer.log.failures)).toEqual([]);
   });
 
-  beforeEach(async () => {
+  it.beforeEach(async () => {
     await page.evaluate(async () => {
       await window.client?.disconnect();
       window.events = [];

@@ -9,9 +9,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { dispose } from '@livekit/rtc-node';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '../../fixtures/index.ts';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import type { LivekitServer } from '../../helpers/livekit.ts';
 import { ProtocolPeer } from './harness/protocol-peer.ts';
 import { type SessionStub, startSessionStub } from './harness/session-stub.ts';
 
@@ -90,8 +90,8 @@ describe('React bindings in Chromium (provider and useConversation)', () => {
   let page: Page;
   const peers: ProtocolPeer[] = [];
 
-  beforeAll(async () => {
-    livekit = await startLivekit();
+  beforeAll(async ({ livekit: started }) => {
+    livekit = started;
     stub = await startSessionStub(livekit, {
       '/react': { type: 'text/html', body: PAGE },
       '/react-app.js': { type: 'text/javascript', body: await bundleApp() },
@@ -109,7 +109,6 @@ describe('React bindings in Chromium (provider and useConversation)', () => {
     for (const peer of peers) await peer.leave().catch(() => undefined);
     await browser?.close();
     await stub?.close();
-    await livekit?.stop();
     await dispose();
   }, 30_000);
 

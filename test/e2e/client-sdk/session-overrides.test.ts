@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixt
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import type { LivekitServer } from '../../helpers/livekit.ts';
 import { seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
@@ -39,8 +39,8 @@ describeEachDialect('client SDK session overrides against the real api on %s', (
   let agentId: string;
 
   beforeAll(
-    async ({ databases, apis }) => {
-      livekit = await startLivekit();
+    async ({ databases, apis, livekit: started }) => {
+      livekit = started;
       ({ database, handle } = await databases.get(dialect));
       const ws = await seedWorkspace(handle);
       // The stub only serves the page; the page's origin is allowed to start sessions.
@@ -78,7 +78,6 @@ describeEachDialect('client SDK session overrides against the real api on %s', (
   afterAll(async () => {
     await browser?.close();
     await stub?.close();
-    await livekit?.stop();
   }, 30_000);
 
   /** Connects with these overrides; the started session's id and how connect() ended. */

@@ -7,9 +7,9 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '../../fixtures/index.ts';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import type { LivekitServer } from '../../helpers/livekit.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { type ApiStandIn, startApiStandIn } from '../../integration/examples/api-stand-in.ts';
 import { type ExampleServer, startExample } from '../../integration/examples/example-server.ts';
@@ -25,8 +25,8 @@ describe('examples/backend page (Chromium, client-sdk, livekit-server)', () => {
   let browser: TestBrowser;
   let page: Page;
 
-  beforeAll(async () => {
-    lk = await startLivekit();
+  beforeAll(async ({ livekit }) => {
+    lk = livekit;
     api = await startApiStandIn(lk, API_KEY, async (session) => {
       const peer = await ProtocolPeer.join(lk, {
         sessionId: session.session_id,
@@ -54,7 +54,6 @@ describe('examples/backend page (Chromium, client-sdk, livekit-server)', () => {
     await browser?.close();
     await example?.stop();
     await api?.close();
-    await lk?.stop();
   }, 60_000);
 
   const transcript = () =>

@@ -8,23 +8,18 @@
 // the page, once the client's wait runs out, as the typed `agent_unavailable` error.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { type FakeDeepgram, startFakeDeepgram } from '../../fakes/deepgram.ts';
-import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
-import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
+import { describe, expect } from 'vitest';
+import type { FakeDeepgram } from '../../fakes/deepgram.ts';
+import type { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
+import { realtimeTest } from '../../fixtures/realtime.ts';
+import { type ApiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
 import { speechWav } from '../../helpers/room-client.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, serviceEnv, startServer } from '../../helpers/server.ts';
-import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
+import type { RunningServer } from '../../helpers/server.ts';
+import type { WorkerProcess } from '../../helpers/worker.ts';
 import type {} from '../client-sdk/harness/page.ts';
-import { startTestBackend, type TestBackend } from './harness/backend.ts';
+import { startTestBackend } from './harness/backend.ts';
 
-const SIGNING_SECRET = 'live-deepgram-signing-secret-0123456789abcdef';
-const DEEPGRAM_KEY = 'deepgram-test-key-0123456789';
 const QUESTION = 'What is the weather like today in Paris?';
 
 declare global {
@@ -51,28 +46,15 @@ async function until<T>(
   }
 }
 
-describe('live conversation with Deepgram streaming STT, and a worker crash (Chromium)', () => {
-  let database: TestDatabase;
-  let handle: DatabaseHandle;
-  let livekit: LivekitServer;
-  let llm: FakeOpenAiChat;
-  let deepgram: FakeDeepgram;
-  let server: RunningServer;
-  let worker: WorkerProcess;
-  let backend: TestBackend;
-  let browser: TestBrowser;
-  let page: Page;
-  let api: ApiClient;
-  let agentId = '';
+// What the customer backend's page asks for: the api and the Agent, known once the rig runs.
+let server: RunningServer;
+let api: ApiClient;
+let agentId = '';
 
-  beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    handle = await openTestDatabase(database);
-    const ws = await seedWorkspace(handle);
-    livekit = await startLivekit();
-    llm = await FakeOpenAiChat.start();
-    deepgram = await startFakeDeepgram({ apiKey: DEEPGRAM_KEY, interimEveryMs: 250 });
-    backend = await startTestBackend(() => ({
+const it = realtimeTest
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+  .extend('backend', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const backend = await startTestBackend(() => ({
       agentId,
       apiOrigin: server.url,
       mint: async () => {
@@ -83,34 +65,32 @@ describe('live conversation with Deepgram streaming STT, and a worker crash (Chr
         return reply.body as { token: string; expires_at: string };
       },
     }));
-    const shared = {
-      LIVEKIT_URL: livekit.url,
-      LIVEKIT_API_KEY: livekit.apiKey,
-      LIVEKIT_API_SECRET: livekit.apiSecret,
-      AGENT_NAME: 'awp-agent-e2e-deepgram',
-      TOKEN_SIGNING_SECRET: SIGNING_SECRET,
-      OPENAI_BASE_URL: llm.baseUrl,
-      OPENAI_API_KEY: llm.apiKey ?? '',
-      LOCAL_LLM: 'false',
+    onCleanup(() => backend.close());
+    return backend;
+  })
+  .override('realtimeOptions', async ({ backend }) => ({
+    dialect: 'postgres',
+    agentName: 'awp-agent-e2e-deepgram',
+    stt: 'deepgram',
+    deepgram: { interimEveryMs: 250 },
+    env: {
       STREAM_ALLOWED_ORIGINS: backend.origin,
       // After the hand-over's 3 s lapse: a session no job takes fails 10 s after its last beat.
       AGENT_SESSION_HEARTBEAT_TIMEOUT_MS: '10000',
-    };
-    server = await startServer({ database, env: shared });
-    worker = await startWorker(
-      serviceEnv(database, {
-        ...shared,
-        REDIS_PREFIX: server.env.REDIS_PREFIX ?? 'test',
-        AWP_API_URL: server.url,
-        AWP_API_DEV_URL: server.devUrl,
-        WORKER_HTTP_PORT: String(await freePort()),
-        WORKER_IDLE_PROCESSES: '1',
-        STT_PROVIDER: 'deepgram',
-        DEEPGRAM_API_KEY: DEEPGRAM_KEY,
-        DEEPGRAM_BASE_URL: deepgram.url,
-      }),
-    );
-    api = apiClient(server.url, ws.productionKey);
+    },
+  }));
+
+describe('live conversation with Deepgram streaming STT, and a worker crash (Chromium)', () => {
+  let llm: FakeOpenAiChat;
+  let deepgram: FakeDeepgram;
+  let worker: WorkerProcess;
+  let browser: TestBrowser;
+  let page: Page;
+
+  it.beforeAll(async ({ realtimeRig, backend }) => {
+    ({ llm, server, worker, api } = realtimeRig);
+    if (!realtimeRig.deepgram) throw new Error('the rig runs the Deepgram fake');
+    deepgram = realtimeRig.deepgram;
     const created = await api('POST', '/v1/agents', {
       slug: 'live-deepgram-ada',
       voice_id: NATIVE_VOICE,
@@ -138,17 +118,9 @@ describe('live conversation with Deepgram streaming STT, and a worker crash (Chr
     await page.waitForFunction(() => window.ready === true);
   }, 180_000);
 
-  afterAll(async () => {
+  it.afterAll(async () => {
     await page?.evaluate(() => window.client?.disconnect()).catch(() => undefined);
     await browser?.close();
-    await worker?.kill();
-    await server?.stop();
-    await backend?.close();
-    await llm?.close();
-    await deepgram?.close();
-    await livekit?.stop();
-    await handle?.close();
-    await database?.drop();
   }, 60_000);
 
   const events = (name: string) =>

@@ -15,7 +15,6 @@ import { AgentDispatchClient, RoomServiceClient } from 'livekit-server-sdk';
 import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import {
-  afterAll,
   beforeAll,
   describe,
   describeEachDialect,
@@ -25,7 +24,7 @@ import {
 } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import type { LivekitServer } from '../../helpers/livekit.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 
@@ -63,10 +62,10 @@ describeEachDialect('Live Agent session starts on %s', (dialect) => {
   const start = (agentId: string, token: string, body?: unknown, headers = {}) =>
     apiClient(server.url, token)('POST', `/v1/agents/${agentId}/sessions`, body, headers);
 
-  beforeAll(async ({ databases, apis }) => {
+  beforeAll(async ({ databases, apis, livekit: started }) => {
     ({ database, handle } = await databases.get(dialect));
     ws = await seedWorkspace(handle);
-    livekit = await startLivekit();
+    livekit = started;
     server = await apis.start(database, {
       env: {
         ...LLM_ENV,
@@ -81,10 +80,6 @@ describeEachDialect('Live Agent session starts on %s', (dialect) => {
     });
     api = apiClient(server.url, ws.productionKey);
   }, 60_000);
-
-  afterAll(async () => {
-    await livekit?.stop();
-  }, 30_000);
 
   it('starts a session: room, explicit dispatch, avatar, and a microphone-only user token', async () => {
     const agentId = await publishedAgent({ avatar_id: 'avatar_ada' });
@@ -428,9 +423,9 @@ describeEachDialect('Concurrent live sessions per workspace on %s', (dialect) =>
     return { mint, start, startApplication };
   };
 
-  beforeAll(async ({ databases, apis }) => {
+  beforeAll(async ({ databases, apis, livekit: started }) => {
     ({ database, handle } = await databases.get(dialect));
-    livekit = await startLivekit();
+    livekit = started;
     server = await apis.start(database, {
       env: {
         ...LLM_ENV,
@@ -442,10 +437,6 @@ describeEachDialect('Concurrent live sessions per workspace on %s', (dialect) =>
       },
     });
   }, 60_000);
-
-  afterAll(async () => {
-    await livekit?.stop();
-  }, 30_000);
 
   it('refuses a start beyond the limit with 429 rate_limited, leaving the token unused', async () => {
     const own = await workspaceWithAgent();

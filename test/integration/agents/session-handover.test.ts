@@ -7,7 +7,6 @@
 
 import { AgentDispatchClient, RoomServiceClient } from 'livekit-server-sdk';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
 import { LivekitRooms, sessionRoom } from '../../../src/agent-sessions/livekit-rooms.ts';
 import {
@@ -16,34 +15,30 @@ import {
 } from '../../../src/agent-sessions/session-handover.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { creditAccount } from '../../helpers/credit.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import type { LivekitServer } from '../../helpers/livekit.ts';
 import { publishedAgentSnapshot } from '../../helpers/published-agent.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 const LAPSE_MS = 3000;
 const AGENT_NAME = 'handover-sweep-test';
 const PRICES = { sessionMillicreditsPerMinute: 5000, sttMillicreditsPerMinute: 6000 };
 
-describe.each(DIALECTS)('Agent session hand-over on %s', (dialect) => {
-  let database: TestDatabase;
+// One livekit-server for the file; a database per dialect, dropped when its suite ends.
+describeEachDialect('Agent session hand-over on %s', (dialect) => {
   let handle: DatabaseHandle;
   let livekit: LivekitServer;
   const users: RoomClient[] = [];
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
-    livekit = await startLivekit();
+  beforeAll(async ({ databases, livekit: started }) => {
+    ({ handle } = await databases.get(dialect));
+    livekit = started;
   }, 60_000);
   afterAll(async () => {
     await Promise.all(users.map((u) => u.leave().catch(() => {})));
-    await livekit?.stop();
-    await handle?.close();
-    await database?.drop();
   });
 
   /** The api's side of hand-overs on a clock of the test's: sessions, rooms, two hosts. */

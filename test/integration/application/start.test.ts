@@ -18,7 +18,6 @@ import { v4 as uuidv4 } from 'uuid';
 import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import {
-  afterAll,
   beforeAll,
   describe,
   describeEachDialect,
@@ -28,7 +27,7 @@ import {
 } from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import type { LivekitServer } from '../../helpers/livekit.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
@@ -74,10 +73,10 @@ describeEachDialect('Application session starts on %s', (dialect) => {
     call('POST', `/v1/agents/${agentId}/application-sessions`, body);
 
   beforeAll(
-    async ({ databases, apis }) => {
+    async ({ databases, apis, livekit: started }) => {
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      livekit = await startLivekit();
+      livekit = started;
       server = await apis.start(database, {
         env: {
           ...LLM_ENV,
@@ -91,10 +90,6 @@ describeEachDialect('Application session starts on %s', (dialect) => {
     },
     budget({ servers: 1 }),
   );
-
-  afterAll(async () => {
-    await livekit?.stop();
-  }, 30_000);
 
   it('starts: a control part, a browser part, the room, the dispatch and the stored application', async () => {
     const agentId = await publishedAgent(ws.productionKey, true, 'avatar_kofi');

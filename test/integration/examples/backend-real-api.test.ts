@@ -10,7 +10,7 @@ import { RoomServiceClient } from 'livekit-server-sdk';
 import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
 import { apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import type { LivekitServer } from '../../helpers/livekit.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
@@ -66,12 +66,12 @@ describe('examples/backend against the real api', () => {
   };
 
   beforeAll(
-    async ({ databases, apis }) => {
+    async ({ databases, apis, livekit }) => {
       database = await databases.empty('sqlite');
       const handle = await openTestDatabase(database);
       key = (await seedWorkspace(handle)).productionKey;
       await handle.close();
-      lk = await startLivekit();
+      lk = livekit;
       server = await apis.start(database, {
         env: {
           ...LLM_ENV,
@@ -88,7 +88,6 @@ describe('examples/backend against the real api', () => {
   afterAll(async () => {
     for (const running of examples) await running.stop();
     for (const peer of peers) await peer.leave().catch(() => {});
-    await lk?.stop();
   }, 60_000);
 
   it("starts on the api and gives the user the api's session part once a worker joined", async () => {

@@ -13,8 +13,8 @@
 // Not covered here: the real worker and voice (the app-worker end-to-end tests).
 
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
+import { afterAll, beforeAll, describe, expect, it } from '../../fixtures/index.ts';
+import type { LivekitServer } from '../../helpers/livekit.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { kick, VERSION_ATTRIBUTE, WorkerPeer } from '../backend-sdk/application/peer.ts';
 import { type ApiStandIn, type RecordedStart, startApiStandIn } from './api-stand-in.ts';
@@ -29,8 +29,8 @@ let lk: LivekitServer;
 let api: ApiStandIn<WorkerPeer>;
 let example: ExampleServer;
 
-beforeAll(async () => {
-  lk = await startLivekit();
+beforeAll(async ({ livekit }) => {
+  lk = livekit;
   // The api dispatches the worker when it starts a session: a protocol peer joins first.
   api = await startApiStandIn(lk, API_KEY, (session) =>
     WorkerPeer.join(lk, session.room, { identity: `agent-${session.session_id}` }),
@@ -46,7 +46,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await example?.stop();
   await api?.close();
-  await lk?.stop();
 });
 
 /** A request to the example; `cookie` is the signed-in session, when given. */

@@ -7,7 +7,7 @@
 // transcript holds both halves, the backend sees one interruption, and each session's
 // minutes are charged once.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   type ApplicationHandlers,
   startApplicationSession,
@@ -15,12 +15,13 @@ import {
 import { agentSessionCostMillicredits } from '../../../src/billing/pricing.ts';
 import { modelAnswers, SdkBackend } from '../../e2e/application/sdk-backend.ts';
 import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
+import { realtimeTest } from '../../fixtures/realtime.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { creditAccount } from '../../helpers/credit.ts';
-import { type Fleet, startFleet } from '../../helpers/fleet.ts';
+import type { Fleet } from '../../helpers/fleet.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { freePort, startWorker, type WorkerProcess } from '../../helpers/worker.ts';
+import type { WorkerProcess } from '../../helpers/worker.ts';
 
 const SESSION_CREDITS_PER_MINUTE = 5;
 const STT_CREDITS_PER_MINUTE = 6;
@@ -34,22 +35,23 @@ const jobsOf = (worker: WorkerProcess, sessionId: string) =>
     .filter((l) => l.msg === 'session job started' && l.session_id === sessionId)
     .map((l) => [l.epoch, l.resumed]);
 
+const it = realtimeTest.override('fleetOptions', {
+  agentName: 'awp-fleet-crash-test',
+  workers: 1,
+  env: {
+    AGENT_SESSION_HANDOVER_AFTER_MS: '3000',
+    PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: String(SESSION_CREDITS_PER_MINUTE),
+    PRICE_STT_CREDITS_PER_MINUTE: String(STT_CREDITS_PER_MINUTE),
+  },
+  workerEnv: { WORKER_MAX_SESSIONS: '2' },
+});
+
 describe('The fleet: a worker crash', () => {
   let fleet: Fleet;
   let agentId: string;
-  let spare: WorkerProcess | undefined;
 
-  beforeAll(async () => {
-    fleet = await startFleet({
-      agentName: 'awp-fleet-crash-test',
-      workers: 1,
-      env: {
-        AGENT_SESSION_HANDOVER_AFTER_MS: '3000',
-        PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: String(SESSION_CREDITS_PER_MINUTE),
-        PRICE_STT_CREDITS_PER_MINUTE: String(STT_CREDITS_PER_MINUTE),
-      },
-      workerEnv: { WORKER_MAX_SESSIONS: '2' },
-    });
+  it.beforeAll(async ({ fleet: started }) => {
+    fleet = started;
     const created = await fleet.api(0)('POST', '/v1/agents', {
       slug: 'fleet-crash-ada',
       voice_id: NATIVE_VOICE,
@@ -69,11 +71,6 @@ describe('The fleet: a worker crash', () => {
     agentId = created.body.id;
     expect((await fleet.api(1)('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
   }, 180_000);
-
-  afterAll(async () => {
-    await spare?.kill();
-    await fleet?.close();
-  }, 60_000);
 
   it('hands a killed worker’s live and application sessions to the other worker: the user hears the agent again, both halves are stored, the backend sees one interruption, minutes charged once', async () => {
     const { handle, ws, llm } = fleet;
@@ -126,11 +123,9 @@ describe('The fleet: a worker crash', () => {
       // A second worker, with free slots, on the other LiveKit node; a warm job process for
       // each session it takes over, so neither waits for a process to start (the gap
       // measures the hand-over, not a cold start on a busy machine).
-      spare = await startWorker({
-        ...(fleet.workerEnvs[0] as Record<string, string>),
+      const spare = await fleet.startWorker({
         LIVEKIT_URL: node2.url,
         WORKER_IDLE_PROCESSES: '2',
-        WORKER_HTTP_PORT: String(await freePort()),
       });
 
       // A long answer; the first worker dies while it is being spoken.
@@ -168,7 +163,7 @@ describe('The fleet: a worker crash', () => {
         'the interruption callback',
       );
       expect(interruptions).toEqual([{ reason: 'worker_lost' }]);
-      await waitFor(() => jobsOf(spare as WorkerProcess, appId).length === 1, {
+      await waitFor(() => jobsOf(spare, appId).length === 1, {
         what: 'the application session on the second worker',
       });
       expect(jobsOf(spare, appId)).toEqual([[1, true]]);

@@ -9,7 +9,6 @@ import { FakeGoogle } from '../../fakes/google.ts';
 import { FakeOpenAiChat } from '../../fakes/openai-chat.ts';
 import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { type LivekitServer, startLivekit } from '../../helpers/livekit.ts';
 import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
 import { ROOT, type RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
@@ -43,11 +42,10 @@ describe('schemathesis against the running service', () => {
   let server: RunningServer;
   let key: string;
   let llm: FakeOpenAiChat | undefined;
-  let livekit: LivekitServer | undefined;
   let google: FakeGoogle | undefined;
 
   beforeAll(
-    async ({ databases, apis }) => {
+    async ({ databases, apis, livekit }) => {
       if (!existsSync(SCHEMATHESIS)) {
         throw new Error(`${SCHEMATHESIS} is missing: run bash scripts/install-schemathesis.sh`);
       }
@@ -64,8 +62,6 @@ describe('schemathesis against the running service', () => {
       // The language models are a fake that answers at once: the fuzzer's translations and
       // messages must not wait on the embedded model.
       llm = await FakeOpenAiChat.start();
-      // A LiveKit server, as a deployment with Agents has: session starts are answered 201.
-      livekit = await startLivekit();
       // Every request counts against the rate limit: fuzzing is many requests in a burst.
       // A Google on loopback, so consent flows start and a code the fuzzer sends with a state
       // it was issued is refused by Google (403 page), as on a deployment that reaches Google.
@@ -76,6 +72,8 @@ describe('schemathesis against the running service', () => {
           OPENAI_BASE_URL: llm.baseUrl,
           OPENAI_API_KEY: llm.apiKey ?? '',
           LOCAL_LLM: 'false',
+          // The file's LiveKit server, as a deployment with Agents has: session starts are
+          // answered 201.
           LIVEKIT_URL: livekit.url,
           LIVEKIT_API_KEY: livekit.apiKey,
           LIVEKIT_API_SECRET: livekit.apiSecret,
@@ -88,7 +86,6 @@ describe('schemathesis against the running service', () => {
 
   afterAll(async () => {
     await llm?.close();
-    await livekit?.stop();
     await google?.close();
   });
 

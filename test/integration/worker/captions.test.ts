@@ -6,13 +6,10 @@
 // came out of the user's audio stack, against which the arrival of its caption is measured.
 
 import { writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { type RealtimeRig, realtimeTest } from '../../fixtures/realtime.ts';
 import { NATIVE_VOICE } from '../../helpers/agents.ts';
-import {
-  joinAgentSession,
-  type RealtimeRig,
-  startRealtimeRig,
-} from '../../helpers/realtime-rig.ts';
+import { joinAgentSession } from '../../helpers/realtime-rig.ts';
 import { ROOM_RATE_HZ, type RoomClient } from '../../helpers/room-client.ts';
 
 /** Two sentences: the framework synthesizes them one by one, so a seam lies between. */
@@ -176,6 +173,15 @@ const placeWords = (
   return { starts, ends };
 };
 
+const it = realtimeTest.override('realtimeOptions', {
+  dialect: 'postgres',
+  agentName: 'awp-captions-worker-test',
+  stt: 'none',
+  // No hand-over: on this shared machine a job's lease can lapse for a few seconds, and
+  // a session handed to a new job mid-reply says nothing about its captions.
+  env: { AGENT_SESSION_HANDOVER_AFTER_MS: '0' },
+});
+
 describe('Captions of the Agent (worker)', () => {
   let rig: RealtimeRig;
   let agentId: string;
@@ -221,15 +227,8 @@ describe('Captions of the Agent (worker)', () => {
     };
   };
 
-  beforeAll(async () => {
-    rig = await startRealtimeRig({
-      dialect: 'postgres',
-      agentName: 'awp-captions-worker-test',
-      stt: 'none',
-      // No hand-over: on this shared machine a job's lease can lapse for a few seconds, and
-      // a session handed to a new job mid-reply says nothing about its captions.
-      env: { AGENT_SESSION_HANDOVER_AFTER_MS: '0' },
-    });
+  it.beforeAll(async ({ realtimeRig }) => {
+    rig = realtimeRig;
     const created = await rig.api('POST', '/v1/agents', {
       slug: 'lighthouse',
       voice_id: NATIVE_VOICE,
@@ -246,11 +245,6 @@ describe('Captions of the Agent (worker)', () => {
     expect((await rig.api('POST', `/v1/agents/${created.body.id}/publish`)).status).toBe(200);
     agentId = created.body.id as string;
   }, 180_000);
-
-  afterAll(async () => {
-    if (process.env.WORKER_LOG) writeFileSync(process.env.WORKER_LOG, rig?.worker.output() ?? '');
-    await rig?.close();
-  }, 60_000);
 
   it('shows each word when the user receives the start of its audio, then the whole reply as final', async () => {
     const references = [

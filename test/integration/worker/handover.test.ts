@@ -6,34 +6,36 @@
 // the workspace is charged the session's minutes once.
 
 import { RoomServiceClient } from 'livekit-server-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { sessionRoom } from '../../../src/agent-sessions/livekit-rooms.ts';
 import { agentSessionCostMillicredits } from '../../../src/billing/pricing.ts';
 import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
+import { type RealtimeRig, realtimeTest } from '../../fixtures/realtime.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { creditAccount } from '../../helpers/credit.ts';
-import { type RealtimeRig, startRealtimeRig } from '../../helpers/realtime-rig.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 const SESSION_CREDITS_PER_MINUTE = 5;
 const STT_CREDITS_PER_MINUTE = 6;
 
+const it = realtimeTest.override('realtimeOptions', {
+  dialect: 'postgres',
+  agentName: 'awp-agent-handover-test',
+  stt: 'none',
+  env: {
+    AGENT_SESSION_HANDOVER_AFTER_MS: '3000',
+    PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: String(SESSION_CREDITS_PER_MINUTE),
+    PRICE_STT_CREDITS_PER_MINUTE: String(STT_CREDITS_PER_MINUTE),
+  },
+});
+
 describe('Agent session hand-over after a crashed job (worker)', () => {
   let rig: RealtimeRig;
   let agentId: string;
 
-  beforeAll(async () => {
-    rig = await startRealtimeRig({
-      dialect: 'postgres',
-      agentName: 'awp-agent-handover-test',
-      stt: 'none',
-      env: {
-        AGENT_SESSION_HANDOVER_AFTER_MS: '3000',
-        PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: String(SESSION_CREDITS_PER_MINUTE),
-        PRICE_STT_CREDITS_PER_MINUTE: String(STT_CREDITS_PER_MINUTE),
-      },
-    });
+  it.beforeAll(async ({ realtimeRig }) => {
+    rig = realtimeRig;
     const created = await rig.api('POST', '/v1/agents', {
       slug: 'handover-ada',
       voice_id: NATIVE_VOICE,
@@ -54,12 +56,6 @@ describe('Agent session hand-over after a crashed job (worker)', () => {
     agentId = created.body.id;
     expect((await rig.api('POST', `/v1/agents/${agentId}/publish`)).status).toBe(200);
   }, 180_000);
-
-  afterAll(async () => {
-    if (process.env.WORKER_LOG)
-      (await import('node:fs')).writeFileSync(process.env.WORKER_LOG, rig?.worker.output() ?? '');
-    await rig?.close();
-  }, 60_000);
 
   it('resumes the conversation in a new job when the job process is killed mid-reply; the user hears the agent again without reconnecting; minutes charged once', async () => {
     const { api, worker, llm, handle, ws, server } = rig;

@@ -5,13 +5,10 @@
 // /v1/tts/with-timestamps` gives the reference audio and word timings (espeak-ng is
 // deterministic), against which the received samples are placed.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { type RealtimeRig, realtimeTest } from '../../fixtures/realtime.ts';
 import { NATIVE_VOICE } from '../../helpers/agents.ts';
-import {
-  joinAgentSession,
-  type RealtimeRig,
-  startRealtimeRig,
-} from '../../helpers/realtime-rig.ts';
+import { joinAgentSession } from '../../helpers/realtime-rig.ts';
 import { ROOM_RATE_HZ } from '../../helpers/room-client.ts';
 
 /** One sentence (the framework synthesizes per sentence), long, with uneven word lengths. */
@@ -47,6 +44,12 @@ const concat = (chunks: Int16Array[]): Int16Array => {
 };
 const samplesToMs = (samples: number) => (samples / ROOM_RATE_HZ) * 1000;
 
+const it = realtimeTest.override('realtimeOptions', {
+  dialect: 'postgres',
+  agentName: 'awp-heard-text-worker-test',
+  stt: 'none',
+});
+
 describe('Heard text of an interrupted reply (worker)', () => {
   let rig: RealtimeRig;
   let agentId: string;
@@ -71,20 +74,10 @@ describe('Heard text of an interrupted reply (worker)', () => {
   /** Starts a session of `id` and joins it; resolves once the greeting played. */
   const joinSession = (id: string) => joinAgentSession(rig, id, 'Hi.');
 
-  beforeAll(async () => {
-    rig = await startRealtimeRig({
-      dialect: 'postgres',
-      agentName: 'awp-heard-text-worker-test',
-      stt: 'none',
-    });
+  it.beforeAll(async ({ realtimeRig }) => {
+    rig = realtimeRig;
     agentId = await createAgent('teller', NATIVE_VOICE);
   }, 180_000);
-
-  afterAll(async () => {
-    if (process.env.WORKER_LOG)
-      (await import('node:fs')).writeFileSync(process.env.WORKER_LOG, rig?.worker.output() ?? '');
-    await rig?.close();
-  }, 60_000);
 
   it('keeps exactly the words whose start the user received before the interruption', async () => {
     const reference = await rig.api('POST', '/v1/tts/with-timestamps', {

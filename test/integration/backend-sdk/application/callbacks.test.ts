@@ -3,7 +3,6 @@
 // refusals and the envelope limit, asserted on what the worker receives.
 
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApplicationConnection,
   ApplicationError,
@@ -12,21 +11,19 @@ import {
   type JoinOptions,
   RequestLedger,
 } from '../../../../backend-sdk/src/application/index.ts';
-import { type LivekitServer, startLivekit } from '../../../helpers/livekit.ts';
+import { afterEach, beforeAll, describe, expect, it } from '../../../fixtures/index.ts';
+import type { LivekitServer } from '../../../helpers/livekit.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { mintControl, recordingLogger, VERSION_ATTRIBUTE, WorkerPeer } from './peer.ts';
 
 let lk: LivekitServer;
 const cleanup: (() => Promise<void>)[] = [];
 
-beforeAll(async () => {
-  lk = await startLivekit();
+beforeAll(({ livekit }) => {
+  lk = livekit;
 });
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => {});
-});
-afterAll(async () => {
-  await lk?.stop();
 });
 
 /** A room with the worker peer in it and the backend joined with `handlers`. */

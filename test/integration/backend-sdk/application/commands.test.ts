@@ -3,7 +3,6 @@
 // backend that loses its connection and rejoins receiving its pending callbacks once.
 
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApplicationConnection,
   ApplicationError,
@@ -11,21 +10,19 @@ import {
   type JoinOptions,
   RequestLedger,
 } from '../../../../backend-sdk/src/application/index.ts';
-import { type LivekitServer, startLivekit } from '../../../helpers/livekit.ts';
+import { afterEach, beforeAll, describe, expect, it } from '../../../fixtures/index.ts';
+import type { LivekitServer } from '../../../helpers/livekit.ts';
 import { waitFor } from '../../../helpers/wait.ts';
 import { kick, mintControl, recordingLogger, WorkerPeer } from './peer.ts';
 
 let lk: LivekitServer;
 const cleanup: (() => Promise<void>)[] = [];
 
-beforeAll(async () => {
-  lk = await startLivekit();
+beforeAll(({ livekit }) => {
+  lk = livekit;
 });
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => {});
-});
-afterAll(async () => {
-  await lk?.stop();
 });
 
 async function session(handlers: ApplicationHandlers = {}) {

@@ -71,9 +71,11 @@ export const agentConfigShape = {
   /**
    * How long a session start waits for an agent worker to take the session's job; none
    * within it (every worker full, or none registered) answers `503 provider_unavailable`
-   * and undoes the start. 0: the start does not wait (a room no worker may join).
+   * and undoes the start. 0: the start does not wait (a room no worker may join). At most
+   * 8 s: the HTTP server (uWebSockets.js) drops a connection that has had no answer for
+   * 10 s, and the start's other steps and its undo need the rest.
    */
-  AGENT_SESSION_WORKER_WAIT_MS: z.coerce.number().int().nonnegative().default(10_000),
+  AGENT_SESSION_WORKER_WAIT_MS: z.coerce.number().int().nonnegative().max(8000).default(7000),
   /**
    * A session whose worker has not reported for this long is reported `failed`
    * (`worker_lost`); the worker reports every few seconds.

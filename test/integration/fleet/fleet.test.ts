@@ -14,7 +14,8 @@ import type { Fleet } from '../../helpers/fleet.ts';
 import { RoomClient } from '../../helpers/room-client.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
-const WORKER_WAIT_MS = 6000;
+// The default: a loaded machine can take a few seconds to accept a job.
+const WORKER_WAIT_MS = 7000;
 const GREETING = 'Hello Grace, I am Ada.';
 const FULL = 'worker is at full capacity, marking as unavailable';
 const REFUSED = 'job refused: every session slot is taken';

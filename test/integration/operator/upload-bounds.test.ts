@@ -1,7 +1,14 @@
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  addOperator,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  signInAs,
+  vi,
+} from '../../fixtures/index.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { addMember, signedIn } from '../../helpers/operator.ts';
 import { RssSampler, rawUpload, rssBytes } from '../../helpers/raw-upload.ts';
 import { seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
@@ -12,7 +19,6 @@ vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
 const UPLOADS = 60;
 const UPLOAD_BYTES = 50 * 1024 * 1024;
 const MAX_GROWTH_BYTES = 100 * 1024 * 1024;
-const PASSWORD = 'correct horse battery staple';
 /** Small enough that one upload of a few megabytes is past it. */
 const BUDGET_BYTES = 4 * 1024 * 1024;
 /** The operator upload routes: voice creation, a sample, a character card. */
@@ -31,7 +37,7 @@ describeEachDialect('operator uploads before authentication on %s', (dialect) =>
     async ({ databases, apis }) => {
       ({ database, handle } = await databases.get(dialect));
       const ws = await seedWorkspace(handle);
-      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
+      await addOperator(handle.db, ws);
       server = await apis.start(database, { env: { BODY_BUDGET_BYTES: String(BUDGET_BYTES) } });
     },
     budget({ servers: 1 }),
@@ -69,7 +75,7 @@ describeEachDialect('operator uploads before authentication on %s', (dialect) =>
   });
 
   it('answers a signed-in upload past the body budget 503 service_unavailable, unread', async () => {
-    const owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
+    const owner = await signInAs(server.url, 'owner@example.com');
     const upload = rawUpload(server.url, {
       method: 'POST',
       path: '/operator/api/voices',

@@ -2,13 +2,12 @@ import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabsCatalog } from '../../fakes/elevenlabs-catalog.ts';
 import { FakeFishAudioCatalog } from '../../fakes/fishaudio-catalog.ts';
 import {
-  addOperator,
   afterAll,
   beforeAll,
   describeEachDialect,
   expect,
   it,
-  signInAs,
+  signInOperator,
   vi,
 } from '../../fixtures/index.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
@@ -76,7 +75,6 @@ describeEachDialect('operator import from vendor catalogs on %s', (dialect) => {
       fish.own.push(...FISH_OWN);
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      await addOperator(handle.db, ws);
       server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
@@ -84,7 +82,7 @@ describeEachDialect('operator import from vendor catalogs on %s', (dialect) => {
           FISHAUDIO_API_BASE: fish.url,
         },
       });
-      owner = await signInAs(server.url, 'owner@example.com');
+      ({ client: owner } = await signInOperator(handle, server.url, { workspace: ws }));
       const add = async (provider: string, apiKey: string) => {
         const response = await owner.request('POST', '/provider-accounts', {
           provider,

@@ -2,13 +2,12 @@ import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabsCatalog } from '../../fakes/elevenlabs-catalog.ts';
 import { FakeFishAudioCatalog } from '../../fakes/fishaudio-catalog.ts';
 import {
-  addOperator,
   afterAll,
   beforeAll,
   describeEachDialect,
   expect,
   it,
-  signInAs,
+  signInOperator,
   vi,
 } from '../../fixtures/index.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
@@ -89,7 +88,6 @@ describeEachDialect('voice routes and failover on %s', (dialect) => {
       fish.own.push({ id: FISH_MODEL, name: 'Twin on Fish' });
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      await addOperator(handle.db, ws);
       server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
@@ -99,7 +97,7 @@ describeEachDialect('voice routes and failover on %s', (dialect) => {
           FISHAUDIO_API_BASE: fish.url,
         },
       });
-      owner = await signInAs(server.url, 'owner@example.com');
+      ({ client: owner } = await signInOperator(handle, server.url, { workspace: ws }));
       const account = async (provider: string, apiKey: string) =>
         (
           (

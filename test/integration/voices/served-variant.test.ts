@@ -7,13 +7,12 @@ import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabsCatalog } from '../../fakes/elevenlabs-catalog.ts';
 import { FakeFishAudioCatalog } from '../../fakes/fishaudio-catalog.ts';
 import {
-  addOperator,
   afterAll,
   beforeAll,
   describeEachDialect,
   expect,
   it,
-  signInAs,
+  signInOperator,
   vi,
 } from '../../fixtures/index.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
@@ -103,7 +102,6 @@ describeEachDialect('the catalog describes the serving variant on %s', (dialect)
       fish.own.push({ id: FISH_MODEL, name: 'Variant' });
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      await addOperator(handle.db, ws);
       server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
@@ -111,7 +109,7 @@ describeEachDialect('the catalog describes the serving variant on %s', (dialect)
           FISHAUDIO_API_BASE: fish.url,
         },
       });
-      owner = await signInAs(server.url, 'owner@example.com');
+      ({ client: owner } = await signInOperator(handle, server.url, { workspace: ws }));
       const account = async (provider: string, apiKey: string) =>
         (
           (

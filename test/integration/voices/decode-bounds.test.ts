@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import {
   addOperator,
-  afterAll,
   beforeAll,
   describeEachDialect,
   expect,
@@ -17,7 +16,7 @@ import type { TestDatabase } from '../../helpers/database.ts';
 import type { OperatorClient } from '../../helpers/operator.ts';
 import { RssSampler, rssBytes } from '../../helpers/raw-upload.ts';
 import { seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
@@ -88,19 +87,15 @@ describeEachDialect('decoding an uploaded recording is bounded on %s', (dialect)
     );
 
   beforeAll(
-    async ({ databases }) => {
+    async ({ databases, apis }) => {
       ({ database, handle } = await databases.get(dialect));
       const ws = await seedWorkspace(handle);
       await addOperator(handle.db, ws);
-      [server, bomb] = await Promise.all([startServer({ database }), silentFlac(BOMB_SECONDS)]);
+      [server, bomb] = await Promise.all([apis.start(database), silentFlac(BOMB_SECONDS)]);
       owner = await signInAs(server.url, 'owner@example.com');
     },
     budget({ servers: 1, extraMs: 60_000 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-  });
 
   it('refuses a FLAC declaring an hour of silence with invalid_request within a second', async () => {
     expect(bomb.byteLength).toBeLessThan(1024 * 1024);

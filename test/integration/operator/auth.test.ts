@@ -13,7 +13,7 @@ import type { TestDatabase } from '../../helpers/database.ts';
 import { OperatorClient } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
-import { runAwp } from '../../helpers/upstream.ts';
+import { runAwpAsync } from '../../helpers/upstream.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ awpRuns: 1 }) });
@@ -302,7 +302,7 @@ describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) 
   it('sets a password with the operator tool, ending the old sessions', async () => {
     const member = clients.member;
     const newPassword = 'a new and longer passphrase';
-    const result = runAwp(
+    const result = await runAwpAsync(
       server.env,
       ['member', 'set-password', '--email', 'member@example.com', '--json'],
       `${newPassword}\n`,
@@ -320,7 +320,7 @@ describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) 
     expect((await fresh.request('GET', '/me')).status).toBe(200);
     clients.member = fresh;
 
-    const short = runAwp(
+    const short = await runAwpAsync(
       server.env,
       ['member', 'set-password', '--email', 'member@example.com'],
       'short\n',

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { loadConfig } from '../../src/app/config.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
 import { ApiError } from '../../src/errors.ts';
@@ -8,8 +8,9 @@ import type { VoiceCloning } from '../../src/voices/cloning/service.ts';
 import type { SampleInput, VoiceDetails } from '../../src/voices/cloning/types.ts';
 import { FakeElevenLabs } from '../fakes/elevenlabs.ts';
 import { FakeFishAudio } from '../fakes/fishaudio.ts';
-import { createTestDatabase, type TestDatabase, type TestDialect } from './database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from './seed.ts';
+import { afterAll, afterEach, beforeAll } from '../fixtures/index.ts';
+import type { TestDatabase, TestDialect } from './database.ts';
+import { type SeededWorkspace, seedWorkspace } from './seed.ts';
 import { serviceEnv } from './server.ts';
 import { speechSample } from './voice-samples.ts';
 import { waitFor } from './wait.ts';
@@ -30,16 +31,16 @@ export interface CloningFixture {
 }
 
 /**
- * Registers hooks that give each test file a database of `dialect`, two workspaces, the
+ * Registers hooks that give the suite the file's database of `dialect` (the database
+ * fixture; the suite is a `describeEachDialect` one), two workspaces, the
  * vendor fakes (synthesis only on voices they hold), the cloning service and its BullMQ
  * worker in this process on the real Redis, and two spoken recordings.
  */
 export function useCloningFixture(dialect: TestDialect): CloningFixture {
   const fx = {} as CloningFixture;
   let close: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    fx.database = await createTestDatabase(dialect);
-    fx.handle = await openTestDatabase(fx.database);
+  beforeAll(async ({ databases }) => {
+    ({ database: fx.database, handle: fx.handle } = await databases.get(dialect));
     fx.ws = await seedWorkspace(fx.handle);
     fx.other = await seedWorkspace(fx.handle);
     fx.elevenlabs = await FakeElevenLabs.start({ knownVoicesOnly: true });
@@ -74,8 +75,6 @@ export function useCloningFixture(dialect: TestDialect): CloningFixture {
     await close?.();
     await fx.elevenlabs?.close();
     await fx.fish?.close();
-    await fx.handle?.close();
-    await fx.database?.drop();
   });
   return fx;
 }

@@ -2,10 +2,12 @@ import { expect } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
 import { FakeAnthropicMessages } from '../fakes/anthropic-messages.ts';
 import { FakeOpenAiChat } from '../fakes/openai-chat.ts';
+import type { FileApis } from '../fixtures/api.ts';
+import type { OpenDatabase } from '../fixtures/database.ts';
 import { type ApiClient, apiClient, NATIVE_VOICE } from './agents.ts';
-import { createTestDatabase, type TestDatabase, type TestDialect } from './database.ts';
-import { openTestDatabase, type SeededWorkspace, seedWorkspace } from './seed.ts';
-import { type RunningServer, startServer } from './server.ts';
+import type { TestDatabase } from './database.ts';
+import { type SeededWorkspace, seedWorkspace } from './seed.ts';
+import type { RunningServer } from './server.ts';
 
 /** A card with every field the prompt renderer uses. */
 export const CONCIERGE_CARD = {
@@ -55,18 +57,20 @@ export interface ConversationRig {
 
 let counter = 0;
 
-/** The api on `dialect` with both language-model fakes configured and short timeouts. */
+/**
+ * An api (started with the file's `apis`) on the file's database `open`, with both
+ * language-model fakes configured and short timeouts, and a workspace of its own with
+ * credits. `close` stops the api and the fakes; the database stays the file's.
+ */
 export async function startConversationRig(
-  dialect: TestDialect,
+  { database, handle }: OpenDatabase,
+  apis: FileApis,
   env: Record<string, string> = {},
 ): Promise<ConversationRig> {
-  const database = await createTestDatabase(dialect);
-  const handle = await openTestDatabase(database);
   const ws = await seedWorkspace(handle, { credits: 1000 });
   const openai = await FakeOpenAiChat.start();
   const anthropic = await FakeAnthropicMessages.start();
-  const server = await startServer({
-    database,
+  const server = await apis.start(database, {
     env: {
       OPENAI_BASE_URL: openai.baseUrl,
       OPENAI_API_KEY: openai.apiKey ?? '',
@@ -123,8 +127,6 @@ export async function startConversationRig(
       await server.stop();
       await openai.close();
       await anthropic.close();
-      await handle.close();
-      await database.drop();
     },
   };
 }

@@ -8,21 +8,25 @@ import { AgentStore } from '../../src/agents/agent-store.ts';
 import { Agents } from '../../src/agents/agents.ts';
 import { createStarterAgent } from '../../src/agents/starter-agent.ts';
 import { loadConfig } from '../../src/app/config.ts';
+import type { DatabaseHandle } from '../../src/db/connect.ts';
 import type { Database } from '../../src/db/schema.ts';
 import { llmCatalogFromConfig } from '../../src/llm/registry.ts';
 import { PublicVoices } from '../../src/voices/public-voices.ts';
 import { VoiceStore } from '../../src/voices/voice-store.ts';
 import { type BootstrapResult, bootstrapWorkspace } from '../../src/workspaces/bootstrap.ts';
+import type { FileApis } from '../fixtures/api.ts';
+import type { OpenDatabase } from '../fixtures/database.ts';
 import { launchBrowser, type TestBrowser } from './browser.ts';
-import { createTestDatabase, type TestDatabase } from './database.ts';
-import { openTestDatabase } from './seed.ts';
-import { type RunningServer, startServer } from './server.ts';
+import type { TestDatabase } from './database.ts';
+import type { RunningServer } from './server.ts';
 
 const EXPECTED_NETWORK_LOG =
   /^Failed to load resource: the server responded with a status of 4\d\d/;
 
 export interface DashboardFixture {
   database: TestDatabase;
+  /** The database fixture's data layer on `database`. */
+  handle: DatabaseHandle;
   server: RunningServer;
   browser: TestBrowser;
   boot: BootstrapResult;
@@ -34,8 +38,14 @@ export interface DashboardFixture {
   close(): Promise<void>;
 }
 
-/** A bootstrapped workspace, the api serving the built dashboard, and Chromium. */
+/**
+ * On the file's database `open` (the database fixture): a bootstrapped workspace, the api
+ * serving the built dashboard (started with the file's `apis`), and Chromium. `close` stops
+ * the browser and the api; the database stays the file's.
+ */
 export async function startDashboard(
+  { database, handle }: OpenDatabase,
+  apis: FileApis,
   env: Record<string, string> = {},
   options: {
     /** Seeds the database; `database.dataDir` is the api's DATA_DIR. */
@@ -43,22 +53,20 @@ export async function startDashboard(
       db: Kysely<Database>,
       boot: BootstrapResult,
       database: TestDatabase,
-    ) => Promise<void>;
+    ) => Promise<unknown>;
     /** A WAV file the fake microphone plays (default: a tone). */
     microphone?: Buffer;
   } = {},
 ): Promise<DashboardFixture> {
-  const database = await createTestDatabase('sqlite');
-  const handle = await openTestDatabase(database);
   const boot = await bootstrapWorkspace(handle.db);
   if (!boot) throw new Error('bootstrap did not create a workspace');
   await options.beforeStart?.(handle.db, boot, database);
-  await handle.close();
-  const server = await startServer({ database, env });
+  const server = await apis.start(database, { env });
   const browser = await launchBrowser({ microphone: options.microphone });
   const problems: string[] = [];
   return {
     database,
+    handle,
     server,
     browser,
     boot,
@@ -79,7 +87,6 @@ export async function startDashboard(
     close: async () => {
       await browser.close();
       await server.stop();
-      await database.drop();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { ROOT } from './server.ts';
 
 export interface AwpResult {
@@ -17,6 +17,36 @@ export function runAwp(env: Record<string, string>, args: string[], input?: stri
     ...(input === undefined ? {} : { input }),
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * {@link runAwp} without blocking the event loop, for a test that goes on with connections
+ * it already holds to the api: a blocked loop misses the api closing them as idle (after its
+ * 5 s keep-alive), and the next request would be sent on a closed one.
+ */
+export function runAwpAsync(
+  env: Record<string, string>,
+  args: string[],
+  input?: string,
+): Promise<AwpResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/awp.js', ...args], {
+      cwd: ROOT,
+      env,
+      timeout: 30_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
 }
 
 export interface ImportVoiceArgs {

@@ -5,9 +5,19 @@
 // Builder, deleted by an Owner); and a member told the page is not theirs.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentSessions } from '../../../src/agent-sessions/agent-sessions.ts';
 import { AgentStore } from '../../../src/agents/agent-store.ts';
+import {
+  addOperator,
+  afterAll,
+  beforeAll,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+  OPERATOR_PASSWORD,
+  signInAs,
+} from '../../fixtures/index.ts';
 import { LLM_ENV } from '../../helpers/agents.ts';
 import {
   type DashboardFixture,
@@ -15,26 +25,24 @@ import {
   signInThroughPage,
   startDashboard,
 } from '../../helpers/dashboard.ts';
-import { addMember, signedIn } from '../../helpers/operator.ts';
 import { storeSessionRecording } from '../../helpers/session-recordings.ts';
 
 const MEMBER_EMAIL = 'viewer@acme.test';
-const MEMBER_PASSWORD = 'member-password-1';
 const BUILDER_EMAIL = 'builder@acme.test';
-const BUILDER_PASSWORD = 'builder-password-1';
 const SESSION_ID = '0193a1f0-5c1e-7a00-8000-00000000a11c';
 const OLDER_SESSIONS = 50;
 
 describe('dashboard: Agent sessions', () => {
+  dialectSuite('sqlite');
   let fixture: DashboardFixture;
   let page: Page;
   let recording: { audio: Buffer; durationMs: number };
 
-  beforeAll(async () => {
-    fixture = await startDashboard(LLM_ENV, {
+  beforeAll(async ({ databases, apis }) => {
+    fixture = await startDashboard(await databases.get('sqlite'), apis, LLM_ENV, {
       beforeStart: async (db, boot, database) => {
-        await addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD);
-        await addMember(db, boot.workspaceId, BUILDER_EMAIL, 'builder', BUILDER_PASSWORD);
+        await addOperator(db, boot, { email: MEMBER_EMAIL, role: 'member' });
+        await addOperator(db, boot, { email: BUILDER_EMAIL, role: 'builder' });
         const agentId = await seedStarterAgent(db, boot.workspaceId, LLM_ENV);
         const snapshot = await new AgentStore(db).activePublication(
           boot.workspaceId,
@@ -199,7 +207,7 @@ describe('dashboard: Agent sessions', () => {
       fixture.dashboardUrl,
       '/sessions',
       MEMBER_EMAIL,
-      MEMBER_PASSWORD,
+      OPERATOR_PASSWORD,
     );
     await memberPage
       .getByText(
@@ -218,7 +226,7 @@ describe('dashboard: Agent sessions', () => {
       fixture.dashboardUrl,
       `/sessions/${SESSION_ID}`,
       BUILDER_EMAIL,
-      BUILDER_PASSWORD,
+      OPERATOR_PASSWORD,
     );
     const section = builderPage.locator('.session-recording');
     await section.getByRole('heading', { name: 'Recording', level: 2 }).waitFor();
@@ -246,7 +254,7 @@ describe('dashboard: Agent sessions', () => {
     expect(await download.getAttribute('download')).toBe(`session-${SESSION_ID}.ogg`);
     expect(await section.getByRole('button', { name: 'Delete recording' }).count()).toBe(0);
 
-    const builder = await signedIn(fixture.server.devUrl, BUILDER_EMAIL, BUILDER_PASSWORD);
+    const builder = await signInAs(fixture.server.devUrl, BUILDER_EMAIL);
     const refused = await builder.request('DELETE', `/agent-sessions/${SESSION_ID}/recording`);
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ code: 'forbidden' });
@@ -297,7 +305,7 @@ describe('dashboard: Agent sessions', () => {
     expect(await section.getByRole('link', { name: 'Download' }).count()).toBe(0);
 
     const { owner } = fixture.boot;
-    const client = await signedIn(fixture.server.devUrl, owner.email, owner.password);
+    const client = await signInAs(fixture.server.devUrl, owner.email, owner.password);
     const gone = await client.request('GET', `/agent-sessions/${SESSION_ID}/recording`);
     expect(gone.status).toBe(404);
     expect(gone.body).toMatchObject({ code: 'not_found' });

@@ -6,7 +6,17 @@
 // writes.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addOperator,
+  afterAll,
+  beforeAll,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+  OPERATOR_PASSWORD,
+  signInAs,
+} from '../../fixtures/index.ts';
 import { LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import {
   type DashboardFixture,
@@ -14,10 +24,8 @@ import {
   signInThroughPage,
   startDashboard,
 } from '../../helpers/dashboard.ts';
-import { addMember, signedIn } from '../../helpers/operator.ts';
 
 const MEMBER_EMAIL = 'viewer@acme.test';
-const MEMBER_PASSWORD = 'member-password-1';
 
 /** A card with every field set, some of which the Agent page does not show. */
 const RICH_CARD = {
@@ -62,15 +70,18 @@ interface V1Agent {
 }
 
 describe('dashboard: Agents', () => {
+  dialectSuite('sqlite');
   let fixture: DashboardFixture;
   let page: Page;
 
-  beforeAll(async () => {
+  beforeAll(async ({ databases, apis }) => {
     fixture = await startDashboard(
+      await databases.get('sqlite'),
+      apis,
       { ...LLM_ENV, DEMO_PAGE: 'true' },
       {
         beforeStart: async (db, boot) => {
-          await addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD);
+          await addOperator(db, boot, { email: MEMBER_EMAIL, role: 'member' });
           await seedStarterAgent(db, boot.workspaceId, LLM_ENV);
         },
       },
@@ -177,7 +188,7 @@ describe('dashboard: Agents', () => {
 
   it('edits through PATCH; Publish shows the API’s 409 detail without a voice', async () => {
     const { owner } = fixture.boot;
-    const client = await signedIn(fixture.server.devUrl, owner.email, owner.password);
+    const client = await signInAs(fixture.server.devUrl, owner.email, owner.password);
     const list = await client.request('GET', '/agents');
     const id = (list.body as { agents: { id: string; slug: string }[] }).agents.find(
       (agent) => agent.slug === 'concierge',
@@ -213,7 +224,7 @@ describe('dashboard: Agents', () => {
 
   it('opens an Agent from the list: its page shows the draft, the publication and the card', async () => {
     const { owner } = fixture.boot;
-    const client = await signedIn(fixture.server.devUrl, owner.email, owner.password);
+    const client = await signInAs(fixture.server.devUrl, owner.email, owner.password);
     const list = await client.request('GET', '/agents');
     conciergeId =
       (list.body as { agents: { id: string; slug: string }[] }).agents.find(
@@ -406,7 +417,13 @@ describe('dashboard: Agents', () => {
 
   it('shows a member the list read-only; the operator API refuses its writes', async () => {
     const other = await fixture.newPage();
-    await signInThroughPage(other, fixture.dashboardUrl, '/agents', MEMBER_EMAIL, MEMBER_PASSWORD);
+    await signInThroughPage(
+      other,
+      fixture.dashboardUrl,
+      '/agents',
+      MEMBER_EMAIL,
+      OPERATOR_PASSWORD,
+    );
     await row(other, 'concierge').waitFor();
     expect(await row(other, 'guide').count()).toBe(1);
     expect(await other.getByRole('form', { name: 'Create Agent' }).count()).toBe(0);
@@ -415,7 +432,7 @@ describe('dashboard: Agents', () => {
       .getByText('Creating and publishing Agents requires an organization Owner, Admin or Builder.')
       .waitFor();
 
-    const client = await signedIn(fixture.server.devUrl, MEMBER_EMAIL, MEMBER_PASSWORD);
+    const client = await signInAs(fixture.server.devUrl, MEMBER_EMAIL);
     const create = await client.request('POST', '/agents', {
       slug: 'sneaky',
       voice_id: NATIVE_VOICE,
@@ -439,7 +456,7 @@ describe('dashboard: Agents', () => {
       fixture.dashboardUrl,
       `/agents/${conciergeId}`,
       MEMBER_EMAIL,
-      MEMBER_PASSWORD,
+      OPERATOR_PASSWORD,
     );
     await other.getByRole('heading', { name: 'Concierge', level: 1 }).waitFor();
     await other
@@ -465,7 +482,7 @@ describe('dashboard: Agents', () => {
     expect(await other.getByRole('button').allTextContents()).toEqual(['Sign out']);
     expect(await other.getByRole('link', { name: 'Talk in demo' }).count()).toBe(1);
 
-    const client = await signedIn(fixture.server.devUrl, MEMBER_EMAIL, MEMBER_PASSWORD);
+    const client = await signInAs(fixture.server.devUrl, MEMBER_EMAIL);
     const read = await client.request('GET', `/agents/${conciergeId}`);
     expect(read.status).toBe(200);
     const patch = await client.request('PATCH', `/agents/${conciergeId}`, {

@@ -4,30 +4,39 @@
 // a Builder may not do and revoked with its creator's removal, and the message other roles see.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addOperator,
+  afterAll,
+  beforeAll,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+  OPERATOR_PASSWORD,
+} from '../../fixtures/index.ts';
 import {
   type DashboardFixture,
   signInThroughPage,
   startDashboard,
 } from '../../helpers/dashboard.ts';
-import { addMember } from '../../helpers/operator.ts';
 
-const MEMBER_PASSWORD = 'member-password-1';
 const BUILDER = 'builder@acme.test';
-const BUILDER_PASSWORD = 'builder-password-1';
 
 describe('dashboard: API keys', () => {
+  dialectSuite('sqlite');
   let fixture: DashboardFixture;
   let page: Page;
 
-  beforeAll(async () => {
+  beforeAll(async ({ databases, apis }) => {
     // Last use is written in batches (KEY_LAST_USED_FLUSH_MS, 30 s by default).
     fixture = await startDashboard(
+      await databases.get('sqlite'),
+      apis,
       { KEY_LAST_USED_FLUSH_MS: '300' },
       {
         beforeStart: async (db, boot) => {
-          await addMember(db, boot.workspaceId, 'viewer@acme.test', 'member', MEMBER_PASSWORD);
-          await addMember(db, boot.workspaceId, BUILDER, 'builder', BUILDER_PASSWORD);
+          await addOperator(db, boot, { email: 'viewer@acme.test', role: 'member' });
+          await addOperator(db, boot, { email: BUILDER, role: 'builder' });
         },
       },
     );
@@ -125,7 +134,7 @@ describe('dashboard: API keys', () => {
 
   it('shows a Builder’s key as theirs, limits it to a Builder’s powers, and revokes it with them', async () => {
     const builderPage = await fixture.newPage();
-    await signInThroughPage(builderPage, fixture.dashboardUrl, '/keys', BUILDER, BUILDER_PASSWORD);
+    await signInThroughPage(builderPage, fixture.dashboardUrl, '/keys', BUILDER, OPERATOR_PASSWORD);
     await builderPage.getByLabel('Label').fill('builder service');
     await builderPage.getByRole('button', { name: 'Create key' }).click();
     const key = (await builderPage.getByTestId('new-key').innerText()).trim();
@@ -163,7 +172,7 @@ describe('dashboard: API keys', () => {
       fixture.dashboardUrl,
       '/keys',
       'viewer@acme.test',
-      MEMBER_PASSWORD,
+      OPERATOR_PASSWORD,
     );
     await other
       .getByText('Key management requires an organization Owner or Admin (or Builder).')

@@ -6,7 +6,6 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   RECOMMENDED_MODELS as DASHBOARD_RECOMMENDED,
   ROUTE_MODELS,
@@ -17,15 +16,25 @@ import { FISHAUDIO_MODELS } from '../../../src/tts/providers/fishaudio/models.ts
 import { RECOMMENDED_MODELS } from '../../../src/voices/cloning/checks.ts';
 import { FakeElevenLabsCatalog } from '../../fakes/elevenlabs-catalog.ts';
 import {
+  addOperator,
+  afterAll,
+  beforeAll,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+  OPERATOR_PASSWORD,
+  signInAs,
+} from '../../fixtures/index.ts';
+import {
   type DashboardFixture,
   signInThroughPage,
   startDashboard,
 } from '../../helpers/dashboard.ts';
-import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
+import type { OperatorClient } from '../../helpers/operator.ts';
 import type { SampleView, VoiceView } from '../../helpers/operator-cloning.ts';
 import { speechSample } from '../../helpers/voice-samples.ts';
 
-const MEMBER_PASSWORD = 'member-password-1';
 /** The workspace's own ElevenLabs key: shown as ••••1c0d, never whole. */
 const STUDIO_KEY = 'sk_fake_9a8b7c6d5e4f3a2b1c0d';
 const FIRST_TRANSCRIPT = 'Hello there, this is my voice for the dashboard test.';
@@ -35,6 +44,7 @@ const ARCHIVE = Array.from({ length: 31 }, (_, i) => ({
 }));
 
 describe('dashboard: Create voice and Provider accounts', () => {
+  dialectSuite('sqlite');
   let fixture: DashboardFixture;
   let vendor: FakeElevenLabsCatalog;
   let owner: OperatorClient;
@@ -43,7 +53,7 @@ describe('dashboard: Create voice and Provider accounts', () => {
   let firstWav: string;
   let secondWav: string;
 
-  beforeAll(async () => {
+  beforeAll(async ({ databases, apis }) => {
     vendor = await FakeElevenLabsCatalog.start({ chunkDelayMs: 1, apiKey: STUDIO_KEY });
     vendor.own.push({ id: 'OwnVoiceAAAAAAAAAAA1', name: 'Alice narrator' }, ...ARCHIVE);
     vendor.shared.push({
@@ -57,6 +67,8 @@ describe('dashboard: Create voice and Provider accounts', () => {
       { rateHz: 48_000 },
     );
     fixture = await startDashboard(
+      await databases.get('sqlite'),
+      apis,
       {
         TTS_RATE_LIMIT_PER_MINUTE: '0',
         ELEVENLABS_API_BASE: vendor.url,
@@ -64,11 +76,11 @@ describe('dashboard: Create voice and Provider accounts', () => {
       },
       {
         beforeStart: (db, boot) =>
-          addMember(db, boot.workspaceId, 'viewer@acme.test', 'member', MEMBER_PASSWORD),
+          addOperator(db, boot, { email: 'viewer@acme.test', role: 'member' }),
         microphone: microphone.audio,
       },
     );
-    owner = await signedIn(
+    owner = await signInAs(
       fixture.server.devUrl,
       fixture.boot.owner.email,
       fixture.boot.owner.password,
@@ -360,7 +372,7 @@ describe('dashboard: Create voice and Provider accounts', () => {
       fixture.dashboardUrl,
       '/voices/new',
       'viewer@acme.test',
-      MEMBER_PASSWORD,
+      OPERATOR_PASSWORD,
     );
     await other.getByText('Creating voices requires a workspace Owner or Admin.').waitFor();
     expect(await other.getByRole('tab').count()).toBe(0);

@@ -6,8 +6,18 @@
 // writes.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../../src/agents/capabilities/memory/memory-store.ts';
+import {
+  addOperator,
+  afterAll,
+  beforeAll,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+  OPERATOR_PASSWORD,
+  signInAs,
+} from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV } from '../../helpers/agents.ts';
 import {
   type DashboardFixture,
@@ -15,24 +25,22 @@ import {
   signInThroughPage,
   startDashboard,
 } from '../../helpers/dashboard.ts';
-import { addMember, signedIn } from '../../helpers/operator.ts';
-import { openTestDatabase } from '../../helpers/seed.ts';
 
 const MEMBER_EMAIL = 'viewer@acme.test';
-const MEMBER_PASSWORD = 'member-password-1';
 const END_USER = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const NOTES = '# Order 4521\n\nGift wrapping with a blue ribbon.\n';
 
 describe('dashboard: an Agent’s knowledge and memory', () => {
+  dialectSuite('sqlite');
   let fixture: DashboardFixture;
   let page: Page;
   let agentId: string;
   let v1: ApiClient;
 
-  beforeAll(async () => {
-    fixture = await startDashboard(LLM_ENV, {
+  beforeAll(async ({ databases, apis }) => {
+    fixture = await startDashboard(await databases.get('sqlite'), apis, LLM_ENV, {
       beforeStart: async (db, boot) => {
-        await addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD);
+        await addOperator(db, boot, { email: MEMBER_EMAIL, role: 'member' });
         agentId = await seedStarterAgent(db, boot.workspaceId, LLM_ENV);
       },
     });
@@ -197,7 +205,7 @@ describe('dashboard: an Agent’s knowledge and memory', () => {
   });
 
   it('shows the published Agent’s documents switch', async () => {
-    const client = await signedIn(
+    const client = await signInAs(
       fixture.server.devUrl,
       fixture.boot.owner.email,
       fixture.boot.owner.password,
@@ -227,21 +235,17 @@ describe('dashboard: an Agent’s knowledge and memory', () => {
     await section.getByRole('button', { name: 'Look up' }).click();
     await section.getByText('The Agent remembers nothing about this end user.').waitFor();
     // What the Agent's remember tool saved in a conversation meanwhile.
-    const handle = await openTestDatabase(fixture.database);
-    try {
-      await new MemoryStore(handle.db).save(
-        {
-          workspaceId: fixture.boot.workspaceId,
-          environment: 'development',
-          agentId,
-          endUserId: END_USER,
-        },
-        'Prefers to be called Ada.',
-        'agent',
-      );
-    } finally {
-      await handle.close();
-    }
+    const { handle } = fixture;
+    await new MemoryStore(handle.db).save(
+      {
+        workspaceId: fixture.boot.workspaceId,
+        environment: 'development',
+        agentId,
+        endUserId: END_USER,
+      },
+      'Prefers to be called Ada.',
+      'agent',
+    );
     await section.getByLabel('Fact', { exact: true }).fill('Is vegetarian.');
     await section.getByRole('button', { name: 'Add fact' }).click();
     const rows = section
@@ -296,7 +300,7 @@ describe('dashboard: an Agent’s knowledge and memory', () => {
       fixture.dashboardUrl,
       `/agents/${agentId}`,
       MEMBER_EMAIL,
-      MEMBER_PASSWORD,
+      OPERATOR_PASSWORD,
     );
     const section = knowledge(other);
     await documentRow(other, 'Handbook 20').waitFor();
@@ -318,7 +322,7 @@ describe('dashboard: an Agent’s knowledge and memory', () => {
     expect(await viewer.getByRole('button').allInnerTexts()).toEqual(['Close']);
     expect(await memory(other).count()).toBe(0);
 
-    const client = await signedIn(fixture.server.devUrl, MEMBER_EMAIL, MEMBER_PASSWORD);
+    const client = await signInAs(fixture.server.devUrl, MEMBER_EMAIL);
     const notesId = (await v1Documents()).find((d) => d.title === 'order-notes')?.id;
     const memoryId = (await v1('GET', `/v1/agents/${agentId}/memories?end_user_id=${END_USER}`))
       .body.memories[0].id as string;

@@ -4,30 +4,41 @@
 // read-only view.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addOperator,
+  afterAll,
+  beforeAll,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+  OPERATOR_PASSWORD,
+  signInAs,
+} from '../../fixtures/index.ts';
 import {
   type DashboardFixture,
   signInThroughPage,
   startDashboard,
 } from '../../helpers/dashboard.ts';
-import { addMember, OperatorClient, signedIn } from '../../helpers/operator.ts';
+import { OperatorClient } from '../../helpers/operator.ts';
 
 const MEMBER_EMAIL = 'viewer@acme.test';
-const MEMBER_PASSWORD = 'member-password-1';
 const NEW_MEMBER_PASSWORD = 'member-password-2';
 const TEAMMATE = 'teammate@acme.test';
 const GENERATED = /^[A-Za-z0-9_-]{24}$/;
 
 describe('dashboard: Members', () => {
+  dialectSuite('sqlite');
   let fixture: DashboardFixture;
   let page: Page;
 
-  beforeAll(async () => {
+  beforeAll(async ({ databases, apis }) => {
     fixture = await startDashboard(
+      await databases.get('sqlite'),
+      apis,
       {},
       {
-        beforeStart: (db, boot) =>
-          addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD),
+        beforeStart: (db, boot) => addOperator(db, boot, { email: MEMBER_EMAIL, role: 'member' }),
       },
     );
     page = await fixture.newPage();
@@ -41,7 +52,7 @@ describe('dashboard: Members', () => {
   /** The members as the operator API lists them to the owner: email and role. */
   const listed = async () => {
     const { owner } = fixture.boot;
-    const client = await signedIn(fixture.server.devUrl, owner.email, owner.password);
+    const client = await signInAs(fixture.server.devUrl, owner.email, owner.password);
     const response = await client.request('GET', '/members');
     return (response.body as { members: { email: string; role: string }[] }).members.map(
       (member) => `${member.email} ${member.role}`,
@@ -82,7 +93,7 @@ describe('dashboard: Members', () => {
       `${MEMBER_EMAIL} member`,
       `${TEAMMATE} builder`,
     ]);
-    const teammate = await signedIn(fixture.server.devUrl, TEAMMATE, password);
+    const teammate = await signInAs(fixture.server.devUrl, TEAMMATE, password);
     expect((await teammate.request('GET', '/me')).body).toMatchObject({
       member: { email: TEAMMATE, role: 'builder' },
     });
@@ -103,7 +114,7 @@ describe('dashboard: Members', () => {
     expect((await new OperatorClient(fixture.server.devUrl).signIn(TEAMMATE, before)).status).toBe(
       401,
     );
-    await signedIn(fixture.server.devUrl, TEAMMATE, after);
+    await signInAs(fixture.server.devUrl, TEAMMATE, after);
   });
 
   it('removes the teammate only once the removal is confirmed', async () => {
@@ -125,20 +136,20 @@ describe('dashboard: Members', () => {
 
   it('lets a member change their own password from the sidebar', async () => {
     const own = await fixture.newPage();
-    await signInThroughPage(own, fixture.dashboardUrl, '/members', MEMBER_EMAIL, MEMBER_PASSWORD);
+    await signInThroughPage(own, fixture.dashboardUrl, '/members', MEMBER_EMAIL, OPERATOR_PASSWORD);
     await own
       .getByRole('navigation', { name: 'Dashboard' })
       .getByRole('link', { name: 'Password' })
       .click();
     const form = own.getByRole('form', { name: 'Change password' });
-    await form.getByLabel('Current password').fill(MEMBER_PASSWORD);
+    await form.getByLabel('Current password').fill(OPERATOR_PASSWORD);
     await form.getByLabel('New password', { exact: true }).fill(NEW_MEMBER_PASSWORD);
     await form.getByLabel('Repeat the new password').fill(NEW_MEMBER_PASSWORD);
     await form.getByRole('button', { name: 'Change password' }).click();
     await own.getByText('Your password was changed.').waitFor();
-    await signedIn(fixture.server.devUrl, MEMBER_EMAIL, NEW_MEMBER_PASSWORD);
+    await signInAs(fixture.server.devUrl, MEMBER_EMAIL, NEW_MEMBER_PASSWORD);
     expect(
-      (await new OperatorClient(fixture.server.devUrl).signIn(MEMBER_EMAIL, MEMBER_PASSWORD))
+      (await new OperatorClient(fixture.server.devUrl).signIn(MEMBER_EMAIL, OPERATOR_PASSWORD))
         .status,
     ).toBe(401);
     await own.close();

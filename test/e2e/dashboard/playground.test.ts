@@ -3,13 +3,21 @@
 // route without voice tags, Auto Tag's answer there, and the generation kept in History.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+  signInAs,
+} from '../../fixtures/index.ts';
 import {
   type DashboardFixture,
   signInThroughPage,
   startDashboard,
 } from '../../helpers/dashboard.ts';
-import { type OperatorClient, signedIn } from '../../helpers/operator.ts';
+import type { OperatorClient } from '../../helpers/operator.ts';
 
 const LITE_VOICE = 'voice_en0ITv6xOZPfMiT0sGIW';
 
@@ -26,15 +34,16 @@ interface GenerationView {
 }
 
 describe('dashboard: Playground', () => {
+  dialectSuite('sqlite');
   let fixture: DashboardFixture;
   let page: Page;
   let api: OperatorClient;
 
-  beforeAll(async () => {
-    fixture = await startDashboard();
+  beforeAll(async ({ databases, apis }) => {
+    fixture = await startDashboard(await databases.get('sqlite'), apis);
     page = await fixture.newPage();
     const { owner } = fixture.boot;
-    api = await signedIn(fixture.server.devUrl, owner.email, owner.password);
+    api = await signInAs(fixture.server.devUrl, owner.email, owner.password);
     await signInThroughPage(page, fixture.dashboardUrl, '/playground', owner.email, owner.password);
   }, 90_000);
 

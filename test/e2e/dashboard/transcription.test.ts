@@ -6,22 +6,30 @@
 // /v1/streaming-sessions and /v1/tts. A Member is told the pages are not theirs.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FakeTranscriptions,
   startFakeTranscriptions,
 } from '../../fakes/openai-transcriptions.ts';
+import {
+  addOperator,
+  afterAll,
+  beforeAll,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+  OPERATOR_PASSWORD,
+  signInAs,
+} from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import {
   type DashboardFixture,
   signInThroughPage,
   startDashboard,
 } from '../../helpers/dashboard.ts';
-import { addMember, signedIn } from '../../helpers/operator.ts';
 import { openTranscription, sendAudio, silence, speech } from '../../helpers/transcription.ts';
 
 const MEMBER_EMAIL = 'viewer@acme.test';
-const MEMBER_PASSWORD = 'member-password-1';
 const SPOKEN = 'What is the weather like today in Paris?';
 const RATE = 24_000;
 
@@ -30,6 +38,7 @@ const credits = (value: number) => value.toLocaleString('en-US', { maximumFracti
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 describe('dashboard: Transcription and Streaming sessions', () => {
+  dialectSuite('sqlite');
   let fake: FakeTranscriptions;
   let fixture: DashboardFixture;
   let page: Page;
@@ -51,9 +60,11 @@ describe('dashboard: Transcription and Streaming sessions', () => {
     return client.events[0]?.session_id as string;
   };
 
-  beforeAll(async () => {
+  beforeAll(async ({ databases, apis }) => {
     fake = await startFakeTranscriptions({ apiKey: 'sk-test' });
     fixture = await startDashboard(
+      await databases.get('sqlite'),
+      apis,
       {
         STT_PROVIDER: 'openai',
         STT_OPENAI_BASE_URL: fake.url,
@@ -63,7 +74,7 @@ describe('dashboard: Transcription and Streaming sessions', () => {
       },
       {
         beforeStart: async (db, boot) => {
-          await addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD);
+          await addOperator(db, boot, { email: MEMBER_EMAIL, role: 'member' });
         },
       },
     );
@@ -232,7 +243,7 @@ describe('dashboard: Transcription and Streaming sessions', () => {
       fixture.dashboardUrl,
       '/transcription',
       MEMBER_EMAIL,
-      MEMBER_PASSWORD,
+      OPERATOR_PASSWORD,
     );
     await other
       .getByText(
@@ -245,7 +256,7 @@ describe('dashboard: Transcription and Streaming sessions', () => {
         'Streaming sessions and their usage are for an organization Owner, Admin or Builder.',
       )
       .waitFor();
-    const client = await signedIn(fixture.server.devUrl, MEMBER_EMAIL, MEMBER_PASSWORD);
+    const client = await signInAs(fixture.server.devUrl, MEMBER_EMAIL);
     for (const path of [
       '/transcription-sessions',
       `/transcription-sessions/${spokenId}`,

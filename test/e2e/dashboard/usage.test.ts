@@ -5,11 +5,21 @@
 
 import type { Locator, Page } from 'playwright-core';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentStore } from '../../../src/agents/agent-store.ts';
 import { CreditGrants } from '../../../src/billing/grants.ts';
 import { LlmLedger } from '../../../src/billing/llm-ledger.ts';
 import { MILLICREDITS_PER_CREDIT } from '../../../src/billing/pricing.ts';
+import {
+  addOperator,
+  afterAll,
+  beforeAll,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+  OPERATOR_PASSWORD,
+  signInAs,
+} from '../../fixtures/index.ts';
 import { LLM_ENV } from '../../helpers/agents.ts';
 import {
   type DashboardFixture,
@@ -17,11 +27,8 @@ import {
   signInThroughPage,
   startDashboard,
 } from '../../helpers/dashboard.ts';
-import { addMember, signedIn } from '../../helpers/operator.ts';
-import { openTestDatabase } from '../../helpers/seed.ts';
 
 const MEMBER_EMAIL = 'viewer@acme.test';
-const MEMBER_PASSWORD = 'member-password-1';
 const VOICE = 'voice_en0ITv6xOZPfMiT0sGIW';
 const TEXT = 'The quarterly report is ready for review.';
 
@@ -30,16 +37,19 @@ const shown = (credits: number) => credits.toLocaleString('en-US', { maximumFrac
 const text = async (locator: Locator) => ((await locator.textContent()) ?? '').trim();
 
 describe('dashboard: Usage', () => {
+  dialectSuite('sqlite');
   let fixture: DashboardFixture;
   let page: Page;
   let starterId: string;
 
-  beforeAll(async () => {
+  beforeAll(async ({ databases, apis }) => {
     fixture = await startDashboard(
+      await databases.get('sqlite'),
+      apis,
       {},
       {
         beforeStart: async (db, boot) => {
-          await addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD);
+          await addOperator(db, boot, { email: MEMBER_EMAIL, role: 'member' });
           starterId = await seedStarterAgent(db, boot.workspaceId, LLM_ENV);
         },
       },
@@ -83,28 +93,23 @@ describe('dashboard: Usage', () => {
     expect(requestId).not.toBe('');
 
     // What the ledger recorded, read the way `awp credit show` reads it.
-    const handle = await openTestDatabase(fixture.database);
+    const { handle } = fixture;
     let charge: number;
     // The balance left, computed in millicredits as the ledger keeps it.
     let left: number;
-    try {
-      const row = await handle.db
-        .selectFrom('synthesis_requests')
-        .select(['cost_millicredits', 'status'])
-        .where('request_id', '=', requestId)
-        .executeTakeFirstOrThrow();
-      expect(row.status).toBe('succeeded');
-      charge = Number(row.cost_millicredits) / MILLICREDITS_PER_CREDIT;
-      left =
-        (100_000 * MILLICREDITS_PER_CREDIT - Number(row.cost_millicredits)) /
-        MILLICREDITS_PER_CREDIT;
-      expect(charge).toBeGreaterThan(0);
-      const account = await new CreditGrants(handle.db).account(fixture.boot.workspaceId);
-      expect(account.balanceCredits).toBe(left);
-      expect(account.chargedCredits).toBe(charge);
-    } finally {
-      await handle.close();
-    }
+    const row = await handle.db
+      .selectFrom('synthesis_requests')
+      .select(['cost_millicredits', 'status'])
+      .where('request_id', '=', requestId)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('succeeded');
+    charge = Number(row.cost_millicredits) / MILLICREDITS_PER_CREDIT;
+    left =
+      (100_000 * MILLICREDITS_PER_CREDIT - Number(row.cost_millicredits)) / MILLICREDITS_PER_CREDIT;
+    expect(charge).toBeGreaterThan(0);
+    const account = await new CreditGrants(handle.db).account(fixture.boot.workspaceId);
+    expect(account.balanceCredits).toBe(left);
+    expect(account.chargedCredits).toBe(charge);
 
     await page.reload();
     await page.getByTestId('balance').waitFor();
@@ -123,7 +128,7 @@ describe('dashboard: Usage', () => {
 
     // The API answers the same numbers.
     const { owner } = fixture.boot;
-    const client = await signedIn(fixture.server.devUrl, owner.email, owner.password);
+    const client = await signInAs(fixture.server.devUrl, owner.email, owner.password);
     const usage = await client.request('GET', '/usage');
     expect(usage.status).toBe(200);
     const body = usage.body as {
@@ -139,45 +144,41 @@ describe('dashboard: Usage', () => {
   });
 
   it('lists a language-model call of a text conversation and counts it in Charged', async () => {
-    const handle = await openTestDatabase(fixture.database);
+    const { handle } = fixture;
     const grants = new CreditGrants(handle.db);
     let before: Awaited<ReturnType<CreditGrants['account']>>;
     let after: Awaited<ReturnType<CreditGrants['account']>>;
     const requestId = uuidv7();
-    try {
-      before = await grants.account(fixture.boot.workspaceId);
-      const snapshot = await new AgentStore(handle.db).activePublication(
-        fixture.boot.workspaceId,
-        'development',
-        starterId,
-      );
-      if (!snapshot) throw new Error('the starter Agent is not published');
-      // What POST /v1/agents/{id}/messages records around one model call: 1,200 tokens in
-      // and 300 out at one millicredit a token, 1.5 credits.
-      const ledger = new LlmLedger(handle.db, 'usage-test');
-      await ledger.start({
-        requestId,
-        auditId: `aud_${requestId}`,
-        workspaceId: fixture.boot.workspaceId,
-        environment: 'development',
-        apiKeyId: fixture.boot.developmentKey.id,
-        source: 'messages',
-        agentId: starterId,
-        publicationId: snapshot.publication.id,
-        conversationId: null,
-        conversationIsNew: false,
-        userMessageId: null,
-        provider: 'openai',
-        model: { name: 'gpt-4.1-mini', inputMillicreditsPer1M: 1e6, outputMillicreditsPer1M: 1e6 },
-        reserveMillicredits: 3_000,
-      });
-      await ledger.succeed(requestId, { inputTokens: 1_200, outputTokens: 300 }, async () => ({
-        assistantMessageId: null,
-      }));
-      after = await grants.account(fixture.boot.workspaceId);
-    } finally {
-      await handle.close();
-    }
+    before = await grants.account(fixture.boot.workspaceId);
+    const snapshot = await new AgentStore(handle.db).activePublication(
+      fixture.boot.workspaceId,
+      'development',
+      starterId,
+    );
+    if (!snapshot) throw new Error('the starter Agent is not published');
+    // What POST /v1/agents/{id}/messages records around one model call: 1,200 tokens in
+    // and 300 out at one millicredit a token, 1.5 credits.
+    const ledger = new LlmLedger(handle.db, 'usage-test');
+    await ledger.start({
+      requestId,
+      auditId: `aud_${requestId}`,
+      workspaceId: fixture.boot.workspaceId,
+      environment: 'development',
+      apiKeyId: fixture.boot.developmentKey.id,
+      source: 'messages',
+      agentId: starterId,
+      publicationId: snapshot.publication.id,
+      conversationId: null,
+      conversationIsNew: false,
+      userMessageId: null,
+      provider: 'openai',
+      model: { name: 'gpt-4.1-mini', inputMillicreditsPer1M: 1e6, outputMillicreditsPer1M: 1e6 },
+      reserveMillicredits: 3_000,
+    });
+    await ledger.succeed(requestId, { inputTokens: 1_200, outputTokens: 300 }, async () => ({
+      assistantMessageId: null,
+    }));
+    after = await grants.account(fixture.boot.workspaceId);
     expect(after.chargedCredits).toBe(before.chargedCredits + 1.5);
     expect(after.balanceCredits).toBe(before.balanceCredits - 1.5);
 
@@ -201,37 +202,33 @@ describe('dashboard: Usage', () => {
   it('shows 50 requests, then the older ones with "Load older", which then disappears', async () => {
     // 55 older requests, one second apart, below the /v1/tts request above.
     const seeded: string[] = [];
-    const handle = await openTestDatabase(fixture.database);
-    try {
-      for (let i = 0; i < 55; i++) {
-        const requestId = uuidv7();
-        const at = new Date(Date.UTC(2024, 0, 1) + i * 1_000).toISOString();
-        await handle.db
-          .insertInto('synthesis_requests')
-          .values({
-            request_id: requestId,
-            audit_id: `aud_${requestId}`,
-            workspace_id: fixture.boot.workspaceId,
-            environment: 'development',
-            api_key_id: fixture.boot.developmentKey.id,
-            transport: 'http',
-            voice_id: VOICE,
-            route: 'test',
-            output_format: 'mp3_44100_128',
-            chars_requested: 10,
-            price_millicredits_per_1k_chars: 0,
-            reserved_millicredits: 0,
-            pass_through: 0,
-            status: 'succeeded',
-            instance_id: 'usage-test',
-            created_at: at,
-            finished_at: at,
-          })
-          .execute();
-        seeded.unshift(requestId);
-      }
-    } finally {
-      await handle.close();
+    const { handle } = fixture;
+    for (let i = 0; i < 55; i++) {
+      const requestId = uuidv7();
+      const at = new Date(Date.UTC(2024, 0, 1) + i * 1_000).toISOString();
+      await handle.db
+        .insertInto('synthesis_requests')
+        .values({
+          request_id: requestId,
+          audit_id: `aud_${requestId}`,
+          workspace_id: fixture.boot.workspaceId,
+          environment: 'development',
+          api_key_id: fixture.boot.developmentKey.id,
+          transport: 'http',
+          voice_id: VOICE,
+          route: 'test',
+          output_format: 'mp3_44100_128',
+          chars_requested: 10,
+          price_millicredits_per_1k_chars: 0,
+          reserved_millicredits: 0,
+          pass_through: 0,
+          status: 'succeeded',
+          instance_id: 'usage-test',
+          created_at: at,
+          finished_at: at,
+        })
+        .execute();
+      seeded.unshift(requestId);
     }
     await page.reload();
     const rows = page.locator('tr[data-request-id]');
@@ -280,11 +277,11 @@ describe('dashboard: Usage', () => {
 
   it('tells a member who may see usage; the operator API answers 403', async () => {
     const other = await fixture.newPage();
-    await signInThroughPage(other, fixture.dashboardUrl, '/usage', MEMBER_EMAIL, MEMBER_PASSWORD);
+    await signInThroughPage(other, fixture.dashboardUrl, '/usage', MEMBER_EMAIL, OPERATOR_PASSWORD);
     await other.getByText('Usage is for an organization Owner, Admin or Builder.').waitFor();
     expect(await other.getByTestId('balance').count()).toBe(0);
     expect(await other.locator('table').count()).toBe(0);
-    const client = await signedIn(fixture.server.devUrl, MEMBER_EMAIL, MEMBER_PASSWORD);
+    const client = await signInAs(fixture.server.devUrl, MEMBER_EMAIL);
     const usage = await client.request('GET', '/usage');
     expect(usage.status).toBe(403);
     expect(usage.body).toMatchObject({ code: 'forbidden' });

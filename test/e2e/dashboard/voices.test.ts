@@ -6,16 +6,27 @@
 // and what a Member without a voice-managing role sees.
 
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SampleInput } from '../../../src/voices/cloning/types.ts';
 import { FakeElevenLabs } from '../../fakes/elevenlabs.ts';
 import { FakeFishAudio } from '../../fakes/fishaudio.ts';
+import {
+  addOperator,
+  afterAll,
+  afterEach,
+  beforeAll,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+  OPERATOR_PASSWORD,
+  signInAs,
+} from '../../fixtures/index.ts';
 import {
   type DashboardFixture,
   signInThroughPage,
   startDashboard,
 } from '../../helpers/dashboard.ts';
-import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
+import type { OperatorClient } from '../../helpers/operator.ts';
 import {
   created,
   meta,
@@ -27,12 +38,12 @@ import { speechSample } from '../../helpers/voice-samples.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 const MEMBER_EMAIL = 'listener@acme.test';
-const MEMBER_PASSWORD = 'member-password-1';
 const REJECTED = 'The provider rejected the recordings.';
 /** The page reads a cloning voice again every 2 s; a few rounds on a busy machine. */
 const FOLLOW = { timeout: 20_000, interval: 200 };
 
 describe('dashboard: voices', () => {
+  dialectSuite('sqlite');
   let fixture: DashboardFixture;
   let elevenlabs: FakeElevenLabs;
   let fish: FakeFishAudio;
@@ -75,10 +86,12 @@ describe('dashboard: voices', () => {
   const routeRow = (provider: string) =>
     page.locator(`.routes-table tbody tr[data-provider="${provider}"]`);
 
-  beforeAll(async () => {
+  beforeAll(async ({ databases, apis }) => {
     elevenlabs = await FakeElevenLabs.start({ knownVoicesOnly: true });
     fish = await FakeFishAudio.start({ knownVoicesOnly: true });
     fixture = await startDashboard(
+      await databases.get('sqlite'),
+      apis,
       {
         ELEVENLABS_API_BASE: elevenlabs.url,
         ELEVENLABS_API_KEY: elevenlabs.apiKey,
@@ -88,13 +101,12 @@ describe('dashboard: voices', () => {
         CLONE_JOB_BACKOFF_MS: '100',
       },
       {
-        beforeStart: (db, boot) =>
-          addMember(db, boot.workspaceId, MEMBER_EMAIL, 'member', MEMBER_PASSWORD),
+        beforeStart: (db, boot) => addOperator(db, boot, { email: MEMBER_EMAIL, role: 'member' }),
       },
     );
     const { email, password } = fixture.boot.owner;
     // The dashboard's own listener (development): voices belong to one environment.
-    owner = await signedIn(fixture.server.devUrl, email, password);
+    owner = await signInAs(fixture.server.devUrl, email, password);
     [first, second] = await Promise.all([
       speechSample('Hello there, this is my voice for the dashboard test.', 'm3'),
       speechSample('A second recording, added on the Samples tab.', 'm3'),
@@ -364,7 +376,13 @@ describe('dashboard: voices', () => {
     await page.getByRole('button', { name: 'Try again' }).waitFor();
 
     const other = await fixture.newPage();
-    await signInThroughPage(other, fixture.dashboardUrl, '/voices', MEMBER_EMAIL, MEMBER_PASSWORD);
+    await signInThroughPage(
+      other,
+      fixture.dashboardUrl,
+      '/voices',
+      MEMBER_EMAIL,
+      OPERATOR_PASSWORD,
+    );
     await other.locator(`tr[data-voice-id="${narratorId}"]`).waitFor();
     expect(await other.locator('table.voices-table tbody tr[data-voice-id]').count()).toBe(2);
     expect(await other.locator('.page-actions').count()).toBe(0);

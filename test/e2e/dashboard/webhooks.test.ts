@@ -5,22 +5,30 @@
 // Load older, rotating and deleting behind a confirm dialog, and what a Builder sees.
 
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../../src/webhooks/event-types.ts';
 import { newDeliveryId, newEventId } from '../../../src/webhooks/outbox.ts';
 import {
+  addOperator,
+  afterAll,
+  beforeAll,
+  describe,
+  dialectSuite,
+  expect,
+  it,
+  OPERATOR_PASSWORD,
+  signInAs,
+} from '../../fixtures/index.ts';
+import {
   type DashboardFixture,
   signInThroughPage,
   startDashboard,
 } from '../../helpers/dashboard.ts';
-import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
-import { openTestDatabase } from '../../helpers/seed.ts';
+import type { OperatorClient } from '../../helpers/operator.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
 
-const BUILDER_PASSWORD = 'builder-password-1';
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const [FIRST_TYPE, ...OTHER_TYPES] = WEBHOOK_EVENT_TYPES;
 const SECOND_TYPE = OTHER_TYPES[0];
@@ -34,6 +42,7 @@ interface ListedEndpoint {
 }
 
 describe('dashboard: Webhooks', () => {
+  dialectSuite('sqlite');
   let fixture: DashboardFixture;
   let receiver: WebhookReceiver;
   let URL_ONE = '';
@@ -45,26 +54,28 @@ describe('dashboard: Webhooks', () => {
   let signingSecret: (endpointId: string) => Promise<string | undefined>;
   let endpointId = '';
 
-  beforeAll(async () => {
+  beforeAll(async ({ databases, apis }) => {
     receiver = await startWebhookReceiver();
     URL_ONE = receiver.url('/awp/one');
     URL_TWO = receiver.url('/awp/two');
     fixture = await startDashboard(
+      await databases.get('sqlite'),
+      apis,
       // The receiver is on loopback; the dispatcher looks for due deliveries every 200 ms.
       { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_INTERVAL_MS: '200' },
       {
         beforeStart: (db, boot) =>
-          addMember(db, boot.workspaceId, 'builder@acme.test', 'builder', BUILDER_PASSWORD),
+          addOperator(db, boot, { email: 'builder@acme.test', role: 'builder' }),
       },
     );
-    handle = await openTestDatabase(fixture.database);
+    handle = fixture.handle;
     const kept = new WebhookEndpoints(
       handle.db,
       SecretBox.fromConfig({ dataDir: fixture.database.dataDir }),
     );
     signingSecret = async (id) => (await kept.target(id))?.secrets[0];
     const { owner } = fixture.boot;
-    api = await signedIn(fixture.server.devUrl, owner.email, owner.password);
+    api = await signInAs(fixture.server.devUrl, owner.email, owner.password);
     page = await fixture.newPage();
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], {
       origin: new URL(fixture.dashboardUrl).origin,
@@ -72,7 +83,6 @@ describe('dashboard: Webhooks', () => {
   }, 90_000);
 
   afterAll(async () => {
-    await handle?.close();
     await fixture?.close();
     await receiver?.close();
   });
@@ -344,7 +354,7 @@ describe('dashboard: Webhooks', () => {
       fixture.dashboardUrl,
       '/webhooks',
       'builder@acme.test',
-      BUILDER_PASSWORD,
+      OPERATOR_PASSWORD,
     );
     await builder.getByText('Webhooks are managed by an organization Owner or Admin.').waitFor();
     expect(await builder.locator('table').count()).toBe(0);

@@ -11,11 +11,20 @@ import {
   type FakeTranscriptions,
   startFakeTranscriptions,
 } from '../../fakes/openai-transcriptions.ts';
-import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  afterAll,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  OPERATOR_PASSWORD,
+  signInOperator,
+  vi,
+} from '../../fixtures/index.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { addMember, OperatorClient, signedIn } from '../../helpers/operator.ts';
+import { OperatorClient } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { openStream, type StreamClient, streamUrl } from '../../helpers/stream.ts';
 import { openTranscription } from '../../helpers/transcription.ts';
 import { budget, sleep, waitFor } from '../../helpers/wait.ts';
@@ -60,7 +69,7 @@ describeEachDialect('running work of revoked keys and suspended workspaces on %s
   let fake: FakeTranscriptions;
 
   beforeAll(
-    async ({ databases }) => {
+    async ({ databases, apis }) => {
       fake = await startFakeTranscriptions({ apiKey: 'sk-test' });
       ({ database, handle } = await databases.get(dialect));
       const env = {
@@ -71,16 +80,14 @@ describeEachDialect('running work of revoked keys and suspended workspaces on %s
         REDIS_PREFIX: `test-running-work-${dialect}-${process.pid}`,
       };
       [server, peer] = await Promise.all([
-        startServer({ database, env }),
-        startServer({ database, env: { ...env, INSTANCE_ID: 'api-peer' } }),
+        apis.start(database, { env }),
+        apis.start(database, { env: { ...env, INSTANCE_ID: 'api-peer' } }),
       ]);
     },
     budget({ servers: 2 }),
   );
 
   afterAll(async () => {
-    await peer?.stop();
-    await server?.stop();
     await fake?.close();
   });
 
@@ -140,8 +147,11 @@ describeEachDialect('running work of revoked keys and suspended workspaces on %s
 
   it('ends the sockets on another api process when the key is revoked in the dashboard', async () => {
     const ws = await workspace();
-    await addMember(handle.db, ws.workspaceId, 'admin@revoker.test', 'admin', 'pw-0123456789');
-    const admin = await signedIn(server.url, 'admin@revoker.test', 'pw-0123456789');
+    const { client: admin } = await signInOperator(handle, server.url, {
+      workspace: ws,
+      email: 'admin@revoker.test',
+      role: 'admin',
+    });
     const tts = await openTtsStream(peer.url, ws.productionKey);
 
     const since = Date.now();
@@ -177,8 +187,10 @@ describeEachDialect('running work of revoked keys and suspended workspaces on %s
 
   it('refuses a signed-in operator of a suspended workspace on every operator route', async () => {
     const ws = await workspace();
-    await addMember(handle.db, ws.workspaceId, 'owner@suspended.test', 'owner', 'pw-0123456789');
-    const owner = await signedIn(server.url, 'owner@suspended.test', 'pw-0123456789');
+    const { client: owner } = await signInOperator(handle, server.url, {
+      workspace: ws,
+      email: 'owner@suspended.test',
+    });
     expect((await owner.request('GET', '/me')).status).toBe(200);
 
     await new Workspaces(handle.db).setStatus(ws.workspaceId, 'suspended');
@@ -205,7 +217,7 @@ describeEachDialect('running work of revoked keys and suspended workspaces on %s
     // Signing in again is refused the same way (after the password check).
     const again = await new OperatorClient(server.url).signIn(
       'owner@suspended.test',
-      'pw-0123456789',
+      OPERATOR_PASSWORD,
     );
     expect([again.status, (again.body as { code: string }).code]).toEqual([
       403,

@@ -1,18 +1,20 @@
 // The server SDK's Agent memories and tool events against the real api: seed, read and
 // erase what an Agent remembers, and see the model's tool calls in a streamed answer.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { AwpClient, NotFoundError } from '../../../backend-sdk/src/index.ts';
+import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
 
 const END_USER = '0f8fad5b-d9cb-469f-a165-70867728950e';
 
 describe('server SDK: Agent memories', () => {
+  dialectSuite('sqlite');
   let rig: ConversationRig;
   let client: AwpClient;
   let agentId: string;
 
-  beforeAll(async () => {
-    rig = await startConversationRig('sqlite');
+  beforeAll(async ({ databases, apis }) => {
+    rig = await startConversationRig(await databases.get('sqlite'), apis);
     client = new AwpClient({ apiKey: rig.ws.productionKey, baseUrl: rig.server.url });
     agentId = await rig.publishedAgent({ memory_enabled: true });
   });

@@ -1,12 +1,13 @@
 // Text conversations through the server SDK against the real api and the OpenAI
 // wire-protocol fake: JSON answers, streamed answers event by event, a provider failure
 // mid-stream as its typed error, and a failure before the answer as an ordinary one.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import {
   AwpClient,
   type MessageStreamEvent,
   ProviderError,
 } from '../../../backend-sdk/src/index.ts';
+import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
@@ -20,13 +21,14 @@ async function collect(events: AsyncIterable<MessageStreamEvent>): Promise<Messa
 }
 
 describe('server SDK text conversations', () => {
+  dialectSuite('sqlite');
   let rig: ConversationRig;
   let client: AwpClient;
   let agentId: string;
 
   beforeAll(
-    async () => {
-      rig = await startConversationRig('sqlite');
+    async ({ databases, apis }) => {
+      rig = await startConversationRig(await databases.get('sqlite'), apis);
       client = new AwpClient({ apiKey: rig.ws.productionKey, baseUrl: rig.server.url });
       agentId = await rig.publishedAgent(MODEL);
     },

@@ -2,22 +2,23 @@
 // Google Calendar through the consent flow (against a fake Google), then the Agent's model
 // reads it with a tool call in the end user's time zone and answers from it.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeGoogle } from '../../fakes/google.ts';
+import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
 import { CALLBACK_PATH, connectCalendar } from '../../helpers/google-calendar.ts';
 
 type ChatBody = { messages: { role: string; content: string | null }[] };
 
 describe('the calendar capability in text conversations', () => {
+  dialectSuite('sqlite');
   let fake: FakeGoogle;
   let rig: ConversationRig;
   let agentId: string;
   const endUser = randomUUID();
 
-  beforeAll(async () => {
+  beforeAll(async ({ databases, apis }) => {
     fake = await FakeGoogle.start();
-    rig = await startConversationRig('sqlite', fake.env());
+    rig = await startConversationRig(await databases.get('sqlite'), apis, fake.env());
     fake.allowRedirectUri(`${rig.server.url}${CALLBACK_PATH}`);
     agentId = await rig.publishedAgent({ calendar_enabled: true });
   });

@@ -1,9 +1,15 @@
 // Text conversations with an Agent's capability tools over the real api: the model calls
 // a tool, the api runs it and sends the result back in a second call, the answer's usage
 // is the sum and the credit charged exactly; the SSE stream shows each call.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
-import { DIALECTS } from '../../helpers/database.ts';
 import { readSse } from '../../helpers/sse.ts';
 
 const END_USER = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -57,12 +63,12 @@ type ChatBody = {
   tool_choice?: string;
 };
 
-describe.each(DIALECTS)('capability tools in text conversations on %s', (dialect) => {
+describeEachDialect('capability tools in text conversations on %s', (dialect) => {
   let rig: ConversationRig;
   let agentId: string;
 
-  beforeAll(async () => {
-    rig = await startConversationRig(dialect);
+  beforeAll(async ({ databases, apis }) => {
+    rig = await startConversationRig(await databases.get(dialect), apis);
     agentId = await rig.publishedAgent({
       llm_provider: 'openai',
       llm_model: 'gpt-4.1-mini',

@@ -1,12 +1,19 @@
 // Text conversations that do not get an answer: no credit, vendor failures, stalls and a
 // client that leaves mid-answer. None of them may charge anything or leave a message.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { LlmLedger } from '../../../src/billing/llm-ledger.ts';
 import { ConversationStore } from '../../../src/conversations/conversation-store.ts';
 import type { LlmFakeFailure } from '../../fakes/llm-server.ts';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
 import { apiClient } from '../../helpers/agents.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
-import { DIALECTS } from '../../helpers/database.ts';
 import { seedWorkspace } from '../../helpers/seed.ts';
 import { readSse } from '../../helpers/sse.ts';
 
@@ -62,7 +69,7 @@ const FAILURES: {
   },
 ];
 
-describe.each(DIALECTS)('text conversations that fail on %s', (dialect) => {
+describeEachDialect('text conversations that fail on %s', (dialect) => {
   let rig: ConversationRig;
   const agents: Record<string, string> = {};
 
@@ -87,8 +94,8 @@ describe.each(DIALECTS)('text conversations that fail on %s', (dialect) => {
     return { ...row, user_message_id: undefined, userMessageKept: kept.length > 0 };
   };
 
-  beforeAll(async () => {
-    rig = await startConversationRig(dialect);
+  beforeAll(async ({ databases, apis }) => {
+    rig = await startConversationRig(await databases.get(dialect), apis);
     agents.openai = await rig.publishedAgent({ llm_provider: 'openai' });
     agents.anthropic = await rig.publishedAgent({ llm_provider: 'anthropic' });
   });

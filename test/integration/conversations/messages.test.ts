@@ -1,6 +1,13 @@
 // Text conversations with published Agents over the real api, against the OpenAI and
 // Anthropic wire-protocol fakes: rendering, streaming, usage and credit, scoping, retries.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
 import {
   CONCIERGE_AFTER,
   CONCIERGE_EXAMPLES,
@@ -8,7 +15,6 @@ import {
   type ConversationRig,
   startConversationRig,
 } from '../../helpers/conversations.ts';
-import { DIALECTS } from '../../helpers/database.ts';
 import { readSse } from '../../helpers/sse.ts';
 
 const END_USER = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -62,11 +68,11 @@ const usageOf = (millicredits: number) => ({
   charge: { credits: millicredits / 1000, amount: millicredits / 1_000_000, currency: 'USD' },
 });
 
-describe.each(DIALECTS)('text conversations on %s', (dialect) => {
+describeEachDialect('text conversations on %s', (dialect) => {
   let rig: ConversationRig;
 
-  beforeAll(async () => {
-    rig = await startConversationRig(dialect);
+  beforeAll(async ({ databases, apis }) => {
+    rig = await startConversationRig(await databases.get(dialect), apis);
   });
   afterAll(async () => {
     await rig?.close();

@@ -1,11 +1,18 @@
 // An Agent session and a text conversation are charged the same millicredits for the same
 // tokens: the worker's meter and the conversations' ledger price them in one module.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { loadConfig } from '../../../src/app/config.ts';
 import { llmCatalogFromConfig } from '../../../src/llm/registry.ts';
 import { AgentSessionMeter } from '../../../worker/agent-session/usage.ts';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
-import { DIALECTS } from '../../helpers/database.ts';
 import { captureLogger } from '../../helpers/log-capture.ts';
 
 const MODEL = 'gpt-4.1-mini';
@@ -19,11 +26,11 @@ const TOKENS = { inputTokens: 1_000_000, outputTokens: 3_000_000 };
 // it 4.000000000000001, which would round up to 5.
 const EXACT_MILLICREDITS = 4;
 
-describe.each(DIALECTS)('the same usage on %s', (dialect) => {
+describeEachDialect('the same usage on %s', (dialect) => {
   let rig: ConversationRig;
 
-  beforeAll(async () => {
-    rig = await startConversationRig(dialect, PRICES);
+  beforeAll(async ({ databases, apis }) => {
+    rig = await startConversationRig(await databases.get(dialect), apis, PRICES);
   });
   afterAll(async () => {
     await rig?.close();

@@ -1,8 +1,16 @@
 // Tool calls kept in a text conversation's history: a web search of one turn is replayed
 // to the model on the next turn, in each vendor's wire format, so the model answers from
 // the result it already has and the engine is not asked again.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { FakeBraveSearch, type FakePage } from '../../fakes/web-search.ts';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
 import {
   CONCIERGE_AFTER,
   CONCIERGE_EXAMPLES,
@@ -10,7 +18,6 @@ import {
   type ConversationRig,
   startConversationRig,
 } from '../../helpers/conversations.ts';
-import { DIALECTS } from '../../helpers/database.ts';
 
 const PAGES: FakePage[] = [
   {
@@ -36,13 +43,13 @@ const RESULT = JSON.stringify({
   ],
 });
 
-describe.each(DIALECTS)('tool calls in the history of text conversations on %s', (dialect) => {
+describeEachDialect('tool calls in the history of text conversations on %s', (dialect) => {
   let rig: ConversationRig;
   let brave: FakeBraveSearch;
 
-  beforeAll(async () => {
+  beforeAll(async ({ databases, apis }) => {
     brave = await FakeBraveSearch.start(PAGES);
-    rig = await startConversationRig(dialect, {
+    rig = await startConversationRig(await databases.get(dialect), apis, {
       BRAVE_SEARCH_API_KEY: brave.apiKey,
       BRAVE_SEARCH_API_BASE: brave.url,
     });

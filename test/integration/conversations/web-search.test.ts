@@ -3,11 +3,19 @@
 // results come back to the model as plain text, engine failures become results the
 // model can answer from, searches are charged on the turn, and a workspace's own key is
 // used instead of the deployment's, uncharged.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { FakeBraveSearch, type FakePage, FakeSearxng } from '../../fakes/web-search.ts';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  expect,
+  it,
+  signInOperator,
+} from '../../fixtures/index.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
-import { DIALECTS } from '../../helpers/database.ts';
-import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
+import type { OperatorClient } from '../../helpers/operator.ts';
 
 const PAGES: FakePage[] = [
   {
@@ -28,8 +36,6 @@ const PAGES: FakePage[] = [
 const SEARCH_PRICE = 7000;
 /** Two model calls of the fake's default usage (21 + 9 tokens) at 1 and 4 millicredits. */
 const TWO_CALLS_COST = 42 + 18 * 4;
-const PASSWORD = 'correct horse battery staple';
-
 type ChatBody = {
   messages: { role: string; content: string | null; tool_call_id?: string }[];
   tools?: { function: { name: string } }[];
@@ -52,15 +58,15 @@ function toolResult(rig: ConversationRig, sent: number): unknown {
   return JSON.parse(message?.content ?? 'null');
 }
 
-describe.each(DIALECTS)('web search on %s', (dialect) => {
+describeEachDialect('web search on %s', (dialect) => {
   describe('through Brave Search', () => {
     let rig: ConversationRig;
     let brave: FakeBraveSearch;
     let agentId: string;
 
-    beforeAll(async () => {
+    beforeAll(async ({ databases, apis }) => {
       brave = await FakeBraveSearch.start(PAGES);
-      rig = await startConversationRig(dialect, {
+      rig = await startConversationRig(await databases.get(dialect), apis, {
         BRAVE_SEARCH_API_KEY: brave.apiKey,
         BRAVE_SEARCH_API_BASE: brave.url,
         WEB_SEARCH_MAX_RESULTS: '5',
@@ -264,11 +270,10 @@ describe.each(DIALECTS)('web search on %s', (dialect) => {
       let member: OperatorClient;
 
       beforeAll(async () => {
-        const db = rig.handle.db;
-        await addMember(db, rig.ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
-        await addMember(db, rig.ws.workspaceId, 'member@example.com', 'member', PASSWORD);
-        owner = await signedIn(rig.server.url, 'owner@example.com', PASSWORD);
-        member = await signedIn(rig.server.url, 'member@example.com', PASSWORD);
+        const { handle, server, ws } = rig;
+        owner = (await signInOperator(handle, server.url, { workspace: ws })).client;
+        member = (await signInOperator(handle, server.url, { workspace: ws, role: 'member' }))
+          .client;
       });
 
       it('searches with it, uncharged, until it is cleared', async () => {
@@ -341,9 +346,9 @@ describe.each(DIALECTS)('web search on %s', (dialect) => {
     let searxng: FakeSearxng;
     let agentId: string;
 
-    beforeAll(async () => {
+    beforeAll(async ({ databases, apis }) => {
       searxng = await FakeSearxng.start(PAGES);
-      rig = await startConversationRig(dialect, {
+      rig = await startConversationRig(await databases.get(dialect), apis, {
         SEARXNG_URL: `${searxng.url}/`,
         WEB_SEARCH_MAX_RESULTS: '1',
       });

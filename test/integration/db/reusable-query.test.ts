@@ -1,12 +1,11 @@
 // A query compiled once and run with new arguments: the same SQL and parameters as the
 // builder gives for those arguments, on both dialects, and the same effect when run.
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { ReusableQuery } from '../../../src/db/reusable-query.ts';
 import type { Database } from '../../../src/db/schema.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
+import { beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
 
 const debit = (db: Kysely<Database>, workspaceId: string, millicredits: number) =>
   db
@@ -18,20 +17,13 @@ const debit = (db: Kysely<Database>, workspaceId: string, millicredits: number) 
     .where('credit_balance_millicredits', '>=', millicredits)
     .returning('credit_balance_millicredits');
 
-describe.each(DIALECTS)('reusable queries on %s', (dialect) => {
-  let database: TestDatabase;
+describeEachDialect('reusable queries on %s', (dialect) => {
   let handle: DatabaseHandle;
   let workspaceId: string;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    handle = await openTestDatabase(database);
+  beforeAll(async ({ databases }) => {
+    ({ handle } = await databases.get(dialect));
     workspaceId = (await seedWorkspace(handle, { credits: 1000 })).workspaceId;
-  });
-
-  afterAll(async () => {
-    await handle?.close();
-    await database?.drop();
   });
 
   it('compiles to what the builder compiles, with each run its own arguments', () => {

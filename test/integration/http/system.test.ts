@@ -1,13 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, dialectSuite, expect, it } from '../../fixtures/index.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import {
-  API_COMMAND,
-  ROOT,
-  type RunningServer,
-  serviceEnv,
-  startServer,
-} from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { API_COMMAND, ROOT, type RunningServer, serviceEnv } from '../../helpers/server.ts';
 import { BUDGET_MS, budget } from '../../helpers/wait.ts';
 
 describe('system routes', () => {
@@ -25,7 +19,6 @@ describe('system routes', () => {
 
   afterAll(async () => {
     await server?.stop();
-    await database?.drop();
   });
 
   it('runs on the native uWebSockets.js binding', () => {
@@ -83,11 +76,12 @@ describe('system routes', () => {
 });
 
 describe('readiness without Redis', () => {
+  dialectSuite('sqlite');
   it(
     'reports not ready while Redis does not answer',
-    async () => {
-      const database = await createTestDatabase('sqlite');
-      const server = await startServer({ database, env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    async ({ databases, apis }) => {
+      const database = await databases.empty('sqlite');
+      const server = await apis.start(database, { env: { REDIS_URL: 'redis://127.0.0.1:1' } });
       try {
         const response = await fetch(`${server.url}/readyz`);
         expect(response.status).toBe(503);
@@ -98,7 +92,6 @@ describe('readiness without Redis', () => {
         expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
       } finally {
         await server.stop();
-        await database.drop();
       }
     },
     budget({ servers: 1 }),
@@ -106,10 +99,11 @@ describe('readiness without Redis', () => {
 });
 
 describe('configuration', () => {
+  dialectSuite('sqlite');
   it(
     'refuses to start with a clear error naming the bad variable',
-    async () => {
-      const database = await createTestDatabase('sqlite');
+    async ({ databases }) => {
+      const database = await databases.empty('sqlite');
       const result = spawnSync(process.execPath, API_COMMAND, {
         cwd: ROOT,
         env: serviceEnv(database, { PORT: 'eighty', DATABASE_URL: 'mysql://x' }),
@@ -117,7 +111,6 @@ describe('configuration', () => {
         // A process that starts and exits at its configuration check.
         timeout: BUDGET_MS.server,
       });
-      await database.drop();
       expect(result.status).toBe(78);
       expect(result.stderr).toContain('PORT');
       expect(result.stderr).toContain('DATABASE_URL');

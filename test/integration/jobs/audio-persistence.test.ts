@@ -1,17 +1,16 @@
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
 import type { AudioPersistenceEntry } from '../../../src/jobs/audio-persistence-job.ts';
 import { bullPrefix } from '../../../src/jobs/queues.ts';
-import { DIALECTS } from '../../helpers/database.ts';
+import { describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { FailingStore, FILE_MISSING, NEVER_MS, persistenceRig } from './persistence-rig.ts';
 
 // Audio persistence from the api's producer through the spool and the queue to the jobs
 // process's worker and the audio store (the sweeper's part: persistence-sweeper.test.ts).
 
-describe.each(DIALECTS)('audio persistence through the spool on %s', (dialect) => {
+describeEachDialect('audio persistence through the spool on %s', (dialect) => {
   const rig = persistenceRig(dialect);
   const { finishedRequest, producer, startWorker, row, persistedLocation, jobs, locationOf } = rig;
 

@@ -3,11 +3,10 @@ import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { v7 as uuidv7 } from 'uuid';
-import { describe, expect, it } from 'vitest';
 import type { AudioPersistenceJobData } from '../../../src/jobs/audio-persistence-job.ts';
 import { createQueue } from '../../../src/jobs/queues.ts';
 import { spoolQueueName } from '../../../src/jobs/spool-queue.ts';
-import { DIALECTS } from '../../helpers/database.ts';
+import { describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import {
   NEVER_MS,
@@ -19,7 +18,7 @@ import {
 // The persistence sweeper: what it does with the spool files no batch brought to the
 // worker (Redis was down, the api died), and with files that belong to no request.
 
-describe.each(DIALECTS)('the audio persistence sweeper on %s', (dialect) => {
+describeEachDialect('the audio persistence sweeper on %s', (dialect) => {
   const rig = persistenceRig(dialect);
   const { finishedRequest, producer, startWorker, sweeper, persistedLocation, jobs } = rig;
 

@@ -1,17 +1,24 @@
 // `/v1/agents/{agentId}/memories` over the real api: what an Agent remembers about each end
 // user, read, seeded and erased by the workspace's backend, scoped to the Agent.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { MAX_MEMORIES_PER_END_USER } from '../../../src/agents/capabilities/memory/memory-store.ts';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
 import { apiClient } from '../../helpers/agents.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
-import { DIALECTS } from '../../helpers/database.ts';
 import { seedWorkspace } from '../../helpers/seed.ts';
 
 const SAM = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const ALEX = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-describe.each(DIALECTS)('Agent memories on %s', (dialect) => {
+describeEachDialect('Agent memories on %s', (dialect) => {
   let rig: ConversationRig;
   let agentId: string;
   const path = () => `/v1/agents/${agentId}/memories`;
@@ -21,8 +28,8 @@ describe.each(DIALECTS)('Agent memories on %s', (dialect) => {
     return reply.body.memories.map((m: { text: string }) => m.text) as string[];
   };
 
-  beforeAll(async () => {
-    rig = await startConversationRig(dialect);
+  beforeAll(async ({ databases, apis }) => {
+    rig = await startConversationRig(await databases.get(dialect), apis);
     agentId = await rig.publishedAgent({ memory_enabled: true });
   });
   afterAll(async () => {

@@ -5,22 +5,24 @@
 // workspace and the listener's environment, and bad input refused with 400.
 
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  addOperator,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  signInAs,
+  vi,
+} from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import {
-  addMember,
-  OperatorClient,
-  type OperatorResponse,
-  signedIn,
-} from '../../helpers/operator.ts';
+import { OperatorClient, type OperatorResponse } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
 
-const PASSWORD = 'correct horse battery staple';
 const END_USER = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const LIMITS = {
   title_chars: 200,
@@ -70,16 +72,16 @@ describeEachDialect('operator API: Agent documents on %s', (dialect) => {
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       const other = await seedWorkspace(handle);
-      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
-      await addMember(handle.db, ws.workspaceId, 'builder@example.com', 'builder', PASSWORD);
-      await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
-      await addMember(handle.db, other.workspaceId, 'stranger@example.com', 'owner', PASSWORD);
+      await addOperator(handle.db, ws);
+      await addOperator(handle.db, ws, { role: 'builder' });
+      await addOperator(handle.db, ws, { role: 'member' });
+      await addOperator(handle.db, other, { email: 'stranger@example.com' });
       server = await apis.start(database, { env: LLM_ENV });
-      owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
-      builder = await signedIn(server.url, 'builder@example.com', PASSWORD);
-      member = await signedIn(server.url, 'member@example.com', PASSWORD);
-      stranger = await signedIn(server.url, 'stranger@example.com', PASSWORD);
-      ownerOnDevelopment = await signedIn(server.devUrl, 'owner@example.com', PASSWORD);
+      owner = await signInAs(server.url, 'owner@example.com');
+      builder = await signInAs(server.url, 'builder@example.com');
+      member = await signInAs(server.url, 'member@example.com');
+      stranger = await signInAs(server.url, 'stranger@example.com');
+      ownerOnDevelopment = await signInAs(server.devUrl, 'owner@example.com');
       v1 = apiClient(server.url, ws.productionKey);
       agentId = await createAgent(owner, 'librarian');
     },

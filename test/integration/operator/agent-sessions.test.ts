@@ -12,10 +12,18 @@ import { recordingObjectKey } from '../../../src/agent-sessions/session-recordin
 import { AgentStore } from '../../../src/agents/agent-store.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { audioStorageDir } from '../../../src/storage/audio-storage-dir.ts';
-import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  addOperator,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  signInAs,
+  vi,
+} from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
+import type { OperatorClient } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { storeSessionRecording } from '../../helpers/session-recordings.ts';
@@ -23,7 +31,6 @@ import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({}) });
 
-const PASSWORD = 'correct horse battery staple';
 const LATENCY = {
   turns: 2,
   endOfSpeechToFirstAudioMs: { p50: 840, p95: 990, max: 990 },
@@ -78,15 +85,15 @@ describeEachDialect('operator API Agent sessions on %s', (dialect) => {
     async ({ databases, apis }) => {
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      await addMember(handle.db, ws.workspaceId, 'builder@example.com', 'builder', PASSWORD);
-      await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
-      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
-      await addMember(handle.db, ws.workspaceId, 'admin@example.com', 'admin', PASSWORD);
+      await addOperator(handle.db, ws, { role: 'builder' });
+      await addOperator(handle.db, ws, { role: 'member' });
+      await addOperator(handle.db, ws);
+      await addOperator(handle.db, ws, { role: 'admin' });
       const other = await seedWorkspace(handle);
-      await addMember(handle.db, other.workspaceId, 'elsewhere@example.com', 'owner', PASSWORD);
+      await addOperator(handle.db, other, { email: 'elsewhere@example.com' });
       server = await apis.start(database, { env: LLM_ENV });
       api = apiClient(server.url, ws.productionKey);
-      builder = await signedIn(server.url, 'builder@example.com', PASSWORD);
+      builder = await signInAs(server.url, 'builder@example.com');
       agentSessions = new AgentSessions(handle.db, { heartbeatTimeoutMs: 60_000 });
       agents.tutor = await publishedAgent('tutor');
       agents.concierge = await publishedAgent('concierge');
@@ -217,7 +224,7 @@ describeEachDialect('operator API Agent sessions on %s', (dialect) => {
     const one = await builder.request('GET', '/agent-sessions?end_user_id=user-17');
     expect(ids(one.body)).toEqual([sessionIds[0]]);
     // A cursor is a position: in another environment it pages that environment's sessions.
-    const development = await signedIn(server.devUrl, 'builder@example.com', PASSWORD);
+    const development = await signInAs(server.devUrl, 'builder@example.com');
     const foreign = await development.request('GET', `/agent-sessions?cursor=${cursor}`);
     expect([foreign.status, foreign.body]).toEqual([200, { sessions: [], next_cursor: null }]);
     const bare = await builder.request('GET', `/agent-sessions?cursor=${newestFirst[1]}`);
@@ -263,7 +270,7 @@ describeEachDialect('operator API Agent sessions on %s', (dialect) => {
   });
 
   it('keeps to the listener’s environment and to Owner, Admin and Builder', async () => {
-    const development = await signedIn(server.devUrl, 'builder@example.com', PASSWORD);
+    const development = await signInAs(server.devUrl, 'builder@example.com');
     const listed = await development.request('GET', '/agent-sessions');
     expect(listed.status).toBe(200);
     expect(listed.body).toEqual({ sessions: [], next_cursor: null });
@@ -274,7 +281,7 @@ describeEachDialect('operator API Agent sessions on %s', (dialect) => {
       404,
     );
 
-    const member = await signedIn(server.url, 'member@example.com', PASSWORD);
+    const member = await signInAs(server.url, 'member@example.com');
     for (const path of ['/agent-sessions', `/agent-sessions/${sessionIds[0]}`]) {
       const refused = await member.request('GET', path);
       expect(refused.status, path).toBe(403);
@@ -316,8 +323,8 @@ describeEachDialect('operator API Agent sessions on %s', (dialect) => {
     const others = [
       [builder, `/agent-sessions/${sessionIds[0]}/recording`],
       [builder, `/agent-sessions/${crypto.randomUUID()}/recording`],
-      [await signedIn(server.devUrl, 'builder@example.com', PASSWORD), path],
-      [await signedIn(server.url, 'elsewhere@example.com', PASSWORD), path],
+      [await signInAs(server.devUrl, 'builder@example.com'), path],
+      [await signInAs(server.url, 'elsewhere@example.com'), path],
     ] as const;
     for (const [client, otherPath] of others) {
       const missing = await client.request('GET', otherPath);
@@ -326,7 +333,7 @@ describeEachDialect('operator API Agent sessions on %s', (dialect) => {
     }
     const elsewhere = others[3][0];
     expect((await elsewhere.request('DELETE', path)).status).toBe(404);
-    const member = await signedIn(server.url, 'member@example.com', PASSWORD);
+    const member = await signInAs(server.url, 'member@example.com');
     const refused = await member.request('GET', path);
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ code: 'forbidden' });
@@ -342,7 +349,7 @@ describeEachDialect('operator API Agent sessions on %s', (dialect) => {
       await storeSessionRecording(handle.db, database.dataDir, { id, workspaceId: ws.workspaceId });
       recorded.push(id);
     }
-    const member = await signedIn(server.url, 'member@example.com', PASSWORD);
+    const member = await signInAs(server.url, 'member@example.com');
     for (const client of [builder, member]) {
       const refused = await client.request('DELETE', `/agent-sessions/${recorded[0]}/recording`);
       expect(refused.status).toBe(403);
@@ -353,8 +360,8 @@ describeEachDialect('operator API Agent sessions on %s', (dialect) => {
     );
 
     const managers = [
-      await signedIn(server.url, 'owner@example.com', PASSWORD),
-      await signedIn(server.url, 'admin@example.com', PASSWORD),
+      await signInAs(server.url, 'owner@example.com'),
+      await signInAs(server.url, 'admin@example.com'),
     ];
     for (const [index, manager] of managers.entries()) {
       const path = `/agent-sessions/${recorded[index]}/recording`;

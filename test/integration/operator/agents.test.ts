@@ -4,22 +4,24 @@
 
 import { AVATARS } from '../../../src/agents/avatars/catalog.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  addOperator,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  signInAs,
+  vi,
+} from '../../fixtures/index.ts';
 import { LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import {
-  addMember,
-  OperatorClient,
-  type OperatorResponse,
-  signedIn,
-} from '../../helpers/operator.ts';
+import { OperatorClient, type OperatorResponse } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
 
-const PASSWORD = 'correct horse battery staple';
 const ALL_LEVELS = ['off', 'low', 'medium', 'high'];
 
 interface ListedAgent {
@@ -51,9 +53,9 @@ describeEachDialect('operator API: one Agent and the language models on %s', (di
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       const other = await seedWorkspace(handle);
-      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
-      await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
-      await addMember(handle.db, other.workspaceId, 'stranger@example.com', 'owner', PASSWORD);
+      await addOperator(handle.db, ws);
+      await addOperator(handle.db, ws, { role: 'member' });
+      await addOperator(handle.db, other, { email: 'stranger@example.com' });
       server = await apis.start(database, {
         env: {
           ...LLM_ENV,
@@ -61,10 +63,10 @@ describeEachDialect('operator API: one Agent and the language models on %s', (di
           ANTHROPIC_MODELS: 'claude-haiku-4-5',
         },
       });
-      owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
-      member = await signedIn(server.url, 'member@example.com', PASSWORD);
-      stranger = await signedIn(server.url, 'stranger@example.com', PASSWORD);
-      ownerOnDevelopment = await signedIn(server.devUrl, 'owner@example.com', PASSWORD);
+      owner = await signInAs(server.url, 'owner@example.com');
+      member = await signInAs(server.url, 'member@example.com');
+      stranger = await signInAs(server.url, 'stranger@example.com');
+      ownerOnDevelopment = await signInAs(server.devUrl, 'owner@example.com');
     },
     budget({ servers: 1 }),
   );
@@ -185,7 +187,7 @@ describeEachDialect('operator API: one Agent and the language models on %s', (di
       201,
     );
     const anonymous = new OperatorClient(server.url);
-    const leaving = await signedIn(server.url, 'member@example.com', PASSWORD);
+    const leaving = await signInAs(server.url, 'member@example.com');
     expect((await leaving.request('GET', `/agents/${agent.id}`)).status).toBe(200);
     // The cookie of the ended session, sent again (as a copy kept by someone else would be).
     const ended = new OperatorClient(server.url);

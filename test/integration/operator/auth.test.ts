@@ -1,15 +1,23 @@
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  addOperator,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  OPERATOR_PASSWORD,
+  signInAs,
+  vi,
+} from '../../fixtures/index.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { addMember, OperatorClient, signedIn } from '../../helpers/operator.ts';
+import { OperatorClient } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
-import { runAwp } from '../../helpers/upstream.ts';
+import { runAwpAsync } from '../../helpers/upstream.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ awpRuns: 1 }) });
 
-const PASSWORD = 'correct horse battery staple';
 const ATTEMPTS_PER_MINUTE = 4;
 
 describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) => {
@@ -24,13 +32,13 @@ describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) 
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       for (const role of ['owner', 'admin', 'builder', 'member'] as const) {
-        await addMember(handle.db, ws.workspaceId, `${role}@example.com`, role, PASSWORD);
+        await addOperator(handle.db, ws, { role });
       }
       server = await apis.start(database, {
         env: { OPERATOR_SIGNIN_ATTEMPTS_PER_MINUTE: String(ATTEMPTS_PER_MINUTE) },
       });
       for (const role of ['owner', 'admin', 'builder', 'member'] as const) {
-        clients[role] = await signedIn(server.url, `${role}@example.com`, PASSWORD);
+        clients[role] = await signInAs(server.url, `${role}@example.com`);
       }
     },
     budget({ servers: 1 }),
@@ -38,7 +46,7 @@ describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) 
 
   it('signs in with a secure session cookie whose id is stored only as a hash', async () => {
     const client = new OperatorClient(server.url);
-    const response = await client.signIn('Admin@Example.com', PASSWORD);
+    const response = await client.signIn('Admin@Example.com', OPERATOR_PASSWORD);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       member: {
@@ -68,7 +76,7 @@ describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) 
       demo_page: false,
     });
     // The development address says the same, without DEMO_PAGE: no demo page to link to.
-    const development = await signedIn(server.devUrl, 'admin@example.com', PASSWORD);
+    const development = await signInAs(server.devUrl, 'admin@example.com');
     expect((await development.request('GET', '/me')).body).toMatchObject({
       environment: 'development',
       demo_page: false,
@@ -79,7 +87,7 @@ describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) 
     const client = new OperatorClient(server.url);
     for (const [email, password] of [
       ['builder@example.com', 'wrong password here'],
-      ['nobody@example.com', PASSWORD],
+      ['nobody@example.com', OPERATOR_PASSWORD],
     ]) {
       const response = await client.signIn(email!, password!);
       expect(response.status).toBe(401);
@@ -95,12 +103,12 @@ describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) 
 
   it('limits sign-in attempts per email, then refuses even the right password', async () => {
     const email = 'limited@example.com';
-    await addMember(handle.db, ws.workspaceId, email, 'member', PASSWORD);
+    await addOperator(handle.db, ws, { email, role: 'member' });
     const client = new OperatorClient(server.url);
     for (let attempt = 0; attempt < ATTEMPTS_PER_MINUTE; attempt += 1) {
       expect((await client.signIn(email, 'not the password!')).status).toBe(401);
     }
-    const limited = await client.signIn(email, PASSWORD);
+    const limited = await client.signIn(email, OPERATOR_PASSWORD);
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ code: 'rate_limited', retryable: true });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -131,7 +139,7 @@ describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) 
     // Login CSRF: a sign-in posted from another site is refused before the password check.
     const crossSignIn = await new OperatorClient(server.url, 'https://evil.example').signIn(
       'owner@example.com',
-      PASSWORD,
+      OPERATOR_PASSWORD,
     );
     expect(crossSignIn.status).toBe(403);
     const keys = (await owner.request('GET', '/keys')).body as { keys: { label: string }[] };
@@ -140,14 +148,14 @@ describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) 
 
   it('asks a member of several workspaces which one, and refuses a workspace they are not in', async () => {
     const other = await seedWorkspace(handle);
-    await addMember(handle.db, ws.workspaceId, 'two@example.com', 'member', PASSWORD);
-    await addMember(handle.db, other.workspaceId, 'two@example.com', 'admin', PASSWORD);
+    await addOperator(handle.db, ws, { email: 'two@example.com', role: 'member' });
+    await addOperator(handle.db, other, { email: 'two@example.com', role: 'admin' });
     const client = new OperatorClient(server.url);
-    const ambiguous = await client.signIn('two@example.com', PASSWORD);
+    const ambiguous = await client.signIn('two@example.com', OPERATOR_PASSWORD);
     expect(ambiguous.status).toBe(400);
     expect(ambiguous.body).toMatchObject({ code: 'invalid_request' });
     expect((ambiguous.body as { detail: string }).detail).toContain(other.workspaceId);
-    const chosen = await client.signIn('two@example.com', PASSWORD, other.workspaceId);
+    const chosen = await client.signIn('two@example.com', OPERATOR_PASSWORD, other.workspaceId);
     expect(chosen.status).toBe(200);
     expect(chosen.body).toMatchObject({
       member: { workspace_id: other.workspaceId, role: 'admin' },
@@ -158,7 +166,7 @@ describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) 
     expect(keys.keys.map((key) => key.id)).not.toContain(ws.productionKeyId);
     const stranger = await new OperatorClient(server.url).signIn(
       'builder@example.com',
-      PASSWORD,
+      OPERATOR_PASSWORD,
       other.workspaceId,
     );
     expect(stranger.status).toBe(403);
@@ -166,7 +174,7 @@ describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) 
   });
 
   it('signs out: the cookie is cleared and the old session no longer works', async () => {
-    const client = await signedIn(server.url, 'builder@example.com', PASSWORD);
+    const client = await signInAs(server.url, 'builder@example.com');
     const oldCookie = client.cookie;
     const out = await client.request('POST', '/sign-out');
     expect(out.status).toBe(204);
@@ -294,7 +302,7 @@ describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) 
   it('sets a password with the operator tool, ending the old sessions', async () => {
     const member = clients.member;
     const newPassword = 'a new and longer passphrase';
-    const result = runAwp(
+    const result = await runAwpAsync(
       server.env,
       ['member', 'set-password', '--email', 'member@example.com', '--json'],
       `${newPassword}\n`,
@@ -306,13 +314,13 @@ describeEachDialect('operator API sign-in, sessions and roles on %s', (dialect) 
     });
     expect((await member.request('GET', '/me')).status).toBe(401);
     expect(
-      (await new OperatorClient(server.url).signIn('member@example.com', PASSWORD)).status,
+      (await new OperatorClient(server.url).signIn('member@example.com', OPERATOR_PASSWORD)).status,
     ).toBe(401);
-    const fresh = await signedIn(server.url, 'member@example.com', newPassword);
+    const fresh = await signInAs(server.url, 'member@example.com', newPassword);
     expect((await fresh.request('GET', '/me')).status).toBe(200);
     clients.member = fresh;
 
-    const short = runAwp(
+    const short = await runAwpAsync(
       server.env,
       ['member', 'set-password', '--email', 'member@example.com'],
       'short\n',

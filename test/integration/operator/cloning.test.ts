@@ -3,21 +3,18 @@ import type { SampleInput } from '../../../src/voices/cloning/types.ts';
 import { FakeElevenLabs } from '../../fakes/elevenlabs.ts';
 import { FakeFishAudio } from '../../fakes/fishaudio.ts';
 import {
+  addOperator,
   afterAll,
   afterEach,
   beforeAll,
   describeEachDialect,
   expect,
   it,
+  signInAs,
   vi,
 } from '../../fixtures/index.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import {
-  addMember,
-  OperatorClient,
-  type OperatorResponse,
-  signedIn,
-} from '../../helpers/operator.ts';
+import { OperatorClient, type OperatorResponse } from '../../helpers/operator.ts';
 import {
   created,
   type DetailsView,
@@ -34,8 +31,6 @@ import { speechSample } from '../../helpers/voice-samples.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
-
-const PASSWORD = 'correct horse battery staple';
 
 describeEachDialect('operator cloning API on %s', (dialect) => {
   let database: TestDatabase;
@@ -96,9 +91,9 @@ describeEachDialect('operator cloning API on %s', (dialect) => {
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       const other = await seedWorkspace(handle);
-      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
-      await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
-      await addMember(handle.db, other.workspaceId, 'stranger@example.com', 'owner', PASSWORD);
+      await addOperator(handle.db, ws);
+      await addOperator(handle.db, ws, { role: 'member' });
+      await addOperator(handle.db, other, { email: 'stranger@example.com' });
       server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
@@ -110,9 +105,9 @@ describeEachDialect('operator cloning API on %s', (dialect) => {
           CLONE_JOB_BACKOFF_MS: '100',
         },
       });
-      owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
-      member = await signedIn(server.url, 'member@example.com', PASSWORD);
-      stranger = await signedIn(server.url, 'stranger@example.com', PASSWORD);
+      owner = await signInAs(server.url, 'owner@example.com');
+      member = await signInAs(server.url, 'member@example.com');
+      stranger = await signInAs(server.url, 'stranger@example.com');
       first = await speechSample('Hello there, this is my voice for the cloning test.', 'm3');
       second = await speechSample('A second recording, added after the voice was cloned.', 'm3');
     },

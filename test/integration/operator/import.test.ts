@@ -1,16 +1,23 @@
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabsCatalog } from '../../fakes/elevenlabs-catalog.ts';
 import { FakeFishAudioCatalog } from '../../fakes/fishaudio-catalog.ts';
-import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  afterAll,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  signInOperator,
+  vi,
+} from '../../fixtures/index.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
+import type { OperatorClient } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
 
-const PASSWORD = 'correct horse battery staple';
 const EL_OWN = [
   { id: 'OwnVoiceAAAAAAAAAAA1', name: 'Alice narrator' },
   { id: 'OwnVoiceBBBBBBBBBBB2', name: 'Bob announcer' },
@@ -68,7 +75,6 @@ describeEachDialect('operator import from vendor catalogs on %s', (dialect) => {
       fish.own.push(...FISH_OWN);
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
       server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
@@ -76,7 +82,7 @@ describeEachDialect('operator import from vendor catalogs on %s', (dialect) => {
           FISHAUDIO_API_BASE: fish.url,
         },
       });
-      owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
+      ({ client: owner } = await signInOperator(handle, server.url, { workspace: ws }));
       const add = async (provider: string, apiKey: string) => {
         const response = await owner.request('POST', '/provider-accounts', {
           provider,

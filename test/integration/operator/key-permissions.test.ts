@@ -6,17 +6,24 @@
 
 import { ApiKeys } from '../../../src/auth/api-keys.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  addOperator,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  signInAs,
+  vi,
+} from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, LLM_ENV, NATIVE_VOICE } from '../../helpers/agents.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
+import type { OperatorClient } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({}) });
 
-const PASSWORD = 'correct horse battery staple';
 const ALL = ['manage_webhooks', 'delete_agents', 'delete_recordings'];
 const WEBHOOK = { url: 'https://hooks.example.com/awp', events: ['agent_session.ended'] };
 
@@ -39,11 +46,11 @@ describeEachDialect('API keys follow their creator on %s', (dialect) => {
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       for (const role of ['owner', 'admin', 'builder'] as const) {
-        await addMember(handle.db, ws.workspaceId, `${role}@example.com`, role, PASSWORD);
+        await addOperator(handle.db, ws, { role });
       }
       server = await apis.start(database, { env: LLM_ENV });
       for (const role of ['owner', 'admin', 'builder'] as const) {
-        clients[role] = await signedIn(server.url, `${role}@example.com`, PASSWORD);
+        clients[role] = await signInAs(server.url, `${role}@example.com`);
       }
     },
     budget({ servers: 1 }),

@@ -5,16 +5,24 @@
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { Members } from '../../../src/workspaces/members.ts';
 import { Workspaces } from '../../../src/workspaces/workspaces.ts';
-import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  addOperator,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  OPERATOR_PASSWORD,
+  signInAs,
+  vi,
+} from '../../fixtures/index.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { addMember, OperatorClient, signedIn } from '../../helpers/operator.ts';
+import { OperatorClient } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({}) });
 
-const PASSWORD = 'correct horse battery staple';
 const GENERATED = /^[A-Za-z0-9_-]{24}$/;
 
 describeEachDialect('operator API members on %s', (dialect) => {
@@ -30,7 +38,7 @@ describeEachDialect('operator API members on %s', (dialect) => {
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       for (const role of ['owner', 'admin', 'builder', 'member'] as const) {
-        await addMember(handle.db, ws.workspaceId, `${role}@example.com`, role, PASSWORD);
+        await addOperator(handle.db, ws, { role });
       }
       const other = await new Workspaces(handle.db).create({
         name: 'Other workspace',
@@ -39,10 +47,14 @@ describeEachDialect('operator API members on %s', (dialect) => {
         credits: 0,
       });
       otherWorkspaceId = other.id;
-      await addMember(handle.db, otherWorkspaceId, 'elsewhere@example.com', 'owner', PASSWORD);
+      await addOperator(
+        handle.db,
+        { workspaceId: otherWorkspaceId },
+        { email: 'elsewhere@example.com' },
+      );
       server = await apis.start(database);
       for (const role of ['owner', 'admin', 'builder', 'member'] as const) {
-        clients[role] = await signedIn(server.url, `${role}@example.com`, PASSWORD);
+        clients[role] = await signInAs(server.url, `${role}@example.com`);
       }
     },
     budget({ servers: 1 }),
@@ -98,7 +110,7 @@ describeEachDialect('operator API members on %s', (dialect) => {
       .where('email', '=', 'new.admin@example.com')
       .executeTakeFirstOrThrow();
     expect(user.password_hash).not.toContain(body.password);
-    const client = await signedIn(server.url, 'new.admin@example.com', body.password);
+    const client = await signInAs(server.url, 'new.admin@example.com', body.password);
     const me = await client.request('GET', '/me');
     expect(me.body).toMatchObject({ member: { role: 'admin', workspace_id: ws.workspaceId } });
     // Listed once, and adding them again is refused: roles change with PATCH.
@@ -122,14 +134,21 @@ describeEachDialect('operator API members on %s', (dialect) => {
     expect((response.body as { detail: string }).detail).toContain('awp member add');
     expect((await listed()).map((m) => m.email)).not.toContain('elsewhere@example.com');
     // Their own password still signs them in to their workspace.
-    const signIn = await new OperatorClient(server.url).signIn('elsewhere@example.com', PASSWORD);
+    const signIn = await new OperatorClient(server.url).signIn(
+      'elsewhere@example.com',
+      OPERATOR_PASSWORD,
+    );
     expect(signIn.status).toBe(200);
     expect(signIn.body).toMatchObject({ member: { workspace_id: otherWorkspaceId } });
   });
 
   it('gives a user of no workspace a fresh password, and the old one stops working', async () => {
     // Someone once removed from every workspace, with a password set back then.
-    await addMember(handle.db, otherWorkspaceId, 'returning@example.com', 'member', PASSWORD);
+    await addOperator(
+      handle.db,
+      { workspaceId: otherWorkspaceId },
+      { email: 'returning@example.com', role: 'member' },
+    );
     await handle.db
       .deleteFrom('memberships')
       .where('workspace_id', '=', otherWorkspaceId)
@@ -153,9 +172,10 @@ describeEachDialect('operator API members on %s', (dialect) => {
     const password = (response.body as { password: string }).password;
     expect(password).toMatch(GENERATED);
     expect(
-      (await new OperatorClient(server.url).signIn('returning@example.com', PASSWORD)).status,
+      (await new OperatorClient(server.url).signIn('returning@example.com', OPERATOR_PASSWORD))
+        .status,
     ).toBe(401);
-    await signedIn(server.url, 'returning@example.com', password);
+    await signInAs(server.url, 'returning@example.com', password);
   });
 
   it('lets an Admin manage Builders and Members only, and nobody below Admin manage anyone', async () => {
@@ -261,7 +281,7 @@ describeEachDialect('operator API members on %s', (dialect) => {
     const elsewhereId = await userIdOf('elsewhere@example.com');
     expect((await clients.owner.request('DELETE', `/members/${elsewhereId}`)).status).toBe(200);
     const other = new OperatorClient(server.url);
-    const signIn = await other.signIn('elsewhere@example.com', PASSWORD);
+    const signIn = await other.signIn('elsewhere@example.com', OPERATOR_PASSWORD);
     expect(signIn.status).toBe(200);
     expect(signIn.body).toMatchObject({ member: { workspace_id: otherWorkspaceId } });
   });
@@ -279,7 +299,7 @@ describeEachDialect('operator API members on %s', (dialect) => {
       (await new OperatorClient(server.url).signIn('forgetful@example.com', target.password))
         .status,
     ).toBe(401);
-    await signedIn(server.url, 'forgetful@example.com', password);
+    await signInAs(server.url, 'forgetful@example.com', password);
 
     // Not one's own, and not for a member of other workspaces (the password is theirs too).
     const self = await clients.owner.request(
@@ -301,7 +321,7 @@ describeEachDialect('operator API members on %s', (dialect) => {
 
   it('lets a member change their own password: the session in use stays, the others end', async () => {
     const target = await addAndSignIn('changer@example.com', 'member');
-    const other = await signedIn(server.url, 'changer@example.com', target.password);
+    const other = await signInAs(server.url, 'changer@example.com', target.password);
     const change = (current: string, next: string) =>
       target.client.request('POST', '/me/password', {
         current_password: current,
@@ -318,7 +338,7 @@ describeEachDialect('operator API members on %s', (dialect) => {
     expect(
       (await new OperatorClient(server.url).signIn('changer@example.com', target.password)).status,
     ).toBe(401);
-    await signedIn(server.url, 'changer@example.com', 'a brand new passphrase');
+    await signInAs(server.url, 'changer@example.com', 'a brand new passphrase');
     expect(
       (
         await new OperatorClient(server.url).request('POST', '/me/password', {
@@ -351,7 +371,7 @@ describeEachDialect('operator API members on %s', (dialect) => {
     return {
       userId: body.member.user_id,
       password: body.password,
-      client: await signedIn(server.url, email, body.password),
+      client: await signInAs(server.url, email, body.password),
     };
   }
 });

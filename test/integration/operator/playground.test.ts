@@ -4,22 +4,25 @@ import { wavHeader } from '../../../media/wav.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabsCatalog } from '../../fakes/elevenlabs-catalog.ts';
 import { FakeFishAudioCatalog } from '../../fakes/fishaudio-catalog.ts';
-import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  addOperator,
+  afterAll,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  signInAs,
+  vi,
+} from '../../fixtures/index.ts';
 import { creditAccount } from '../../helpers/credit.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import {
-  addMember,
-  OperatorClient,
-  type OperatorResponse,
-  signedIn,
-} from '../../helpers/operator.ts';
+import { OperatorClient, type OperatorResponse } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
 
-const PASSWORD = 'correct horse battery staple';
 const EL_VOICE = 'PlaygroundVoiceEL001';
 const FISH_MODEL = 'aaaa0000bbbb1111cccc2222dddd3333';
 
@@ -99,9 +102,9 @@ describeEachDialect('operator Playground on %s', (dialect) => {
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
       const other = await seedWorkspace(handle);
-      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
-      await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
-      await addMember(handle.db, other.workspaceId, 'stranger@example.com', 'owner', PASSWORD);
+      await addOperator(handle.db, ws);
+      await addOperator(handle.db, ws, { role: 'member' });
+      await addOperator(handle.db, other, { email: 'stranger@example.com' });
       server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
@@ -109,9 +112,9 @@ describeEachDialect('operator Playground on %s', (dialect) => {
           FISHAUDIO_API_BASE: fish.url,
         },
       });
-      owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
-      member = await signedIn(server.url, 'member@example.com', PASSWORD);
-      stranger = await signedIn(server.url, 'stranger@example.com', PASSWORD);
+      owner = await signInAs(server.url, 'owner@example.com');
+      member = await signInAs(server.url, 'member@example.com');
+      stranger = await signInAs(server.url, 'stranger@example.com');
 
       const voices = await fetch(`${server.url}/v1/voices`, {
         headers: { authorization: `Bearer ${ws.productionKey}` },
@@ -356,8 +359,8 @@ describeEachDialect('operator Playground on %s', (dialect) => {
 
   it('refuses a workspace without credit with 402 and records the failed attempt', async () => {
     const broke = await seedWorkspace(handle, { credits: 0 });
-    await addMember(handle.db, broke.workspaceId, 'broke@example.com', 'member', PASSWORD);
-    const client = await signedIn(server.url, 'broke@example.com', PASSWORD);
+    await addOperator(handle.db, broke, { email: 'broke@example.com', role: 'member' });
+    const client = await signInAs(server.url, 'broke@example.com');
     const response = await generate(client, builtIn, { text: 'Hello.', output_format: 'pcm' });
     expect(errorCode(response, 402)).toBe('insufficient_credit');
     const rows = await handle.db

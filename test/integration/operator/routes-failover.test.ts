@@ -1,9 +1,17 @@
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabsCatalog } from '../../fakes/elevenlabs-catalog.ts';
 import { FakeFishAudioCatalog } from '../../fakes/fishaudio-catalog.ts';
-import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  afterAll,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  signInOperator,
+  vi,
+} from '../../fixtures/index.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
+import type { OperatorClient } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import {
@@ -17,7 +25,6 @@ import { budget, waitFor } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
 
-const PASSWORD = 'correct horse battery staple';
 const EL_VOICE = 'FailoverVoiceEL00001';
 const FISH_MODEL = 'fffff000111122223333444455556666';
 const EL_FORMATS = ['pcm_16000', 'pcm_24000', 'pcm_44100', 'pcm_48000', 'opus_48000_64'];
@@ -81,7 +88,6 @@ describeEachDialect('voice routes and failover on %s', (dialect) => {
       fish.own.push({ id: FISH_MODEL, name: 'Twin on Fish' });
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
       server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
@@ -91,7 +97,7 @@ describeEachDialect('voice routes and failover on %s', (dialect) => {
           FISHAUDIO_API_BASE: fish.url,
         },
       });
-      owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
+      ({ client: owner } = await signInOperator(handle, server.url, { workspace: ws }));
       const account = async (provider: string, apiKey: string) =>
         (
           (

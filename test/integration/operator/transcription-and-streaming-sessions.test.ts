@@ -6,22 +6,23 @@
 
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { TranscriptionSessionStore } from '../../../src/transcription/session-store.ts';
-import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  addOperator,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  signInAs,
+  vi,
+} from '../../fixtures/index.ts';
 import { type ApiClient, apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import {
-  addMember,
-  OperatorClient,
-  type OperatorResponse,
-  signedIn,
-} from '../../helpers/operator.ts';
+import { OperatorClient, type OperatorResponse } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
-
-const PASSWORD = 'correct horse battery staple';
 
 function body<T>(response: OperatorResponse, status: number): T {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
@@ -90,16 +91,16 @@ describeEachDialect('operator API: transcription and streaming sessions on %s', 
       const capabilities = ['tts', 'agents', 'transcription'] as const;
       ws = await seedWorkspace(handle, { capabilities: [...capabilities] });
       other = await seedWorkspace(handle, { capabilities: [...capabilities] });
-      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
-      await addMember(handle.db, ws.workspaceId, 'builder@example.com', 'builder', PASSWORD);
-      await addMember(handle.db, ws.workspaceId, 'member@example.com', 'member', PASSWORD);
-      await addMember(handle.db, other.workspaceId, 'stranger@example.com', 'owner', PASSWORD);
+      await addOperator(handle.db, ws);
+      await addOperator(handle.db, ws, { role: 'builder' });
+      await addOperator(handle.db, ws, { role: 'member' });
+      await addOperator(handle.db, other, { email: 'stranger@example.com' });
       server = await apis.start(database, { env: { AUDIO_PERSISTENCE: 'false' } });
-      owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
-      builder = await signedIn(server.url, 'builder@example.com', PASSWORD);
-      member = await signedIn(server.url, 'member@example.com', PASSWORD);
-      stranger = await signedIn(server.url, 'stranger@example.com', PASSWORD);
-      ownerOnDevelopment = await signedIn(server.devUrl, 'owner@example.com', PASSWORD);
+      owner = await signInAs(server.url, 'owner@example.com');
+      builder = await signInAs(server.url, 'builder@example.com');
+      member = await signInAs(server.url, 'member@example.com');
+      stranger = await signInAs(server.url, 'stranger@example.com');
+      ownerOnDevelopment = await signInAs(server.devUrl, 'owner@example.com');
       v1 = apiClient(server.url, ws.productionKey);
     },
     budget({ servers: 1 }),

@@ -1,18 +1,12 @@
-import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
-import type { TestDatabase } from '../../helpers/database.ts';
-import { addMember, signedIn } from '../../helpers/operator.ts';
+import { budget, describeEachDialect, expect, it, test, vi } from '../../fixtures/index.ts';
 import { RssSampler, rawUpload, rssBytes } from '../../helpers/raw-upload.ts';
-import { seedWorkspace } from '../../helpers/seed.ts';
-import type { RunningServer } from '../../helpers/server.ts';
-import { budget } from '../../helpers/wait.ts';
 
-vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
+// A test may be the first to ask for the api, and then waits for it to start.
+vi.setConfig({ testTimeout: budget({ servers: 1, extraMs: 60_000 }) });
 
 const UPLOADS = 60;
 const UPLOAD_BYTES = 50 * 1024 * 1024;
 const MAX_GROWTH_BYTES = 100 * 1024 * 1024;
-const PASSWORD = 'correct horse battery staple';
 /** Small enough that one upload of a few megabytes is past it. */
 const BUDGET_BYTES = 4 * 1024 * 1024;
 /** The operator upload routes: voice creation, a sample, a character card. */
@@ -22,22 +16,12 @@ const PATHS = [
   '/operator/api/agents/00000000-0000-7000-8000-000000000000/character-card',
 ];
 
-describeEachDialect('operator uploads before authentication on %s', (dialect) => {
-  let database: TestDatabase;
-  let handle: DatabaseHandle;
-  let server: RunningServer;
+describeEachDialect('operator uploads before authentication on %s', () => {
+  test.override('apiOptions', { env: { BODY_BUDGET_BYTES: String(BUDGET_BYTES) } });
 
-  beforeAll(
-    async ({ databases, apis }) => {
-      ({ database, handle } = await databases.get(dialect));
-      const ws = await seedWorkspace(handle);
-      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
-      server = await apis.start(database, { env: { BODY_BUDGET_BYTES: String(BUDGET_BYTES) } });
-    },
-    budget({ servers: 1 }),
-  );
-
-  it('answers 60 concurrent 50 MB uploads without a session 401 and holds none of them', async () => {
+  it('answers 60 concurrent 50 MB uploads without a session 401 and holds none of them', async ({
+    api: server,
+  }) => {
     const pid = server.process.pid ?? 0;
     // Warm the routes once, so what is measured is the uploads, not a first request.
     await fetch(`${server.url}/operator/api/me`);
@@ -68,8 +52,11 @@ describeEachDialect('operator uploads before authentication on %s', (dialect) =>
     });
   });
 
-  it('answers a signed-in upload past the body budget 503 service_unavailable, unread', async () => {
-    const owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
+  it('answers a signed-in upload past the body budget 503 service_unavailable, unread', async ({
+    api: server,
+    operator,
+  }) => {
+    const owner = operator.client;
     const upload = rawUpload(server.url, {
       method: 'POST',
       path: '/operator/api/voices',

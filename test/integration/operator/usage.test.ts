@@ -7,16 +7,23 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Environment } from '../../../src/app/config.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  addOperator,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  signInAs,
+  vi,
+} from '../../fixtures/index.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
+import type { OperatorClient } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({}) });
 
-const PASSWORD = 'correct horse battery staple';
 const VOICE = 'voice_en0ITv6xOZPfMiT0sGIW';
 /** Rows of each list in the workspace's production environment: more than one page of 50. */
 const ROWS = 53;
@@ -144,7 +151,7 @@ describeEachDialect('operator API Usage lists on %s', (dialect) => {
       ws = await seedWorkspace(handle);
       other = await seedWorkspace(handle);
       for (const role of ['owner', 'admin', 'builder', 'member'] as const) {
-        await addMember(handle.db, ws.workspaceId, `${role}@example.com`, role, PASSWORD);
+        await addOperator(handle.db, ws, { role });
       }
       const seededRequests: Seeded[] = [];
       const seededCalls: Seeded[] = [];
@@ -164,7 +171,7 @@ describeEachDialect('operator API Usage lists on %s', (dialect) => {
       requests = newestFirst(seededRequests);
       calls = newestFirst(seededCalls);
       server = await apis.start(database);
-      builder = await signedIn(server.url, 'builder@example.com', PASSWORD);
+      builder = await signInAs(server.url, 'builder@example.com');
     },
     budget({ servers: 1 }),
   );
@@ -297,7 +304,7 @@ describeEachDialect('operator API Usage lists on %s', (dialect) => {
       expect(refused.body).toMatchObject({ code: 'invalid_request' });
     }
     // The development listener lists that environment's row only, and refuses this one's.
-    const development = await signedIn(server.devUrl, 'builder@example.com', PASSWORD);
+    const development = await signInAs(server.devUrl, 'builder@example.com');
     const listed = await development.request('GET', list.path);
     expect(listed.status).toBe(200);
     expect(listed.body).toEqual({
@@ -311,12 +318,12 @@ describeEachDialect('operator API Usage lists on %s', (dialect) => {
 
   it('answers Owner, Admin and Builder; a Member gets 403', async () => {
     for (const role of ['owner', 'admin', 'builder']) {
-      const client = await signedIn(server.url, `${role}@example.com`, PASSWORD);
+      const client = await signInAs(server.url, `${role}@example.com`);
       for (const list of LISTS) {
         expect((await client.request('GET', `${list.path}?limit=1`)).status, role).toBe(200);
       }
     }
-    const member = await signedIn(server.url, 'member@example.com', PASSWORD);
+    const member = await signInAs(server.url, 'member@example.com');
     for (const path of ['/usage', '/usage/requests', '/usage/model-calls']) {
       const refused = await member.request('GET', path);
       expect(refused.status, path).toBe(403);

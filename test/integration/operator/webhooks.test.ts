@@ -10,16 +10,23 @@ import { SecretBox } from '../../../src/secrets/secret-box.ts';
 import { WebhookEndpoints } from '../../../src/webhooks/endpoints.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../../src/webhooks/event-types.ts';
 import { newDeliveryId, newEventId } from '../../../src/webhooks/outbox.ts';
-import { beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  addOperator,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  signInAs,
+  vi,
+} from '../../fixtures/index.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { addMember, OperatorClient, signedIn } from '../../helpers/operator.ts';
+import { OperatorClient } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({}) });
 
-const PASSWORD = 'correct horse battery staple';
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 /** Deliveries of the paged endpoint: more than two pages of 20. */
 const DELIVERIES = 45;
@@ -57,13 +64,13 @@ describeEachDialect('operator API webhooks on %s', (dialect) => {
       ws = await seedWorkspace(handle);
       other = await seedWorkspace(handle);
       for (const role of ['owner', 'admin', 'builder', 'member'] as const) {
-        await addMember(handle.db, ws.workspaceId, `${role}@example.com`, role, PASSWORD);
+        await addOperator(handle.db, ws, { role });
       }
-      await addMember(handle.db, other.workspaceId, 'elsewhere@example.com', 'owner', PASSWORD);
+      await addOperator(handle.db, other, { email: 'elsewhere@example.com' });
       // No job workers: deliveries stay as the routes and the test leave them.
       server = await apis.start(database, { env: { RUN_JOBS_IN_PROCESS: 'false' } });
-      owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
-      admin = await signedIn(server.url, 'admin@example.com', PASSWORD);
+      owner = await signInAs(server.url, 'owner@example.com');
+      admin = await signInAs(server.url, 'admin@example.com');
       // The api made the deployment's secrets key in its data directory at start.
       const kept = new WebhookEndpoints(
         handle.db,
@@ -346,11 +353,11 @@ describeEachDialect('operator API webhooks on %s', (dialect) => {
   });
 
   it('answers 404 for an endpoint of another workspace or environment, and leaves it be', async () => {
-    const elsewhere = await signedIn(server.url, 'elsewhere@example.com', PASSWORD);
+    const elsewhere = await signInAs(server.url, 'elsewhere@example.com');
     const theirs = await create(elsewhere, 'https://hooks.example.com/awp/theirs');
     const theirDelivery = await insertDelivery(theirs.id, new Date(T0).toISOString(), 'failed');
     const ours = await create(owner, 'https://hooks.example.com/awp/ours');
-    const development = await signedIn(server.devUrl, 'owner@example.com', PASSWORD);
+    const development = await signInAs(server.devUrl, 'owner@example.com');
 
     for (const [client, id] of [
       [owner, theirs.id],
@@ -389,7 +396,7 @@ describeEachDialect('operator API webhooks on %s', (dialect) => {
       ...endpointRoutes(created.id, delivery.id),
     ] as const;
     for (const role of ['builder', 'member'] as const) {
-      const client = await signedIn(server.url, `${role}@example.com`, PASSWORD);
+      const client = await signInAs(server.url, `${role}@example.com`);
       for (const [method, path, body] of routes) {
         const refused = await client.request(method, path, body);
         expect(refused.status, `${role} ${method} ${path}`).toBe(403);

@@ -11,9 +11,9 @@ import {
   it,
   vi,
 } from '../../fixtures/index.ts';
-import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { openTestDatabase, seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { TestDatabase } from '../../helpers/database.ts';
+import { seedWorkspace } from '../../helpers/seed.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { closeQuietly, openStream, streamRequest, streamUrl } from '../../helpers/stream.ts';
 import { budget, waitFor } from '../../helpers/wait.ts';
 
@@ -98,8 +98,6 @@ describeEachDialect('operations on %s', (dialect) => {
 
   afterAll(async () => {
     await server?.stop();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('reports domain metrics after real one-shot and streaming traffic', async () => {
@@ -209,14 +207,12 @@ describeEachDialect('operations on %s', (dialect) => {
 });
 
 describe('configured websocket_url', () => {
+  dialectSuite('sqlite');
   it(
     'is PUBLIC_WS_URL / PUBLIC_DEV_WS_URL per environment',
-    async () => {
-      const database = await createTestDatabase('sqlite');
-      const handle = await openTestDatabase(database);
+    async ({ database, handle, apis }) => {
       const ws = await seedWorkspace(handle);
-      const server = await startServer({
-        database,
+      const server = await apis.start(database, {
         env: {
           PUBLIC_WS_URL: 'wss://speech.example.com/v1/tts/stream',
           PUBLIC_DEV_BASE_URL: 'https://dev.example.com/base/',
@@ -229,8 +225,6 @@ describe('configured websocket_url', () => {
         expect(development.body.websocket_url).toBe('wss://dev.example.com/base/v1/tts/stream');
       } finally {
         await server.stop();
-        await handle.close();
-        await database.drop();
       }
     },
     budget({ servers: 1, extraMs: 20_000 }),
@@ -253,8 +247,6 @@ describe('the ffmpeg encoder cap', () => {
 
   afterAll(async () => {
     await server?.stop();
-    await handle?.close();
-    await database?.drop();
   });
 
   it('refuses an AAC request while every ffmpeg encoder is taken, and serves it after', async () => {

@@ -1,16 +1,24 @@
 // `POST /v1/realtime-translation-preview` over the real api: the deployment's language
 // model translates, the translation streams as server-sent events, the exact usage is
 // charged through the language-model ledger, and failures keep the error contract.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { AwpClient, InvalidRequestError } from '../../../backend-sdk/src/index.ts';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  describeEachDialect,
+  dialectSuite,
+  expect,
+  it,
+} from '../../fixtures/index.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
-import { DIALECTS } from '../../helpers/database.ts';
 import { readSse } from '../../helpers/sse.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 const PATH = '/v1/realtime-translation-preview';
 
-describe.each(DIALECTS)('translation preview on %s', (dialect) => {
+describeEachDialect('translation preview on %s', (dialect) => {
   let rig: ConversationRig;
 
   const post = (body: unknown, signal?: AbortSignal) =>
@@ -25,9 +33,9 @@ describe.each(DIALECTS)('translation preview on %s', (dialect) => {
       ...(signal ? { signal } : {}),
     });
 
-  beforeAll(async () => {
+  beforeAll(async ({ databases, apis }) => {
     // The translation model is the configured one, not the registry's first.
-    rig = await startConversationRig(dialect, {
+    rig = await startConversationRig(await databases.get(dialect), apis, {
       TRANSLATION_LLM_PROVIDER: 'openai',
       TRANSLATION_LLM_MODEL: 'gpt-4.1',
       TRANSLATION_MAX_OUTPUT_TOKENS: '300',
@@ -150,10 +158,11 @@ describe.each(DIALECTS)('translation preview on %s', (dialect) => {
 });
 
 describe('server SDK: translation preview', () => {
+  dialectSuite('sqlite');
   let rig: ConversationRig;
 
-  beforeAll(async () => {
-    rig = await startConversationRig('sqlite');
+  beforeAll(async ({ databases, apis }) => {
+    rig = await startConversationRig(await databases.get('sqlite'), apis);
     await rig.handle.db
       .insertInto('workspace_capabilities')
       .values({ workspace_id: rig.ws.workspaceId, capability: 'translation' })

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
 import { PublicVoices } from '../../../src/voices/public-voices.ts';
 import { VoiceStore } from '../../../src/voices/voice-store.ts';
 import type { MultipartBody } from '../../fakes/vendor-server.ts';
+import { describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import {
   createVoice,
   details as detailsOf,
@@ -11,10 +11,9 @@ import {
   settled as settledOf,
   useCloningFixture,
 } from '../../helpers/cloning.ts';
-import { DIALECTS } from '../../helpers/database.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
-describe.each(DIALECTS)('voice cloning on %s', (dialect) => {
+describeEachDialect('voice cloning on %s', (dialect) => {
   const fx = useCloningFixture(dialect);
   const details = (voiceId: string) => detailsOf(fx, voiceId);
   const settled = (voiceId: string, what: string) => settledOf(fx, voiceId, what);

@@ -2,18 +2,25 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
-import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  addOperator,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  signInAs,
+  vi,
+} from '../../fixtures/index.ts';
 import { runProcess } from '../../helpers/audio.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
+import type { OperatorClient } from '../../helpers/operator.ts';
 import { RssSampler, rssBytes } from '../../helpers/raw-upload.ts';
 import { seedWorkspace } from '../../helpers/seed.ts';
-import { type RunningServer, startServer } from '../../helpers/server.ts';
+import type { RunningServer } from '../../helpers/server.ts';
 import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 60_000 }) });
 
-const PASSWORD = 'correct horse battery staple';
 const MAX_GROWTH_BYTES = 100 * 1024 * 1024;
 /** An hour of digital silence: about half a megabyte of FLAC, 115 MB once decoded. */
 const BOMB_SECONDS = 3600;
@@ -80,19 +87,15 @@ describeEachDialect('decoding an uploaded recording is bounded on %s', (dialect)
     );
 
   beforeAll(
-    async ({ databases }) => {
+    async ({ databases, apis }) => {
       ({ database, handle } = await databases.get(dialect));
       const ws = await seedWorkspace(handle);
-      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
-      [server, bomb] = await Promise.all([startServer({ database }), silentFlac(BOMB_SECONDS)]);
-      owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
+      await addOperator(handle.db, ws);
+      [server, bomb] = await Promise.all([apis.start(database), silentFlac(BOMB_SECONDS)]);
+      owner = await signInAs(server.url, 'owner@example.com');
     },
     budget({ servers: 1, extraMs: 60_000 }),
   );
-
-  afterAll(async () => {
-    await server?.stop();
-  });
 
   it('refuses a FLAC declaring an hour of silence with invalid_request within a second', async () => {
     expect(bomb.byteLength).toBeLessThan(1024 * 1024);

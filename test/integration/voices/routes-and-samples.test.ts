@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
 import { sampleLanguages } from '../../../src/voices/cloning/sample-languages.ts';
 import { servingRoute, VoiceStore } from '../../../src/voices/voice-store.ts';
+import { describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import {
   createVoice,
   details as detailsOf,
@@ -10,10 +10,9 @@ import {
   settled as settledOf,
   useCloningFixture,
 } from '../../helpers/cloning.ts';
-import { DIALECTS } from '../../helpers/database.ts';
 import { speechSample } from '../../helpers/voice-samples.ts';
 
-describe.each(DIALECTS)('voice routes and samples on %s', (dialect) => {
+describeEachDialect('voice routes and samples on %s', (dialect) => {
   const fx = useCloningFixture(dialect);
   const _details = (voiceId: string) => detailsOf(fx, voiceId);
   const settled = (voiceId: string, what: string) => settledOf(fx, voiceId, what);

@@ -6,9 +6,17 @@
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { FakeElevenLabsCatalog } from '../../fakes/elevenlabs-catalog.ts';
 import { FakeFishAudioCatalog } from '../../fakes/fishaudio-catalog.ts';
-import { afterAll, beforeAll, describeEachDialect, expect, it, vi } from '../../fixtures/index.ts';
+import {
+  afterAll,
+  beforeAll,
+  describeEachDialect,
+  expect,
+  it,
+  signInOperator,
+  vi,
+} from '../../fixtures/index.ts';
 import type { TestDatabase } from '../../helpers/database.ts';
-import { addMember, type OperatorClient, signedIn } from '../../helpers/operator.ts';
+import type { OperatorClient } from '../../helpers/operator.ts';
 import { type SeededWorkspace, seedWorkspace } from '../../helpers/seed.ts';
 import type { RunningServer } from '../../helpers/server.ts';
 import { closeQuietly, openStream, streamRequest, streamUrl } from '../../helpers/stream.ts';
@@ -16,7 +24,6 @@ import { budget } from '../../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: budget({ extraMs: 30_000 }) });
 
-const PASSWORD = 'correct horse battery staple';
 const EL_VOICE = 'VariantVoiceEL000001';
 const FISH_MODEL = 'aaaaa000111122223333444455556666';
 const EL_FORMATS = ['pcm_16000', 'pcm_24000', 'pcm_44100', 'pcm_48000', 'opus_48000_64'];
@@ -95,7 +102,6 @@ describeEachDialect('the catalog describes the serving variant on %s', (dialect)
       fish.own.push({ id: FISH_MODEL, name: 'Variant' });
       ({ database, handle } = await databases.get(dialect));
       ws = await seedWorkspace(handle);
-      await addMember(handle.db, ws.workspaceId, 'owner@example.com', 'owner', PASSWORD);
       server = await apis.start(database, {
         env: {
           TTS_RATE_LIMIT_PER_MINUTE: '0',
@@ -103,7 +109,7 @@ describeEachDialect('the catalog describes the serving variant on %s', (dialect)
           FISHAUDIO_API_BASE: fish.url,
         },
       });
-      owner = await signedIn(server.url, 'owner@example.com', PASSWORD);
+      ({ client: owner } = await signInOperator(handle, server.url, { workspace: ws }));
       const account = async (provider: string, apiKey: string) =>
         (
           (

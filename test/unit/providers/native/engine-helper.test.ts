@@ -7,8 +7,9 @@ import {
   NativeProvider,
   type NativeProviderOptions,
 } from '../../../../src/tts/providers/native/index.ts';
+import { waitFor } from '../../../helpers/wait.ts';
 import { collectAudio, rms } from '../pcm-stats.ts';
-import { childProcesses, helperProcesses, longText, pidExists, waitFor } from './processes.ts';
+import { childProcesses, helperProcesses, longText, pidExists } from './processes.ts';
 
 const helperPath = defaultEngineHelperPath();
 if (helperPath === undefined) {
@@ -54,7 +55,7 @@ function cliPcm(args: readonly string[], text: string): Buffer {
 
 afterEach(async () => {
   await Promise.all(providers.splice(0).map((provider) => provider.close()));
-  await waitFor(() => helperProcesses().length === 0);
+  await waitFor(() => helperProcesses().length === 0, { what: 'no engine helper left' });
 });
 
 describe('long-lived espeak-ng engine', () => {
@@ -145,7 +146,9 @@ describe('long-lived espeak-ng engine', () => {
       code: 'provider_error',
       retryable: true,
     });
-    await waitFor(() => !pidExists(events[0]!.pid!));
+    await waitFor(() => !pidExists(events[0]!.pid!), {
+      what: 'the first engine process to be reaped',
+    });
     const later = await collectAudio(speak(provider, SENTENCE));
     expect(later.durationMs).toBeGreaterThan(1000);
     expect(events[1]!.pid).not.toBe(events[0]!.pid);
@@ -182,7 +185,7 @@ describe('long-lived espeak-ng engine', () => {
     });
     // A template that died while idle is replaced by the next request of its voice.
     process.kill(template!, 'SIGKILL');
-    await waitFor(() => !pidExists(template!));
+    await waitFor(() => !pidExists(template!), { what: 'the template process to be reaped' });
     const audio = await collectAudio(speak(provider, SENTENCE));
     expect(audio.pcm.equals(cliPcm(['-v', VOICE], SENTENCE))).toBe(true);
     expect(new Set(events.map((e) => e.pid))).toEqual(new Set([pid]));

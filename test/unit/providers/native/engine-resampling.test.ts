@@ -10,8 +10,9 @@ import {
   NativeProvider,
 } from '../../../../src/tts/providers/native/index.ts';
 import { sineSweep, snrDb } from '../../../helpers/audio.ts';
+import { waitFor } from '../../../helpers/wait.ts';
 import { type CollectedAudio, collectAudio } from '../pcm-stats.ts';
-import { helperProcesses, waitFor } from './processes.ts';
+import { helperProcesses } from './processes.ts';
 
 // The long-lived engine delivers the caller's rate itself (libsoxr in the utterance
 // process), so the service needs no resampling stage for native voices.
@@ -55,7 +56,7 @@ async function resampled(pcm: Buffer, fromHz: number, toHz: number): Promise<Buf
 afterEach(async () => {
   for (const helper of helpers.splice(0)) helper.kill();
   await Promise.all(providers.splice(0).map((made) => made.close()));
-  await waitFor(() => helperProcesses().length === 0);
+  await waitFor(() => helperProcesses().length === 0, { what: 'no engine helper left' });
 });
 
 describe('long-lived engine at the caller’s rate', () => {

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../../../src/tts/providers/native/engine.ts';
 import { EngineLauncher } from '../../../../src/tts/providers/native/launcher/engine-launcher.ts';
-import { launchedEngineProcesses, launcherProcesses, longText, waitFor } from './processes.ts';
+import { waitFor } from '../../../helpers/wait.ts';
+import { launchedEngineProcesses, launcherProcesses, longText } from './processes.ts';
 
 const ARGS = ['--stdout', '--stdin', '-b', '1', '-v', 'en-us'];
 const SENTENCE = 'The quick brown fox jumps over the lazy dog, and then it runs away again.';
@@ -57,7 +58,10 @@ describe('EngineLauncher.close() with output nobody read', () => {
     // hung one is not awaited again here).
     for (const pid of launcherProcesses()) process.kill(pid, 'SIGKILL');
     launchers.splice(0);
-    await waitFor(() => launcherProcesses().length === 0 && launchedEngineProcesses().length === 0);
+    await waitFor(
+      () => launcherProcesses().length === 0 && launchedEngineProcesses().length === 0,
+      { what: 'no launcher and no launched engine left' },
+    );
   });
 
   it('resolves and leaves no launcher or espeak-ng behind', { timeout: 60_000 }, async () => {
@@ -85,7 +89,9 @@ describe('EngineLauncher.close() with output nobody read', () => {
     ]);
     // Readers still holding an output see it end rather than wait forever.
     for (const engine of [...finished, ...blocked]) {
-      await waitFor(() => engine.stdout.readableEnded || engine.stdout.destroyed || drain(engine));
+      await waitFor(() => engine.stdout.readableEnded || engine.stdout.destroyed || drain(engine), {
+        what: "the engine's output to end",
+      });
     }
   });
 
@@ -106,7 +112,9 @@ describe('EngineLauncher.close() with output nobody read', () => {
     // What a cancelled request does: stop reading (which destroys the output), then kill.
     await reader.return?.(undefined);
     engine.kill();
-    await waitFor(() => entries() === 1);
+    await waitFor(() => entries() === 1, {
+      what: "the launcher to drop the engine's connection",
+    });
     expect(await closeWithin(launcher)).toBe('closed');
   });
 
@@ -124,9 +132,11 @@ describe('EngineLauncher.close() with output nobody read', () => {
     }
     for (const engine of engines) await engine.exited;
     const name = () => [...launcherSockets().keys()].find((n) => !earlier.has(n));
-    await waitFor(() => name() !== undefined);
+    await waitFor(() => name() !== undefined, { what: "the new launcher's socket" });
     // Only the listening socket stays: every connection that arrived was dropped.
-    await waitFor(() => launcherSockets().get(name() as string) === 1);
+    await waitFor(() => launcherSockets().get(name() as string) === 1, {
+      what: "only the launcher's listening socket to stay",
+    });
     expect(await closeWithin(launcher)).toBe('closed');
     expect(launchedEngineProcesses()).toEqual([]);
   });
@@ -147,7 +157,9 @@ describe('EngineLauncher.close() with output nobody read', () => {
     expect(launcherProcesses()).toEqual([]);
     expect(await engine.exited).toEqual({ code: null, signal: 'SIGKILL' });
     // The orphaned engine's pipe broke with its launcher: it does not run on.
-    await waitFor(() => engines.every((pid) => !running(pid)));
+    await waitFor(() => engines.every((pid) => !running(pid)), {
+      what: 'every engine process to exit',
+    });
   });
 });
 

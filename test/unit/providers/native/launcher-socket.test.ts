@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EngineLauncher } from '../../../../src/tts/providers/native/launcher/engine-launcher.ts';
-import { launcherProcesses, waitFor } from './processes.ts';
+import { waitFor } from '../../../helpers/wait.ts';
+import { launcherProcesses } from './processes.ts';
 
 /** The launcher's abstract socket, found as any local process could find it. */
 function launcherSocketName(): string {
@@ -37,7 +38,7 @@ describe('engine launcher socket', () => {
 
   afterEach(async () => {
     await Promise.all(launchers.splice(0).map((launcher) => launcher.close()));
-    await waitFor(() => launcherProcesses().length === 0);
+    await waitFor(() => launcherProcesses().length === 0, { what: 'no launcher left' });
   });
 
   it('refuses an audio connection that does not carry the engine nonce', {
@@ -66,6 +67,8 @@ describe('engine launcher socket', () => {
     expect(audio.includes(marker.subarray(0, 15))).toBe(false);
     expect(audio.subarray(0, 4).toString('latin1')).toBe('RIFF');
     expect(audio.byteLength).toBeGreaterThan(10_000);
-    await waitFor(() => attacks.every((attack) => attack.socket.destroyed));
+    await waitFor(() => attacks.every((attack) => attack.socket.destroyed), {
+      what: 'the launcher to drop every foreign connection',
+    });
   });
 });

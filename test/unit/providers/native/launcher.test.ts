@@ -4,13 +4,13 @@ import {
   NativeProvider,
   type NativeProviderOptions,
 } from '../../../../src/tts/providers/native/index.ts';
+import { waitFor } from '../../../helpers/wait.ts';
 import { collectAudio } from '../pcm-stats.ts';
 import {
   childEngineProcesses,
   launchedEngineProcesses,
   launcherProcesses,
   longText,
-  waitFor,
 } from './processes.ts';
 
 const VOICE = 'en-us+f3';
@@ -28,7 +28,10 @@ describe('NativeProvider with the engine launcher', () => {
 
   afterEach(async () => {
     await Promise.all(providers.splice(0).map((provider) => provider.close()));
-    await waitFor(() => launcherProcesses().length === 0 && launchedEngineProcesses().length === 0);
+    await waitFor(
+      () => launcherProcesses().length === 0 && launchedEngineProcesses().length === 0,
+      { what: 'no launcher and no launched engine left' },
+    );
   });
 
   it('produces the same audio as engines started in this process', async () => {
@@ -73,7 +76,9 @@ describe('NativeProvider with the engine launcher', () => {
       await expect(iterator.next()).rejects.toMatchObject({ name: 'AbortError' });
     }
     expect(provider.stats).toMatchObject({ busy: 0, waiting: 0 });
-    await waitFor(() => launchedEngineProcesses().length === provider.stats.warm);
+    await waitFor(() => launchedEngineProcesses().length === provider.stats.warm, {
+      what: 'one launched engine per warm one',
+    });
     const audio = await collectAudio(speak(provider, SENTENCE));
     expect(audio.durationMs).toBeGreaterThan(1000);
   }, 60_000);
@@ -131,6 +136,9 @@ describe('NativeProvider with the engine launcher', () => {
     await collectAudio(speak(provider, SENTENCE));
     expect(launcherProcesses()).toHaveLength(1);
     await provider.close();
-    await waitFor(() => launcherProcesses().length === 0 && launchedEngineProcesses().length === 0);
+    await waitFor(
+      () => launcherProcesses().length === 0 && launchedEngineProcesses().length === 0,
+      { what: 'no launcher and no launched engine left' },
+    );
   });
 });

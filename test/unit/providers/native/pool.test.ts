@@ -5,8 +5,9 @@ import {
   NativeProvider,
   type NativeProviderOptions,
 } from '../../../../src/tts/providers/native/index.ts';
+import { waitFor } from '../../../helpers/wait.ts';
 import { collectAudio } from '../pcm-stats.ts';
-import { childEngineProcesses, longText, waitFor } from './processes.ts';
+import { childEngineProcesses, longText } from './processes.ts';
 
 const VOICE = 'en-us+f3';
 const SENTENCE = 'A short sentence for the pool.';
@@ -21,7 +22,7 @@ function makeProvider(options: NativeProviderOptions = {}) {
 
 afterEach(async () => {
   await Promise.all(providers.splice(0).map((provider) => provider.close()));
-  await waitFor(() => childEngineProcesses().length === 0);
+  await waitFor(() => childEngineProcesses().length === 0, { what: 'no espeak-ng child left' });
 });
 
 describe('espeak-ng process pool', () => {
@@ -32,7 +33,7 @@ describe('espeak-ng process pool', () => {
     await collectAudio(
       provider.synthesize({ text: SENTENCE, providerVoiceId: VOICE }, new AbortController().signal),
     );
-    await waitFor(() => provider.stats.warm === 1);
+    await waitFor(() => provider.stats.warm === 1, { what: 'one warm engine' });
 
     let maxSeen = 0;
     let maxAlive = 0;
@@ -78,7 +79,7 @@ describe('espeak-ng process pool', () => {
     const queued = collectAudio(
       provider.synthesize({ text: SENTENCE, providerVoiceId: VOICE }, controller.signal),
     );
-    await waitFor(() => provider.stats.waiting === 1);
+    await waitFor(() => provider.stats.waiting === 1, { what: 'one request waiting' });
     const reason = new Error('gave up waiting');
     controller.abort(reason);
     await expect(queued).rejects.toBe(reason);
@@ -107,7 +108,7 @@ describe('espeak-ng process pool', () => {
 
     const request = { text: SENTENCE, providerVoiceId: VOICE };
     const queued = collectAudio(provider.synthesize(request, new AbortController().signal));
-    await waitFor(() => provider.stats.waiting === 1);
+    await waitFor(() => provider.stats.waiting === 1, { what: 'one request waiting' });
     const beyond = await collectAudio(
       provider.synthesize(request, new AbortController().signal),
     ).catch((error: unknown) => error);
@@ -131,7 +132,7 @@ describe('espeak-ng process pool', () => {
     const { provider, events } = makeProvider({ maxProcesses: 2, warmProcesses: 1 });
     const request = { text: SENTENCE, providerVoiceId: VOICE };
     await collectAudio(provider.synthesize(request, new AbortController().signal));
-    await waitFor(() => provider.stats.warm === 1);
+    await waitFor(() => provider.stats.warm === 1, { what: 'one warm engine' });
     const [warmPid] = childEngineProcesses();
     await collectAudio(provider.synthesize(request, new AbortController().signal));
     expect(events[1]!.pid).toBe(warmPid);
@@ -150,7 +151,7 @@ describe('espeak-ng process pool', () => {
     await collectAudio(
       provider.synthesize({ text: SENTENCE, providerVoiceId: VOICE }, new AbortController().signal),
     );
-    await waitFor(() => provider.stats.warm === 1);
+    await waitFor(() => provider.stats.warm === 1, { what: 'one warm engine' });
     const other = await collectAudio(
       provider.synthesize(
         { text: SENTENCE, providerVoiceId: 'en-gb+m3' },
@@ -166,8 +167,10 @@ describe('espeak-ng process pool', () => {
     await collectAudio(
       provider.synthesize({ text: SENTENCE, providerVoiceId: VOICE }, new AbortController().signal),
     );
-    await waitFor(() => provider.stats.warm === 1);
-    await waitFor(() => provider.stats.alive === 0 && childEngineProcesses().length === 0);
+    await waitFor(() => provider.stats.warm === 1, { what: 'one warm engine' });
+    await waitFor(() => provider.stats.alive === 0 && childEngineProcesses().length === 0, {
+      what: 'no engine alive',
+    });
 
     const second = makeProvider();
     await collectAudio(
@@ -176,7 +179,9 @@ describe('espeak-ng process pool', () => {
         new AbortController().signal,
       ),
     );
-    await waitFor(() => second.provider.stats.warm === 1);
+    await waitFor(() => second.provider.stats.warm === 1, {
+      what: 'one warm engine in the second pool',
+    });
     await second.provider.close();
     expect(second.provider.stats.alive).toBe(0);
     expect(childEngineProcesses()).toHaveLength(0);

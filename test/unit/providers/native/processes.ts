@@ -1,5 +1,4 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { EVENT_DEADLINE_MS, waitFor as waitForEvent } from '../../../helpers/wait.ts';
 
 /** Pids of espeak-ng processes whose parent is this test process (zombies included). */
 export function childEngineProcesses(): number[] {
@@ -66,17 +65,6 @@ function processes(): { pid: number; ppid: number; comm: string }[] {
 /** Whether a process with this pid exists (a zombie counts: it was not reaped yet). */
 export function pidExists(pid: number): boolean {
   return existsSync(`/proc/${pid}`);
-}
-
-/**
- * Waits until `condition` holds (a process reaped, a pool state reached), polling; throws
- * after `timeoutMs`, by default the shared generous deadline for events.
- */
-export async function waitFor(
-  condition: () => boolean,
-  timeoutMs = EVENT_DEADLINE_MS,
-): Promise<void> {
-  await waitForEvent(condition, { what: condition.toString(), timeoutMs, intervalMs: 5 });
 }
 
 /** A text that takes espeak-ng a while and yields minutes of audio. */

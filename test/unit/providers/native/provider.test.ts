@@ -6,8 +6,9 @@ import {
   NativeProvider,
   type NativeProviderOptions,
 } from '../../../../src/tts/providers/native/index.ts';
+import { waitFor } from '../../../helpers/wait.ts';
 import { collectAudio, rms, summarize } from '../pcm-stats.ts';
-import { childEngineProcesses, longText, pidExists, waitFor } from './processes.ts';
+import { childEngineProcesses, longText, pidExists } from './processes.ts';
 
 const VOICE = 'en-us+f3';
 const SENTENCE = 'The quick brown fox jumps over the lazy dog, and then it runs away.';
@@ -27,7 +28,7 @@ function speak(provider: NativeProvider, text: string, signal = new AbortControl
 
 afterEach(async () => {
   await Promise.all(providers.splice(0).map((provider) => provider.close()));
-  await waitFor(() => childEngineProcesses().length === 0);
+  await waitFor(() => childEngineProcesses().length === 0, { what: 'no espeak-ng child left' });
 });
 
 describe('NativeProvider streaming', () => {

@@ -15,7 +15,7 @@ import type {
   FakeVendorServer,
   RecordedRequest,
 } from '../../../fakes/vendor-server.ts';
-import { waitFor } from '../native/processes.ts';
+import { waitFor } from '../../../helpers/wait.ts';
 
 /** An upstream adapter as the suite drives it. */
 export interface UpstreamAdapter extends TtsProvider {
@@ -339,7 +339,7 @@ export function runUpstreamAdapterSuite<F extends FakeVendorServer>(harness: Ada
       fake.failNext({ kind: 'hang' });
       const controller = new AbortController();
       const pending = outcomeOf(provider.synthesize(harness.request, controller.signal));
-      await waitFor(() => fake.requests.length === 1);
+      await waitFor(() => fake.requests.length === 1, { what: 'the vendor to get the request' });
       const reason = new Error('stop');
       controller.abort(reason);
       const outcome = await pending;
@@ -385,7 +385,9 @@ export function runUpstreamAdapterSuite<F extends FakeVendorServer>(harness: Ada
       const runs = texts.map((text) =>
         outcomeOf(provider.synthesize({ ...harness.request, text }, signal())),
       );
-      await waitFor(() => fake.requests.length === 2 && provider.stats.waiting === 2);
+      await waitFor(() => fake.requests.length === 2 && provider.stats.waiting === 2, {
+        what: 'two requests at the vendor and two waiting',
+      });
       expect(provider.stats).toMatchObject({ limit: 2, active: 2, waiting: 2 });
       expect(fake.requests).toHaveLength(2);
       fake.releaseResponses();
@@ -417,7 +419,7 @@ export function runUpstreamAdapterSuite<F extends FakeVendorServer>(harness: Ada
       const third = outcomeOf(
         provider.synthesize({ ...harness.request, text: 'Third.' }, signal()),
       );
-      await waitFor(() => provider.stats.waiting === 2);
+      await waitFor(() => provider.stats.waiting === 2, { what: 'two requests waiting' });
       const reason = new Error('no longer needed');
       controller.abort(reason);
       expect((await queued).error).toBe(reason);

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import { debitUpTo, lockWorkspaceRow } from '../billing/balance.ts';
 import { type AgentSessionPrices, agentSessionCostMillicredits } from '../billing/pricing.ts';
-import type { AgentSessionState, Database } from '../db/schema.ts';
+import type { Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import {
   type AgentSessionRecord,

@@ -1,14 +1,7 @@
 // Text conversations with an Agent's capability tools over the real api: the model calls
 // a tool, the api runs it and sends the result back in a second call, the answer's usage
 // is the sum and the credit charged exactly; the SSE stream shows each call.
-import {
-  afterAll,
-  beforeAll,
-  describe,
-  describeEachDialect,
-  expect,
-  it,
-} from '../../fixtures/index.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
 import { readSse } from '../../helpers/sse.ts';
 

@@ -4,14 +4,7 @@
 import { LlmLedger } from '../../../src/billing/llm-ledger.ts';
 import { ConversationStore } from '../../../src/conversations/conversation-store.ts';
 import type { LlmFakeFailure } from '../../fakes/llm-server.ts';
-import {
-  afterAll,
-  beforeAll,
-  describe,
-  describeEachDialect,
-  expect,
-  it,
-} from '../../fixtures/index.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { apiClient } from '../../helpers/agents.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
 import { seedWorkspace } from '../../helpers/seed.ts';

@@ -4,14 +4,7 @@
 import { loadConfig } from '../../../src/app/config.ts';
 import { llmCatalogFromConfig } from '../../../src/llm/registry.ts';
 import { AgentSessionMeter } from '../../../worker/agent-session/usage.ts';
-import {
-  afterAll,
-  beforeAll,
-  describe,
-  describeEachDialect,
-  expect,
-  it,
-} from '../../fixtures/index.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
 import { captureLogger } from '../../helpers/log-capture.ts';
 

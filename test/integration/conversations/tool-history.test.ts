@@ -3,14 +3,7 @@
 // the result it already has and the engine is not asked again.
 
 import { FakeBraveSearch, type FakePage } from '../../fakes/web-search.ts';
-import {
-  afterAll,
-  beforeAll,
-  describe,
-  describeEachDialect,
-  expect,
-  it,
-} from '../../fixtures/index.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import {
   CONCIERGE_AFTER,
   CONCIERGE_EXAMPLES,

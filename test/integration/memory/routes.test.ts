@@ -2,14 +2,7 @@
 // user, read, seeded and erased by the workspace's backend, scoped to the Agent.
 
 import { MAX_MEMORIES_PER_END_USER } from '../../../src/agents/capabilities/memory/memory-store.ts';
-import {
-  afterAll,
-  beforeAll,
-  describe,
-  describeEachDialect,
-  expect,
-  it,
-} from '../../fixtures/index.ts';
+import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { apiClient } from '../../helpers/agents.ts';
 import { type ConversationRig, startConversationRig } from '../../helpers/conversations.ts';
 import { seedWorkspace } from '../../helpers/seed.ts';

@@ -38,6 +38,16 @@ export const workerConfigSchema = z.object({
    */
   AGENT_TOOL_FILLER_MS: z.coerce.number().int().nonnegative().default(1000),
   /**
+   * Ask the Agent's model at the user's pause, with the transcript Whisper made of it, and
+   * keep that answer when the turn ends without more speech (LiveKit's preemptive
+   * generation; docs/decisions/agents.md, "Speculative answers"). A discarded answer is never
+   * spoken nor charged.
+   */
+  AGENT_PREEMPTIVE_GENERATION: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
+  /**
    * Application sessions: how long a callback may wait for its result (or a tool for its
    * first progress) before it is cancelled. The spec's 60 s; tests shorten it.
    */

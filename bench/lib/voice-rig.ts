@@ -11,10 +11,14 @@ const SIGNING_SECRET = 'bench-voice-signing-secret-0123456789abcdef';
 export interface VoiceRigOptions {
   /** The language-model fake's fixed delay before its first token. */
   llmFirstTokenDelayMs: number;
+  /** What the fake answers every request it has no script for (its text deltas). */
+  llmAnswer: string[];
   /** Embedded Whisper size (`WHISPER_MODEL`). */
   whisperModel: string;
   /** Its shortest encoder window in seconds (`WHISPER_MIN_WINDOW_S`). */
   whisperMinWindowS: number;
+  /** More worker variables (a setting to measure: `STT_EARLY_START_PAUSE_MS=100`). */
+  workerEnv?: Record<string, string>;
 }
 
 /** A started live session: where the user's client joins. */
@@ -48,7 +52,7 @@ export class VoiceRig {
     await handle.close();
     const livekit = await startLivekit();
     const llm = await FakeOpenAiChat.start({
-      defaults: { firstTokenDelayMs: options.llmFirstTokenDelayMs },
+      defaults: { firstTokenDelayMs: options.llmFirstTokenDelayMs, text: options.llmAnswer },
     });
     const shared = {
       LIVEKIT_URL: livekit.url,
@@ -74,6 +78,7 @@ export class VoiceRig {
         STT_PROVIDER: 'embedded',
         WHISPER_MODEL: options.whisperModel,
         WHISPER_MIN_WINDOW_S: String(options.whisperMinWindowS),
+        ...options.workerEnv,
       }),
     );
     const api = apiClient(server.url, seeded.productionKey);

@@ -236,6 +236,8 @@ async function main(): Promise<void> {
       await client.leave();
     }
   } finally {
+    // As the worker tests do: WORKER_LOG=FILE keeps the worker's output.
+    if (process.env.WORKER_LOG) writeFileSync(process.env.WORKER_LOG, rig.worker.output());
     await rig.close();
     // rtc-node's native side keeps the process alive until it is released.
     await dispose();

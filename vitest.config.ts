@@ -22,6 +22,7 @@ const REALTIME_AUDIO = [
   'test/integration/fleet/fleet-crash.test.ts',
   'test/integration/worker/rolling-restart.test.ts',
   'test/integration/worker/session-recording.test.ts',
+  'test/integration/worker/speculative-answers.test.ts',
 ];
 
 export default defineConfig({

@@ -48,12 +48,19 @@ export class AnsweredCharges {
  */
 export function chargeAnsweredCalls(session: voice.AgentSession): AnsweredCharges {
   const charges = new AnsweredCharges(
-    (id) =>
-      session.history.getById(id) !== undefined ||
-      session.currentAgent.chatCtx.getById(id) !== undefined,
+    (id) => session.history.getById(id) !== undefined || agentContextHas(session, id),
   );
   session.on(voice.AgentSessionEventTypes.ConversationItemAdded, ({ item }) => {
     if (item.type === 'message' && item.role === 'user') charges.committed(item.id);
   });
   return charges;
+}
+
+/** Whether the running Agent's context holds `id` (none once the session has stopped). */
+function agentContextHas(session: voice.AgentSession, id: string): boolean {
+  try {
+    return session.currentAgent.chatCtx.getById(id) !== undefined;
+  } catch {
+    return false;
+  }
 }

@@ -71,7 +71,9 @@ async function startSession(
   );
   // The greeting has finished playing: a reply may be prepared while the user speaks.
   await client.waitUntil(
-    () => performance.now() - (client.agentAudio.at(-1)?.atMs ?? 0) > 300,
+    () =>
+      performance.now() - (client.agentAudio.filter((f) => f.rms > SPEECH_RMS).at(-1)?.atMs ?? 0) >
+      500,
     20_000,
     'the greeting to end',
   );

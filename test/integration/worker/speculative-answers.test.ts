@@ -2,8 +2,8 @@
 // of the user's pause, before the turn ends, and keeps that answer only when no speech
 // follows. A real livekit-server, the api, the agent worker (Silero VAD, the embedded
 // Whisper) and the OpenAI chat fake; the user is an rtc-node client speaking espeak-ng
-// recordings. Session time and transcription are priced at 0 here, so a session's charge
-// is its model calls' and the ledger can be checked exactly.
+// recordings. Session time, transcription and agent speech are priced at 0 here, so the
+// workspace pays only for model calls and the ledger can be checked exactly.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TEXT, DEFAULT_USAGE } from '../../fakes/llm-server.ts';
@@ -24,6 +24,8 @@ type ChatBody = { messages: { role: string; content: string | null }[] };
 const PRICES_OF_MODEL_CALLS_ONLY = {
   PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: '0',
   PRICE_STT_CREDITS_PER_MINUTE: '0',
+  // Agent speech is charged to the workspace per request, through the speech ledger.
+  PRICE_NATIVE_CREDITS_PER_1K_CHARS: '0',
 };
 
 /** The user's words in the model request `index` of `rig`'s fake, lower case. */
@@ -129,10 +131,10 @@ describe('Speculative answers (worker)', () => {
         stt: 'embedded',
         env: {
           ...PRICES_OF_MODEL_CALLS_ONLY,
-          // A turn ends after 5 s of silence: the user below pauses until the model has been
+          // A turn ends after 9 s of silence: the user below pauses until the model has been
           // asked with the first part (Whisper may take seconds on a busy machine), and
           // the question stays one turn.
-          AGENT_VAD_MIN_SILENCE_MS: '5000',
+          AGENT_VAD_MIN_SILENCE_MS: '9000',
         },
       });
       agentId = await publishAgent(rig);
@@ -163,10 +165,10 @@ describe('Speculative answers (worker)', () => {
       // The user stays silent until the model has been asked with what they said so far,
       // then speaks on within the turn.
       const pauseFrom = performance.now();
-      while (rig.llm.requests.length === requestsFrom && performance.now() - pauseFrom < 4000) {
+      while (rig.llm.requests.length === requestsFrom && performance.now() - pauseFrom < 8000) {
         await client.say(new Int16Array(0), 100);
       }
-      const spokenOn = await client.say(secondPart, 6000);
+      const spokenOn = await client.say(secondPart, 10_000);
       await client.waitUntil(
         () => turnsSince(client, transcriptsFrom, 'agent').includes('Sunny in Paris today.'),
         45_000,

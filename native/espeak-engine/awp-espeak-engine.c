@@ -105,7 +105,7 @@ static void write_all(const void *data, size_t length) {
 
 /*
  * An utterance's frames are gathered here and written together, OUTPUT_BYTES at most, so a
- * sentence costs a handful of writes (and wake-ups of the parent) instead of one per ~60 ms
+ * sentence costs a handful of writes (and wake-ups of the parent) instead of one per ~50 ms
  * engine buffer. The first audio goes out at once; after it, a write is one audio frame of
  * 32 KiB of PCM, the piece the parent hands on (engine-helper.ts), unless marks or the
  * utterance's end come first. The parent's end of our stdout is a Unix stream socket

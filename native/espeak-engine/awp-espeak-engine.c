@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <soxr.h>
 #include <unistd.h>
@@ -399,6 +400,8 @@ static int read_fd(int fd, void *data, size_t length) {
  * status pipe and the utterance process alone reads stdin (for a cancel frame).
  */
 #define MAX_TEMPLATES 8
+/* How much lower an utterance process's scheduling priority is than the engine's. */
+#define UTTERANCE_NICE 5
 
 struct template {
   char voice[256];
@@ -444,6 +447,14 @@ static void template_main(pid_t engine, int request_fd, int status_fd, const cha
     if (utterance == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != self) _exit(7);
+      /*
+       * Synthesis runs UTTERANCE_NICE levels below the engine (so below the service that
+       * started it): the service's event loop, which accepts connections, hands out engines
+       * and forwards audio, then gets a CPU first when both want one. Without it, under a
+       * closed loop of 100 streams on 2 cores, first audio's p99 drifted above 1.2 times
+       * the queueing bound (bench/README.md); the work done is the same.
+       */
+      setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + UTTERANCE_NICE);
       resampler = pristine;
       if (!voice_ok) send_error(id, "unknown voice");
       else if (rate != 0 && rate != engine_rate && resampler == NULL)

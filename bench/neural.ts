@@ -1,9 +1,11 @@
 /**
  * Neural voices (Kokoro-82M) beside the raw model, in one run on the same text:
- * `node --import tsx bench/neural.ts [--quick]`. The raw rows run the same ONNX session
- * directly on the same tokens (the physical limit); the pipeline rows run KokoroProvider
- * (espeak-ng phonemes, chunking, worker threads, seam shaping) producing pcm_24000.
- * Writes bench/results/neural[-quick].json and prints a Markdown table.
+ * `node --import tsx bench/neural.ts [--quick]`. The raw rows run the model directly on
+ * the same tokens with the worker's session options (the physical limit); the pipeline
+ * rows run KokoroProvider (espeak-ng phonemes, chunking, worker threads, seam shaping)
+ * producing pcm_24000. The first-clause row times, for the bench sentence and each of the
+ * voice-agent replies, the raw model on the first chunk's tokens alone against the
+ * pipeline's first audio for the whole reply. Writes bench/results/neural[-quick].json.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,7 +23,7 @@ import {
 } from '../src/tts/providers/kokoro/index.ts';
 import { NativeProvider } from '../src/tts/providers/native/index.ts';
 import { quantile, round } from './lib/stats.ts';
-import { LONG_TEXT, SHORT_TEXT } from './lib/texts.ts';
+import { LONG_TEXT, SHORT_TEXT, UTTERANCES } from './lib/texts.ts';
 
 const quick = process.argv.includes('--quick');
 const runs = quick ? 5 : 20;
@@ -38,25 +40,65 @@ const cpuS = () => {
   return (usage.user + usage.system) / 1e6;
 };
 
-/** The raw model on the whole short sentence: compute, audio, CPU, per thread count. */
-async function raw(threads: number) {
-  const session = await ort.InferenceSession.create(files.modelPath, {
+/** A session on the installed model with the inference worker's options. */
+function rawSession(threads: number): Promise<ort.InferenceSession> {
+  return ort.InferenceSession.create(files.modelPath, {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
+    executionMode: 'sequential',
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
   });
-  const ipa = await phonemizeChunk(
-    normalizeText(SHORT_TEXT),
-    'en-us',
-    phonemizer,
-    new AbortController().signal,
-  );
+}
+
+/** The model's inputs for `text` as the provider builds them (pads around the tokens). */
+async function feedsFor(text: string) {
+  const ipa = await phonemizeChunk(text, 'en-us', phonemizer, new AbortController().signal);
   const tokens = tokenize(ipa);
   const row = tokens.length - 2;
-  const feeds = {
+  return {
     tokens: new ort.Tensor('int64', BigInt64Array.from(tokens, BigInt), [1, tokens.length]),
     style: new ort.Tensor('float32', styles.slice(row * 256, row * 256 + 256), [1, 256]),
     speed: new ort.Tensor('float32', Float32Array.of(1), [1]),
   };
+}
+
+/** The replies of the first-clause row: the bench sentence, then a voice agent's turns. */
+const REPLIES = [SHORT_TEXT, ...UTTERANCES];
+
+/** The raw model on the first chunk of each reply alone: its compute, per reply and overall. */
+async function rawFirstChunks(threads: number) {
+  const session = await rawSession(threads);
+  const rows = [];
+  const all: number[] = [];
+  for (const reply of REPLIES) {
+    const first = chunkText(normalizeText(reply))[0]!.text;
+    const feeds = await feedsFor(first);
+    const warm = await session.run(feeds);
+    const walls: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      await session.run(feeds);
+      walls.push(performance.now() - t0);
+    }
+    all.push(...walls);
+    const audioMs = ((warm.audio!.data as Float32Array).length / KOKORO_SAMPLE_RATE_HZ) * 1000;
+    // Frames of 25 ms the model gave the leading pad: silence computed before the first word.
+    const leadingPadMs = Number((warm.durations!.data as Float32Array)[0]) * 25;
+    rows.push({
+      first,
+      rawP50Ms: round(quantile(walls, 0.5)),
+      rawAudioMs: round(audioMs, 0),
+      leadingPadMs,
+    });
+  }
+  await session.release();
+  return { rows, rawP50Ms: round(quantile(all, 0.5)), rawP95Ms: round(quantile(all, 0.95)) };
+}
+
+/** The raw model on the whole short sentence: compute, audio, CPU, per thread count. */
+async function raw(threads: number) {
+  const session = await rawSession(threads);
+  const feeds = await feedsFor(normalizeText(SHORT_TEXT));
   await session.run(feeds);
   const walls: number[] = [];
   let audioS = 0;
@@ -78,7 +120,8 @@ async function raw(threads: number) {
   };
 }
 
-async function pipeline(threads: number, concurrency: number) {
+/** The provider on the short sentence (and, with `replies`, the first audio of each reply). */
+async function pipeline(threads: number, concurrency: number, replies: boolean) {
   const pool = new InferencePool({
     modelPath: files.modelPath,
     modelSha256: files.modelSha256,
@@ -88,7 +131,17 @@ async function pipeline(threads: number, concurrency: number) {
     maxWaitMs: 600_000,
   });
   await pool.ready();
-  const provider = new KokoroProvider({ pool, phonemizer, voicesDir: files.voicesDir });
+  let computedSamples = 0;
+  let runsCount = 0;
+  const provider = new KokoroProvider({
+    pool,
+    phonemizer,
+    voicesDir: files.voicesDir,
+    onRun: ({ result }) => {
+      computedSamples += result.rawSamples;
+      runsCount++;
+    },
+  });
   const speak = async (text: string) => {
     const t0 = performance.now();
     let first = 0;
@@ -107,9 +160,19 @@ async function pipeline(threads: number, concurrency: number) {
     };
   };
   await speak(SHORT_TEXT);
+  const replyFirsts: number[] = [];
+  const replyRows = [];
+  for (const reply of replies ? REPLIES : []) {
+    const walls: number[] = [];
+    for (let i = 0; i < runs; i++) walls.push((await speak(reply)).firstMs);
+    replyFirsts.push(...walls);
+    replyRows.push(round(quantile(walls, 0.5)));
+  }
   const firsts: number[] = [];
   let audioS = 0;
   let wallMs = 0;
+  computedSamples = 0;
+  runsCount = 0;
   const cpu0 = cpuS();
   for (let i = 0; i < runs; i++) {
     const r = await speak(SHORT_TEXT);
@@ -118,6 +181,7 @@ async function pipeline(threads: number, concurrency: number) {
     wallMs += r.wallMs;
   }
   const cpu = cpuS() - cpu0;
+  const computedS = computedSamples / KOKORO_SAMPLE_RATE_HZ;
   // Realtime streams: N long texts at once; sustained when every stream's audio keeps
   // ahead of playback (audio s / wall s >= 1 after its first audio).
   let sustained = 0;
@@ -133,22 +197,44 @@ async function pipeline(threads: number, concurrency: number) {
   return {
     id: `pipeline pcm_24000, ${concurrency} x ${threads} thread(s)`,
     firstAudioMs: { p50: round(quantile(firsts, 0.5)), p95: round(quantile(firsts, 0.95)) },
+    replyFirstAudioMs: {
+      p50: round(quantile(replyFirsts, 0.5)),
+      p95: round(quantile(replyFirsts, 0.95)),
+      perReplyP50: replyRows,
+    },
     rtf: round(wallMs / 1000 / audioS, 3),
     cpuSPerAudioS: round(cpu / audioS, 3),
+    runsPerSentence: round(runsCount / runs, 2),
+    computedPerDeliveredAudio: round(computedS / audioS, 3),
     realtimeStreams: sustained,
     rssMb,
   };
 }
 
 const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const rawFirst = await rawFirstChunks(2);
 const rawRows = [await raw(1), await raw(2)];
-const pipelineRows = [await pipeline(2, 1), await pipeline(1, 2)];
+const pipelineRows = [await pipeline(2, 1, true), await pipeline(1, 2, false)];
+const loadAtEnd = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 await native.close();
 const results = {
   date: new Date().toISOString(),
   command: `node --import tsx bench/neural.ts${quick ? ' --quick' : ''}`,
   loadAverageAtStart: load,
+  loadAverageAtEnd: loadAtEnd,
   chunks: chunkText(normalizeText(SHORT_TEXT)).map((c) => c.text),
+  firstClause: {
+    id: 'first chunk of each reply, 2 threads: raw model alone / pipeline first audio',
+    replies: rawFirst.rows.map((row, i) => ({
+      ...row,
+      pipelineFirstAudioP50Ms: pipelineRows[0]!.replyFirstAudioMs.perReplyP50[i],
+    })),
+    rawModelMs: { p50: rawFirst.rawP50Ms, p95: rawFirst.rawP95Ms },
+    pipelineFirstAudioMs: {
+      p50: pipelineRows[0]!.replyFirstAudioMs.p50,
+      p95: pipelineRows[0]!.replyFirstAudioMs.p95,
+    },
+  },
   raw: rawRows,
   pipeline: pipelineRows,
   ratioCpuToRaw2Threads: round(pipelineRows[0]!.cpuSPerAudioS / rawRows[1]!.cpuSPerAudioS, 2),

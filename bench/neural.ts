@@ -146,25 +146,42 @@ async function pipeline(threads: number, concurrency: number, replies: boolean) 
     const t0 = performance.now();
     let first = 0;
     let bytes = 0;
+    // Playback started at the first audio: where it stands, and how long it waited for
+    // chunks that arrived after the audio before them had played out.
+    let playheadMs = 0;
+    let stallMs = 0;
     for await (const chunk of provider.synthesize(
       { text, providerVoiceId: voice },
       new AbortController().signal,
     )) {
-      if (!first) first = performance.now() - t0;
+      if (chunk.data.length === 0) continue;
+      const at = performance.now() - t0;
+      if (!first) first = playheadMs = at;
+      if (at > playheadMs) {
+        stallMs += at - playheadMs;
+        playheadMs = at;
+      }
+      playheadMs += (chunk.data.length / 2 / KOKORO_SAMPLE_RATE_HZ) * 1000;
       bytes += chunk.data.length;
     }
     return {
       firstMs: first,
+      stallMs,
       wallMs: performance.now() - t0,
       audioS: bytes / 2 / KOKORO_SAMPLE_RATE_HZ,
     };
   };
   await speak(SHORT_TEXT);
   const replyFirsts: number[] = [];
+  const replyStalls: number[] = [];
   const replyRows = [];
   for (const reply of replies ? REPLIES : []) {
     const walls: number[] = [];
-    for (let i = 0; i < runs; i++) walls.push((await speak(reply)).firstMs);
+    for (let i = 0; i < runs; i++) {
+      const r = await speak(reply);
+      walls.push(r.firstMs);
+      replyStalls.push(r.stallMs);
+    }
     replyFirsts.push(...walls);
     replyRows.push(round(quantile(walls, 0.5)));
   }
@@ -202,6 +219,10 @@ async function pipeline(threads: number, concurrency: number, replies: boolean) 
       p95: round(quantile(replyFirsts, 0.95)),
       perReplyP50: replyRows,
     },
+    replyStallMs: {
+      p50: round(quantile(replyStalls, 0.5)),
+      max: round(Math.max(0, ...replyStalls)),
+    },
     rtf: round(wallMs / 1000 / audioS, 3),
     cpuSPerAudioS: round(cpu / audioS, 3),
     runsPerSentence: round(runsCount / runs, 2),
@@ -234,6 +255,7 @@ const results = {
       p50: pipelineRows[0]!.replyFirstAudioMs.p50,
       p95: pipelineRows[0]!.replyFirstAudioMs.p95,
     },
+    playbackStallMs: pipelineRows[0]!.replyStallMs,
   },
   raw: rawRows,
   pipeline: pipelineRows,

@@ -91,8 +91,24 @@ async function rawFirstChunks(threads: number) {
       leadingPadMs,
     });
   }
+  // The whole replies, one run each: the raw model's CPU per second of their audio.
+  let audioS = 0;
+  const cpu0 = cpuS();
+  for (const reply of REPLIES) {
+    const feeds = await feedsFor(normalizeText(reply));
+    for (let i = 0; i < runs; i++) {
+      const out = await session.run(feeds);
+      audioS += (out.audio!.data as Float32Array).length / KOKORO_SAMPLE_RATE_HZ;
+    }
+  }
+  const cpuSPerAudioS = round((cpuS() - cpu0) / audioS, 3);
   await session.release();
-  return { rows, rawP50Ms: round(quantile(all, 0.5)), rawP95Ms: round(quantile(all, 0.95)) };
+  return {
+    rows,
+    rawP50Ms: round(quantile(all, 0.5)),
+    rawP95Ms: round(quantile(all, 0.95)),
+    cpuSPerAudioS,
+  };
 }
 
 /** The raw model on the whole short sentence: compute, audio, CPU, per thread count. */
@@ -175,16 +191,26 @@ async function pipeline(threads: number, concurrency: number, replies: boolean) 
   const replyFirsts: number[] = [];
   const replyStalls: number[] = [];
   const replyRows = [];
+  let replyAudioS = 0;
+  const replyCpu0 = cpuS();
+  computedSamples = 0;
+  runsCount = 0;
   for (const reply of replies ? REPLIES : []) {
     const walls: number[] = [];
     for (let i = 0; i < runs; i++) {
       const r = await speak(reply);
       walls.push(r.firstMs);
       replyStalls.push(r.stallMs);
+      replyAudioS += r.audioS;
     }
     replyFirsts.push(...walls);
     replyRows.push(round(quantile(walls, 0.5)));
   }
+  const replyCpu = {
+    cpuSPerAudioS: round((cpuS() - replyCpu0) / replyAudioS, 3),
+    runsPerReply: round(runsCount / (REPLIES.length * runs), 2),
+    computedPerDeliveredAudio: round(computedSamples / KOKORO_SAMPLE_RATE_HZ / replyAudioS, 3),
+  };
   const firsts: number[] = [];
   let audioS = 0;
   let wallMs = 0;
@@ -219,6 +245,7 @@ async function pipeline(threads: number, concurrency: number, replies: boolean) 
       p95: round(quantile(replyFirsts, 0.95)),
       perReplyP50: replyRows,
     },
+    replyCpu,
     replyStallMs: {
       p50: round(quantile(replyStalls, 0.5)),
       max: round(Math.max(0, ...replyStalls)),
@@ -256,6 +283,9 @@ const results = {
       p95: pipelineRows[0]!.replyFirstAudioMs.p95,
     },
     playbackStallMs: pipelineRows[0]!.replyStallMs,
+    rawCpuSPerAudioS: rawFirst.cpuSPerAudioS,
+    pipeline: pipelineRows[0]!.replyCpu,
+    ratioCpuToRaw: round(pipelineRows[0]!.replyCpu.cpuSPerAudioS / rawFirst.cpuSPerAudioS, 2),
   },
   raw: rawRows,
   pipeline: pipelineRows,

@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { siblingEntry } from '../../../../media/runtime-entry.ts';
 import { ProviderError } from '../errors.ts';
 import type { InferenceWorkerData, InferenceWorkerMessage } from './inference-protocol.ts';
+import type { SeamEnd } from './seams.ts';
 
 /**
  * The worker entry and the thread bootstrap that loads it. Kept in one function so the
@@ -49,6 +50,8 @@ export interface InferenceJob {
    * first, so admitting a new stream never makes the running ones stutter.
    */
   readonly first: boolean;
+  /** How the chunk's audio ends (seams.ts). */
+  readonly seam: SeamEnd;
 }
 
 /** Result of one run. */
@@ -323,8 +326,8 @@ export class InferencePool {
       if (!pending) return;
       const id = this.#nextId++;
       slot.running = { id, pending, startedAt: performance.now() };
-      const { tokens, style, speed } = pending.job;
-      slot.worker.postMessage({ type: 'run', id, tokens, style, speed });
+      const { tokens, style, speed, seam } = pending.job;
+      slot.worker.postMessage({ type: 'run', id, tokens, style, speed, seam });
     }
   }
 }

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { siblingEntry } from '../../../../media/runtime-entry.ts';
 import { ProviderError } from '../errors.ts';
@@ -12,11 +11,7 @@ import type { SeamEnd } from './seams.ts';
 export function inferenceWorkerFiles(): { bootstrap: string; entry: string } {
   const entry = siblingEntry(import.meta.url, 'inference-worker');
   return {
-    // Compiled, the worker file runs as it is; from source, the bootstrap registers tsx
-    // in the new thread first and then imports `entry`.
-    bootstrap: entry.compiled
-      ? entry.file
-      : path.join(import.meta.dirname, '..', '..', '..', '..', 'media', 'worker', 'bootstrap.mjs'),
+    bootstrap: entry.threadFile,
     entry: entry.url,
   };
 }

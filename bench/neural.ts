@@ -1,9 +1,11 @@
 /**
  * Neural voices (Kokoro-82M) beside the raw model, in one run on the same text:
- * `node --import tsx bench/neural.ts [--quick]`. The raw rows run the same ONNX session
- * directly on the same tokens (the physical limit); the pipeline rows run KokoroProvider
- * (espeak-ng phonemes, chunking, worker threads, seam shaping) producing pcm_24000.
- * Writes bench/results/neural[-quick].json and prints a Markdown table.
+ * `node --import tsx bench/neural.ts [--quick]`. The raw rows run the model directly on
+ * the same tokens with the worker's session options (the physical limit); the pipeline
+ * rows run KokoroProvider (espeak-ng phonemes, chunking, worker threads, seam shaping)
+ * producing pcm_24000. The first-clause row times, for the bench sentence and each of the
+ * voice-agent replies, the raw model on the first chunk's tokens alone against the
+ * pipeline's first audio for the whole reply. Writes bench/results/neural[-quick].json.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,7 +23,7 @@ import {
 } from '../src/tts/providers/kokoro/index.ts';
 import { NativeProvider } from '../src/tts/providers/native/index.ts';
 import { quantile, round } from './lib/stats.ts';
-import { LONG_TEXT, SHORT_TEXT } from './lib/texts.ts';
+import { LONG_TEXT, SHORT_TEXT, UTTERANCES } from './lib/texts.ts';
 
 const quick = process.argv.includes('--quick');
 const runs = quick ? 5 : 20;
@@ -38,25 +40,85 @@ const cpuS = () => {
   return (usage.user + usage.system) / 1e6;
 };
 
-/** The raw model on the whole short sentence: compute, audio, CPU, per thread count. */
-async function raw(threads: number) {
-  const session = await ort.InferenceSession.create(files.modelPath, {
+/** A session on the installed model with the inference worker's options. */
+function rawSession(threads: number): Promise<ort.InferenceSession> {
+  return ort.InferenceSession.create(files.modelPath, {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
+    executionMode: 'sequential',
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
   });
-  const ipa = await phonemizeChunk(
-    normalizeText(SHORT_TEXT),
-    'en-us',
-    phonemizer,
-    new AbortController().signal,
-  );
+}
+
+/** The model's inputs for `text` as the provider builds them (pads around the tokens). */
+async function feedsFor(text: string) {
+  const ipa = await phonemizeChunk(text, 'en-us', phonemizer, new AbortController().signal);
   const tokens = tokenize(ipa);
   const row = tokens.length - 2;
-  const feeds = {
+  return {
     tokens: new ort.Tensor('int64', BigInt64Array.from(tokens, BigInt), [1, tokens.length]),
     style: new ort.Tensor('float32', styles.slice(row * 256, row * 256 + 256), [1, 256]),
     speed: new ort.Tensor('float32', Float32Array.of(1), [1]),
   };
+}
+
+/** The replies of the first-clause row: the bench sentence, then a voice agent's turns. */
+const REPLIES = [SHORT_TEXT, ...UTTERANCES];
+
+/** The raw model on the first chunk of each reply alone: its compute, per reply and overall. */
+async function rawFirstChunks(threads: number) {
+  const session = await rawSession(threads);
+  const rows = [];
+  const all: number[] = [];
+  for (const reply of REPLIES) {
+    const first = chunkText(normalizeText(reply))[0]!.text;
+    const feeds = await feedsFor(first);
+    const warm = await session.run(feeds);
+    const walls: number[] = [];
+    const cpu0 = cpuS();
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      await session.run(feeds);
+      walls.push(performance.now() - t0);
+    }
+    // CPU of one run: on two idle cores its wall time is at least half of it.
+    const cpuMsPerRun = round(((cpuS() - cpu0) / runs) * 1000);
+    all.push(...walls);
+    const audioMs = ((warm.audio!.data as Float32Array).length / KOKORO_SAMPLE_RATE_HZ) * 1000;
+    // Frames of 25 ms the model gave the leading pad: silence computed before the first word.
+    const leadingPadMs = Number((warm.durations!.data as Float32Array)[0]) * 25;
+    rows.push({
+      first,
+      rawP50Ms: round(quantile(walls, 0.5)),
+      rawAudioMs: round(audioMs, 0),
+      leadingPadMs,
+      cpuMsPerRun,
+    });
+  }
+  // The whole replies, one run each: the raw model's CPU per second of their audio.
+  let audioS = 0;
+  const cpu0 = cpuS();
+  for (const reply of REPLIES) {
+    const feeds = await feedsFor(normalizeText(reply));
+    for (let i = 0; i < runs; i++) {
+      const out = await session.run(feeds);
+      audioS += (out.audio!.data as Float32Array).length / KOKORO_SAMPLE_RATE_HZ;
+    }
+  }
+  const cpuSPerAudioS = round((cpuS() - cpu0) / audioS, 3);
+  await session.release();
+  return {
+    rows,
+    rawP50Ms: round(quantile(all, 0.5)),
+    rawP95Ms: round(quantile(all, 0.95)),
+    cpuSPerAudioS,
+  };
+}
+
+/** The raw model on the whole short sentence: compute, audio, CPU, per thread count. */
+async function raw(threads: number) {
+  const session = await rawSession(threads);
+  const feeds = await feedsFor(normalizeText(SHORT_TEXT));
   await session.run(feeds);
   const walls: number[] = [];
   let audioS = 0;
@@ -78,7 +140,8 @@ async function raw(threads: number) {
   };
 }
 
-async function pipeline(threads: number, concurrency: number) {
+/** The provider on the short sentence (and, with `replies`, the first audio of each reply). */
+async function pipeline(threads: number, concurrency: number, replies: boolean) {
   const pool = new InferencePool({
     modelPath: files.modelPath,
     modelSha256: files.modelSha256,
@@ -88,28 +151,75 @@ async function pipeline(threads: number, concurrency: number) {
     maxWaitMs: 600_000,
   });
   await pool.ready();
-  const provider = new KokoroProvider({ pool, phonemizer, voicesDir: files.voicesDir });
+  let computedSamples = 0;
+  let runsCount = 0;
+  const provider = new KokoroProvider({
+    pool,
+    phonemizer,
+    voicesDir: files.voicesDir,
+    onRun: ({ result }) => {
+      computedSamples += result.rawSamples;
+      runsCount++;
+    },
+  });
   const speak = async (text: string) => {
     const t0 = performance.now();
     let first = 0;
     let bytes = 0;
+    // Playback started at the first audio: where it stands, and how long it waited for
+    // chunks that arrived after the audio before them had played out.
+    let playheadMs = 0;
+    let stallMs = 0;
     for await (const chunk of provider.synthesize(
       { text, providerVoiceId: voice },
       new AbortController().signal,
     )) {
-      if (!first) first = performance.now() - t0;
+      if (chunk.data.length === 0) continue;
+      const at = performance.now() - t0;
+      if (!first) first = playheadMs = at;
+      if (at > playheadMs) {
+        stallMs += at - playheadMs;
+        playheadMs = at;
+      }
+      playheadMs += (chunk.data.length / 2 / KOKORO_SAMPLE_RATE_HZ) * 1000;
       bytes += chunk.data.length;
     }
     return {
       firstMs: first,
+      stallMs,
       wallMs: performance.now() - t0,
       audioS: bytes / 2 / KOKORO_SAMPLE_RATE_HZ,
     };
   };
   await speak(SHORT_TEXT);
+  const replyFirsts: number[] = [];
+  const replyStalls: number[] = [];
+  const replyRows = [];
+  let replyAudioS = 0;
+  const replyCpu0 = cpuS();
+  computedSamples = 0;
+  runsCount = 0;
+  for (const reply of replies ? REPLIES : []) {
+    const walls: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const r = await speak(reply);
+      walls.push(r.firstMs);
+      replyStalls.push(r.stallMs);
+      replyAudioS += r.audioS;
+    }
+    replyFirsts.push(...walls);
+    replyRows.push(round(quantile(walls, 0.5)));
+  }
+  const replyCpu = {
+    cpuSPerAudioS: round((cpuS() - replyCpu0) / replyAudioS, 3),
+    runsPerReply: round(runsCount / (REPLIES.length * runs), 2),
+    computedPerDeliveredAudio: round(computedSamples / KOKORO_SAMPLE_RATE_HZ / replyAudioS, 3),
+  };
   const firsts: number[] = [];
   let audioS = 0;
   let wallMs = 0;
+  computedSamples = 0;
+  runsCount = 0;
   const cpu0 = cpuS();
   for (let i = 0; i < runs; i++) {
     const r = await speak(SHORT_TEXT);
@@ -118,6 +228,8 @@ async function pipeline(threads: number, concurrency: number) {
     wallMs += r.wallMs;
   }
   const cpu = cpuS() - cpu0;
+  const computedS = computedSamples / KOKORO_SAMPLE_RATE_HZ;
+  const runsPerSentence = round(runsCount / runs, 2);
   // Realtime streams: N long texts at once; sustained when every stream's audio keeps
   // ahead of playback (audio s / wall s >= 1 after its first audio).
   let sustained = 0;
@@ -133,22 +245,53 @@ async function pipeline(threads: number, concurrency: number) {
   return {
     id: `pipeline pcm_24000, ${concurrency} x ${threads} thread(s)`,
     firstAudioMs: { p50: round(quantile(firsts, 0.5)), p95: round(quantile(firsts, 0.95)) },
+    replyFirstAudioMs: {
+      p50: round(quantile(replyFirsts, 0.5)),
+      p95: round(quantile(replyFirsts, 0.95)),
+      perReplyP50: replyRows,
+    },
+    replyCpu,
+    replyStallMs: {
+      p50: round(quantile(replyStalls, 0.5)),
+      max: round(Math.max(0, ...replyStalls)),
+    },
     rtf: round(wallMs / 1000 / audioS, 3),
     cpuSPerAudioS: round(cpu / audioS, 3),
+    runsPerSentence,
+    computedPerDeliveredAudio: round(computedS / audioS, 3),
     realtimeStreams: sustained,
     rssMb,
   };
 }
 
 const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const rawFirst = await rawFirstChunks(2);
 const rawRows = [await raw(1), await raw(2)];
-const pipelineRows = [await pipeline(2, 1), await pipeline(1, 2)];
+const pipelineRows = [await pipeline(2, 1, true), await pipeline(1, 2, false)];
+const loadAtEnd = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 await native.close();
 const results = {
   date: new Date().toISOString(),
   command: `node --import tsx bench/neural.ts${quick ? ' --quick' : ''}`,
   loadAverageAtStart: load,
+  loadAverageAtEnd: loadAtEnd,
   chunks: chunkText(normalizeText(SHORT_TEXT)).map((c) => c.text),
+  firstClause: {
+    id: 'first chunk of each reply, 2 threads: raw model alone / pipeline first audio',
+    replies: rawFirst.rows.map((row, i) => ({
+      ...row,
+      pipelineFirstAudioP50Ms: pipelineRows[0]!.replyFirstAudioMs.perReplyP50[i],
+    })),
+    rawModelMs: { p50: rawFirst.rawP50Ms, p95: rawFirst.rawP95Ms },
+    pipelineFirstAudioMs: {
+      p50: pipelineRows[0]!.replyFirstAudioMs.p50,
+      p95: pipelineRows[0]!.replyFirstAudioMs.p95,
+    },
+    playbackStallMs: pipelineRows[0]!.replyStallMs,
+    rawCpuSPerAudioS: rawFirst.cpuSPerAudioS,
+    pipeline: pipelineRows[0]!.replyCpu,
+    ratioCpuToRaw: round(pipelineRows[0]!.replyCpu.cpuSPerAudioS / rawFirst.cpuSPerAudioS, 2),
+  },
   raw: rawRows,
   pipeline: pipelineRows,
   ratioCpuToRaw2Threads: round(pipelineRows[0]!.cpuSPerAudioS / rawRows[1]!.cpuSPerAudioS, 2),

@@ -11,6 +11,11 @@ export interface RuntimeEntry {
   readonly execArgv: readonly string[];
   /** True when running compiled JavaScript (from `dist/`). */
   readonly compiled: boolean;
+  /**
+   * The file a worker thread starts from: `file` when compiled; from source, the bootstrap
+   * that registers tsx in the new thread and then imports `workerData.entry` (`url`).
+   */
+  readonly threadFile: string;
 }
 
 /**
@@ -32,5 +37,6 @@ export function siblingEntry(fromUrl: string, baseName: string): RuntimeEntry {
     url: pathToFileURL(file).href,
     execArgv: compiled ? [] : ['--import', import.meta.resolve('tsx')],
     compiled,
+    threadFile: compiled ? file : path.join(import.meta.dirname, 'worker', 'bootstrap.mjs'),
   };
 }

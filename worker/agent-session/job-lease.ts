@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { siblingEntry } from '../../media/runtime-entry.ts';
 import type { WorkerSessionStore } from '../../src/worker-boundary/index.ts';
@@ -47,11 +46,8 @@ export class LeaseThread {
     this.loopAlive = new Float64Array(shared);
     this.loopAlive[0] = Date.now();
     const entry = siblingEntry(import.meta.url, 'lease-renewer');
-    const bootstrap = entry.compiled
-      ? entry.file
-      : path.join(import.meta.dirname, '..', '..', 'media', 'worker', 'bootstrap.mjs');
     const data: LeaseRenewerData = { store, loopAlive: shared };
-    this.#thread = new Worker(bootstrap, { workerData: { ...data, entry: entry.url } });
+    this.#thread = new Worker(entry.threadFile, { workerData: { ...data, entry: entry.url } });
     // The job process exits when its session is over, whatever this thread does.
     this.#thread.unref();
     // Until a session holds the lease, a failure has nobody to tell: the loop's own

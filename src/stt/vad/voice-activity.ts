@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { siblingEntry } from '../../../media/runtime-entry.ts';
@@ -84,9 +83,7 @@ export class VoiceActivity {
   #start(): Promise<void> {
     this.#ready ??= new Promise<void>((resolve, reject) => {
       const entry = siblingEntry(import.meta.url, 'vad-worker');
-      const bootstrap = entry.compiled
-        ? entry.file
-        : path.join(import.meta.dirname, '..', '..', '..', 'media', 'worker', 'bootstrap.mjs');
+      const bootstrap = entry.threadFile;
       const workerData: VadWorkerData = { entry: entry.url, modelPath: this.#modelPath };
       const worker = new Worker(bootstrap, { workerData });
       worker.unref();

@@ -153,6 +153,20 @@ export async function applicationStack(
   const published = await api('POST', `/v1/agents/${agentId}/publish`);
   if (published.status !== 200) throw new Error(`publish: ${JSON.stringify(published.body)}`);
 
+  /**
+   * Until the session's job has ended it (at most 30 s): a job still running after its
+   * users left may ask the model once more (a cancelled tool's turn), and would take the
+   * answer the next test scripted.
+   */
+  const sessionOver = async (sessionId: string) => {
+    const until = Date.now() + 30_000;
+    while (Date.now() < until) {
+      const { body } = await api('GET', `/v1/agent-sessions/${sessionId}`);
+      if (body.state === 'ended' || body.state === 'failed') return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+
   const stack: ApplicationStack = {
     database,
     handle,
@@ -202,6 +216,7 @@ export async function applicationStack(
         leave: async () => {
           await backend.leave().catch(() => {});
           await user.leave().catch(() => {});
+          await sessionOver(started.sessionId);
         },
       };
     },

@@ -1,8 +1,8 @@
-import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { siblingEntry } from '../../../../media/runtime-entry.ts';
 import { ProviderError } from '../errors.ts';
 import type { InferenceWorkerData, InferenceWorkerMessage } from './inference-protocol.ts';
+import type { SeamEnd } from './seams.ts';
 
 /**
  * The worker entry and the thread bootstrap that loads it. Kept in one function so the
@@ -11,11 +11,7 @@ import type { InferenceWorkerData, InferenceWorkerMessage } from './inference-pr
 export function inferenceWorkerFiles(): { bootstrap: string; entry: string } {
   const entry = siblingEntry(import.meta.url, 'inference-worker');
   return {
-    // Compiled, the worker file runs as it is; from source, the bootstrap registers tsx
-    // in the new thread first and then imports `entry`.
-    bootstrap: entry.compiled
-      ? entry.file
-      : path.join(import.meta.dirname, '..', '..', '..', '..', 'media', 'worker', 'bootstrap.mjs'),
+    bootstrap: entry.threadFile,
     entry: entry.url,
   };
 }
@@ -49,6 +45,8 @@ export interface InferenceJob {
    * first, so admitting a new stream never makes the running ones stutter.
    */
   readonly first: boolean;
+  /** How the chunk's audio ends (seams.ts). */
+  readonly seam: SeamEnd;
 }
 
 /** Result of one run. */
@@ -323,8 +321,8 @@ export class InferencePool {
       if (!pending) return;
       const id = this.#nextId++;
       slot.running = { id, pending, startedAt: performance.now() };
-      const { tokens, style, speed } = pending.job;
-      slot.worker.postMessage({ type: 'run', id, tokens, style, speed });
+      const { tokens, style, speed, seam } = pending.job;
+      slot.worker.postMessage({ type: 'run', id, tokens, style, speed, seam });
     }
   }
 }

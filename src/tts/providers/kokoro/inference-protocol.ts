@@ -1,3 +1,5 @@
+import type { SeamEnd } from './seams.ts';
+
 /** Samples of one model frame: the unit of the durations the model predicts (25 ms). */
 export const KOKORO_FRAME_SAMPLES = 600;
 
@@ -19,6 +21,8 @@ export interface InferenceJobMessage {
   readonly tokens: readonly number[];
   readonly style: Float32Array;
   readonly speed: number;
+  /** How the chunk's audio ends (seams.ts). */
+  readonly seam: SeamEnd;
 }
 
 export type InferenceWorkerMessage =

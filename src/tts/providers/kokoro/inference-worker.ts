@@ -10,7 +10,7 @@ import {
   type InferenceWorkerMessage,
   KOKORO_FRAME_SAMPLES,
 } from './inference-protocol.ts';
-import { DEFAULT_SEAMS, shapeChunk } from './seams.ts';
+import { DEFAULT_SEAMS, SEAM_TAIL_MS, shapeChunk } from './seams.ts';
 
 const data = workerData as InferenceWorkerData;
 const port = parentPort;
@@ -74,7 +74,14 @@ port.on('message', async (job: InferenceJobMessage) => {
         `model durations (${durations.length} tokens, ${total} frames) do not match its input (${tokens.length} tokens) and audio (${audio.length} samples)`,
       );
     }
-    const shaped = shapeChunk(audio, { ...DEFAULT_SEAMS, sampleRateHz: data.sampleRateHz });
+    // The trailing pad starts where the last token's frames begin.
+    const pauseEnd =
+      job.seam === 'pause' ? (total - (durations.at(-1) ?? 0)) * KOKORO_FRAME_SAMPLES : 0;
+    const shaped = shapeChunk(
+      audio,
+      { ...DEFAULT_SEAMS, tailMs: SEAM_TAIL_MS[job.seam], sampleRateHz: data.sampleRateHz },
+      pauseEnd,
+    );
     const computeMs = performance.now() - started;
     post(
       {

@@ -13,7 +13,7 @@ import {
   phonemizeChunk,
   tokenize,
 } from './phonemes.ts';
-import { PAUSE_MS } from './seams.ts';
+import type { SeamEnd } from './seams.ts';
 import { KOKORO_SAMPLE_RATE_HZ, kokoroVoiceByStyle } from './voices.ts';
 import { KokoroWordTimer, unitSpans } from './word-timings.ts';
 import { type TokenGroup, tokenGroups, unevenUnits } from './word-tokens.ts';
@@ -48,6 +48,12 @@ function chunkTimings(
       sampleRateHz: KOKORO_SAMPLE_RATE_HZ,
     }),
   );
+}
+
+/** How a chunk's audio ends: the text's last chunk, at punctuation, or between words. */
+function seamEnd(chunk: TextChunk, last: boolean): SeamEnd {
+  if (last) return 'end';
+  return chunk.end === 'word' ? 'word' : 'pause';
 }
 
 /** Floats per style row; a voice file holds one row per phoneme count (510 rows). */
@@ -91,11 +97,12 @@ export function kokoroSpeed(speed: number | undefined): number {
  * phonemes from espeak-ng. Yields 24 kHz PCM chunk by chunk:
  *
  * - The text is normalised (kokoro-js's rules in English, misaki's elsewhere) and split
- *   at sentence and clause boundaries with a short first chunk, so first audio comes after
- *   one short model run.
+ *   into chunks (chunker.ts): the first clause alone, so first audio comes after one short
+ *   model run, then chunks that grow with the text before them; each text is run once.
  * - While chunk n is on the model, chunk n+1 is phonemised.
- * - Each chunk's own silence is trimmed and its edges faded; a pause chosen by the
- *   punctuation is placed between chunks, so seams neither click nor drift.
+ * - Seams (seams.ts): the silence the model makes for the leading pad is cut off; a chunk
+ *   ending at punctuation keeps the pause the model made after it, one ending between
+ *   words keeps 80 ms of its own silence; nothing is placed between chunks.
  * - Cancellation: when `signal` aborts the iterator throws `signal.reason` at once; a
  *   queued chunk leaves the queue, a running one finishes in its worker unseen, and no
  *   further chunk starts.
@@ -148,7 +155,6 @@ export class KokoroProvider implements TtsProvider {
 
     let upcoming = phonemize(0);
     let started = false;
-    let pauseMs = 0;
     let segmentSamples = 0;
     for (let index = 0; index < chunks.length; index++) {
       const chunk = chunks[index] as TextChunk;
@@ -166,28 +172,25 @@ export class KokoroProvider implements TtsProvider {
       const row = Math.min(tokens.length - 2, STYLE_ROWS - 1);
       const style = styles.slice(row * STYLE_DIM, (row + 1) * STYLE_DIM);
       const result = await this.#options.pool.run(
-        { tokens, style, speed, first: !started },
+        {
+          tokens,
+          style,
+          speed,
+          first: !started,
+          seam: seamEnd(chunk, index === chunks.length - 1),
+        },
         signal,
       );
       signal.throwIfAborted();
-      const pause =
-        started && result.pcm.length > 0 ? Math.round((pauseMs * KOKORO_SAMPLE_RATE_HZ) / 1000) : 0;
-      this.#options.onRun?.({ index, tokens, result, offsetSamples: segmentSamples + pause });
-      const timings = timer
-        ? chunkTimings(timer, index, groups, result, segmentSamples + pause)
-        : [];
+      this.#options.onRun?.({ index, tokens, result, offsetSamples: segmentSamples });
+      const timings = timer ? chunkTimings(timer, index, groups, result, segmentSamples) : [];
       if (result.pcm.length === 0) {
         if (timings.length > 0) yield timingsOnly(timings);
         continue;
       }
-      const data = Buffer.alloc((pause + result.pcm.length) * 2);
-      Buffer.from(result.pcm.buffer, result.pcm.byteOffset, result.pcm.byteLength).copy(
-        data,
-        pause * 2,
-      );
-      segmentSamples += pause + result.pcm.length;
+      const data = Buffer.from(result.pcm.buffer, result.pcm.byteOffset, result.pcm.byteLength);
+      segmentSamples += result.pcm.length;
       started = true;
-      pauseMs = PAUSE_MS[chunk.end] / speed;
       yield {
         data,
         sampleRateHz: KOKORO_SAMPLE_RATE_HZ,

@@ -11,6 +11,18 @@ export interface SeamOptions {
   readonly fadeMs: number;
 }
 
+/**
+ * How a chunk's audio ends. `pause`: at punctuation with more text after it, kept up to
+ * the trailing pad (the model's own pause there). `word`: between words, cut 80 ms after
+ * its last sound (with the next chunk's 25 ms lead, the 105 ms gap between words the
+ * pipeline has always had, now the model's own silence). `end`: the last chunk of the
+ * text, cut 60 ms after its last sound.
+ */
+export type SeamEnd = 'pause' | 'word' | 'end';
+
+/** Audio kept after the last sound of a chunk, by how it ends (see {@link SeamEnd}). */
+export const SEAM_TAIL_MS: Readonly<Record<SeamEnd, number>> = { pause: 60, word: 80, end: 60 };
+
 export const DEFAULT_SEAMS: Omit<SeamOptions, 'sampleRateHz'> = {
   silenceThreshold: 0.01,
   leadMs: 25,
@@ -26,12 +38,15 @@ export interface ShapedChunk {
 }
 
 /**
- * Model output of one chunk as 16-bit PCM ready to be joined to its neighbours: the
- * leading and trailing silence the model adds around every run is trimmed (the pipeline
- * inserts its own pause between chunks), and both ends fade in and out so the join has
- * no click. All-silent audio gives an empty buffer.
+ * Model output of one chunk as 16-bit PCM ready to be joined to its neighbours, with
+ * nothing placed between them. The silence the model makes for the leading pad (300-500
+ * ms before every input) is cut to `leadMs` before the first sound. The end is kept
+ * `tailMs` past the last sound, and at least up to `keepUntil` when given: the start of
+ * the trailing pad of a chunk ending at punctuation, so the pause the model made for that
+ * punctuation is the pause before the next chunk, as it is inside one run. Both ends fade
+ * so the join has no click. All-silent audio gives an empty buffer.
  */
-export function shapeChunk(audio: Float32Array, options: SeamOptions): ShapedChunk {
+export function shapeChunk(audio: Float32Array, options: SeamOptions, keepUntil = 0): ShapedChunk {
   let first = 0;
   while (first < audio.length && Math.abs(audio[first] ?? 0) <= options.silenceThreshold) first++;
   if (first === audio.length) return { pcm: new Int16Array(0), start: 0 };
@@ -39,7 +54,10 @@ export function shapeChunk(audio: Float32Array, options: SeamOptions): ShapedChu
   while (last > first && Math.abs(audio[last] ?? 0) <= options.silenceThreshold) last--;
   const perMs = options.sampleRateHz / 1000;
   const start = Math.max(0, first - Math.round(options.leadMs * perMs));
-  const end = Math.min(audio.length, last + 1 + Math.round(options.tailMs * perMs));
+  const end = Math.min(
+    audio.length,
+    Math.max(keepUntil, last + 1 + Math.round(options.tailMs * perMs)),
+  );
   const length = end - start;
   const fade = Math.min(Math.round(options.fadeMs * perMs), Math.floor(length / 2));
   const out = new Int16Array(length);
@@ -52,6 +70,3 @@ export function shapeChunk(audio: Float32Array, options: SeamOptions): ShapedChu
   }
   return { pcm: out, start };
 }
-
-/** Pause placed before the next chunk, by how the previous one ended. */
-export const PAUSE_MS = { sentence: 280, clause: 140, word: 20 } as const;

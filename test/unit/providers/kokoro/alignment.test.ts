@@ -42,6 +42,33 @@ describe('Kokoro word timings from the predicted durations', () => {
     expect(audioChunks.every((chunk) => (chunk.timings?.length ?? 0) > 0)).toBe(true);
   }, 120_000);
 
+  it('places nothing between chunks: a chunk ending at punctuation keeps the pause the model made there', async () => {
+    predicted.reset();
+    const text = 'Sure, I can help with that. Your table is booked for seven, by the window.';
+    let bytes = 0;
+    for await (const chunk of kokoro.provider.synthesize(
+      { text, providerVoiceId: 'af_heart' },
+      new AbortController().signal,
+    )) {
+      bytes += chunk.data.length;
+    }
+    const runs = predicted.runs;
+    expect(runs.length).toBeGreaterThanOrEqual(3);
+    let samples = 0;
+    for (const { result, offsetSamples } of runs) {
+      // Each run's audio starts where the one before it ended.
+      expect(offsetSamples).toBe(samples);
+      samples += result.pcm.length;
+    }
+    // The chunks before the last end at punctuation: each is kept up to its trailing pad.
+    for (const { result } of runs.slice(0, -1)) {
+      const frames = result.durations.reduce((sum, d) => sum + d, 0);
+      const trailingPad = (frames - result.durations.at(-1)!) * 600;
+      expect(result.trimmedSamples + result.pcm.length).toBeGreaterThanOrEqual(trailingPad);
+    }
+    expect(bytes).toBe(samples * 2);
+  }, 120_000);
+
   it('lists word alignment only', async () => {
     expect(kokoro.provider.alignment).toEqual(['word']);
     const run = kokoro.provider.synthesize(

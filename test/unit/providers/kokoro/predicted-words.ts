@@ -30,6 +30,11 @@ export class PredictedWords {
     return this.#runs.length;
   }
 
+  /** The runs of the request, in order. */
+  get runs(): readonly RunEvent[] {
+    return this.#runs;
+  }
+
   /** Start in ms of each IPA word (runs of phonemes between spaces and punctuation). */
   startsMs(): number[] {
     const starts: number[] = [];

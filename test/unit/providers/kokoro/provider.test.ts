@@ -274,7 +274,7 @@ describe('neural engine installation', () => {
       expect(failures[0]).toContain(model);
       expect(failures[0]).toMatch(/corrupt.*install-kokoro\.sh/);
       const run = pool.run(
-        { tokens: [0, 50, 0], style: new Float32Array(256), speed: 1, first: true },
+        { tokens: [0, 50, 0], style: new Float32Array(256), speed: 1, first: true, seam: 'end' },
         new AbortController().signal,
       );
       await expect(run).rejects.toMatchObject({ failure: 'unavailable' });

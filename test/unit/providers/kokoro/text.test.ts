@@ -50,6 +50,46 @@ describe('Kokoro text front end', () => {
     expect(chunkText('  ')).toEqual([]);
   });
 
+  it('takes the first clause of a reply alone, then chunks that span sentences', () => {
+    expect(
+      chunkText('Sure, I can help with that. Your appointment is confirmed for Tuesday at ten.'),
+    ).toEqual([
+      { text: 'Sure,', end: 'clause' },
+      { text: 'I can help with that.', end: 'sentence' },
+      { text: 'Your appointment is confirmed for Tuesday at ten.', end: 'sentence' },
+    ]);
+    expect(
+      chunkText('Hello there, how are you? I am fine. Thanks for asking. See you soon.'),
+    ).toEqual([
+      { text: 'Hello there,', end: 'clause' },
+      { text: 'how are you? I am fine.', end: 'sentence' },
+      { text: 'Thanks for asking. See you soon.', end: 'sentence' },
+    ]);
+    // A remainder within a quarter of the limit joins the chunk instead of a run of its own.
+    expect(chunkText('Por favor, reserva una mesa para dos personas esta noche.')).toEqual([
+      { text: 'Por favor,', end: 'clause' },
+      { text: 'reserva una mesa para dos personas esta noche.', end: 'sentence' },
+    ]);
+  });
+
+  it('grows each later chunk with the text before it, cut between words', () => {
+    const paragraph =
+      'The library opens at nine in the morning and closes at six in the evening, except on public holidays. Members may borrow up to twelve books at a time, for three weeks each, and renew them twice online unless another reader has reserved them. The reading room on the second floor is quiet and has power outlets at every desk.';
+    const text = `${paragraph} ${paragraph} ${paragraph}`;
+    const chunks = chunkText(text);
+    let before = 0;
+    for (const [index, chunk] of chunks.entries()) {
+      if (index > 0) {
+        const limit = Math.min(220, Math.max(40, Math.floor(2.5 * before)));
+        expect(chunk.text.length).toBeLessThanOrEqual(Math.min(220, Math.floor(limit * 1.25)));
+      }
+      before += chunk.text.length + 1;
+    }
+    expect(chunks.map((chunk) => chunk.text).join(' ')).toBe(text.split(/\s+/).join(' '));
+    // Fewer runs than one per sentence: every run pays for the silence of its leading pad.
+    expect(chunks.length).toBeLessThan(text.split(/(?<=\.)\s+/).length);
+  });
+
   it('keeps every chunk within the model context', () => {
     const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
     for (const chunk of chunkText(`${long}.`)) expect(chunk.text.length).toBeLessThanOrEqual(220);

@@ -24,7 +24,8 @@ export interface EngineHelperOptions {
  * After an utterance's first audio, which goes out at once, audio is handed on in pieces of
  * at least this many bytes (one `audio` event of PCM, 32 KB), or whatever has come once it
  * has waited {@link HOLD_MS}, or at the utterance's end: fewer, larger chunks for every
- * stage after this one (the engine writes ~60 ms of audio at a time).
+ * stage after this one. The engine writes its first ~60 ms buffer alone and then frames of
+ * this size, so the hold matters when marks split its frames.
  */
 const HOLD_BYTES = 32 * 1024;
 const HOLD_MS = 10;
@@ -220,8 +221,8 @@ export class EngineHelper {
             hold = undefined;
             held = false;
             first = false;
-            // Everything that arrived since the last yield goes out as one chunk: the
-            // engine writes ~60 ms frames, and each chunk costs every stage after this one.
+            // Everything that arrived since the last yield goes out as one chunk: each
+            // chunk costs every stage after this one.
             const chunks = active.chunks.splice(0);
             const chunk = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
             active.queuedBytes -= chunk.length;

@@ -23,6 +23,7 @@ const REALTIME_AUDIO = [
   'test/integration/worker/rolling-restart.test.ts',
   'test/integration/worker/session-recording.test.ts',
   'test/integration/worker/captions.test.ts',
+  'test/integration/worker/speculative-answers.test.ts',
 ];
 
 export default defineConfig({

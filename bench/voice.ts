@@ -1,6 +1,7 @@
 /**
  * Voice-to-voice latency of a live Agent conversation over loopback WebRTC, part of
- * `npm run bench` (alone: `node --import tsx bench/voice.ts [--quick] [--turns N]`).
+ * `npm run bench` (alone: `node --import tsx bench/voice.ts [--quick] [--turns N]
+ * [--worker-env NAME=VALUE]...`).
  *
  * A client on @livekit/rtc-node (test/helpers/room-client.ts) speaks recorded questions
  * (espeak-ng, 48 kHz) into a real livekit-server; the real worker hears them (Silero VAD,
@@ -28,9 +29,10 @@ import {
   RoomClient,
   SPEECH_RMS,
   speech,
+  withPause,
 } from '../test/helpers/room-client.ts';
 import '../test/helpers/rtc-log.ts';
-import { STT_SENTENCES } from '../test/helpers/stt-sentences.ts';
+import { PAUSED_QUESTIONS, STT_SENTENCES } from '../test/helpers/stt-sentences.ts';
 import { replaceReadmeSection } from './lib/readme-section.ts';
 import { quantile, round } from './lib/stats.ts';
 import { VoiceRig } from './lib/voice-rig.ts';
@@ -40,6 +42,17 @@ const quick = process.argv.includes('--quick');
 const turnsFlag = process.argv.indexOf('--turns');
 const TURNS = turnsFlag >= 0 ? Number(process.argv[turnsFlag + 1]) : quick ? 3 : 12;
 const BARGE_INS = quick ? 2 : 5;
+/** Questions with a pause of {@link PAUSE_MS} after their first part (false turn ends). */
+const PAUSED_TURNS = quick ? 2 : PAUSED_QUESTIONS.length;
+const PAUSE_MS = 400;
+/** `--worker-env NAME=VALUE` (repeatable): a worker setting to measure. */
+const WORKER_ENV: Record<string, string> = Object.fromEntries(
+  process.argv.flatMap((arg, i) => {
+    if (process.argv[i - 1] !== '--worker-env') return [];
+    const at = arg.indexOf('=');
+    return at > 0 ? [[arg.slice(0, at), arg.slice(at + 1)]] : [];
+  }),
+);
 const LLM_FIRST_TOKEN_DELAY_MS = 200;
 const WHISPER_MODEL = process.env.WHISPER_MODEL ?? 'base';
 /** The recognizer's shortest encoder window in seconds (30: Whisper's full window). */
@@ -48,6 +61,8 @@ const ANSWER = ['Sure,', ' here is', ' a short answer.'];
 
 interface Turn {
   question: string;
+  /** User turns the agent committed while the question was asked (1: no false turn end). */
+  userTurns: number;
   totalMs: number;
   eouDelayMs: number;
   transcriptionDelayMs: number;
@@ -67,10 +82,10 @@ async function spokenTurn(
   client: RoomClient,
   sessionId: string,
   question: string,
+  samples: Int16Array,
 ): Promise<Turn> {
-  const samples = await speech(question);
-  rig.llm.script({ text: ANSWER });
   const logsFrom = rig.worker.logs().length;
+  const userTurnsBefore = userTurns(client);
   const spoken = await client.say(samples, 1200);
   const wordsEndedAt = spoken.startMs + lastWordEndMs(samples);
   const firstAudio = await client.waitUntil(
@@ -85,6 +100,7 @@ async function spokenTurn(
     .filter((l) => l.session_id === sessionId);
   return {
     question,
+    userTurns: userTurns(client) - userTurnsBefore,
     totalMs: firstAudio.atMs - wordsEndedAt,
     eouDelayMs: metric(lines, 'turn metrics: end of utterance', 'end_of_utterance_delay_ms'),
     transcriptionDelayMs: metric(lines, 'turn metrics: end of utterance', 'transcription_delay_ms'),
@@ -97,7 +113,6 @@ async function spokenTurn(
 async function bargeIn(rig: VoiceRig, client: RoomClient): Promise<BargeIn> {
   const story = Array.from({ length: 12 }, (_, i) => ` Sentence number ${i + 1} of a long story.`);
   rig.llm.script({ text: story, deltaDelayMs: 20 });
-  rig.llm.script({ text: ANSWER });
   const logsFrom = rig.worker.logs().length;
   const storyFrom = performance.now();
   await client.sendText('Tell me a long story.');
@@ -134,18 +149,27 @@ async function bargeIn(rig: VoiceRig, client: RoomClient): Promise<BargeIn> {
   };
 }
 
+function userTurns(client: RoomClient): number {
+  return client.transcripts().filter((t) => t.role === 'user' && t.final).length;
+}
+
 function stat(values: number[]) {
   return { p50: Math.round(quantile(values, 0.5)), p95: Math.round(quantile(values, 0.95)) };
 }
 
 async function main(): Promise<void> {
-  process.stderr.write(`bench voice: ${TURNS} turns, ${BARGE_INS} barge-ins\n`);
+  process.stderr.write(
+    `bench voice: ${TURNS} turns, ${PAUSED_TURNS} paused, ${BARGE_INS} barge-ins, worker env ${JSON.stringify(WORKER_ENV)}\n`,
+  );
   const rig = await VoiceRig.start({
     llmFirstTokenDelayMs: LLM_FIRST_TOKEN_DELAY_MS,
+    llmAnswer: ANSWER,
     whisperModel: WHISPER_MODEL,
     whisperMinWindowS: WHISPER_MIN_WINDOW_S,
+    workerEnv: WORKER_ENV,
   });
   const turns: Turn[] = [];
+  const paused: Turn[] = [];
   const bargeIns: BargeIn[] = [];
   try {
     const session = await rig.startSession();
@@ -154,12 +178,32 @@ async function main(): Promise<void> {
       await client.waitUntil(() => client.loudFramesSince(0) > 10, 60_000, 'the greeting');
       await agentQuiet(client, 'after the greeting');
       // One turn to warm the recognizer and the speech path, not counted.
-      await spokenTurn(rig, client, session.sessionId, STT_SENTENCES[4] as string);
+      const warmUp = STT_SENTENCES[4] as string;
+      await spokenTurn(rig, client, session.sessionId, warmUp, await speech(warmUp));
       for (let i = 0; i < TURNS; i++) {
         const question = STT_SENTENCES[i % STT_SENTENCES.length] as string;
-        const turn = await spokenTurn(rig, client, session.sessionId, question);
+        const turn = await spokenTurn(
+          rig,
+          client,
+          session.sessionId,
+          question,
+          await speech(question),
+        );
         process.stderr.write(`  turn ${i + 1}: ${Math.round(turn.totalMs)} ms\n`);
         turns.push(turn);
+      }
+      for (let i = 0; i < PAUSED_TURNS; i++) {
+        const [first, second] = PAUSED_QUESTIONS[i % PAUSED_QUESTIONS.length] as readonly [
+          string,
+          string,
+        ];
+        const samples = withPause(await speech(first), await speech(second), PAUSE_MS);
+        const question = `${first} (${PAUSE_MS} ms) ${second}`;
+        const turn = await spokenTurn(rig, client, session.sessionId, question, samples);
+        process.stderr.write(
+          `  paused ${i + 1}: ${Math.round(turn.totalMs)} ms, ${turn.userTurns} user turn(s)\n`,
+        );
+        paused.push(turn);
       }
       for (let i = 0; i < BARGE_INS; i++) {
         const result = await bargeIn(rig, client);
@@ -170,12 +214,14 @@ async function main(): Promise<void> {
       await client.leave();
     }
   } finally {
+    // As the worker tests do: WORKER_LOG=FILE keeps the worker's output.
+    if (process.env.WORKER_LOG) writeFileSync(process.env.WORKER_LOG, rig.worker.output());
     await rig.close();
     // rtc-node's native side keeps the process alive until it is released.
     await dispose();
   }
 
-  const results = buildResults(turns, bargeIns);
+  const results = buildResults(turns, paused, bargeIns);
   const dir = path.join(import.meta.dirname, 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(
@@ -187,9 +233,10 @@ async function main(): Promise<void> {
   if (!quick) replaceReadmeSection('voice', section);
 }
 
-function buildResults(turns: Turn[], bargeIns: BargeIn[]) {
+function buildResults(turns: Turn[], paused: Turn[], bargeIns: BargeIn[]) {
   const date = new Date().toISOString();
-  const command = `node --import tsx bench/voice.ts${quick ? ' --quick' : ''}${turnsFlag >= 0 ? ` --turns ${TURNS}` : ''}`;
+  const env = Object.entries(WORKER_ENV).map(([name, value]) => ` --worker-env ${name}=${value}`);
+  const command = `node --import tsx bench/voice.ts${quick ? ' --quick' : ''}${turnsFlag >= 0 ? ` --turns ${TURNS}` : ''}${env.join('')}`;
   const workerBargeIns = bargeIns.flatMap((b) =>
     b.workerDetectedToClearedMs === null ? [] : [b.workerDetectedToClearedMs],
   );
@@ -208,7 +255,8 @@ function buildResults(turns: Turn[], bargeIns: BargeIn[]) {
       llm: `OpenAI chat fake, first token after ${LLM_FIRST_TOKEN_DELAY_MS} ms`,
       stt: `embedded Whisper ${WHISPER_MODEL}, beam 1, encoder window at least ${WHISPER_MIN_WINDOW_S} s`,
       tts: 'api /v1/tts/stream, native voice (espeak-ng)',
-      vad: 'Silero, min silence 450 ms; endpointing min delay 400 ms; Whisper starts after a 200 ms pause',
+      vad: 'Silero, min silence 450 ms; endpointing min delay 400 ms',
+      worker_env: WORKER_ENV,
     },
     turns: {
       total_ms: stat(turns.map((t) => t.totalMs)),
@@ -226,6 +274,18 @@ function buildResults(turns: Turn[], bargeIns: BargeIn[]) {
         transcription_delay_ms: t.transcriptionDelayMs,
         llm_ttft_ms: t.llmTtftMs,
         tts_ttfb_ms: t.ttsTtfbMs,
+      })),
+    },
+    paused: {
+      pause_ms: PAUSE_MS,
+      questions: paused.length,
+      false_turn_ends: paused.filter((t) => t.userTurns !== 1).length,
+      total_ms: stat(paused.map((t) => t.totalMs)),
+      each: paused.map((t) => ({
+        question: t.question,
+        user_turns: t.userTurns,
+        total_ms: round(t.totalMs),
+        worker_end_of_speech_to_first_audio_ms: t.workerMs,
       })),
     },
     barge_in: {
@@ -262,8 +322,11 @@ function summary(results: Results): string {
     row('worker: of which transcription delay', t.transcription_delay_ms),
     row('worker: LLM first token', t.llm_ttft_ms),
     row('worker: TTS first audio', t.tts_ttfb_ms),
+    row(`paused questions (${results.paused.pause_ms} ms), client`, results.paused.total_ms),
     row('barge-in, client: user speech start to agent silent', b.client_speech_to_agent_silent_ms),
     row('barge-in, worker: detected to cleared', b.worker_detected_to_cleared_ms),
+    '',
+    `False turn ends: ${results.paused.false_turn_ends} of ${results.paused.questions} questions with a ${results.paused.pause_ms} ms pause after their first part.`,
   ].join('\n');
 }
 

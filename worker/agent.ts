@@ -27,7 +27,9 @@ export default defineAgent({
     proc.userData.leaseThread = new LeaseThread(leaseStoreLocation(loadConfig()));
     // Silero (the api's realtime transcription uses the same detector): the usual settings,
     // except a shorter silence before a turn ends (snappier replies).
-    proc.userData.vad = await SileroVad.load(logger, { minSilenceMs: 450 });
+    proc.userData.vad = await SileroVad.load(logger, {
+      minSilenceMs: loadWorkerConfig().AGENT_VAD_MIN_SILENCE_MS,
+    });
     const sttConfig = loadSttConfig();
     const stt = createSttProvider(sttConfig, logger);
     proc.userData.stt = stt;

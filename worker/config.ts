@@ -43,6 +43,22 @@ export const workerConfigSchema = z.object({
    */
   AGENT_TOOL_FILLER_MS: z.coerce.number().int().nonnegative().default(1000),
   /**
+   * Silence after the user's words that ends their speech, and so their turn (Silero VAD).
+   * Shorter answers sooner but cuts users who pause mid-sentence: docs/decisions/agents.md,
+   * "Speculative answers", has the measurements.
+   */
+  AGENT_VAD_MIN_SILENCE_MS: z.coerce.number().int().min(100).max(15_000).default(450),
+  /**
+   * Ask the Agent's model at the user's pause, with the transcript Whisper made of it, and
+   * keep that answer when the turn ends without more speech (LiveKit's preemptive
+   * generation; docs/decisions/agents.md, "Speculative answers"). A discarded answer is never
+   * spoken nor charged.
+   */
+  AGENT_PREEMPTIVE_GENERATION: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
+  /**
    * Application sessions: how long a callback may wait for its result (or a tool for its
    * first progress) before it is cancelled. The spec's 60 s; tests shorten it.
    */

@@ -6,11 +6,16 @@ import type { WorkerProcess } from '../../test/helpers/worker.ts';
 export interface VoiceRigOptions {
   /** The language-model fake's fixed delay before its first token. */
   llmFirstTokenDelayMs: number;
+  /** What the fake answers every request it has no script for (its text deltas). */
+  llmAnswer?: string[];
   /** Embedded Whisper size (`WHISPER_MODEL`). */
   whisperModel: string;
   /** Its shortest encoder window in seconds (`WHISPER_MIN_WINDOW_S`). */
   whisperMinWindowS: number;
-  /** More of the worker's variables (e.g. its session slots). */
+  /**
+   * More of the worker's variables (its session slots, a setting to measure:
+   * `STT_EARLY_START_PAUSE_MS=100`).
+   */
   workerEnv?: Record<string, string>;
 }
 
@@ -52,7 +57,12 @@ export class VoiceRig {
       dialect: 'sqlite',
       agentName: 'awp-agent-bench',
       credits: 100_000_000,
-      llm: { defaults: { firstTokenDelayMs: options.llmFirstTokenDelayMs } },
+      llm: {
+        defaults: {
+          firstTokenDelayMs: options.llmFirstTokenDelayMs,
+          ...(options.llmAnswer ? { text: options.llmAnswer } : {}),
+        },
+      },
       env: {
         TTS_RATE_LIMIT_PER_MINUTE: '10000000',
         TTS_WORKSPACE_RATE_LIMIT_PER_MINUTE: '10000000',

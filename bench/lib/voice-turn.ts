@@ -34,9 +34,12 @@ export async function agentQuiet(client: RoomClient, what: string): Promise<void
   );
 }
 
-/** The first log line named `msg` among `lines`, its numeric `field`. */
+/**
+ * The last log line named `msg` among `lines`, its numeric `field`: the reply that was
+ * spoken (a preemptive answer is discarded before it logs its own model metrics).
+ */
 export function metric(lines: Record<string, unknown>[], msg: string, field: string): number {
-  const line = lines.find((l) => l.msg === msg);
+  const line = lines.findLast((l) => l.msg === msg);
   const value = line?.[field];
   if (typeof value !== 'number') throw new Error(`no "${msg}" log line with ${field}`);
   return value;

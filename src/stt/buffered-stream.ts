@@ -126,6 +126,31 @@ export class BufferedSttStream implements SttStream {
     // Its failure is read by the flush that uses it; unused, it is dropped.
     result.catch(() => {});
     this.#early = { result, abort };
+    if (this.#options.preflight) this.#preflight(result, abort.signal, this.#utteranceStartSample);
+  }
+
+  /**
+   * Yields an early start's transcript as `preflight` once it is ready, unless speech came
+   * back (or a cut other than the flush ended it) first. A flush that took it yields its
+   * `final` after this, in the same order the two were chained.
+   */
+  #preflight(result: Promise<SttTranscript>, dropped: AbortSignal, startSample: number): void {
+    const sampleCount = this.#bufferedSamples;
+    result.then(
+      (transcript) => {
+        const text = transcript.text.trim();
+        if (dropped.aborted || this.#queue.done || text === '') return;
+        this.#queue.push({
+          type: 'preflight',
+          text,
+          language: transcript.language,
+          startMs: samplesToMs(startSample),
+          endMs: samplesToMs(startSample + sampleCount),
+          confidence: transcript.confidence,
+        });
+      },
+      () => {},
+    );
   }
 
   /** Speech came back after `silenceStarted()`: the early start no longer covers it. */

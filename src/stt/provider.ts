@@ -49,6 +49,12 @@ export interface SttOptions {
   language?: string;
   /** Words or a sentence that bias recognition (names, jargon), where the engine supports it. */
   prompt?: string;
+  /**
+   * Streams only: an engine that starts transcribing at the speaker's pause (early start)
+   * also yields that transcript as a `preflight` event as soon as it is ready, while the
+   * VAD still waits for the end of speech. The agent worker asks its model with it.
+   */
+  preflight?: boolean;
 }
 
 /** A recognized utterance (or the part of one an engine finalized). */
@@ -73,6 +79,12 @@ export type SttEvent =
    * judged the speaker done (Deepgram `speech_final`); the agent's VAD still decides turns.
    */
   | ({ type: 'final'; endpoint: boolean } & SttTranscript)
+  /**
+   * With the `preflight` option: the utterance so far, transcribed at a pause of the speaker
+   * (`silenceStarted()`) before the end of speech. The `final` that follows replaces it:
+   * the same text when no speech came in between.
+   */
+  | ({ type: 'preflight' } & SttTranscript)
   /** Every final for the audio before one `flush()` call has been delivered (one per call). */
   | { type: 'flushed' };
 

@@ -35,6 +35,8 @@ export class TranscriptDelivery {
       return;
     }
     if (event.type === 'interim' && !this.interims) return;
+    // Realtime transcription never asks for preflights (an agent worker's option).
+    if (event.type === 'preflight') return;
     const final = event.type === 'final';
     const segmentId = final ? this.#nextSegment++ : this.#nextSegment;
     const startMs = this.router.sessionMs(event.startMs);

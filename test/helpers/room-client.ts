@@ -81,6 +81,21 @@ export function lastWordEndMs(samples: Int16Array): number {
   return ((loudWindows(samples).at(-1)?.[1] ?? 0) / ROOM_RATE_HZ) * 1000;
 }
 
+/**
+ * Two recordings spoken as one utterance with a pause of exactly `pauseMs` between the
+ * last word of `first` and the first word of `second` (each recording's own leading and
+ * trailing silence is cut at its words).
+ */
+export function withPause(first: Int16Array, second: Int16Array, pauseMs: number): Int16Array {
+  const firstEnd = Math.round((lastWordEndMs(first) * ROOM_RATE_HZ) / 1000);
+  const secondStart = Math.round((firstWordStartMs(second) * ROOM_RATE_HZ) / 1000);
+  const pause = Math.round((pauseMs * ROOM_RATE_HZ) / 1000);
+  const out = new Int16Array(firstEnd + pause + second.length - secondStart);
+  out.set(first.subarray(0, firstEnd));
+  out.set(second.subarray(secondStart), firstEnd + pause);
+  return out;
+}
+
 export class RoomClient {
   readonly room = new Room();
   readonly messages: TextMessage[] = [];

@@ -17,3 +17,15 @@ export const STT_SENTENCES: readonly string[] = [
   'Tell me a short story about a brave little dog.',
   'Is there a train to London after nine in the evening?',
 ];
+
+/**
+ * Questions spoken in two parts with a pause between them (test/helpers/room-client.ts,
+ * `withPause`): the agent must wait for the whole question, and a model asked at the
+ * pause answers only the first part.
+ */
+export const PAUSED_QUESTIONS: readonly (readonly [string, string])[] = [
+  ['What is the weather like', 'today in Paris?'],
+  ['How long does it take', 'to drive to the airport?'],
+  ['Can you remind me to call my mother', 'tomorrow morning?'],
+  ['Send a message to John', 'saying I will be late.'],
+];

@@ -9,6 +9,7 @@ import { AwpLlm } from '../models/awp-llm.ts';
 import { AwpStt } from '../models/awp-stt.ts';
 import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
 import { vadWatchingPauses } from '../models/vad-pauses.ts';
+import { type AnsweredCharges, chargeAnsweredCalls } from './answered-charges.ts';
 import type { InputMode } from './controls.ts';
 import { PlayoutLedger } from './playout.ts';
 import type { SessionDependencies } from './session-deps.ts';
@@ -71,16 +72,25 @@ export async function buildSpeechPipeline(
     },
     speechResumed: () => recognizer.speechResumed(),
   });
+  const preemptive = deps.workerConfig.AGENT_PREEMPTIVE_GENERATION;
   const recognizer = new AwpStt({
     provider: deps.stt,
     language,
+    preflight: preemptive,
     onAudio: (ms) => {
       parts.meter.transcribed(ms);
       deps.api.sessions.addUsage(record.id, { sttMs: ms }).catch(() => {});
     },
   });
-  const model = await languageModel(deps, record, parts, log);
-  const voiceSession = createVoiceSession(vad, recognizer, model, speech);
+  // Model calls are charged once their question is in the conversation (a discarded
+  // preemptive answer never is); the session that tells is built with the model.
+  let charges: AnsweredCharges | undefined;
+  const model = await languageModel(deps, record, parts, log, (answering, charge) => {
+    if (charges) charges.answered(answering, charge);
+    else charge();
+  });
+  const voiceSession = createVoiceSession(vad, recognizer, model, speech, preemptive);
+  charges = chargeAnsweredCalls(voiceSession);
   voiceSession.on(voice.AgentSessionEventTypes.UserStateChanged, (event) => {
     if (inputMode() !== 'automatic') return;
     if (event.newState === 'speaking') recognizer.utteranceStarted();
@@ -128,6 +138,7 @@ async function languageModel(
     meter: AgentSessionMeter;
   },
   log: Logger,
+  answered: (answering: string | undefined, charge: () => void) => void,
 ): Promise<AwpLlm> {
   const { llmProvider, llmModel } = runnableModels(record);
   const catalog = deps.api.languageModels(log);
@@ -139,16 +150,17 @@ async function languageModel(
     provider,
     model: llmModel,
     thinkingLevel: record.snapshot.thinkingLevel,
-    onUsage: (tokens) => {
-      const cost = parts.meter.modelCall(tokens, price);
-      deps.api.sessions
-        .addUsage(record.id, {
-          llmInputTokens: tokens.inputTokens,
-          llmOutputTokens: tokens.outputTokens,
-          llmMillicredits: cost,
-        })
-        .catch(() => {});
-    },
+    onUsage: (tokens, answering) =>
+      answered(answering, () => {
+        const cost = parts.meter.modelCall(tokens, price);
+        deps.api.sessions
+          .addUsage(record.id, {
+            llmInputTokens: tokens.inputTokens,
+            llmOutputTokens: tokens.outputTokens,
+            llmMillicredits: cost,
+          })
+          .catch(() => {});
+      }),
     onDeclined: (reason) => parts.transcripts.declined(reason),
     ...(app ? { tools: app.toolDefinitions } : {}),
     ...(capabilities?.definitions.length
@@ -162,6 +174,7 @@ function createVoiceSession(
   recognizer: AwpStt,
   model: AwpLlm,
   speech: AwpTts,
+  preemptive: boolean,
 ): voice.AgentSession {
   return new voice.AgentSession({
     // Silero's pauses start the recognizer early (docs/decisions.md, "early transcription").
@@ -179,7 +192,10 @@ function createVoiceSession(
         minDuration: 100,
         resumeFalseInterruption: false,
       },
-      preemptiveGeneration: { enabled: false },
+      // The model is asked with the transcript of the user's pause (AwpStt's preflight)
+      // and its answer kept if no speech follows. Speech is synthesized only once the turn
+      // is committed: a discarded answer never reaches the speech ledger.
+      preemptiveGeneration: { enabled: preemptive, preemptiveTts: false },
     },
     aecWarmupDuration: null,
     userAwayTimeout: null,

@@ -24,8 +24,12 @@ export interface AwpLlmOptions {
   provider: LlmProvider;
   model: string;
   thinkingLevel: ThinkingLevel;
-  /** Token counts of each answered call. */
-  onUsage?: (usage: LlmUsage) => void;
+  /**
+   * Token counts of each answered call, with the id of the user message the call answers
+   * (the context's last one; undefined: none), so a caller can charge only calls whose
+   * question entered the conversation (a preemptive reply the framework discarded did not).
+   */
+  onUsage?: (usage: LlmUsage, answering: string | undefined) => void;
   /** The model chose to stay quiet this turn. */
   onDeclined?: (reason: string) => void;
   /**
@@ -150,7 +154,7 @@ class AwpLlmStream extends llm.LLMStream {
           }
           onDeclined?.(reason);
         } else if (event.type === 'done') {
-          onUsage?.(event.usage);
+          onUsage?.(event.usage, lastUserMessageId(this.chatCtx));
           this.queue.put({
             id,
             usage: {
@@ -168,6 +172,15 @@ class AwpLlmStream extends llm.LLMStream {
       throw new APIError(`language model failed: ${(error as Error).message}`, { retryable });
     }
   }
+}
+
+/** The id of the context's last user message, if it has one. */
+function lastUserMessageId(chatCtx: llm.ChatContext): string | undefined {
+  for (let i = chatCtx.items.length - 1; i >= 0; i--) {
+    const item = chatCtx.items[i];
+    if (item?.type === 'message' && item.role === 'user') return item.id;
+  }
+  return undefined;
 }
 
 /** The session's chat context as our provider messages (text only; no tools of theirs). */

@@ -21,6 +21,11 @@ export interface AwpSttOptions {
   language?: string;
   /** Milliseconds of user speech sent to the engine, once per utterance. */
   onAudio?: (durationMs: number) => void;
+  /**
+   * Hand the framework the engine's transcript of the user's pause as a preflight
+   * transcript (its preemptive generation asks the model with it); see `SttOptions`.
+   */
+  preflight?: boolean;
 }
 
 /** How long `commitUtterance` waits for the engine's finals before the caller goes on. */
@@ -275,8 +280,11 @@ class AwpSpeechStream extends stt.SpeechStream {
   }
 
   protected async run(): Promise<void> {
-    const { provider, language, onAudio } = this.#owner.options;
-    const engine = provider.stream(language ? { language } : {}, this.abortSignal);
+    const { provider, language, onAudio, preflight } = this.#owner.options;
+    const engine = provider.stream(
+      { ...(language ? { language } : {}), ...(preflight ? { preflight } : {}) },
+      this.abortSignal,
+    );
     // Audio sent to the engine, reported once per utterance (whole milliseconds).
     let sentSamples = 0;
     const reportAudio = () => {
@@ -336,12 +344,16 @@ class AwpSpeechStream extends stt.SpeechStream {
       if (this.queue.closed) break;
       if (event.type === 'flushed') {
         this.#flushWaiters.shift()?.();
-      } else if (event.type === 'interim') {
+      } else if (event.type === 'interim' || event.type === 'preflight') {
+        const type =
+          event.type === 'interim'
+            ? stt.SpeechEventType.INTERIM_TRANSCRIPT
+            : stt.SpeechEventType.PREFLIGHT_TRANSCRIPT;
         this.queue.put(
-          speechEvent(stt.SpeechEventType.INTERIM_TRANSCRIPT, {
+          speechEvent(type, {
             ...event,
             language: event.language ?? fallbackLanguage,
-            confidence: undefined,
+            confidence: event.type === 'preflight' ? event.confidence : undefined,
           }),
         );
       } else {

@@ -236,3 +236,61 @@ describe('BufferedSttStream: early start at a pause', () => {
     expect(outcomes).toEqual(['abandoned']);
   });
 });
+
+describe('BufferedSttStream: preflight transcripts', () => {
+  /** A stream with early start and the `preflight` option. */
+  const withPreflight = (transcribe: TranscribeUtterance) =>
+    new BufferedSttStream(transcribe, { preflight: true }, new AbortController().signal, {
+      earlyStart: true,
+    });
+
+  it('yields the transcript of the pause as soon as it is ready, before the end of speech', async () => {
+    const { transcribe, calls, called } = engine();
+    const stream = withPreflight(transcribe);
+    const events = stream[Symbol.asyncIterator]();
+    push(stream, [1, 2, 3]);
+    stream.silenceStarted();
+    (await called(1)).answer('what is the weather');
+    // The VAD has not ended the utterance yet: no flush, and the preflight is out.
+    expect((await events.next()).value).toEqual({
+      type: 'preflight',
+      text: 'what is the weather',
+      language: 'en',
+      startMs: 0,
+      endMs: 30,
+      confidence: undefined,
+    });
+    push(stream, [0, 0]);
+    stream.flush();
+    stream.end();
+    const rest: SttEvent[] = [];
+    for (let next = await events.next(); !next.done; next = await events.next()) {
+      rest.push(next.value);
+    }
+    // The end of speech takes the same transcript as its final; the engine ran once.
+    expect(rest.map((e) => [e.type, 'text' in e ? e.text : ''])).toEqual([
+      ['final', 'what is the weather'],
+      ['flushed', ''],
+    ]);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('yields none for a pause the user spoke over before its transcript was ready', async () => {
+    const { transcribe, called } = engine();
+    const stream = withPreflight(transcribe);
+    const events = collect(stream);
+    push(stream, [1, 2]);
+    stream.silenceStarted();
+    const early = await called(1);
+    stream.speechResumed();
+    early.answer('what is');
+    push(stream, [3, 4]);
+    stream.flush();
+    (await called(2)).answer('what is the weather');
+    stream.end();
+    expect((await events).map((e) => [e.type, 'text' in e ? e.text : ''])).toEqual([
+      ['final', 'what is the weather'],
+      ['flushed', ''],
+    ]);
+  });
+});

@@ -10,7 +10,7 @@ import {
   type InferenceWorkerMessage,
   KOKORO_FRAME_SAMPLES,
 } from './inference-protocol.ts';
-import { DEFAULT_SEAMS, SEAM_TAIL_MS, shapeChunk } from './seams.ts';
+import { CLAUSE_MAX_TAIL_MS, DEFAULT_SEAMS, SEAM_TAIL_MS, shapeChunk } from './seams.ts';
 
 const data = workerData as InferenceWorkerData;
 const port = parentPort;
@@ -75,11 +75,16 @@ port.on('message', async (job: InferenceJobMessage) => {
       );
     }
     // The trailing pad starts where the last token's frames begin.
-    const pauseEnd =
-      job.seam === 'pause' ? (total - (durations.at(-1) ?? 0)) * KOKORO_FRAME_SAMPLES : 0;
+    const atPunctuation = job.seam === 'pause' || job.seam === 'clause';
+    const pauseEnd = atPunctuation ? (total - (durations.at(-1) ?? 0)) * KOKORO_FRAME_SAMPLES : 0;
     const shaped = shapeChunk(
       audio,
-      { ...DEFAULT_SEAMS, tailMs: SEAM_TAIL_MS[job.seam], sampleRateHz: data.sampleRateHz },
+      {
+        ...DEFAULT_SEAMS,
+        tailMs: SEAM_TAIL_MS[job.seam],
+        ...(job.seam === 'clause' ? { maxTailMs: CLAUSE_MAX_TAIL_MS } : {}),
+        sampleRateHz: data.sampleRateHz,
+      },
       pauseEnd,
     );
     const computeMs = performance.now() - started;

@@ -50,10 +50,11 @@ function chunkTimings(
   );
 }
 
-/** How a chunk's audio ends: the text's last chunk, at punctuation, or between words. */
+/** How a chunk's audio ends: the text's last chunk, a sentence, a clause, or between words. */
 function seamEnd(chunk: TextChunk, last: boolean): SeamEnd {
   if (last) return 'end';
-  return chunk.end === 'word' ? 'word' : 'pause';
+  if (chunk.end === 'sentence') return 'pause';
+  return chunk.end;
 }
 
 /** Floats per style row; a voice file holds one row per phoneme count (510 rows). */
@@ -101,8 +102,9 @@ export function kokoroSpeed(speed: number | undefined): number {
  *   model run, then chunks that grow with the text before them; each text is run once.
  * - While chunk n is on the model, chunk n+1 is phonemised.
  * - Seams (seams.ts): the silence the model makes for the leading pad is cut off; a chunk
- *   ending at punctuation keeps the pause the model made after it, one ending between
- *   words keeps 80 ms of its own silence; nothing is placed between chunks.
+ *   ending a sentence keeps the pause the model made after it, one ending at a clause
+ *   keeps at most 200 ms of it, one ending between words keeps 80 ms of its own silence;
+ *   nothing is placed between chunks.
  * - Cancellation: when `signal` aborts the iterator throws `signal.reason` at once; a
  *   queued chunk leaves the queue, a running one finishes in its worker unseen, and no
  *   further chunk starts.

@@ -9,19 +9,36 @@ export interface SeamOptions {
   readonly tailMs: number;
   /** Raised-cosine fade at both ends, so a cut never lands on a non-zero sample. */
   readonly fadeMs: number;
+  /** Most audio kept after the last loud sample, `keepUntil` included. Default: no limit. */
+  readonly maxTailMs?: number;
 }
 
 /**
- * How a chunk's audio ends. `pause`: at punctuation with more text after it, kept up to
- * the trailing pad (the model's own pause there). `word`: between words, cut 80 ms after
- * its last sound (with the next chunk's 25 ms lead, the 105 ms gap between words the
- * pipeline has always had, now the model's own silence). `end`: the last chunk of the
- * text, cut 60 ms after its last sound.
+ * How a chunk's audio ends. `pause`: at the end of a sentence with more text after it,
+ * kept up to the trailing pad (the model's own pause there, within 75 ms of the one it
+ * makes at the same full stop inside one run). `clause`: at a comma, semicolon, colon or
+ * dash with more text after it, kept up to the trailing pad but at most 200 ms after its
+ * last sound: a run pauses at the end of its input as at the end of an utterance (up to
+ * 630 ms of silence after a comma), where one run over the whole text pauses 0-510 ms at
+ * a comma, 221 ms at the median; with the next chunk's 25 ms lead the gap is at most
+ * 225 ms. `word`: between words, cut 80 ms after its last sound (with the next chunk's
+ * 25 ms lead, the 105 ms gap between words the pipeline has always had, now the model's
+ * own silence). `end`: the last chunk of the text, cut 60 ms after its last
+ * sound. Measured in docs/decisions/synthesis.md ("Neural seams measured against one
+ * model run").
  */
-export type SeamEnd = 'pause' | 'word' | 'end';
+export type SeamEnd = 'pause' | 'clause' | 'word' | 'end';
 
 /** Audio kept after the last sound of a chunk, by how it ends (see {@link SeamEnd}). */
-export const SEAM_TAIL_MS: Readonly<Record<SeamEnd, number>> = { pause: 60, word: 80, end: 60 };
+export const SEAM_TAIL_MS: Readonly<Record<SeamEnd, number>> = {
+  pause: 60,
+  clause: 60,
+  word: 80,
+  end: 60,
+};
+
+/** Most audio kept after the last sound of a chunk ending at a clause (see {@link SeamEnd}). */
+export const CLAUSE_MAX_TAIL_MS = 200;
 
 export const DEFAULT_SEAMS: Omit<SeamOptions, 'sampleRateHz'> = {
   silenceThreshold: 0.01,
@@ -43,7 +60,8 @@ export interface ShapedChunk {
  * ms before every input) is cut to `leadMs` before the first sound. The end is kept
  * `tailMs` past the last sound, and at least up to `keepUntil` when given: the start of
  * the trailing pad of a chunk ending at punctuation, so the pause the model made for that
- * punctuation is the pause before the next chunk, as it is inside one run. Both ends fade
+ * punctuation is the pause before the next chunk; never more than `maxTailMs` past the
+ * last sound when given. Both ends fade
  * so the join has no click. All-silent audio gives an empty buffer.
  */
 export function shapeChunk(audio: Float32Array, options: SeamOptions, keepUntil = 0): ShapedChunk {
@@ -57,6 +75,7 @@ export function shapeChunk(audio: Float32Array, options: SeamOptions, keepUntil 
   const end = Math.min(
     audio.length,
     Math.max(keepUntil, last + 1 + Math.round(options.tailMs * perMs)),
+    last + 1 + Math.round((options.maxTailMs ?? Number.POSITIVE_INFINITY) * perMs),
   );
   const length = end - start;
   const fade = Math.min(Math.round(options.fadeMs * perMs), Math.floor(length / 2));

@@ -42,9 +42,10 @@ describe('Kokoro word timings from the predicted durations', () => {
     expect(audioChunks.every((chunk) => (chunk.timings?.length ?? 0) > 0)).toBe(true);
   }, 120_000);
 
-  it('places nothing between chunks: a chunk ending at punctuation keeps the pause the model made there', async () => {
+  it('places nothing between chunks: a chunk ending a sentence keeps the pause the model made there, one ending at a clause at most 200 ms of it', async () => {
     predicted.reset();
     const text = 'Sure, I can help with that. Your table is booked for seven, by the window.';
+    expect(chunkText(text).map((chunk) => chunk.end)).toEqual(['clause', 'sentence', 'sentence']);
     let bytes = 0;
     for await (const chunk of kokoro.provider.synthesize(
       { text, providerVoiceId: 'af_heart' },
@@ -53,19 +54,25 @@ describe('Kokoro word timings from the predicted durations', () => {
       bytes += chunk.data.length;
     }
     const runs = predicted.runs;
-    expect(runs.length).toBeGreaterThanOrEqual(3);
+    expect(runs.length).toBe(3);
     let samples = 0;
     for (const { result, offsetSamples } of runs) {
       // Each run's audio starts where the one before it ended.
       expect(offsetSamples).toBe(samples);
       samples += result.pcm.length;
     }
-    // The chunks before the last end at punctuation: each is kept up to its trailing pad.
-    for (const { result } of runs.slice(0, -1)) {
-      const frames = result.durations.reduce((sum, d) => sum + d, 0);
-      const trailingPad = (frames - result.durations.at(-1)!) * 600;
-      expect(result.trimmedSamples + result.pcm.length).toBeGreaterThanOrEqual(trailingPad);
-    }
+    const keptEnd = (result: (typeof runs)[number]['result']) =>
+      result.trimmedSamples + result.pcm.length;
+    const trailingPad = (result: (typeof runs)[number]['result']) =>
+      (result.durations.reduce((sum, d) => sum + d, 0) - result.durations.at(-1)!) * 600;
+    // "Sure," made more pause than 200 ms after its last sound (0.01 of full scale).
+    const sure = runs[0]!.result;
+    let last = sure.pcm.length - 1;
+    while (Math.abs(sure.pcm[last]!) <= 0.01 * 32767) last--;
+    expect(trailingPad(sure)).toBeGreaterThan(sure.trimmedSamples + last + 1 + 200 * 24);
+    expect(keptEnd(sure)).toBe(sure.trimmedSamples + last + 1 + 200 * 24);
+    // "I can help with that." is kept up to its trailing pad.
+    expect(keptEnd(runs[1]!.result)).toBeGreaterThanOrEqual(trailingPad(runs[1]!.result));
     expect(bytes).toBe(samples * 2);
   }, 120_000);
 

@@ -9,7 +9,7 @@ import { AwpLlm } from '../models/awp-llm.ts';
 import { AwpStt } from '../models/awp-stt.ts';
 import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
 import { vadWatchingPauses } from '../models/vad-pauses.ts';
-import type { InputMode } from './controls.ts';
+import { type InputMode, startingInputMode } from './controls.ts';
 import { PlayoutLedger } from './playout.ts';
 import type { SessionDependencies } from './session-deps.ts';
 import type { PreparedConversation } from './session-prompt.ts';
@@ -64,7 +64,9 @@ export async function buildSpeechPipeline(
   log.info({ stt: deps.stt.name, language: language ?? 'detected' }, 'recognizer language');
   // Silero's start and end of speech delimit the utterances the recognizer transcribes, and
   // its pauses start the transcription early; in push-to-talk the key does (controls.ts).
-  let inputMode: () => InputMode = () => 'automatic';
+  // A job taking a session over starts in the session's stored mode, from the first frame.
+  const initialMode = startingInputMode(record.inputMode);
+  let inputMode: () => InputMode = () => initialMode;
   const vad = vadWatchingPauses(deps.vad, deps.earlyStartPauseMs, {
     silenceStarted: () => {
       if (inputMode() === 'automatic') recognizer.silenceStarted();
@@ -80,7 +82,8 @@ export async function buildSpeechPipeline(
     },
   });
   const model = await languageModel(deps, record, parts, log);
-  const voiceSession = createVoiceSession(vad, recognizer, model, speech);
+  recognizer.setPushToTalk(initialMode === 'push-to-talk');
+  const voiceSession = createVoiceSession(vad, recognizer, model, speech, initialMode);
   voiceSession.on(voice.AgentSessionEventTypes.UserStateChanged, (event) => {
     if (inputMode() !== 'automatic') return;
     if (event.newState === 'speaking') recognizer.utteranceStarted();
@@ -162,6 +165,7 @@ function createVoiceSession(
   recognizer: AwpStt,
   model: AwpLlm,
   speech: AwpTts,
+  initialMode: InputMode,
 ): voice.AgentSession {
   return new voice.AgentSession({
     // Silero's pauses start the recognizer early (docs/decisions.md, "early transcription").
@@ -169,9 +173,10 @@ function createVoiceSession(
     stt: recognizer,
     llm: model,
     tts: speech,
-    // VAD turns and VAD barge-in: nothing here calls LiveKit Cloud inference.
+    // VAD turns and VAD barge-in (push-to-talk: the key's turns, controls.ts): nothing
+    // here calls LiveKit Cloud inference.
     turnHandling: {
-      turnDetection: 'vad',
+      turnDetection: initialMode === 'automatic' ? 'vad' : 'manual',
       endpointing: { minDelay: 400 },
       interruption: {
         enabled: true,

@@ -1,3 +1,4 @@
+import type { InputMode } from '@awp/protocol';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import type { CharacterCard } from '../agents/character-card.ts';
 import type { Environment } from '../app/config.ts';
@@ -37,6 +38,11 @@ export interface AgentSessionRecord {
   kind: 'managed' | 'application';
   /** Set on application sessions only. */
   application: ApplicationSession | null;
+  /**
+   * The input mode the session's job last set (the client's `awp.input_mode` or push-to-talk
+   * start); null before any. A job taking the session over starts in it.
+   */
+  inputMode: InputMode | null;
 }
 
 /** The backend-owned part of an application session. */
@@ -128,6 +134,7 @@ export function toRecord(row: {
   backend_identity: string | null;
   chat_session_id: string | null;
   start_request_id: string | null;
+  input_mode: InputMode | null;
 }): AgentSessionRecord {
   return {
     id: row.id,
@@ -158,5 +165,6 @@ export function toRecord(row: {
             startRequestId: row.start_request_id ?? '',
           }
         : null,
+    inputMode: row.input_mode,
   };
 }

@@ -1,3 +1,4 @@
+import type { InputMode } from '@awp/protocol';
 import type { Kysely } from 'kysely';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import { debitUpTo, lockWorkspaceRow } from '../billing/balance.ts';
@@ -414,6 +415,22 @@ export class AgentSessions {
   async turns(sessionId: string): Promise<TranscriptTurn[]> {
     const turns = await timedTranscript(this.db, sessionId);
     return turns.map(({ createdAt: _, ...turn }) => ({ ...turn, sessionId }));
+  }
+
+  /**
+   * The job of generation `epoch` switched the session's input mode: stored for a job that
+   * takes the session over (it starts in it, {@link AgentSessionRecord.inputMode}). False
+   * when the session ended or is another job's.
+   */
+  async recordInputMode(id: string, epoch: number, mode: InputMode): Promise<boolean> {
+    const result = await this.db
+      .updateTable('agent_sessions')
+      .set({ input_mode: mode })
+      .where('id', '=', id)
+      .where('state', 'in', LIVE_STATES)
+      .where('job_epoch', '=', epoch)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   /** Replaces the session's voice latency summary with the worker's newest. */

@@ -12,7 +12,10 @@ import { SecretBox } from '../secrets/secret-box.ts';
 import { openAudioStores } from '../storage/stores.ts';
 import { sampleLanguages } from '../voices/cloning/sample-languages.ts';
 
-/** What the worker writes of the session it runs: its state, transcript, usage, latency. */
+/**
+ * What the worker writes of the session it runs: its state, transcript, usage, latency, input
+ * mode.
+ */
 export type WorkerSessionStore = Pick<
   AgentSessions,
   | 'byId'
@@ -25,6 +28,7 @@ export type WorkerSessionStore = Pick<
   | 'addUsage'
   | 'addTurn'
   | 'recordLatency'
+  | 'recordInputMode'
 >;
 
 /**

@@ -26,6 +26,15 @@ function invalid(detail: string): RpcError {
   return new RpcError(1400, JSON.stringify({ code: 'invalid_request', detail }));
 }
 
+/**
+ * The mode a job starts in: the one the session's last job set (stored on the session, so
+ * a job taking it over after a crash goes on in it), else `automatic`, the protocol's
+ * start until the client sends its mode.
+ */
+export function startingInputMode(stored: InputMode | null): InputMode {
+  return stored ?? 'automatic';
+}
+
 /** What the session needs to know about the controls. */
 export interface Controls {
   /** How user turns end now. */
@@ -48,15 +57,24 @@ export async function registerControls(
   room: Room,
   voiceSession: voice.AgentSession,
   recognizer: AwpStt,
-  /** Told when a push-to-talk turn is committed (epoch ms): where the user's wait starts. */
-  onCommit: (atMs: number) => void,
+  hooks: {
+    /**
+     * The mode the job starts in: the session's stored mode when the job takes a session
+     * over (`startingInputMode`), so a user in push-to-talk is not interrupted by their
+     * open microphone before the client has sent its mode again.
+     */
+    initialMode: InputMode;
+    /** Told when a push-to-talk turn is committed (epoch ms): where the user's wait starts. */
+    onCommit: (atMs: number) => void;
+    /** Told of each switch, before the RPC replies: the session stores it for a new job. */
+    onModeSet: (mode: InputMode) => Promise<void>;
+  },
 ): Promise<Controls> {
   const participant = room.localParticipant;
   if (!participant) throw new Error('not connected to the room');
   let mode: InputMode = 'automatic';
-  await participant.setAttributes({ [ATTR_INPUT_MODE]: mode });
 
-  const setMode = async (next: InputMode) => {
+  const applyMode = (next: InputMode) => {
     mode = next;
     voiceSession.updateOptions({
       turnHandling: { turnDetection: next === 'automatic' ? 'vad' : 'manual' },
@@ -66,8 +84,15 @@ export async function registerControls(
       recognizer.flush();
       voiceSession.clearUserTurn();
     }
+  };
+  const setMode = async (next: InputMode) => {
+    applyMode(next);
+    await hooks.onModeSet(next);
     await participant.setAttributes({ [ATTR_INPUT_MODE]: next });
   };
+  // Applied before the methods exist and before the job speaks: nothing stored changes.
+  if (hooks.initialMode !== 'automatic') applyMode(hooks.initialMode);
+  await participant.setAttributes({ [ATTR_INPUT_MODE]: mode });
 
   participant.registerRpcMethod(RPC_PTT_START, async () => {
     if (mode !== 'push-to-talk') await setMode('push-to-talk');
@@ -80,7 +105,7 @@ export async function registerControls(
   });
   participant.registerRpcMethod(RPC_PTT_COMMIT, async () => {
     if (mode !== 'push-to-talk') throw invalid(`Call ${RPC_PTT_START} first.`);
-    onCommit(Date.now());
+    hooks.onCommit(Date.now());
     // The reply waits for the turn's audio only: a loaded recognizer can take longer than
     // the client's control timeout. The turn is committed once its transcript is in the
     // framework, so it is answered at once.

@@ -10,7 +10,7 @@ import { AwpStt } from '../models/awp-stt.ts';
 import { AwpTts, TTS_SAMPLE_RATE_HZ } from '../models/awp-tts.ts';
 import { vadWatchingPauses } from '../models/vad-pauses.ts';
 import { type AnsweredCharges, chargeAnsweredCalls } from './answered-charges.ts';
-import type { InputMode } from './controls.ts';
+import { type InputMode, startingInputMode } from './controls.ts';
 import { PlayoutLedger } from './playout.ts';
 import type { SessionDependencies } from './session-deps.ts';
 import type { PreparedConversation } from './session-prompt.ts';
@@ -65,7 +65,9 @@ export async function buildSpeechPipeline(
   log.info({ stt: deps.stt.name, language: language ?? 'detected' }, 'recognizer language');
   // Silero's start and end of speech delimit the utterances the recognizer transcribes, and
   // its pauses start the transcription early; in push-to-talk the key does (controls.ts).
-  let inputMode: () => InputMode = () => 'automatic';
+  // A job taking a session over starts in the session's stored mode, from the first frame.
+  const initialMode = startingInputMode(record.inputMode);
+  let inputMode: () => InputMode = () => initialMode;
   const vad = vadWatchingPauses(deps.vad, deps.earlyStartPauseMs, {
     silenceStarted: () => {
       if (inputMode() === 'automatic') recognizer.silenceStarted();
@@ -89,7 +91,11 @@ export async function buildSpeechPipeline(
     if (charges) charges.answered(answering, charge);
     else charge();
   });
-  const voiceSession = createVoiceSession(vad, recognizer, model, speech, preemptive);
+  recognizer.setPushToTalk(initialMode === 'push-to-talk');
+  const voiceSession = createVoiceSession(vad, recognizer, model, speech, {
+    preemptive,
+    initialMode,
+  });
   charges = chargeAnsweredCalls(voiceSession);
   voiceSession.on(voice.AgentSessionEventTypes.UserStateChanged, (event) => {
     if (inputMode() !== 'automatic') return;
@@ -174,7 +180,7 @@ function createVoiceSession(
   recognizer: AwpStt,
   model: AwpLlm,
   speech: AwpTts,
-  preemptive: boolean,
+  turns: { preemptive: boolean; initialMode: InputMode },
 ): voice.AgentSession {
   return new voice.AgentSession({
     // Silero's pauses start the recognizer early (docs/decisions.md, "early transcription").
@@ -182,9 +188,10 @@ function createVoiceSession(
     stt: recognizer,
     llm: model,
     tts: speech,
-    // VAD turns and VAD barge-in: nothing here calls LiveKit Cloud inference.
+    // VAD turns and VAD barge-in (push-to-talk: the key's turns, controls.ts): nothing
+    // here calls LiveKit Cloud inference.
     turnHandling: {
-      turnDetection: 'vad',
+      turnDetection: turns.initialMode === 'automatic' ? 'vad' : 'manual',
       endpointing: { minDelay: 400 },
       interruption: {
         enabled: true,
@@ -195,7 +202,7 @@ function createVoiceSession(
       // The model is asked with the transcript of the user's pause (AwpStt's preflight)
       // and its answer kept if no speech follows. Speech is synthesized only once the turn
       // is committed: a discarded answer never reaches the speech ledger.
-      preemptiveGeneration: { enabled: preemptive, preemptiveTts: false },
+      preemptiveGeneration: { enabled: turns.preemptive, preemptiveTts: false },
     },
     aecWarmupDuration: null,
     userAwayTimeout: null,

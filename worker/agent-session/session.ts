@@ -3,7 +3,7 @@ import { type JobContext, llm, voice } from '@livekit/agents';
 import { DisconnectReason, type RemoteParticipant, RoomEvent } from '@livekit/rtc-node';
 import { type Logger, userIdentity } from '../../src/worker-boundary/index.ts';
 import { AgentCaptions } from './captions.ts';
-import { registerControls } from './controls.ts';
+import { type InputMode, registerControls, startingInputMode } from './controls.ts';
 import { endReason } from './end-reason.ts';
 import { JobLease, LeaseThread, leaseIntervalMs, leaseStoreLocation } from './job-lease.ts';
 import { keepRecording } from './recording.ts';
@@ -59,7 +59,15 @@ export async function runAgentSession(ctx: JobContext, deps: SessionDependencies
     ctx.shutdown('session_not_runnable');
     return;
   }
-  log.info({ epoch: taken.epoch, resumed: taken.resumed, pid: process.pid }, 'session job started');
+  log.info(
+    {
+      epoch: taken.epoch,
+      resumed: taken.resumed,
+      input_mode: startingInputMode(taken.record.inputMode),
+      pid: process.pid,
+    },
+    'session job started',
+  );
   const billing = await SessionBilling.open(
     taken,
     { config: deps.config, sessions: deps.api.sessions },
@@ -195,11 +203,30 @@ async function startInRoom(
   playout.outputStarted(captions);
   await prepared.app?.start(voiceSession);
   if (run.taken.resumed) prepared.app?.resumed();
-  const controls = await registerControls(ctx.room, voiceSession, pipeline.recognizer, (at) =>
-    latencies.keyReleased(at),
-  );
+  const controls = await registerControls(ctx.room, voiceSession, pipeline.recognizer, {
+    initialMode: startingInputMode(record.inputMode),
+    onCommit: (at) => latencies.keyReleased(at),
+    onModeSet: (mode) => storeInputMode(deps, run.taken, mode, log),
+  });
   pipeline.setInputMode(controls.mode);
   return { closed };
+}
+
+/**
+ * Stores the session's input mode for a job that takes it over (it starts in it). A failed
+ * write is logged, not thrown: the switch itself took effect in this job.
+ */
+async function storeInputMode(
+  deps: SessionDependencies,
+  taken: TakenSession,
+  mode: InputMode,
+  log: Logger,
+): Promise<void> {
+  try {
+    await deps.api.sessions.recordInputMode(taken.record.id, taken.epoch, mode);
+  } catch (error) {
+    log.warn({ err: error, input_mode: mode }, 'input mode not stored');
+  }
 }
 
 /** Tool calls' fillers, and barge-in over a running tool cancelling it (tool-turns.ts). */

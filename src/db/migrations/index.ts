@@ -26,6 +26,7 @@ import * as keyCreators from './0024-key-creators.ts';
 import * as deploymentSettings from './0025-deployment-settings.ts';
 import * as toolHistoryAndSearchBilling from './0029-tool-history-and-search-billing.ts';
 import * as liveSessionHandover from './0031-live-session-handover.ts';
+import * as sessionInputMode from './0032-session-input-mode.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0025-deployment-settings': deploymentSettings,
   '0029-tool-history-and-search-billing': toolHistoryAndSearchBilling,
   '0031-live-session-handover': liveSessionHandover,
+  '0032-session-input-mode': sessionInputMode,
 };

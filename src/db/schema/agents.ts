@@ -171,6 +171,8 @@ export interface AgentSessionsTable {
   job_epoch: Generated<number>;
   /** When the api last handed the session to a new job; null before any hand-over. */
   handed_over_at: Generated<string | null>;
+  /** The input mode a job last set (`push-to-talk`, `automatic`); null before any. */
+  input_mode: Generated<'push-to-talk' | 'automatic' | null>;
   session_ms: Generated<number>;
   llm_input_tokens: Generated<number>;
   llm_output_tokens: Generated<number>;

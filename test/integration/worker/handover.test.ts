@@ -3,8 +3,11 @@
 // a running session is killed with SIGKILL while the agent speaks; the api dispatches the
 // Agent again to the same room, a new job of the same worker resumes the conversation, and
 // the user, still in the room, hears the agent again. The transcript holds both halves and
-// the workspace is charged the session's minutes once.
+// the workspace is charged the session's minutes once. A session in push-to-talk is resumed
+// in push-to-talk: the user's open microphone does not cut off the resumed answer.
 
+import { ATTR_INPUT_MODE, RPC_INPUT_MODE } from '@awp/protocol';
+import { type RemoteParticipant, RoomEvent } from '@livekit/rtc-node';
 import { RoomServiceClient } from 'livekit-server-sdk';
 import { describe, expect } from 'vitest';
 import { sessionRoom } from '../../../src/agent-sessions/livekit-rooms.ts';
@@ -13,7 +16,7 @@ import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
 import { type RealtimeRig, realtimeTest } from '../../fixtures/realtime.ts';
 import { apiClient, NATIVE_VOICE } from '../../helpers/agents.ts';
 import { creditAccount } from '../../helpers/credit.ts';
-import { RoomClient } from '../../helpers/room-client.ts';
+import { RoomClient, speech } from '../../helpers/room-client.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 const SESSION_CREDITS_PER_MINUTE = 5;
@@ -285,4 +288,84 @@ describe('Agent session hand-over after a crashed job (worker)', () => {
       await client.leave();
     }
   }, 180_000);
+  it('resumes a push-to-talk session in push-to-talk: the user speaking into an open microphone does not cut off the resumed answer', async () => {
+    const { api, worker, llm, server } = rig;
+    const token = (await api('POST', `/v1/agents/${agentId}/session-tokens`, {})).body
+      .token as string;
+    const reply = await apiClient(server.url, token)('POST', `/v1/agents/${agentId}/sessions`);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    const sessionId = reply.body.session_id as string;
+    const client = await RoomClient.join(reply.body.livekit.url, reply.body.livekit.token);
+    // Every `awp.input_mode` each Agent participant published, in order (a client that is
+    // not the SDK: it never sends its mode again to a resumed Agent).
+    const modes = new Map<string, string[]>();
+    const noteMode = (identity: string, mode: string | undefined) => {
+      if (mode === undefined || !identity.startsWith('agent-')) return;
+      modes.set(identity, [...(modes.get(identity) ?? []), mode]);
+    };
+    client.room.on(RoomEvent.ParticipantConnected, (participant: RemoteParticipant) =>
+      noteMode(participant.identity, participant.attributes[ATTR_INPUT_MODE]),
+    );
+    client.room.on(
+      RoomEvent.ParticipantAttributesChanged,
+      (changed: Record<string, string>, participant: { identity: string }) =>
+        noteMode(participant.identity, changed[ATTR_INPUT_MODE]),
+    );
+    let speaking: Promise<unknown> = Promise.resolve();
+    try {
+      await client.waitUntil(
+        () => client.transcripts().find((t) => t.text === 'Hello, I am Ada.'),
+        45_000,
+        'the greeting',
+      );
+      expect(
+        await client.rpc(`agent-${sessionId}`, RPC_INPUT_MODE, { mode: 'push-to-talk' }),
+      ).toEqual({ ok: true });
+      const story = Array.from(
+        { length: 12 },
+        (_, i) => ` Sentence number ${i + 1} of a long story.`,
+      );
+      llm.script({ text: story, deltaDelayMs: 20 });
+      llm.script({ text: ['As', ' I', ' was', ' saying,', ' the', ' story', ' goes', ' on.'] });
+      const storyFrom = performance.now();
+      await client.sendText('Tell me a long story.');
+      await client.waitUntil(() => client.loudFramesSince(storyFrom) > 50, 30_000, 'story audio');
+      const job = worker
+        .logs()
+        .find((l) => l.msg === 'session job started' && l.session_id === sessionId);
+      // The user talks on (to someone else) into the open microphone from the kill until
+      // well after the resumed job answers; in push-to-talk that is no turn and no barge-in.
+      const words = await speech('I am talking to someone else in the room right now.');
+      speaking = Promise.all(Array.from({ length: 8 }, () => client.say(words, 200)));
+      process.kill(job?.pid as number, 'SIGKILL');
+
+      const resumed = await client.waitUntil(
+        () => client.transcripts().find((t) => t.role === 'agent' && t.text.startsWith('As')),
+        45_000,
+        'the resumed answer',
+      );
+      expect(resumed).toMatchObject({ text: 'As I was saying, the story goes on.', final: true });
+      // The resumed Agent came in push-to-talk, as the session was, and stayed in it.
+      expect(modes.get(`agent-${sessionId}`)?.at(-1)).toBe('push-to-talk');
+      expect(modes.get(`agent-${sessionId}-1`)).toEqual(['push-to-talk']);
+      expect(
+        worker
+          .logs()
+          .filter((l) => l.msg === 'session job started' && l.session_id === sessionId)
+          .map((l) => [l.epoch, l.resumed, l.input_mode]),
+      ).toEqual([
+        [0, false, 'automatic'],
+        [1, true, 'push-to-talk'],
+      ]);
+      await speaking;
+      expect(client.transcripts().map((t) => [t.role, t.text])).toEqual([
+        ['agent', 'Hello, I am Ada.'],
+        ['user', 'Tell me a long story.'],
+        ['agent', 'As I was saying, the story goes on.'],
+      ]);
+    } finally {
+      await speaking.catch(() => undefined);
+      await client.leave();
+    }
+  }, 240_000);
 });

@@ -52,11 +52,13 @@ export const workerConfigSchema = z.object({
    * Ask the Agent's model at the user's pause, with the transcript Whisper made of it, and
    * keep that answer when the turn ends without more speech (LiveKit's preemptive
    * generation; docs/decisions/agents.md, "Speculative answers"). A discarded answer is never
-   * spoken nor charged.
+   * spoken nor charged. Off by default: with the embedded Whisper on a small CPU its
+   * transcript of the pause comes after Silero's end of speech, so it buys nothing there.
+   * Application sessions never use it: their backend decides on a turn before any model.
    */
   AGENT_PREEMPTIVE_GENERATION: z
     .enum(['true', 'false'])
-    .default('true')
+    .default('false')
     .transform((value) => value === 'true'),
   /**
    * Application sessions: how long a callback may wait for its result (or a tool for its

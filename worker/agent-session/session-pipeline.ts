@@ -74,7 +74,8 @@ export async function buildSpeechPipeline(
     },
     speechResumed: () => recognizer.speechResumed(),
   });
-  const preemptive = deps.workerConfig.AGENT_PREEMPTIVE_GENERATION;
+  // An application session's backend is asked about each turn before the model is.
+  const preemptive = deps.workerConfig.AGENT_PREEMPTIVE_GENERATION && record.kind !== 'application';
   const recognizer = new AwpStt({
     provider: deps.stt,
     language,

@@ -108,7 +108,12 @@ export function applicationRigOptions(deadlineMs: number): RealtimeRigOptions {
     dialect: 'postgres',
     agentName: AGENT_NAME,
     stt: 'transcriptions',
-    workerEnv: { APPLICATION_REQUEST_DEADLINE_MS: String(deadlineMs) },
+    workerEnv: {
+      APPLICATION_REQUEST_DEADLINE_MS: String(deadlineMs),
+      // On, as a deployment may set it: an application session still asks its backend
+      // about a turn before any model call (callbacks.test.ts counts the model's requests).
+      AGENT_PREEMPTIVE_GENERATION: 'true',
+    },
   };
 }
 

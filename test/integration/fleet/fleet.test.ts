@@ -57,6 +57,28 @@ describe('The fleet', () => {
     );
   };
 
+  /** What a failure needs to be read: each session's record, room and worker log lines. */
+  const whereAre = async (ids: string[]) => {
+    const node = fleet.cluster.nodes[0];
+    if (!node) throw new Error('no node');
+    const rooms = new RoomServiceClient(
+      node.httpUrl,
+      fleet.cluster.apiKey,
+      fleet.cluster.apiSecret,
+    );
+    const report = [];
+    for (const id of ids) {
+      report.push({
+        session: (await fleet.api(0)('GET', `/v1/agent-sessions/${id}`)).body,
+        participants: (await rooms.listParticipants(sessionRoom(id))).map((p) => p.identity),
+        worker_logs: fleet.workers.map((w) =>
+          w.logs().filter((l) => JSON.stringify(l).includes(id)),
+        ),
+      });
+    }
+    return JSON.stringify(report, null, 1);
+  };
+
   it.beforeAll(async ({ fleet: started }) => {
     fleet = started;
     const created = await fleet.api(0)('POST', '/v1/agents', {
@@ -148,6 +170,9 @@ describe('The fleet', () => {
     expect(ms).toBeLessThan(WORKER_WAIT_MS + 4000);
 
     // Every session ran on a worker: its agent is in its room.
-    for (const id of [...sessions, appSession]) expect(await agentIn(id)).toBe(true);
+    const missing: string[] = [];
+    for (const id of [...sessions, appSession]) if (!(await agentIn(id))) missing.push(id);
+    if (missing.length > 0) console.log(await whereAre(missing));
+    expect(missing).toEqual([]);
   }, 150_000);
 });

@@ -1,5 +1,5 @@
 // The load the worker reports to LiveKit. LiveKit gives a job only to a worker whose load is
-// below its threshold, so a full worker is passed over for one with room.
+// below its target load, so a full worker is passed over for one with room.
 import os from 'node:os';
 
 /** The busy share (0 to 1) of the machine's CPUs since the previous sample. */
@@ -26,26 +26,32 @@ export class CpuSampler {
   }
 }
 
+/**
+ * LiveKit's default `agents.target_load`. LiveKit offers a job only to a worker whose last
+ * reported load is below it: a worker's claim on a job is the target minus its load, and a
+ * claim of 0 gets no offer, so a worker reporting 0.75 is never offered a job.
+ */
+export const LIVEKIT_TARGET_LOAD = 0.7;
+
 export interface LoadInput {
   activeJobs: number;
   maxSessions: number;
   /** The CPU busy share, 0 to 1. */
   cpu: number;
-  /** The load at which the worker is full (0 to 1). */
+  /** The CPU busy share at which the worker is full (0 to 1). */
   threshold: number;
 }
 
 /**
- * The larger of the CPU busy share and the share of session slots in use, the latter scaled
- * so that it reaches `threshold` exactly when every slot is taken: the worker is full when
- * its slots are, or when the CPU is at least `threshold` busy.
+ * The worker's fullness (the larger of its share of session slots in use and its CPU busy
+ * share over `threshold`, at most 1) on LiveKit's scale: below `LIVEKIT_TARGET_LOAD`, where
+ * LiveKit still offers it jobs, until every slot is taken or the CPU is `threshold` busy,
+ * and exactly `LIVEKIT_TARGET_LOAD` then.
  */
 export function workerLoad(input: LoadInput): number {
-  const slots =
-    input.activeJobs >= input.maxSessions
-      ? input.threshold
-      : (input.threshold * input.activeJobs) / input.maxSessions;
-  return Math.max(input.cpu, slots);
+  const slots = Math.min(1, input.activeJobs / input.maxSessions);
+  const cpu = Math.min(1, input.cpu / input.threshold);
+  return LIVEKIT_TARGET_LOAD * Math.max(slots, cpu);
 }
 
 /**

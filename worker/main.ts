@@ -5,7 +5,7 @@ import { AgentServer, initializeLogger, ServerOptions } from '@livekit/agents';
 import { siblingEntry } from '../media/runtime-entry.ts';
 import { ConfigError, loadConfig } from '../src/worker-boundary/index.ts';
 import { loadWorkerConfig } from './config.ts';
-import { CpuSampler, JobAdmission, workerLoad } from './load.ts';
+import { CpuSampler, JobAdmission, LIVEKIT_TARGET_LOAD, workerLoad } from './load.ts';
 
 /** Longest an accepted job counts as starting without LiveKit assigning it. */
 const ASSIGNMENT_WAIT_MS = 15_000;
@@ -69,7 +69,8 @@ async function main(): Promise<void> {
           cpu: worker.WORKER_LOAD_THRESHOLD === undefined ? 0 : cpu.sample(),
           threshold: loadThreshold,
         }),
-      loadThreshold,
+      // The reported load is on LiveKit's scale: the worker is full at LiveKit's target load.
+      loadThreshold: LIVEKIT_TARGET_LOAD,
       jobMemoryLimitMB: worker.WORKER_JOB_MEMORY_LIMIT_MB,
       jobMemoryWarnMB: Math.max(1, Math.floor(worker.WORKER_JOB_MEMORY_LIMIT_MB * 0.8)),
       // Each job gets the Agent identity of its session and generation (docs/agent-protocol.md).

@@ -5,6 +5,7 @@
 // session slots are (WORKER_MAX_SESSIONS) or, with WORKER_LOAD_THRESHOLD set, when the
 // machine's CPUs are that busy. The user types.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { RoomServiceClient } from 'livekit-server-sdk';
 import { describe, expect } from 'vitest';
 import { agentIdentity, sessionRoom } from '../../../src/agent-sessions/livekit-rooms.ts';
@@ -19,6 +20,8 @@ import type { WorkerProcess } from '../../helpers/worker.ts';
 const WORKER_WAIT_MS = 6000;
 /** How much later than the wait the refusal may come on a busy machine. */
 const REFUSAL_SLACK_MS = 3000;
+/** Longer than the worker's interval between load reports to LiveKit (2.5 s). */
+const LOAD_REPORT_WAIT_MS = 3000;
 
 const FULL = 'worker is at full capacity, marking as unavailable';
 const AVAILABLE = 'worker is below capacity, marking as available';
@@ -145,7 +148,7 @@ describe.each(DIALECTS)('Worker admission and session starts without capacity (%
       await waitFor(() => logsOf(t.rig.worker, FULL).length > 0, {
         what: 'the worker to report itself full',
       });
-      expect(logsOf(t.rig.worker, FULL)[0]).toMatchObject({ load: 1, loadThreshold: 1 });
+      expect(logsOf(t.rig.worker, FULL)[0]).toMatchObject({ load: 0.7, loadThreshold: 0.7 });
 
       // The worker is full: the second start waits for a worker, then is refused and undone.
       const balance = await t.balance();
@@ -242,9 +245,8 @@ describe('Worker admission by CPU, and no worker at all', () => {
     await waitFor(() => logsOf(worker, FULL).length > 0, {
       what: 'the worker to report itself full',
     });
-    const full = logsOf(worker, FULL)[0] as { load: number; loadThreshold: number };
-    expect(full.loadThreshold).toBe(0.0001);
-    expect(full.load).toBeGreaterThanOrEqual(0.0001);
+    // The load is reported on LiveKit's scale: LiveKit's target load once the CPU is that busy.
+    expect(logsOf(worker, FULL)[0]).toMatchObject({ load: 0.7, loadThreshold: 0.7 });
 
     expectNoWorkerRefusal(await t.start(token));
     expect(
@@ -254,4 +256,36 @@ describe('Worker admission by CPU, and no worker at all', () => {
       ['failed', 'no_worker', 0],
     ]);
   }, 120_000);
+});
+
+describe('Worker admission up to its last session slot', () => {
+  let t: AdmissionRig;
+
+  it.beforeAll(async ({ realtimeRigs }) => {
+    t = await admissionRig(await realtimeRigs.of('sqlite', { agentName: 'awp-admission-slots' }));
+  }, 180_000);
+
+  // LiveKit offers a job only to a worker whose reported load is below its target load (0.7):
+  // a worker of 4 slots that reported 3/4 was never offered the 4th session.
+  it('takes a session in every one of its WORKER_MAX_SESSIONS slots, and refuses the next', async () => {
+    await t.rig.worker.kill();
+    const worker = await t.rig.startWorker({ WORKER_MAX_SESSIONS: '4' });
+    const clients: RoomClient[] = [];
+    try {
+      for (let i = 1; i <= 4; i++) {
+        // Each start after the worker reported the sessions before it.
+        await sleep(LOAD_REPORT_WAIT_MS);
+        const started = await t.start(await t.mint());
+        expect(started.status, `start ${i}: ${JSON.stringify(started.body)}`).toBe(201);
+        clients.push(await RoomClient.join(started.body.livekit.url, started.body.livekit.token));
+      }
+      await waitFor(() => logsOf(worker, FULL).length > 0, {
+        what: 'the worker to report itself full',
+      });
+      expect(logsOf(worker, FULL)[0]).toMatchObject({ load: 0.7, loadThreshold: 0.7 });
+      expectNoWorkerRefusal(await t.start(await t.mint()));
+    } finally {
+      for (const client of clients) await client.leave();
+    }
+  }, 150_000);
 });

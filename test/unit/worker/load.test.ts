@@ -1,19 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import { CpuSampler, JobAdmission, workerLoad } from '../../../worker/load.ts';
+import { CpuSampler, JobAdmission, LIVEKIT_TARGET_LOAD, workerLoad } from '../../../worker/load.ts';
 
 describe('the load the worker reports', () => {
-  it('reaches the threshold exactly when every session slot is taken', () => {
-    const loads = [0, 1, 2, 3].map((activeJobs) =>
-      workerLoad({ activeJobs, maxSessions: 3, cpu: 0, threshold: 0.7 }),
+  // LiveKit offers a job only to a worker whose reported load is below its target load
+  // (0.7 by default); a worker of 8 slots reporting 6/8 was never offered a 7th job.
+  it('stays below LiveKit’s target load until every session slot is taken, then reaches it', () => {
+    expect(LIVEKIT_TARGET_LOAD).toBe(0.7);
+    const loads = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((activeJobs) =>
+      workerLoad({ activeJobs, maxSessions: 8, cpu: 0, threshold: 1 }),
     );
-    expect(loads.map((load) => load >= 0.7)).toEqual([false, false, false, true]);
-    expect(loads[1]).toBeCloseTo(0.7 / 3, 10);
-    expect(workerLoad({ activeJobs: 4, maxSessions: 4, cpu: 0, threshold: 1 })).toBe(1);
+    expect(loads.map((load) => load < LIVEKIT_TARGET_LOAD)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    expect(loads[6]).toBeCloseTo((0.7 * 6) / 8, 10);
+    expect(loads[8]).toBe(0.7);
+    expect(workerLoad({ activeJobs: 9, maxSessions: 8, cpu: 0, threshold: 1 })).toBe(0.7);
   });
 
-  it('is the CPU busy share when that is larger', () => {
-    expect(workerLoad({ activeJobs: 1, maxSessions: 4, cpu: 0.8, threshold: 0.75 })).toBe(0.8);
-    expect(workerLoad({ activeJobs: 3, maxSessions: 4, cpu: 0.1, threshold: 1 })).toBe(0.75);
+  it('is the CPU busy share over the threshold, on the same scale, when that is larger', () => {
+    expect(workerLoad({ activeJobs: 1, maxSessions: 4, cpu: 0.4, threshold: 0.8 })).toBeCloseTo(
+      0.35,
+      10,
+    );
+    expect(workerLoad({ activeJobs: 1, maxSessions: 4, cpu: 0.8, threshold: 0.8 })).toBe(0.7);
+    expect(workerLoad({ activeJobs: 1, maxSessions: 4, cpu: 0.9, threshold: 0.8 })).toBe(0.7);
+    expect(workerLoad({ activeJobs: 3, maxSessions: 4, cpu: 0.1, threshold: 1 })).toBeCloseTo(
+      0.525,
+      10,
+    );
   });
 
   it('samples a CPU busy share between 0 and 1', () => {

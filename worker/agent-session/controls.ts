@@ -72,9 +72,10 @@ export async function registerControls(
 ): Promise<Controls> {
   const participant = room.localParticipant;
   if (!participant) throw new Error('not connected to the room');
-  let mode: InputMode = 'automatic';
+  // The pipeline was built in this mode (session-pipeline.ts): nothing to apply again.
+  let mode: InputMode = hooks.initialMode;
 
-  const applyMode = (next: InputMode) => {
+  const setMode = async (next: InputMode) => {
     mode = next;
     voiceSession.updateOptions({
       turnHandling: { turnDetection: next === 'automatic' ? 'vad' : 'manual' },
@@ -84,14 +85,9 @@ export async function registerControls(
       recognizer.flush();
       voiceSession.clearUserTurn();
     }
-  };
-  const setMode = async (next: InputMode) => {
-    applyMode(next);
     await hooks.onModeSet(next);
     await participant.setAttributes({ [ATTR_INPUT_MODE]: next });
   };
-  // Applied before the methods exist and before the job speaks: nothing stored changes.
-  if (hooks.initialMode !== 'automatic') applyMode(hooks.initialMode);
   await participant.setAttributes({ [ATTR_INPUT_MODE]: mode });
 
   participant.registerRpcMethod(RPC_PTT_START, async () => {

@@ -101,17 +101,23 @@ export class ProtocolPeer {
     peer.room.on(RoomEvent.TrackSubscribed, (track) => {
       if (track.kind === TrackKind.KIND_AUDIO) peer.#background(peer.#measure(track));
     });
-    await peer.room.connect(livekit.url, await access.toJwt(), {
-      autoSubscribe: true,
-      dynacast: false,
-    });
-    // rtc-node has a local participant only once connected.
-    peer.#registerMethods();
-    await peer.room.localParticipant!.setAttributes({
-      'lk.agent.state': 'listening',
-      'awp.input_mode': peer.#mode,
-    });
-    await peer.#publishVoice();
+    try {
+      await peer.room.connect(livekit.url, await access.toJwt(), {
+        autoSubscribe: true,
+        dynacast: false,
+      });
+      // rtc-node has a local participant only once connected.
+      peer.#registerMethods();
+      await peer.room.localParticipant!.setAttributes({
+        'lk.agent.state': 'listening',
+        'awp.input_mode': peer.#mode,
+      });
+      await peer.#publishVoice();
+    } catch (error) {
+      // A join that failed half-way leaves the room: no connected Room outlives the test.
+      await peer.leave().catch(() => undefined);
+      throw error;
+    }
     return peer;
   }
 

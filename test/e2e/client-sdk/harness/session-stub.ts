@@ -33,6 +33,8 @@ export interface StubSession {
 export interface SessionStub {
   origin: string;
   starts: RecordedStart[];
+  /** Why each request the stub answered with 500 failed (its error's stack), in order. */
+  failures: string[];
   /** How many tokens the page asked for (`POST /test/token`). */
   tokenCalls(): number;
   /** Called for each started session (the test joins its protocol peer here). */
@@ -93,6 +95,7 @@ export async function startSessionStub(
   const issued = new Set<string>();
   const used = new Set<string>();
   const starts: RecordedStart[] = [];
+  const failures: string[] = [];
   let tokenCalls = 0;
   let sessionHandler: (session: StubSession) => Promise<void> | void = () => undefined;
   let applicationHandler: ((agentId: string) => Promise<unknown>) | undefined;
@@ -195,6 +198,9 @@ export async function startSessionStub(
     })().catch((error: unknown) => {
       // The client reports only the status: the cause goes to the test's output.
       console.error('session stub: starting a session failed:', error);
+      failures.push(
+        `${req.method} ${req.url}: ${error instanceof Error ? error.stack : String(error)}`,
+      );
       send(res, 500, 'text/plain', String(error));
     });
   });
@@ -203,6 +209,7 @@ export async function startSessionStub(
   return {
     origin: `http://127.0.0.1:${port}`,
     starts,
+    failures,
     tokenCalls: () => tokenCalls,
     onSession: (handler) => {
       sessionHandler = handler;

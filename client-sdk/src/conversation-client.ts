@@ -142,8 +142,8 @@ export class ConversationClient {
 
   /**
    * Starts a session (a fresh token from `sessionToken`, or `startSession`), joins its room,
-   * waits for the Agent, opens the microphone (unless `inputAudioEnabled` is false) and sets
-   * the input mode (`push-to-talk` by default). Resolves with the session.
+   * waits for the Agent, sets the input mode (`push-to-talk` by default), then opens the
+   * microphone (unless `inputAudioEnabled` is false). Resolves with the session.
    */
   async connect(options: ConnectOptions = {}): Promise<ConversationSession> {
     const inputMode = options.inputMode ?? 'push-to-talk';
@@ -171,9 +171,11 @@ export class ConversationClient {
       if (abort.signal.aborted) throw aborted();
       const deadline = Date.now() + this.#options.agentJoinTimeoutMs;
       const agent = await waitForAgent(room, () => this.#findAgent(room), deadline, abort.signal);
-      if (this.#options.inputAudioEnabled) await openMicrophone(room);
+      // The mode first: a microphone published while the Agent is still in its starting
+      // mode (automatic) would let background sound cut off its greeting.
       await setInitialMode(this.#controls, room, agent, inputMode, deadline, abort.signal);
       this.#inputMode = inputMode;
+      if (this.#options.inputAudioEnabled) await openMicrophone(room);
       if (abort.signal.aborted) throw aborted();
       void room.startAudio().catch(() => undefined);
       this.#setState('connected');

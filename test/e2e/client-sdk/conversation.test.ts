@@ -169,11 +169,13 @@ describe('client SDK against a protocol peer (livekit-server + rtc-node Agent)',
     ).toEqual([true]);
 
     expect(await page.evaluate(() => window.client.microphoneTrack?.readyState)).toBe('live');
-    // The fake microphone's tone reaches the Agent.
+    // The fake microphone's tone reaches the Agent, only after the Agent has the mode (in
+    // its starting mode, automatic, the tone would cut off its greeting).
     await until(
       () => peer.log.userAudioFrames > 50 && peer.log.userAudioPeak > 0.1,
       'user audio at the peer',
     );
+    expect(peer.log.rpcsBeforeMicrophone).toEqual(['awp.input_mode']);
   });
 
   it('runs a push-to-talk turn: controls in order, captions, persisted turns and speaking state', async () => {

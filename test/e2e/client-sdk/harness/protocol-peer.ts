@@ -33,6 +33,8 @@ export interface PeerLog {
   /** User audio frames received, and the loudest sample seen (0..1). */
   userAudioFrames: number;
   userAudioPeak: number;
+  /** The RPC methods that had arrived when the user's microphone track reached the peer. */
+  rpcsBeforeMicrophone: string[] | undefined;
   /** Background work (replies, captions, audio) that failed while the peer was still in the room. */
   failures: string[];
 }
@@ -49,6 +51,7 @@ export class ProtocolPeer {
     chats: [],
     userAudioFrames: 0,
     userAudioPeak: 0,
+    rpcsBeforeMicrophone: undefined,
     failures: [],
   };
   readonly room = new Room();
@@ -99,7 +102,9 @@ export class ProtocolPeer {
       });
     });
     peer.room.on(RoomEvent.TrackSubscribed, (track) => {
-      if (track.kind === TrackKind.KIND_AUDIO) peer.#background(peer.#measure(track));
+      if (track.kind !== TrackKind.KIND_AUDIO) return;
+      peer.log.rpcsBeforeMicrophone ??= peer.log.rpcs.map((rpc) => rpc.method);
+      peer.#background(peer.#measure(track));
     });
     try {
       await peer.room.connect(livekit.url, await access.toJwt(), {

@@ -10,13 +10,13 @@ import { bearerCredential } from '../auth/authenticate.ts';
 import { requireAuth } from '../auth/context.ts';
 import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import type { HttpRequest } from '../http/types.ts';
+import { answerDeadline, type HttpRequest } from '../http/types.ts';
 import { parseJsonBody, validate } from '../http/validate.ts';
 import type { AgentSessions, SessionOverrides } from './agent-sessions.ts';
 import { type LivekitRooms, sessionRoom } from './livekit-rooms.ts';
 import { recordingResponse, type SessionRecordings } from './session-recordings.ts';
 import { sessionReportBody } from './session-report-view.ts';
-import { openSessionRoom } from './session-room-start.ts';
+import { openSessionRoom, START_UNDO_RESERVE_MS } from './session-room-start.ts';
 import { sessionReportSchema } from './session-schemas.ts';
 import type { AgentSessionClaims, AgentSessionTokens } from './session-tokens.ts';
 
@@ -187,7 +187,13 @@ export function agentSessionRoutes(options: AgentSessionRouteOptions): AnyRoute[
           throw error;
         }
         try {
-          await openSessionRoom(rooms, sessions, sessionId, options.maxDurationMs);
+          await openSessionRoom(
+            rooms,
+            sessions,
+            sessionId,
+            options.maxDurationMs,
+            answerDeadline(request, START_UNDO_RESERVE_MS),
+          );
         } catch (error) {
           // The start was undone: the same token may start again.
           await tokens.release(claims);

@@ -41,6 +41,23 @@ export interface LivekitSettings {
 /** How often a start asks LiveKit whether a worker took the session's job. */
 const DISPATCH_POLL_MS = 100;
 
+/**
+ * `look`'s answer, or false when it has none within `ms` (the look goes on unobserved; a
+ * failure of it after that is dropped).
+ */
+async function within(ms: number, look: Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  look.catch(() => undefined);
+  try {
+    return await Promise.race([look, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Identity of the end user in a session's room. */
 export function userIdentity(sessionId: string): string {
   return `user-${sessionId}`;
@@ -94,24 +111,32 @@ export class LivekitRooms {
    * whichever is seen first (a node lists the job only after asking every node which agents
    * are registered, which can take seconds; the agent often joins sooner). When every worker
    * is full or none is registered LiveKit gives the job to no one and never retries it, so
-   * only the bound ends the wait.
+   * only the bound ends the wait: `workerWaitMs` from now, and `endsBy` (ms since the
+   * epoch) at the latest, even while LiveKit is still answering a look.
    */
-  async workerTook(sessionId: string, dispatchId: string): Promise<boolean> {
+  async workerTook(sessionId: string, dispatchId: string, endsBy: number): Promise<boolean> {
     if (this.settings.workerWaitMs === 0) return true;
-    const room = sessionRoom(sessionId);
-    const agent = agentIdentity(sessionId);
-    const deadline = Date.now() + this.settings.workerWaitMs;
+    const deadline = Math.min(Date.now() + this.settings.workerWaitMs, endsBy);
     for (;;) {
-      const [dispatch, participants] = await Promise.all([
-        this.#dispatch.getDispatch(dispatchId, room),
-        this.#rooms.listParticipants(room),
-      ]);
-      if (dispatch?.state?.jobs.some((job) => job.state?.participantIdentity)) return true;
-      if (participants.some((p) => p.identity === agent)) return true;
       const left = deadline - Date.now();
       if (left <= 0) return false;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(DISPATCH_POLL_MS, left)));
+      const seen = await within(left, this.#jobTaken(sessionId, dispatchId));
+      if (seen) return true;
+      const after = deadline - Date.now();
+      if (after <= 0) return false;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(DISPATCH_POLL_MS, after)));
     }
+  }
+
+  /** One look: the dispatch's state lists a job a worker took, or the agent joined. */
+  async #jobTaken(sessionId: string, dispatchId: string): Promise<boolean> {
+    const room = sessionRoom(sessionId);
+    const [dispatch, participants] = await Promise.all([
+      this.#dispatch.getDispatch(dispatchId, room),
+      this.#rooms.listParticipants(room),
+    ]);
+    if (dispatch?.state?.jobs.some((job) => job.state?.participantIdentity)) return true;
+    return participants.some((p) => p.identity === agentIdentity(sessionId));
   }
 
   /**

@@ -1,9 +1,11 @@
 import { APPLICATION_LIMITS } from '@awp/protocol';
+import { START_UNDO_RESERVE_MS } from '../agent-sessions/session-room-start.ts';
 import { avatarEntry } from '../agents/avatar-routes.ts';
 import type { Environment } from '../app/config.ts';
 import { requireAuth } from '../auth/context.ts';
 import { ApiError } from '../errors.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
+import { answerDeadline } from '../http/types.ts';
 import {
   type ApplicationStartBody,
   applicationStartedSchema,
@@ -55,8 +57,11 @@ export function applicationSessionRoutes(
         return {
           status: 201,
           headers: { 'cache-control': 'no-store' },
-          body: await service.start(caller, body, (avatar) =>
-            avatarEntry(avatar, request, publicBaseUrls),
+          body: await service.start(
+            caller,
+            body,
+            (avatar) => avatarEntry(avatar, request, publicBaseUrls),
+            answerDeadline(request, START_UNDO_RESERVE_MS),
           ),
         };
       },

@@ -40,10 +40,15 @@ export interface ApplicationSessionsOptions {
 export class ApplicationSessions {
   constructor(private readonly options: ApplicationSessionsOptions) {}
 
+  /**
+   * Starts (or answers again) an application session; the wait for a worker ends by
+   * `waitEndsBy` (ms since the epoch) at the latest.
+   */
   async start(
     caller: AuthContext,
     body: ApplicationStartBody,
     avatarEntryOf: AvatarEntryOf,
+    waitEndsBy: number,
   ): Promise<ApplicationStarted> {
     const { sessions } = this.options;
     const existing = await sessions.applicationStart(
@@ -91,7 +96,7 @@ export class ApplicationSessions {
       if (winner) return this.#resume(caller, body, winner, avatarEntryOf);
       throw error;
     }
-    await openSessionRoom(rooms, sessions, sessionId, this.options.maxDurationMs);
+    await openSessionRoom(rooms, sessions, sessionId, this.options.maxDurationMs, waitEndsBy);
     const avatar = this.#avatar(published.avatarId, avatarEntryOf);
     return this.#credentials(rooms, sessionId, body.agentId, expiresAt, avatar);
   }

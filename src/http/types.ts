@@ -1,5 +1,22 @@
 import type { Environment } from '../app/config.ts';
 
+/**
+ * The HTTP server (uWebSockets.js) closes a connection that has had no answer for this long
+ * after its request arrived; the client then sees no answer at all.
+ */
+export const NO_ANSWER_LIMIT_MS = 10_000;
+
+/**
+ * The latest moment a handler may go on waiting for `request` and still answer, keeping
+ * `reserveMs` for what it does after the wait.
+ */
+export function answerDeadline(
+  request: Pick<HttpRequest, 'receivedAt'>,
+  reserveMs: number,
+): number {
+  return request.receivedAt + NO_ANSWER_LIMIT_MS - reserveMs;
+}
+
 /** A parsed HTTP request as route handlers see it; no uWS object leaks past the adapter. */
 export interface HttpRequest {
   /** Upper-case method. */
@@ -19,6 +36,11 @@ export interface HttpRequest {
   readonly bodyFile?: string;
   /** Server-assigned id of this request (UUIDv7), echoed in `X-Request-Id`. */
   readonly requestId: string;
+  /**
+   * When the request arrived (ms since the epoch). A handler that waits on something else
+   * answers within `NO_ANSWER_LIMIT_MS` of it.
+   */
+  readonly receivedAt: number;
   /** Environment addressed by the request (host map, else the listener's). */
   readonly environment: Environment;
   readonly remoteAddress: string;

@@ -73,7 +73,8 @@ export const agentConfigShape = {
    * within it (every worker full, or none registered) answers `503 provider_unavailable`
    * and undoes the start. 0: the start does not wait (a room no worker may join). At most
    * 8 s: the HTTP server (uWebSockets.js) drops a connection that has had no answer for
-   * 10 s, and the start's other steps and its undo need the rest.
+   * 10 s, and the start's other steps and its undo need the rest; the wait also ends 8 s
+   * after the request arrived, however long the steps before it took.
    */
   AGENT_SESSION_WORKER_WAIT_MS: z.coerce.number().int().nonnegative().max(8000).default(7000),
   /**

@@ -85,7 +85,8 @@ const EMPTY = Buffer.alloc(0);
  * long (a client still sending then may see a reset instead of the answer), as web
  * servers' lingering close does. The pause allows a sender on a busy machine to stall for
  * seconds between writes (nothing is kept while the body is dropped), and stays well under
- * uWS's own 10 s idle timeout, which would close the connection with no answer at all.
+ * uWS's own idle timeout (NO_ANSWER_LIMIT_MS), which would close the connection with no
+ * answer at all.
  */
 const REFUSED_BODY_DRAIN = { idleMs: 5_000, maxMs: 30_000 };
 
@@ -295,6 +296,7 @@ export class UwsHttpServer {
 
     // Everything read from `req` must be copied now: it is invalid after this call returns.
     const requestId = uuidv7();
+    const receivedAt = Date.now();
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const headers: Record<string, string> = {};
     req.forEach((key, value) => {
@@ -333,6 +335,7 @@ export class UwsHttpServer {
         params,
         body: EMPTY,
         requestId,
+        receivedAt,
         environment,
         remoteAddress,
         signal: state.aborted.signal,

@@ -2,7 +2,7 @@ import type { InputMode } from '@awp/protocol';
 import type { PublishedAgent } from '../agents/agent-store.ts';
 import type { CharacterCard } from '../agents/character-card.ts';
 import type { Environment } from '../app/config.ts';
-import type { ApplicationSpec } from '../application/types.ts';
+import type { ApplicationMessage, ApplicationSpec } from '../application/types.ts';
 import type { AgentSessionState } from '../db/schema.ts';
 
 /** Session overrides of the spec: legacy fields, or a complete card (never both). */
@@ -43,6 +43,25 @@ export interface AgentSessionRecord {
    * start); null before any. A job taking the session over starts in it.
    */
   inputMode: InputMode | null;
+  /**
+   * The application backend's `update_context` in effect (application sessions); null
+   * before any. A job taking the session over starts with it.
+   */
+  contextUpdate: ContextUpdate | null;
+}
+
+/**
+ * What an application backend's `update_context` commands made of the session's context,
+ * as a job replays it: the instructions replace the start's, the messages are appended.
+ */
+export interface ContextUpdate {
+  /** The instructions the backend last set; null: the start's still apply. */
+  instructions: string | null;
+  /**
+   * Every message the backend appended, in order, each with the number of transcript turns
+   * the session had stored when it arrived (it follows them in the model's context).
+   */
+  messages: (ApplicationMessage & { afterTurns: number })[];
 }
 
 /** The backend-owned part of an application session. */
@@ -62,6 +81,22 @@ export interface AgentSessionUsage {
   llmMillicredits: number;
   ttsChars: number;
   sttMs: number;
+}
+
+/**
+ * What the worker adds to a session's stored measures as it goes: the usage, and the web
+ * searches it made (count and cost; the cost is part of the session's one charge).
+ */
+export type AgentSessionUsageDelta = Partial<
+  AgentSessionUsage & { webSearches: number; webSearchMillicredits: number }
+>;
+
+/** What a session's jobs stored of what its one charge covers beyond its time. */
+export interface StoredSessionUsage {
+  sttMs: number;
+  llmMillicredits: number;
+  webSearches: number;
+  webSearchMillicredits: number;
 }
 
 /** The 50th and 95th percentiles (nearest rank) and the largest of one measure, in ms. */
@@ -135,6 +170,7 @@ export function toRecord(row: {
   chat_session_id: string | null;
   start_request_id: string | null;
   input_mode: InputMode | null;
+  context_update: string | null;
 }): AgentSessionRecord {
   return {
     id: row.id,
@@ -166,5 +202,6 @@ export function toRecord(row: {
           }
         : null,
     inputMode: row.input_mode,
+    contextUpdate: row.context_update ? (JSON.parse(row.context_update) as ContextUpdate) : null,
   };
 }

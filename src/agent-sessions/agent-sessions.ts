@@ -1,6 +1,7 @@
 import type { InputMode } from '@awp/protocol';
 import type { Kysely } from 'kysely';
 import type { PublishedAgent } from '../agents/agent-store.ts';
+import type { ApplicationMessage } from '../application/types.ts';
 import { debitUpTo, lockWorkspaceRow } from '../billing/balance.ts';
 import { type AgentSessionPrices, agentSessionCostMillicredits } from '../billing/pricing.ts';
 import type { Database } from '../db/schema.ts';
@@ -8,10 +9,12 @@ import { ApiError } from '../errors.ts';
 import {
   type AgentSessionRecord,
   type AgentSessionReport,
-  type AgentSessionUsage,
+  type AgentSessionUsageDelta,
   type ApplicationSession,
+  type ContextUpdate,
   type SessionContext,
   type SessionOverrides,
+  type StoredSessionUsage,
   type TranscriptTurn,
   type TurnLatencySummary,
   toRecord,
@@ -25,9 +28,12 @@ export type {
   AgentSessionRecord,
   AgentSessionReport,
   AgentSessionUsage,
+  AgentSessionUsageDelta,
   ApplicationSession,
+  ContextUpdate,
   SessionContext,
   SessionOverrides,
+  StoredSessionUsage,
   TranscriptTurn,
   TurnLatencySummary,
 } from './agent-session-records.ts';
@@ -358,8 +364,8 @@ export class AgentSessions {
    * Ends a running session whose job was lost while no end user is left in its room (the
    * hand-over sweep's alternative to a new job), charged what the lost job's lease covered:
    * the time from its start (`started_at`) to the lease's last renewal (`heartbeat_at`),
-   * plus the speech to text and model cost its jobs stored, at `prices`, once (as a job's
-   * end does). Conditional on `epoch`, the lapsed job's: false when the session ended or
+   * plus the speech to text, model and web-search cost its jobs stored, at `prices`, once
+   * (as a job's end does). Conditional on `epoch`, the lapsed job's: false when the session ended or
    * was handed over meanwhile.
    */
   async endUnattended(
@@ -370,7 +376,7 @@ export class AgentSessions {
   ): Promise<boolean> {
     const row = await this.db
       .selectFrom('agent_sessions')
-      .select(['started_at', 'heartbeat_at', 'stt_ms', 'llm_millicredits'])
+      .select(['started_at', 'heartbeat_at'])
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row) return false;
@@ -378,21 +384,35 @@ export class AgentSessions {
       row.started_at && row.heartbeat_at
         ? Math.max(0, Date.parse(row.heartbeat_at) - Date.parse(row.started_at))
         : 0;
+    const stored = await this.usageSoFar(id);
     const millicredits = agentSessionCostMillicredits(
-      { sessionMs, sttMs: Number(row.stt_ms), llmMillicredits: Number(row.llm_millicredits) },
+      {
+        sessionMs,
+        sttMs: stored.sttMs,
+        llmMillicredits: stored.llmMillicredits,
+        webSearchMillicredits: stored.webSearchMillicredits,
+      },
       prices,
     );
     return this.end(id, 'ended', reason, { sessionMs, millicredits }, epoch);
   }
 
-  /** What the session's jobs measured so far (a resumed job bills the whole session). */
-  async usageSoFar(id: string): Promise<{ sttMs: number; llmMillicredits: number }> {
+  /**
+   * What the session's jobs measured so far beyond its time (a resumed job bills the whole
+   * session): transcribed audio, model cost and the web searches made.
+   */
+  async usageSoFar(id: string): Promise<StoredSessionUsage> {
     const row = await this.db
       .selectFrom('agent_sessions')
-      .select(['stt_ms', 'llm_millicredits'])
+      .select(['stt_ms', 'llm_millicredits', 'web_searches', 'web_search_millicredits'])
       .where('id', '=', id)
       .executeTakeFirst();
-    return { sttMs: Number(row?.stt_ms ?? 0), llmMillicredits: Number(row?.llm_millicredits ?? 0) };
+    return {
+      sttMs: Number(row?.stt_ms ?? 0),
+      llmMillicredits: Number(row?.llm_millicredits ?? 0),
+      webSearches: Number(row?.web_searches ?? 0),
+      webSearchMillicredits: Number(row?.web_search_millicredits ?? 0),
+    };
   }
 
   /** Persists one finalized turn; the same id twice stores it once. */
@@ -433,6 +453,58 @@ export class AgentSessions {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /**
+   * The job of generation `epoch` applied an application backend's `update_context`: it is
+   * merged into the session's stored context update as the command works (`instructions`
+   * replace the last ones, `messages` are appended, each after the transcript turns stored
+   * by now), for a job that takes the session over ({@link AgentSessionRecord.contextUpdate}).
+   * False when the session ended or is another job's.
+   */
+  async recordContextUpdate(
+    id: string,
+    epoch: number,
+    update: { instructions?: string | undefined; messages?: ApplicationMessage[] | undefined },
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      // A write of the row first: it holds the row (PostgreSQL) or the database (SQLite)
+      // until the merge is written, so two updates never merge into the same stored one.
+      const row = await trx
+        .updateTable('agent_sessions')
+        .set((eb) => ({ context_update: eb.ref('context_update') }))
+        .where('id', '=', id)
+        .where('state', 'in', LIVE_STATES)
+        .where('job_epoch', '=', epoch)
+        .returning('context_update')
+        .executeTakeFirst();
+      if (!row) return false;
+      const turns = await trx
+        .selectFrom('agent_session_messages')
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .where('session_id', '=', id)
+        .executeTakeFirstOrThrow();
+      const stored: ContextUpdate = row.context_update
+        ? (JSON.parse(row.context_update) as ContextUpdate)
+        : { instructions: null, messages: [] };
+      const merged: ContextUpdate = {
+        instructions: update.instructions ?? stored.instructions,
+        messages: [
+          ...stored.messages,
+          ...(update.messages ?? []).map((message) => ({
+            role: message.role,
+            content: message.content,
+            afterTurns: Number(turns.n),
+          })),
+        ],
+      };
+      await trx
+        .updateTable('agent_sessions')
+        .set({ context_update: JSON.stringify(merged) })
+        .where('id', '=', id)
+        .execute();
+      return true;
+    });
+  }
+
   /** Replaces the session's voice latency summary with the worker's newest. */
   async recordLatency(id: string, latency: TurnLatencySummary): Promise<void> {
     await this.db
@@ -442,8 +514,8 @@ export class AgentSessions {
       .execute();
   }
 
-  /** Adds measured usage to the session's totals. */
-  async addUsage(id: string, delta: Partial<AgentSessionUsage>): Promise<void> {
+  /** Adds measured usage (web searches made included) to the session's totals. */
+  async addUsage(id: string, delta: AgentSessionUsageDelta): Promise<void> {
     await this.db
       .updateTable('agent_sessions')
       .set((eb) => ({
@@ -452,6 +524,12 @@ export class AgentSessions {
         llm_millicredits: eb('llm_millicredits', '+', delta.llmMillicredits ?? 0),
         tts_chars: eb('tts_chars', '+', delta.ttsChars ?? 0),
         stt_ms: eb('stt_ms', '+', delta.sttMs ?? 0),
+        web_searches: eb('web_searches', '+', delta.webSearches ?? 0),
+        web_search_millicredits: eb(
+          'web_search_millicredits',
+          '+',
+          delta.webSearchMillicredits ?? 0,
+        ),
       }))
       .where('id', '=', id)
       .execute();

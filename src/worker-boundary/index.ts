@@ -25,7 +25,9 @@ export type { LatencyStats, TurnLatencySummary } from '../agent-sessions/agent-s
 export type {
   AgentSessionRecord,
   ApplicationSession,
+  ContextUpdate,
   SessionContext,
+  StoredSessionUsage,
 } from '../agent-sessions/agent-sessions.ts';
 export { agentSessionLedgerId } from '../agent-sessions/agent-sessions.ts';
 export { userIdentity } from '../agent-sessions/livekit-rooms.ts';

@@ -13,8 +13,8 @@ import { openAudioStores } from '../storage/stores.ts';
 import { sampleLanguages } from '../voices/cloning/sample-languages.ts';
 
 /**
- * What the worker writes of the session it runs: its state, transcript, usage, latency, input
- * mode.
+ * What the worker writes of the session it runs: its state, transcript, usage (web searches
+ * included), latency, input mode and an application backend's context update.
  */
 export type WorkerSessionStore = Pick<
   AgentSessions,
@@ -29,6 +29,7 @@ export type WorkerSessionStore = Pick<
   | 'addTurn'
   | 'recordLatency'
   | 'recordInputMode'
+  | 'recordContextUpdate'
 >;
 
 /**

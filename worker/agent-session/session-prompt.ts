@@ -1,10 +1,11 @@
 import type { JobContext } from '@livekit/agents';
-import type { AgentSessionRecord, Logger, PreparedTools } from '../../src/worker-boundary/index.ts';
+import type { Logger, PreparedTools } from '../../src/worker-boundary/index.ts';
 import { ApplicationRuntime } from '../application/runtime.ts';
 import { MessageIds } from './message-ids.ts';
 import { renderSessionPrompt } from './prompt.ts';
 import type { SessionBilling } from './session-billing.ts';
 import type { SessionDependencies } from './session-deps.ts';
+import type { TakenSession } from './session-job.ts';
 import { SessionToolBilling } from './session-tool-billing.ts';
 
 /** What the session says and can do: the prompt, the Agent's tools or the backend's. */
@@ -19,16 +20,18 @@ export interface PreparedConversation {
 
 /**
  * The prompt and capabilities steps: application sessions take the backend's instructions
- * instead of the character card, and the backend owns the opening (no greeting); managed
- * sessions get the Agent's capabilities (memory and the rest, as stored now) and its card.
+ * instead of the character card (those of its last `update_context`, which the session's
+ * jobs store), and the backend owns the opening (no greeting); managed sessions get the
+ * Agent's capabilities (memory and the rest, as stored now) and its card.
  */
 export async function prepareConversation(
   ctx: JobContext,
   deps: SessionDependencies,
-  record: AgentSessionRecord,
+  taken: TakenSession,
   billing: SessionBilling,
   log: Logger,
 ): Promise<PreparedConversation> {
+  const { record } = taken;
   const messageIds = new MessageIds();
   const app =
     record.kind === 'application' && record.application
@@ -36,6 +39,9 @@ export async function prepareConversation(
           deadlineMs: deps.workerConfig.APPLICATION_REQUEST_DEADLINE_MS,
           log,
           messageIds,
+          contextUpdate: record.contextUpdate,
+          storeContextUpdate: (update) =>
+            deps.api.sessions.recordContextUpdate(record.id, taken.epoch, update),
         })
       : undefined;
   const capabilities = app
@@ -47,10 +53,12 @@ export async function prepareConversation(
           () => deps.api.creditBalance(record.workspaceId),
           billing.meter,
           () => billing.sessionMs(),
+          { sessions: deps.api.sessions, sessionId: record.id },
+          log,
         ),
       );
   const prompt = app
-    ? { instructions: record.application?.spec.instructions ?? '', greeting: '' }
+    ? { instructions: app.instructions, greeting: '' }
     : renderSessionPrompt(
         record.snapshot.characterCard,
         record.sessionContext,

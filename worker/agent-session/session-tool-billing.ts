@@ -1,4 +1,4 @@
-import type { ToolBilling } from '../../src/worker-boundary/index.ts';
+import type { Logger, ToolBilling, WorkerSessionStore } from '../../src/worker-boundary/index.ts';
 import type { AgentSessionMeter } from './usage.ts';
 
 /**
@@ -6,7 +6,9 @@ import type { AgentSessionMeter } from './usage.ts';
  * session is charged once, when it ends, so nothing is reserved: a search is made only
  * when the workspace's balance covers what the session owes so far plus its price, and a
  * search made joins the session's charge (AgentSessionMeter) at the same price text
- * conversations pay.
+ * conversations pay, and is stored with the session's usage as it is made, so the job that
+ * ends the session (or the api, when the session's last job was lost) charges it even when
+ * the job that made it was lost.
  */
 export class SessionToolBilling implements ToolBilling {
   constructor(
@@ -15,6 +17,9 @@ export class SessionToolBilling implements ToolBilling {
     private readonly meter: AgentSessionMeter,
     /** How long the session has run so far. */
     private readonly sessionMs: () => number,
+    /** Where the session's usage is stored, and which session it is. */
+    private readonly usage: { sessions: Pick<WorkerSessionStore, 'addUsage'>; sessionId: string },
+    private readonly log: Logger,
   ) {}
 
   async hold(millicredits: number): Promise<boolean> {
@@ -23,7 +28,16 @@ export class SessionToolBilling implements ToolBilling {
     return balance >= owed + millicredits;
   }
 
-  webSearchMade(millicredits: number): void {
+  /** Resolves once the search is stored (a failed write is logged: it is still charged here). */
+  async webSearchMade(millicredits: number): Promise<void> {
     this.meter.webSearchMade(millicredits);
+    try {
+      await this.usage.sessions.addUsage(this.usage.sessionId, {
+        webSearches: 1,
+        webSearchMillicredits: millicredits,
+      });
+    } catch (error) {
+      this.log.warn({ err: error }, 'web search not stored with the session usage');
+    }
   }
 }

@@ -132,7 +132,7 @@ async function runInRoom(
 ): Promise<void> {
   const { record } = run.taken;
   runnableModels(record);
-  const prepared = await prepareConversation(ctx, deps, record, run.billing, log);
+  const prepared = await prepareConversation(ctx, deps, run.taken, run.billing, log);
   const soFar = run.taken.resumed ? await conversationSoFar(deps.api.sessions, record.id) : [];
   await ctx.connect();
   const transcripts = new TranscriptPublisher(

@@ -2,6 +2,7 @@ import {
   agentSessionCostMillicredits,
   llmCostMillicredits,
   MILLICREDITS_PER_CREDIT,
+  type StoredSessionUsage,
   type TokenPrices,
   type TokenUsage,
 } from '../../src/worker-boundary/index.ts';
@@ -46,12 +47,14 @@ export class AgentSessionMeter {
   }
 
   /**
-   * Usage the session's earlier jobs stored (a resumed session): the meter goes on from
-   * it, so the session's one charge covers all of it.
+   * Usage the session's earlier jobs stored (a resumed session), their web searches
+   * included: the meter goes on from it, so the session's one charge covers all of it.
    */
-  carryOver(stored: { sttMs: number; llmMillicredits: number }): void {
+  carryOver(stored: StoredSessionUsage): void {
     this.#sttMs += stored.sttMs;
     this.#llmMillicredits += stored.llmMillicredits;
+    this.#webSearches += stored.webSearches;
+    this.#webSearchMillicredits += stored.webSearchMillicredits;
   }
 
   /** Records audio the recognizer transcribed. */

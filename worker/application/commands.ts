@@ -13,11 +13,18 @@ import {
 
 type CommandOutcome = { ok: true; value: unknown } | { ok: false; error: WireError };
 
+/** What one `update_context` changed: instructions replaced, messages appended. */
+export type ContextChange = Pick<
+  Extract<CommandMessage, { command: 'update_context' }>,
+  'instructions' | 'messages'
+>;
+
 /**
  * The backend's commands (`application.command`), each answered on
  * `application.command_result` with the same `requestId`: `update_context` (instructions
- * replaced, messages appended, nothing spoken), `request_reply` (a queued spoken update,
- * answered after its playout) and `cancel_tool`.
+ * replaced, messages appended, nothing spoken; answered once the change is stored with the
+ * session, so a job that takes the session over starts with it), `request_reply` (a queued
+ * spoken update, answered after its playout) and `cancel_tool`.
  */
 export class CommandHandler {
   constructor(
@@ -27,6 +34,8 @@ export class CommandHandler {
       tools: ToolRunner;
       updates: SpokenUpdates;
       log: Logger;
+      /** An `update_context` took effect: stored for a job that takes the session over. */
+      contextChanged: (change: ContextChange) => Promise<void>;
     },
   ) {
     link.listen(
@@ -86,6 +95,10 @@ export class CommandHandler {
         }
         await agent.updateChatCtx(chatCtx);
       }
+      await this.deps.contextChanged({
+        instructions: command.instructions,
+        messages: command.messages,
+      });
       return { ok: true, value: {} };
     }
     if (command.command === 'request_reply') {

@@ -1,12 +1,15 @@
-import { llm, voice } from '@livekit/agents';
+import { type llm, voice } from '@livekit/agents';
 import type { Room } from '@livekit/rtc-node';
 import type {
   ApplicationSession,
+  ContextUpdate,
   LlmToolDefinition,
   Logger,
 } from '../../src/worker-boundary/index.ts';
 import type { MessageIds } from '../agent-session/message-ids.ts';
-import { CommandHandler } from './commands.ts';
+import type { StoredTurn } from '../agent-session/session-resume.ts';
+import { CommandHandler, type ContextChange } from './commands.ts';
+import { applicationChatContext } from './context-replay.ts';
 import { ApplicationAgent, InputGate, userMessage } from './input.ts';
 import { BackendLink } from './link.ts';
 import { SpokenUpdates } from './replies.ts';
@@ -33,14 +36,27 @@ export class ApplicationRuntime {
   readonly #gate: InputGate;
   readonly #log: Logger;
   readonly #messageIds: MessageIds;
+  readonly #contextUpdate: ContextUpdate | null;
+  readonly #storeContextUpdate: (change: ContextChange) => Promise<boolean>;
+  #contextWrites: Promise<void> = Promise.resolve();
   #updates: SpokenUpdates | undefined;
 
   constructor(
     room: Room,
     private readonly application: ApplicationSession,
-    options: { deadlineMs: number; log: Logger; messageIds: MessageIds },
+    options: {
+      deadlineMs: number;
+      log: Logger;
+      messageIds: MessageIds;
+      /** The backend's `update_context` the session's earlier jobs stored; null: none. */
+      contextUpdate: ContextUpdate | null;
+      /** Stores an applied `update_context` for a job that takes the session over. */
+      storeContextUpdate: (change: ContextChange) => Promise<boolean>;
+    },
   ) {
     this.#messageIds = options.messageIds;
+    this.#contextUpdate = options.contextUpdate;
+    this.#storeContextUpdate = options.storeContextUpdate;
     this.#log = options.log.child({ application: true });
     this.link = new BackendLink(room, application.backendIdentity, this.#log);
     this.requests = new RequestTracker(this.link, {
@@ -58,22 +74,22 @@ export class ApplicationRuntime {
   /** The model's tools (the backend's declared tools only). */
   toolDefinitions = (): LlmToolDefinition[] => this.tools.definitions();
 
+  /** The instructions the job starts with: the backend's last `update_context`'s, else the start's. */
+  get instructions(): string {
+    return this.#contextUpdate?.instructions ?? this.application.spec.instructions;
+  }
+
   /**
    * The Agent: the backend's instructions, its history as the chat context, its tools.
-   * A resumed session's stored turns (`soFar`) follow the history.
+   * A resumed session's stored turns (`soFar`) follow the history, with the messages the
+   * backend appended among them, and its last instructions in effect: the context the lost
+   * job had.
    */
-  agent(soFar: { role: 'user' | 'agent'; text: string }[] = []): voice.Agent {
-    const chatCtx = llm.ChatContext.empty();
-    for (const message of this.application.spec.history) {
-      chatCtx.addMessage({ role: message.role, content: message.content });
-    }
-    for (const turn of soFar) {
-      chatCtx.addMessage({ role: turn.role === 'user' ? 'user' : 'assistant', content: turn.text });
-    }
+  agent(soFar: StoredTurn[] = []): voice.Agent {
     return new ApplicationAgent(
       {
-        instructions: this.application.spec.instructions,
-        chatCtx,
+        instructions: this.instructions,
+        chatCtx: applicationChatContext(this.application.spec.history, soFar, this.#contextUpdate),
         tools: this.tools.frameworkTools(),
       },
       this.#gate,
@@ -92,11 +108,31 @@ export class ApplicationRuntime {
       tools: this.tools,
       updates: this.#updates,
       log: this.#log,
+      contextChanged: (change) => this.#contextChanged(change),
     });
     voiceSession.on(voice.AgentSessionEventTypes.FunctionToolsExecuted, (event) =>
       this.tools.onExecuted(event),
     );
     await this.link.advertise();
+  }
+
+  /**
+   * Stores an applied `update_context`, one at a time in the order applied (each merges into
+   * what the one before stored). A failed write is logged, not thrown: the update took effect
+   * in this job.
+   */
+  #contextChanged(change: ContextChange): Promise<void> {
+    const write = this.#contextWrites.then(async () => {
+      try {
+        if (!(await this.#storeContextUpdate(change))) {
+          this.#log.info('context update not stored: the session is over or another job runs it');
+        }
+      } catch (error) {
+        this.#log.warn({ err: error }, 'context update not stored');
+      }
+    });
+    this.#contextWrites = write;
+    return write;
   }
 
   /**

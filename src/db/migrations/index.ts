@@ -27,6 +27,7 @@ import * as deploymentSettings from './0025-deployment-settings.ts';
 import * as toolHistoryAndSearchBilling from './0029-tool-history-and-search-billing.ts';
 import * as liveSessionHandover from './0031-live-session-handover.ts';
 import * as sessionInputMode from './0032-session-input-mode.ts';
+import * as handoverState from './0033-handover-state.ts';
 
 /** Every migration, in order. Names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '0029-tool-history-and-search-billing': toolHistoryAndSearchBilling,
   '0031-live-session-handover': liveSessionHandover,
   '0032-session-input-mode': sessionInputMode,
+  '0033-handover-state': handoverState,
 };

@@ -179,6 +179,14 @@ export interface AgentSessionsTable {
   llm_millicredits: Generated<number>;
   tts_chars: Generated<number>;
   stt_ms: Generated<number>;
+  /** Web searches the session's jobs made, and what they cost (part of its one charge). */
+  web_searches: Generated<number>;
+  web_search_millicredits: Generated<number>;
+  /**
+   * JSON of the application backend's effective `update_context` (`ContextUpdate`), for a
+   * job that takes the session over; null until one was sent.
+   */
+  context_update: Generated<string | null>;
   charged_millicredits: Generated<number>;
   /** `managed` (the Agent's own card) or `application` (backend-owned, protocol v2). */
   kind: Generated<'managed' | 'application'>;

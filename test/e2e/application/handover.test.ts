@@ -2,12 +2,15 @@
 // while the backend works on a tool call; the api dispatches the Agent again, the new job
 // resumes the conversation, and the backend (backend-sdk) sees the interruption as one
 // `interruption` callback, which cancels the lost job's pending tool call (`worker_lost`);
-// then the session goes on, its callbacks reaching the same backend connection.
+// then the session goes on, its callbacks reaching the same backend connection. The
+// backend's `update_context` changes made before the crash are in effect in the new job:
+// its model is asked with the context the lost job's model was (the last instructions, every
+// appended message where it was).
 
 import { describe, expect } from 'vitest';
 import { CallCancelledError } from '../../../backend-sdk/src/application/index.ts';
 import { DEFAULT_TEXT } from '../../fakes/llm-server.ts';
-import { type ApplicationStack, applicationTest, declaredTool } from './harness.ts';
+import { type ApplicationStack, applicationTest, declaredTool, llmMessages } from './harness.ts';
 import { modelAnswers } from './sdk-backend.ts';
 
 const it = applicationTest(60_000);
@@ -19,7 +22,7 @@ describe('application sessions: a lost job (backend-sdk, worker, livekit-server,
     stack = started;
   }, 180_000);
 
-  it('tells the backend once, cancels the lost job’s pending tool call, and goes on', async () => {
+  it('tells the backend once, cancels the lost job’s pending tool call, and goes on with the backend’s context updates in effect', async () => {
     const { llm, worker } = stack;
     const session = await stack.openSdk({ tools: [declaredTool('check_menu')] });
     const { user, backend } = session;
@@ -37,6 +40,16 @@ describe('application sessions: a lost job (backend-sdk, worker, livekit-server,
     };
     const sessionId = session.started.sessionId;
     try {
+      // Two context updates: the second's instructions replace the first's; both messages
+      // are appended.
+      await backend.connection.updateContext({
+        instructions: 'INSTRUCTIONS-A: the kitchen is open.',
+        messages: [{ role: 'system', content: 'CONTEXT-1: table 4 is booked.' }],
+      });
+      await backend.connection.updateContext({
+        instructions: 'INSTRUCTIONS-B: the kitchen closes at ten.',
+        messages: [{ role: 'system', content: 'CONTEXT-2: the guest is vegetarian.' }],
+      });
       llm.script({
         text: ['One', ' moment,', ' I', ' check', ' the', ' menu.'],
         toolCalls: [{ id: 'call_menu', name: 'check_menu', arguments: '{}' }],
@@ -45,6 +58,15 @@ describe('application sessions: a lost job (backend-sdk, worker, livekit-server,
       const askedAt = performance.now();
       await user.sendText('What is on the menu?');
       const menuCall = await backend.tool('call_menu');
+      const contextOf = (index?: number) =>
+        llmMessages(llm, index).map((m) => ({ role: m.role, content: m.content }));
+      const lostContext = contextOf();
+      expect(lostContext).toEqual([
+        { role: 'system', content: 'INSTRUCTIONS-B: the kitchen closes at ten.' },
+        { role: 'system', content: 'CONTEXT-1: table 4 is booked.' },
+        { role: 'system', content: 'CONTEXT-2: the guest is vegetarian.' },
+        { role: 'user', content: 'What is on the menu?' },
+      ]);
       await user.waitUntil(() => user.loudFramesSince(askedAt) > 10, 30_000, 'agent audio');
       const job = worker
         .logs()
@@ -70,6 +92,8 @@ describe('application sessions: a lost job (backend-sdk, worker, livekit-server,
         45_000,
         'the resumed answer',
       );
+      // The resumed job's model was asked with the lost job's context, then what followed.
+      expect(contextOf().slice(0, lostContext.length)).toEqual(lostContext);
       const firstAfter = await user.agentHeardAgainAfter(killedAt);
       console.log(
         `application hand-over gap: last agent audio before the kill to first after: ${Math.round(firstAfter - lastBefore)} ms`,

@@ -3,7 +3,10 @@
 // dispatched again to the same room (a real livekit-server lists the dispatch); the job of
 // the old epoch can neither renew nor end it; one hand-over per lapse. A lapsed session
 // whose end user left the room is ended instead, charged once what the lost job's lease
-// covered. On both databases.
+// covered. A web search the lost job made is stored with the session's usage as it is made
+// (worker/agent-session/session-tool-billing.ts), so it is charged once by the session's end
+// either way: by the sweep's, or by the resumed job's (its meter goes on from what the lost
+// job stored, worker/agent-session/session-billing.ts). On both databases.
 
 import { AgentDispatchClient, RoomServiceClient } from 'livekit-server-sdk';
 import { v7 as uuidv7 } from 'uuid';
@@ -13,8 +16,13 @@ import {
   SessionHandoverSweep,
   USER_LEFT_DURING_HANDOVER,
 } from '../../../src/agent-sessions/session-handover.ts';
+import { loadConfig } from '../../../src/app/config.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
+import { SessionBilling } from '../../../worker/agent-session/session-billing.ts';
+import { takeSession } from '../../../worker/agent-session/session-job.ts';
+import { SessionToolBilling } from '../../../worker/agent-session/session-tool-billing.ts';
+import { AgentSessionMeter } from '../../../worker/agent-session/usage.ts';
 import { afterAll, beforeAll, describeEachDialect, expect, it } from '../../fixtures/index.ts';
 import { creditAccount } from '../../helpers/credit.ts';
 import type { LivekitServer } from '../../helpers/livekit.ts';
@@ -26,6 +34,19 @@ import { waitFor } from '../../helpers/wait.ts';
 const LAPSE_MS = 3000;
 const AGENT_NAME = 'handover-sweep-test';
 const PRICES = { sessionMillicreditsPerMinute: 5000, sttMillicreditsPerMinute: 6000 };
+const SEARCH_PRICE = 5000;
+const silent = createLogger('silent');
+
+/** The web-search billing of a session's job, as the worker builds it for its Agent's tools. */
+function jobSearches(sessions: AgentSessions, sessionId: string, meter: AgentSessionMeter) {
+  return new SessionToolBilling(
+    async () => 1_000_000_000,
+    meter,
+    () => 0,
+    { sessions, sessionId },
+    silent,
+  );
+}
 
 // One livekit-server for the file; a database per dialect, dropped when its suite ends.
 describeEachDialect('Agent session hand-over on %s', (dialect) => {
@@ -177,8 +198,11 @@ describeEachDialect('Agent session hand-over on %s', (dialect) => {
     const user = await userJoins(id);
     const startedAt = clock.now;
     expect(await sessions.markActive(id)).toBe(true);
-    // The job ran 90 s (its last renewal), transcribed 20 s and spent 57 mc on the model.
+    // The job ran 90 s (its last renewal), transcribed 20 s, spent 57 mc on the model and
+    // made one web search.
     await sessions.addUsage(id, { sttMs: 20_000, llmMillicredits: 57 });
+    const meter = new AgentSessionMeter({ sessionCreditsPerMinute: 5, sttCreditsPerMinute: 6 });
+    await jobSearches(sessions, id, meter).webSearchMade(SEARCH_PRICE);
     clock.now += 90_000;
     expect(await sessions.renewLease(id, 0)).toBe(true);
     await user.leave();
@@ -203,7 +227,8 @@ describeEachDialect('Agent session hand-over on %s', (dialect) => {
       ])
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
-    // 90 s at 5,000 mc/min + 20 s at 6,000 mc/min + 57 mc = 7,500 + 2,000 + 57.
+    // 90 s at 5,000 mc/min + 20 s at 6,000 mc/min + 57 mc + one search = 7,500 + 2,000 + 57
+    // + 5,000.
     expect({
       ...row,
       job_epoch: Number(row.job_epoch),
@@ -213,10 +238,10 @@ describeEachDialect('Agent session hand-over on %s', (dialect) => {
       end_reason: USER_LEFT_DURING_HANDOVER,
       ended_at: new Date(startedAt + 90_000 + LAPSE_MS + 1).toISOString(),
       session_ms: 90_000,
-      charged_millicredits: 9557,
+      charged_millicredits: 14_557,
       job_epoch: 0,
     });
-    expect((await creditAccount(handle, ws.workspaceId)).balance).toBe(before.balance - 9557);
+    expect((await creditAccount(handle, ws.workspaceId)).balance).toBe(before.balance - 14_557);
     // No new job was sent to the empty room, and the room is gone.
     const dispatches = new AgentDispatchClient(livekit.httpUrl, livekit.apiKey, livekit.apiSecret);
     expect(
@@ -225,6 +250,12 @@ describeEachDialect('Agent session hand-over on %s', (dialect) => {
         .map((d) => JSON.parse(d.metadata).resume_epoch),
     ).not.toContain(1);
     expect(await roomService.listRooms([sessionRoom(id)])).toEqual([]);
+    expect(await sessions.usageSoFar(id)).toEqual({
+      sttMs: 20_000,
+      llmMillicredits: 57,
+      webSearches: 1,
+      webSearchMillicredits: SEARCH_PRICE,
+    });
 
     // Charged once: later sweeps and the lost job's own end change nothing.
     clock.now += 10 * LAPSE_MS;
@@ -232,6 +263,56 @@ describeEachDialect('Agent session hand-over on %s', (dialect) => {
     expect(await sessions.end(id, 'ended', 'user_left', { sessionMs: 1, millicredits: 1 }, 0)).toBe(
       false,
     );
-    expect((await creditAccount(handle, ws.workspaceId)).balance).toBe(before.balance - 9557);
+    expect((await creditAccount(handle, ws.workspaceId)).balance).toBe(before.balance - 14_557);
+  }, 60_000);
+
+  it("charges the lost job's web search once when the resumed job ends the session", async () => {
+    const { ws, sessions, open, clock } = await sweepRig();
+    const id = await open();
+    // Session time free here: the jobs' own clocks run in real time, the rig's is fixed.
+    const config = loadConfig({
+      DATA_DIR: '/nonexistent',
+      PRICE_AGENT_SESSION_CREDITS_PER_MINUTE: '0',
+      PRICE_STT_CREDITS_PER_MINUTE: '6',
+    });
+    const take = (resumeEpoch: number | undefined) =>
+      takeSession(sessions, { sessionId: id, maxDurationMs: undefined, resumeEpoch });
+    const before = await creditAccount(handle, ws.workspaceId);
+
+    // The first job transcribes 20 s and makes one web search; then it is lost.
+    const lost = await take(undefined);
+    if (!lost) throw new Error('the first job did not take the session');
+    const lostBilling = await SessionBilling.open(lost, { config, sessions }, silent);
+    lostBilling.meter.transcribed(20_000);
+    await sessions.addUsage(id, { sttMs: 20_000 });
+    await jobSearches(sessions, id, lostBilling.meter).webSearchMade(SEARCH_PRICE);
+    clock.now += LAPSE_MS + 1;
+    expect(await sessions.claimHandover(id, 0)).toBe(true);
+
+    // The resumed job goes on from what the lost one stored, makes a search of its own and
+    // ends the session: 20 s at 6,000 mc/min + two searches = 2,000 + 10,000.
+    const resumed = await take(1);
+    expect(resumed).toMatchObject({ epoch: 1, resumed: true });
+    if (!resumed) throw new Error('the resumed job did not take the session');
+    const billing = await SessionBilling.open(resumed, { config, sessions }, silent);
+    expect(billing.meter.webSearches).toEqual({ count: 1, millicredits: SEARCH_PRICE });
+    await jobSearches(sessions, id, billing.meter).webSearchMade(SEARCH_PRICE);
+    await billing.finish('ended', 'user_left');
+    const row = await handle.db
+      .selectFrom('agent_sessions')
+      .select(['state', 'charged_millicredits', 'web_searches', 'web_search_millicredits'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect({
+      state: row.state,
+      charged: Number(row.charged_millicredits),
+      searches: Number(row.web_searches),
+      searchMillicredits: Number(row.web_search_millicredits),
+    }).toEqual({ state: 'ended', charged: 12_000, searches: 2, searchMillicredits: 10_000 });
+    expect((await creditAccount(handle, ws.workspaceId)).balance).toBe(before.balance - 12_000);
+
+    // Charged once: the lost job's own end changes nothing.
+    await lostBilling.finish('ended', 'user_left');
+    expect((await creditAccount(handle, ws.workspaceId)).balance).toBe(before.balance - 12_000);
   }, 60_000);
 });

@@ -28,4 +28,18 @@ describe('AgentSessionMeter', () => {
     // One minute (100) plus two searches.
     expect(meter.totalMillicredits(60_000)).toBe(100 + 10_000);
   });
+
+  it('goes on from what earlier jobs stored, their web searches included', () => {
+    const meter = new AgentSessionMeter({ sessionCreditsPerMinute: 0.1, sttCreditsPerMinute: 0.1 });
+    meter.carryOver({
+      sttMs: 30_000,
+      llmMillicredits: 58,
+      webSearches: 2,
+      webSearchMillicredits: 10_000,
+    });
+    meter.webSearchMade(5000);
+    expect(meter.webSearches).toEqual({ count: 3, millicredits: 15_000 });
+    // One minute (100) + 30 s of audio (50) + 58 + three searches.
+    expect(meter.totalMillicredits(60_000)).toBe(100 + 50 + 58 + 15_000);
+  });
 });

@@ -96,7 +96,15 @@ describeEachDialect('decoding an uploaded recording is bounded on %s', (dialect)
       await addOperator(handle.db, ws);
       decoders = logCommands(path.join(database.dataDir, 'decoders'), ['ffprobe', 'ffmpeg']);
       [server, bomb] = await Promise.all([
-        apis.start(database, { env: { PATH: decoders.path } }),
+        apis.start(database, {
+          env: {
+            PATH: decoders.path,
+            // What stops a decode here must be its output cap, never the wall-clock limit
+            // (20 s): starved of CPU, the api reads ffmpeg's five minutes slowly (the whole
+            // upload took 8.5 s at load average 12), and a timeout is answered otherwise.
+            SAMPLE_DECODE_TIMEOUT_MS: '120000',
+          },
+        }),
         silentFlac(BOMB_SECONDS),
       ]);
       owner = await signInAs(server.url, 'owner@example.com');

@@ -57,8 +57,8 @@ const envelope = (pcm: Int16Array, from: number, to: number, block: number): Flo
 };
 /**
  * What passing over a received block that matches no reference audio costs: audio the
- * receiver made up (its jitter buffer concealing a late packet, fading to silence) or
- * silence the worker's audio source sent while starved. Above what a block of Opus-coded
+ * receiver made up (its jitter buffer concealing a late packet, fading to silence) or the
+ * silence of a gap in what a starved worker sent. Above what a block of Opus-coded
  * speech differs from its reference (about 0.35, 3 dB, near the cut), far below what
  * silence does (5 to 9).
  */
@@ -70,7 +70,8 @@ const DROPPED_COST = 1.5;
  * How far into `reference` (in its samples) the audio in `received` reached, to a block of
  * `blockMs`. Under load the received audio holds stretches the worker never sent as speech:
  * the receiver's jitter buffer conceals late packets (a fade to silence) and then plays
- * them late, and a starved worker's audio source sends silence. Counting received samples
+ * them late, and a gap in what a starved worker sent comes out as silence (both seen in
+ * one run: a 400 ms fade and a sudden 200 ms silence). Counting received samples
  * puts the cut that much too far (measured: 795 ms of 2,068 at load average 12). So the
  * received blocks, from the first loud one to the last, are aligned on the reference's in
  * order (each matched to one reference block, or passed over as inserted, or a reference

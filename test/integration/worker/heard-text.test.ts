@@ -3,7 +3,8 @@
 // model and @livekit/rtc-node as the user. The native voice times its words
 // (`word_alignment`); the same sentence synthesized on its own by `POST
 // /v1/tts/with-timestamps` gives the reference audio and word timings (espeak-ng is
-// deterministic), against which the received samples are placed.
+// deterministic), against which the received samples are placed by their loudness: the
+// received audio is not the sent audio sample for sample (see `contentEnd`).
 
 import { describe, expect } from 'vitest';
 import { type RealtimeRig, realtimeTest } from '../../fixtures/realtime.ts';
@@ -43,6 +44,66 @@ const concat = (chunks: Int16Array[]): Int16Array => {
   return all;
 };
 const samplesToMs = (samples: number) => (samples / ROOM_RATE_HZ) * 1000;
+
+/** Log RMS of each `block` samples of `pcm` from `from` to `to`: its loudness envelope. */
+const envelope = (pcm: Int16Array, from: number, to: number, block: number): Float64Array => {
+  const env = new Float64Array(Math.floor((to - from) / block));
+  for (let b = 0; b < env.length; b++) {
+    let sum = 0;
+    for (let i = from + b * block; i < from + (b + 1) * block; i++) sum += (pcm[i] as number) ** 2;
+    env[b] = Math.log1p(Math.sqrt(sum / block));
+  }
+  return env;
+};
+/**
+ * What passing over a received block that matches no reference audio costs: audio the
+ * receiver made up (its jitter buffer concealing a late packet, fading to silence) or the
+ * silence of a gap in what a starved worker sent. Above what a block of Opus-coded
+ * speech differs from its reference (about 0.35, 3 dB, near the cut), far below what
+ * silence does (5 to 9).
+ */
+const INSERTED_COST = 0.75;
+/** What passing over reference audio never received costs (the jitter buffer speeding up). */
+const DROPPED_COST = 1.5;
+
+/**
+ * How far into `reference` (in its samples) the audio in `received` reached, to a block of
+ * `blockMs`. Under load the received audio holds stretches the worker never sent as speech:
+ * the receiver's jitter buffer conceals late packets (a fade to silence) and then plays
+ * them late, and a gap in what a starved worker sent comes out as silence (both seen in
+ * one run: a 400 ms fade and a sudden 200 ms silence). Counting received samples
+ * puts the cut that much too far (measured: 795 ms of 2,068 at load average 12). So the
+ * received blocks, from the first loud one to the last, are aligned on the reference's in
+ * order (each matched to one reference block, or passed over as inserted, or a reference
+ * block passed over as dropped) at the least cost; the last received block reached the
+ * returned position.
+ */
+const contentEnd = (received: Int16Array, reference: Int16Array, blockMs = 2.5): number => {
+  const block = (ROOM_RATE_HZ * blockMs) / 1000;
+  const referenceStart = firstLoud(reference);
+  const got = envelope(received, firstLoud(received), lastLoud(received) + 1, block);
+  const sent = envelope(reference, referenceStart, reference.length, block);
+  // `row[j]`: the cost of aligning the received blocks so far with the first j sent ones.
+  let row = Float64Array.from({ length: sent.length + 1 }, (_, j) => j * DROPPED_COST);
+  let next = new Float64Array(sent.length + 1);
+  for (const level of got) {
+    next[0] = (row[0] as number) + INSERTED_COST;
+    for (let j = 1; j <= sent.length; j++) {
+      next[j] = Math.min(
+        (row[j - 1] as number) + Math.abs(level - (sent[j - 1] as number)),
+        (row[j] as number) + INSERTED_COST,
+        (next[j - 1] as number) + DROPPED_COST,
+      );
+    }
+    [row, next] = [next, row];
+  }
+  // The received audio ends where the reply was cut: anywhere in the reference.
+  let reached = 0;
+  for (let j = 1; j < row.length; j++) {
+    if ((row[j] as number) < (row[reached] as number)) reached = j;
+  }
+  return referenceStart + reached * block;
+};
 
 const it = realtimeTest.override('realtimeOptions', {
   dialect: 'postgres',
@@ -103,12 +164,16 @@ describe('Heard text of an interrupted reply (worker)', () => {
       await client.sendText('Tell me about the lighthouse.');
       // 1.2 s into the reply's audio, while "1987" is read out (1.4 s of audio for four
       // characters, so a share of characters would put the cut two words further), the
-      // user interrupts.
+      // user interrupts: once what was received reached 1.2 s of the reply's audio (the
+      // worker has sent at least that). Placed in the first 2.5 s by 10 ms blocks, a
+      // fraction of a millisecond per frame received.
+      const opening = referencePcm.subarray(0, 2.5 * ROOM_RATE_HZ);
       await client.waitUntil(
         () => {
           const pcm = concat(client.agentPcm);
           const start = firstLoud(pcm);
-          return start >= 0 && pcm.length - start > 1.2 * ROOM_RATE_HZ;
+          if (start < 0 || pcm.length - start <= 1.2 * ROOM_RATE_HZ) return false;
+          return samplesToMs(contentEnd(pcm, opening, 10)) > 1200;
         },
         30_000,
         '1.2 s of the reply',
@@ -119,21 +184,28 @@ describe('Heard text of an interrupted reply (worker)', () => {
         15_000,
         'the interrupted reply on awp.transcript',
       );
-      // A second more of the (now silent) track: everything played has arrived.
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      const received = concat(client.agentPcm);
+      // A second of the (now silent) track after its last loud sample: everything played
+      // has arrived, also what the receiver's jitter buffer held late.
+      const received = await client.waitUntil(
+        () => {
+          const pcm = concat(client.agentPcm);
+          return pcm.length - lastLoud(pcm) > ROOM_RATE_HZ && pcm;
+        },
+        15_000,
+        'a second of silence after the reply',
+      );
       client.keepAgentPcm = false;
 
-      // Place the received audio on the reference: its first loud sample is the
-      // reference's; the last loud sample received is how far the reply played, up to the
-      // next loud sample of the reference (a cut in a pause cannot be placed closer).
-      const offset = firstLoud(referencePcm) - firstLoud(received);
-      const playedFrom = lastLoud(received) + offset;
+      // Place the received audio on the reference: how far its content reached is how far
+      // the reply played, up to the next loud sample of the reference (a cut in a pause
+      // cannot be placed closer).
+      const playedFrom = contentEnd(received, referencePcm);
       const next = firstLoud(referencePcm, playedFrom + ROOM_RATE_HZ / 1000);
       const playedTo = next < 0 ? referencePcm.length : next;
       const where = JSON.stringify({
         playedFromMs: samplesToMs(playedFrom),
         playedToMs: samplesToMs(playedTo),
+        receivedMs: samplesToMs(lastLoud(received) - firstLoud(received)),
         text: turn.text,
         timings,
       });

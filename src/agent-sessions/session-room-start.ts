@@ -4,8 +4,9 @@ import type { LivekitRooms } from './livekit-rooms.ts';
 
 /**
  * What a refused start needs after its wait for a worker: the undo and the answer. The
- * start's route ends the wait that long before the HTTP server gives up on the request
- * (the steps before the wait can take seconds on a loaded machine).
+ * start's route ends the wait that long before its answer is due (WAITING_ANSWER_LIMIT_MS
+ * after the request arrived; the steps before the wait can take seconds on a loaded
+ * machine).
  */
 export const START_UNDO_RESERVE_MS = 2_000;
 

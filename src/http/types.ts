@@ -1,10 +1,11 @@
 import type { Environment } from '../app/config.ts';
 
 /**
- * The HTTP server (uWebSockets.js) closes a connection that has had no answer for this long
- * after its request arrived; the client then sees no answer at all.
+ * How long after its arrival a request that waits on something outside this process (a
+ * worker taking a session) is answered at the latest, its error object included: a client
+ * or a proxy in front of the api can set its own timeout by it.
  */
-export const NO_ANSWER_LIMIT_MS = 10_000;
+export const WAITING_ANSWER_LIMIT_MS = 10_000;
 
 /**
  * The latest moment a handler may go on waiting for `request` and still answer, keeping
@@ -14,7 +15,7 @@ export function answerDeadline(
   request: Pick<HttpRequest, 'receivedAt'>,
   reserveMs: number,
 ): number {
-  return request.receivedAt + NO_ANSWER_LIMIT_MS - reserveMs;
+  return request.receivedAt + WAITING_ANSWER_LIMIT_MS - reserveMs;
 }
 
 /** A parsed HTTP request as route handlers see it; no uWS object leaks past the adapter. */
@@ -38,7 +39,7 @@ export interface HttpRequest {
   readonly requestId: string;
   /**
    * When the request arrived (ms since the epoch). A handler that waits on something else
-   * answers within `NO_ANSWER_LIMIT_MS` of it.
+   * answers within `WAITING_ANSWER_LIMIT_MS` of it.
    */
   readonly receivedAt: number;
   /** Environment addressed by the request (host map, else the listener's). */

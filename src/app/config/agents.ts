@@ -72,9 +72,9 @@ export const agentConfigShape = {
    * How long a session start waits for an agent worker to take the session's job; none
    * within it (every worker full, or none registered) answers `503 provider_unavailable`
    * and undoes the start. 0: the start does not wait (a room no worker may join). At most
-   * 8 s: the HTTP server (uWebSockets.js) drops a connection that has had no answer for
-   * 10 s, and the start's other steps and its undo need the rest; the wait also ends 8 s
-   * after the request arrived, however long the steps before it took.
+   * 8 s: a start is answered within 10 s of its arrival (WAITING_ANSWER_LIMIT_MS), and its
+   * other steps and its undo need the rest; the wait also ends 8 s after the request
+   * arrived, however long the steps before it took.
    */
   AGENT_SESSION_WORKER_WAIT_MS: z.coerce.number().int().nonnegative().max(8000).default(7000),
   /**

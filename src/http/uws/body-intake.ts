@@ -54,6 +54,11 @@ export class BodyIntake {
     }
   }
 
+  /** Called in the answer's cork: a socket held paused over the body reads again. */
+  beforeAnswer(): void {
+    this.receiver.resumeForAnswer();
+  }
+
   /** Reads and drops what is left of an unread body, within `limits`. */
   drainAway(limits: { idleMs: number; maxMs: number }): Promise<void> {
     return this.receiver.drainAway(limits);

@@ -29,6 +29,8 @@ export class BodyReceiver {
   #sink: Sink | null = null;
   #discarded = false;
   #sawLast = false;
+  /** The whole body came with the headers: the socket stays paused until the answer. */
+  #heldPaused = false;
   #onDropped: ((isLast: boolean) => void) | null = null;
 
   constructor(
@@ -164,9 +166,22 @@ export class BodyReceiver {
     this.#sink = sink;
     const pending = this.#pending;
     this.#pending = [];
-    // Resumed even when the whole body already arrived: the socket stays paused otherwise,
-    // and the next request on this connection would never be read.
-    this.res.resume();
+    // uWS arms its 10 s idle timeout on resume and disarms it only when the body's last
+    // chunk arrives after that: resumed over a body that had all arrived, the connection
+    // was closed 10 s later, before a slow answer. Such a socket is resumed as the answer
+    // goes out (`resumeForAnswer`), so the next request on the connection is still read.
+    if (pending.some((piece) => piece.isLast)) this.#heldPaused = true;
+    else this.res.resume();
     for (const { chunk, isLast } of pending) sink(chunk, isLast);
+  }
+
+  /**
+   * Lets a socket held paused over a body that arrived whole read again; called in the
+   * answer's cork, before its first byte, while the response may still be touched.
+   */
+  resumeForAnswer(): void {
+    if (!this.#heldPaused || this.signal.aborted) return;
+    this.#heldPaused = false;
+    this.res.resume();
   }
 }

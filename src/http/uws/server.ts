@@ -85,8 +85,7 @@ const EMPTY = Buffer.alloc(0);
  * long (a client still sending then may see a reset instead of the answer), as web
  * servers' lingering close does. The pause allows a sender on a busy machine to stall for
  * seconds between writes (nothing is kept while the body is dropped), and stays well under
- * uWS's own idle timeout (NO_ANSWER_LIMIT_MS), which would close the connection with no
- * answer at all.
+ * uWS's own 10 s idle timeout, which would close the connection with no answer at all.
  */
 const REFUSED_BODY_DRAIN = { idleMs: 5_000, maxMs: 30_000 };
 
@@ -344,7 +343,7 @@ export class UwsHttpServer {
       await intake?.into(request, served.spoolBody === true);
       return handler(request);
     };
-    const label = { requestId, method, routeLabel, startedAt };
+    const label = { requestId, method, routeLabel, startedAt, body: intake };
     this.respond(res, state, label, crossOrigin, () =>
       requestContext
         .run({ request_id: requestId, method, route: routeLabel }, run)
@@ -367,7 +366,14 @@ export class UwsHttpServer {
   private respond(
     res: UwsResponse,
     state: ResponseState,
-    label: { requestId: string; method: string; routeLabel: string; startedAt: number },
+    label: {
+      requestId: string;
+      method: string;
+      routeLabel: string;
+      startedAt: number;
+      /** The request's body, when it has one: its socket may be held paused until now. */
+      body: BodyIntake | null;
+    },
     crossOrigin: Record<string, string> | undefined,
     answer: () => Promise<HttpResponse>,
   ): void {
@@ -376,6 +382,7 @@ export class UwsHttpServer {
       .then((response) => {
         if (state.done) return;
         if (crossOrigin) response.headers = { ...crossOrigin, ...response.headers };
+        res.cork(() => label.body?.beforeAnswer());
         writeResponse(res, state, response, requestId, this.options.logger, () =>
           this.finish(state, method, routeLabel, response.status, startedAt, requestId),
         );

@@ -81,6 +81,8 @@ export interface AgentSessionUsage {
   llmMillicredits: number;
   ttsChars: number;
   sttMs: number;
+  /** Web searches the Agent made (their cost is part of the session's charge). */
+  webSearches: number;
 }
 
 /**
@@ -88,7 +90,7 @@ export interface AgentSessionUsage {
  * searches it made (count and cost; the cost is part of the session's one charge).
  */
 export type AgentSessionUsageDelta = Partial<
-  AgentSessionUsage & { webSearches: number; webSearchMillicredits: number }
+  AgentSessionUsage & { webSearchMillicredits: number }
 >;
 
 /** What a session's jobs stored of what its one charge covers beyond its time. */

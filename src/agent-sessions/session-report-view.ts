@@ -21,6 +21,7 @@ export function sessionReportBody(report: AgentSessionReport) {
       llm_output_tokens: usage.llmOutputTokens,
       tts_characters: usage.ttsChars,
       stt_seconds: usage.sttMs / 1000,
+      web_searches: usage.webSearches,
     },
     latency: report.latency && latencyBody(report.latency),
     recording: report.recording && {

@@ -50,6 +50,7 @@ export async function readSessionReport(
       llmMillicredits: Number(row.llm_millicredits),
       ttsChars: Math.max(Number(row.tts_chars), Number(tts.chars)),
       sttMs: Number(row.stt_ms),
+      webSearches: Number(row.web_searches),
     },
     chargedMillicredits: Number(row.charged_millicredits) + Number(tts.cost),
     latency: row.latency ? (JSON.parse(row.latency) as TurnLatencySummary) : null,

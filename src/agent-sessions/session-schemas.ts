@@ -48,6 +48,10 @@ export const sessionReportSchema = z
       llm_output_tokens: z.number().int(),
       tts_characters: z.number().int(),
       stt_seconds: z.number(),
+      web_searches: z
+        .number()
+        .int()
+        .describe('Web searches the Agent made; their cost is part of `charge`.'),
     }),
     latency: latencySchema
       .nullable()

@@ -44,7 +44,7 @@ import { voicesDomain } from './voices.ts';
  * `info.version` of the OpenAPI document: a breaking change needs a new major or minor
  * (docs/api-changelog.md has the policy and one entry per version).
  */
-export const API_VERSION = '1.9.0';
+export const API_VERSION = '1.10.0';
 
 /**
  * The OpenAPI document of the `/v1` routes. It depends on the routes' schemas only, never

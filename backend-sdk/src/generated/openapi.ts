@@ -7812,6 +7812,8 @@ export interface operations {
                             llm_output_tokens: number;
                             tts_characters: number;
                             stt_seconds: number;
+                            /** @description Web searches the Agent made; their cost is part of `charge`. */
+                            web_searches: number;
                         };
                         /** @description How fast the agent answered spoken turns, measured by the worker; null until it answered one. */
                         latency: {
@@ -8396,6 +8398,8 @@ export interface operations {
                                 llm_output_tokens: number;
                                 tts_characters: number;
                                 stt_seconds: number;
+                                /** @description Web searches the Agent made; their cost is part of `charge`. */
+                                web_searches: number;
                             };
                             /** @description How fast the agent answered spoken turns, measured by the worker; null until it answered one. */
                             latency: {
@@ -14107,6 +14111,8 @@ export interface operations {
                             llm_output_tokens: number;
                             tts_characters: number;
                             stt_seconds: number;
+                            /** @description Web searches the Agent made; their cost is part of `charge`. */
+                            web_searches: number;
                         };
                         /** @description How fast the agent answered spoken turns, measured by the worker; null until it answered one. */
                         latency: {

@@ -76,6 +76,7 @@ function SessionFacts(props: { session: AgentSession }) {
     ['Language model', `${usage.llm_input_tokens} tokens in, ${usage.llm_output_tokens} out`],
     ['Speech synthesis', `${usage.tts_characters} characters`],
     ['Speech recognition', formatDuration(usage.stt_seconds)],
+    ['Web searches', String(usage.web_searches)],
   ];
   return (
     <dl className="session-facts">

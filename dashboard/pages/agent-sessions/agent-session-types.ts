@@ -25,6 +25,7 @@ export interface AgentSession {
     llm_output_tokens: number;
     tts_characters: number;
     stt_seconds: number;
+    web_searches: number;
   };
   latency: {
     turns: number;

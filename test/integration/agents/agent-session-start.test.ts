@@ -343,6 +343,7 @@ describeEachDialect('Live Agent session starts on %s', (dialect) => {
       llm_output_tokens: 0,
       tts_characters: 0,
       stt_seconds: 0,
+      web_searches: 0,
     });
     // Another workspace cannot see it.
     const stranger = await seedWorkspace(handle);

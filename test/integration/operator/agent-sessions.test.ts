@@ -165,6 +165,7 @@ describeEachDialect('operator API Agent sessions on %s', (dialect) => {
         llm_output_tokens: 96,
         tts_characters: 61,
         stt_seconds: 4.2,
+        web_searches: 0,
       },
       latency: {
         turns: 2,

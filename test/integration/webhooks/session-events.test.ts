@@ -191,6 +191,7 @@ describeEachDialect('live session webhook events on %s', (dialect) => {
           llm_output_tokens: 14,
           tts_characters: 0,
           stt_seconds: 1.5,
+          web_searches: 0,
         },
         latency: null,
         recording: null,

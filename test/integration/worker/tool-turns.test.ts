@@ -97,6 +97,13 @@ describe('Tool calls in Agent sessions (worker)', () => {
     );
   };
 
+  /** The web searches the session's report counts. */
+  const searchesReported = async (sessionId: string) => {
+    const report = await rig.api('GET', `/v1/agent-sessions/${sessionId}`);
+    expect(report.status, JSON.stringify(report.body)).toBe(200);
+    return report.body.usage.web_searches as number;
+  };
+
   it.beforeAll(async ({ realtimeRig, brave: started }) => {
     rig = realtimeRig;
     brave = started;
@@ -155,6 +162,7 @@ describe('Tool calls in Agent sessions (worker)', () => {
     const ended = await endSession(client, sessionId);
     // One search at its price, plus the session's model calls: nothing else costs here.
     expect(Number(ended.charged_millicredits)).toBe(Number(ended.llm_millicredits) + SEARCH_PRICE);
+    expect(await searchesReported(sessionId)).toBe(1);
   });
 
   it('runs the searches of one turn at the same time, at most four, and gives the results in call order', async () => {
@@ -206,6 +214,7 @@ describe('Tool calls in Agent sessions (worker)', () => {
     expect(Number(ended.charged_millicredits)).toBe(
       Number(ended.llm_millicredits) + 5 * SEARCH_PRICE,
     );
+    expect(await searchesReported(sessionId)).toBe(5);
   });
 
   it('refuses a search the credit cannot cover: the model reads why and no search is made', async () => {

@@ -89,9 +89,7 @@ export interface AgentSessionUsage {
  * What the worker adds to a session's stored measures as it goes: the usage, and the web
  * searches it made (count and cost; the cost is part of the session's one charge).
  */
-export type AgentSessionUsageDelta = Partial<
-  AgentSessionUsage & { webSearchMillicredits: number }
->;
+export type AgentSessionUsageDelta = Partial<AgentSessionUsage & { webSearchMillicredits: number }>;
 
 /** What a session's jobs stored of what its one charge covers beyond its time. */
 export interface StoredSessionUsage {

@@ -10,6 +10,7 @@ import { describe, expect } from 'vitest';
 import { realtimeTest as it } from '../../fixtures/realtime.ts';
 import { launchBrowser, type TestBrowser } from '../../helpers/browser.ts';
 import type { LivekitServer } from '../../helpers/livekit.ts';
+import { within } from '../../helpers/wait.ts';
 import { openTestPage } from './harness/page.ts';
 import { ProtocolPeer } from './harness/protocol-peer.ts';
 import { type SessionStub, type StubSession, startSessionStub } from './harness/session-stub.ts';
@@ -36,18 +37,11 @@ async function until(
  * and the next one still runs.
  */
 async function bounded(what: string, step: () => Promise<unknown> | undefined): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve('did not finish within 10 s'), 10_000);
-  });
-  const outcome = await Promise.race([
-    Promise.resolve(step()).then(
-      () => undefined,
-      (error: unknown) => String(error),
-    ),
-    hung,
-  ]);
-  clearTimeout(timer);
+  const failed = Promise.resolve(step()).then(
+    () => undefined,
+    (error: unknown) => String(error),
+  );
+  const outcome = await within(failed, 10_000, 'did not finish within 10 s');
   if (outcome) console.warn(`teardown: ${what}: ${outcome}`);
 }
 

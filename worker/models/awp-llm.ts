@@ -219,16 +219,22 @@ function toMessagesWithTools(chatCtx: llm.ChatContext): LlmMessage[] {
       outputs.set(item.callId, item);
     }
   }
+  const order = callOrder(chatCtx);
   const messages: LlmMessage[] = [];
   /** Calls of the assistant message being built, and those among them already answered. */
   let pending: string[] = [];
+  let building: Extract<LlmMessage, { role: 'assistant' }> | undefined;
   const answered = new Set<string>();
   const flush = () => {
-    for (const callId of pending) {
+    if (building?.toolCalls) {
+      building.toolCalls = inModelOrder(building.toolCalls, (call) => call.id, order);
+    }
+    for (const callId of inModelOrder(pending, (id) => id, order)) {
       const output = outputs.get(callId);
       if (output) messages.push({ role: 'tool', toolCallId: callId, content: output.output });
     }
     pending = [];
+    building = undefined;
   };
   for (const item of chatCtx.items) {
     if (item.type === 'function_call') {
@@ -236,8 +242,13 @@ function toMessagesWithTools(chatCtx: llm.ChatContext): LlmMessage[] {
       if (pending.some((callId) => answered.has(callId))) flush();
       const last = messages.at(-1);
       const call = { id: item.callId, name: item.name, arguments: item.args };
-      if (last?.role === 'assistant') last.toolCalls = [...(last.toolCalls ?? []), call];
-      else messages.push({ role: 'assistant', content: '', toolCalls: [call] });
+      if (last?.role === 'assistant') {
+        last.toolCalls = [...(last.toolCalls ?? []), call];
+        building = last;
+      } else {
+        building = { role: 'assistant', content: '', toolCalls: [call] };
+        messages.push(building);
+      }
       pending.push(item.callId);
     } else if (item.type === 'function_call_output') {
       answered.add(item.callId);
@@ -252,4 +263,39 @@ function toMessagesWithTools(chatCtx: llm.ChatContext): LlmMessage[] {
   }
   flush();
   return messages;
+}
+
+/** The framework's item id of a call it read from a model step: `<step id>/fnc_<n>`. */
+const STEP_CALL_ID = /^(.*)\/fnc_(\d+)$/;
+
+/**
+ * Each call's place in the order the model made it: the step's first appearance in the
+ * context, then the call's index in that step. The context itself orders by creation time
+ * in milliseconds, and calls read in the same millisecond end up in the order they finished.
+ */
+function callOrder(chatCtx: llm.ChatContext): Map<string, [number, number]> {
+  const steps = new Map<string, number>();
+  const order = new Map<string, [number, number]>();
+  for (const item of chatCtx.items) {
+    if (item.type !== 'function_call') continue;
+    const match = STEP_CALL_ID.exec(item.id);
+    const step = match?.[1] ?? item.id;
+    if (!steps.has(step)) steps.set(step, steps.size);
+    order.set(item.callId, [steps.get(step) ?? 0, Number(match?.[2] ?? 0)]);
+  }
+  return order;
+}
+
+/** `calls` sorted by the order the model made them (a stable sort: ties keep their place). */
+function inModelOrder<T>(
+  calls: readonly T[],
+  callId: (call: T) => string,
+  order: Map<string, [number, number]>,
+): T[] {
+  const key = (call: T) => order.get(callId(call)) ?? [0, 0];
+  return [...calls].sort((a, b) => {
+    const [stepA, indexA] = key(a);
+    const [stepB, indexB] = key(b);
+    return stepA - stepB || indexA - indexB;
+  });
 }

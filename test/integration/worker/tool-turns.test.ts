@@ -168,18 +168,20 @@ describe('Tool calls in Agent sessions (worker)', () => {
   it('runs the searches of one turn at the same time, at most four, and gives the results in call order', async () => {
     const { sessionId, client } = await startSession();
     try {
-      // The first search is the slowest: it finishes last. Each takes seconds, so the first
-      // four have all started before one answers even when the machine is busy.
-      brave.delay((query) => (query === 'Paris weather' ? 6000 : 4000));
+      // The searches finish in another order than they were asked for: the third and
+      // fourth first, then the second, then the first. Each takes seconds, so the first four
+      // have all started before one answers even when the machine is busy.
+      const delays: Record<string, number> = { 'Paris weather': 6000, 'Rome weather': 5000 };
+      brave.delay((query) => delays[query] ?? 4000);
       rig.llm
         .script({
           text: [],
           toolCalls: [
             search('call_1', 'Paris weather'),
             search('call_2', 'Rome weather'),
-            search('call_3', 'Rome weather'),
-            search('call_4', 'Rome weather'),
-            search('call_5', 'Rome weather'),
+            search('call_3', 'Oslo weather'),
+            search('call_4', 'Bern weather'),
+            search('call_5', 'Nice weather'),
           ],
         })
         .script({ text: ['Sunny in Paris, rain in Rome.'] });

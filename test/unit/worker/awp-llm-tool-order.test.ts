@@ -44,8 +44,9 @@ async function wireMessages(chatCtx: llm.ChatContext): Promise<unknown[]> {
   return (fake.requests[before]?.body as { messages?: unknown[] } | undefined)?.messages ?? [];
 }
 
-const call = (id: string, at: number) =>
+const call = (id: string, at: number, itemId?: string) =>
   llm.FunctionCall.create({
+    ...(itemId ? { id: itemId } : {}),
     callId: id,
     name: 'web_search',
     args: `{"query":"${id}"}`,
@@ -107,5 +108,29 @@ describe('AwpLlm tool results', () => {
       },
       { role: 'tool', tool_call_id: 'c', content: '"c done"' },
     ]);
+  });
+
+  it('follow the order the model made the calls when the context recorded them in another', async () => {
+    // The framework records a step's calls when they finish, each with the time it read
+    // them: calls read in one millisecond tie, and the context keeps them in finishing order.
+    // Its item ids keep the step's order (`<step>/fnc_<n>`).
+    const chatCtx = llm.ChatContext.empty();
+    chatCtx.addMessage({ role: 'user', content: 'Weather?', createdAt: 1 });
+    chatCtx.insert([
+      call('c1', 2, 'step_a/fnc_0'),
+      call('c3', 2, 'step_a/fnc_2'),
+      call('c2', 2, 'step_a/fnc_1'),
+      output('c3', 3),
+      output('c2', 4),
+      output('c1', 5),
+    ]);
+    const messages = (await wireMessages(chatCtx)) as {
+      role: string;
+      tool_call_id?: string;
+      tool_calls?: { id: string }[];
+    }[];
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'tool']);
+    expect(messages[1]?.tool_calls?.map((c) => c.id)).toEqual(['c1', 'c2', 'c3']);
+    expect(messages.slice(2).map((m) => m.tool_call_id)).toEqual(['c1', 'c2', 'c3']);
   });
 });

@@ -1,3 +1,4 @@
+import { agentConfigShape } from '../../src/app/config/agents.ts';
 import type { FakeOpenAiChat } from '../../test/fakes/openai-chat.ts';
 import { apiClient, NATIVE_VOICE } from '../../test/helpers/agents.ts';
 import { type RealtimeRig, startRealtimeRig } from '../../test/helpers/realtime-rig.ts';
@@ -64,6 +65,10 @@ export class VoiceRig {
         },
       },
       env: {
+        // A session start waits for a worker as in production (the test rig does not).
+        AGENT_SESSION_WORKER_WAIT_MS: String(
+          agentConfigShape.AGENT_SESSION_WORKER_WAIT_MS.parse(undefined),
+        ),
         TTS_RATE_LIMIT_PER_MINUTE: '10000000',
         TTS_WORKSPACE_RATE_LIMIT_PER_MINUTE: '10000000',
       },

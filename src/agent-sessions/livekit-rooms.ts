@@ -6,6 +6,7 @@ import {
   TrackSource,
 } from 'livekit-server-sdk';
 import { type Config, ConfigError } from '../app/config.ts';
+import { settleWithin } from '../system/deadline.ts';
 
 /** The deployment's LiveKit, or undefined when `LIVEKIT_URL` is unset. */
 export function livekitRoomsFromConfig(config: Config): LivekitRooms | undefined {
@@ -40,23 +41,6 @@ export interface LivekitSettings {
 
 /** How often a start asks LiveKit whether a worker took the session's job. */
 const DISPATCH_POLL_MS = 100;
-
-/**
- * `look`'s answer, or false when it has none within `ms` (the look goes on unobserved; a
- * failure of it after that is dropped).
- */
-async function within(ms: number, look: Promise<boolean>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  look.catch(() => undefined);
-  try {
-    return await Promise.race([look, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Identity of the end user in a session's room. */
 export function userIdentity(sessionId: string): string {
@@ -120,7 +104,8 @@ export class LivekitRooms {
     for (;;) {
       const left = deadline - Date.now();
       if (left <= 0) return false;
-      const seen = await within(left, this.#jobTaken(sessionId, dispatchId));
+      // A look with no answer by the deadline counts as not seen (it goes on unobserved).
+      const seen = await settleWithin(this.#jobTaken(sessionId, dispatchId), left, () => false);
       if (seen) return true;
       const after = deadline - Date.now();
       if (after <= 0) return false;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Environment } from '../app/config.ts';
+import { settleWithin } from '../system/deadline.ts';
 import { QUEUE_NAMES } from './queues.ts';
 
 /**
@@ -77,15 +78,7 @@ export async function addAudioPersistenceBatch(
       removeOnFail: REMOVE_ON_FAIL,
     },
   );
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new EnqueueTimeoutError(timeoutMs)), timeoutMs);
+  await settleWithin(added, timeoutMs, () => {
+    throw new EnqueueTimeoutError(timeoutMs);
   });
-  // The add may settle after the timeout: its rejection is then nobody's to handle.
-  added.catch(() => {});
-  try {
-    await Promise.race([added, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

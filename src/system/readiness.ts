@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import { settleWithin } from './deadline.ts';
 
 /** What a process's readiness depends on: its database, its Redis, and not shutting down. */
 export interface ReadinessSources {
@@ -20,17 +21,9 @@ export interface Readiness {
 const CHECK_TIMEOUT_MS = 2_000;
 
 async function withTimeout<T>(work: Promise<T>, what: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      work,
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} timed out`)), CHECK_TIMEOUT_MS);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  await settleWithin(work, CHECK_TIMEOUT_MS, () => {
+    throw new Error(`${what} timed out`);
+  });
 }
 
 /** Asks the database and Redis, each bounded by two seconds. */

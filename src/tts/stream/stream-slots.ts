@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { ApiError } from '../../errors.ts';
+import { settleWithin } from '../../system/deadline.ts';
 
 /** A held slot is refreshed this often; a slot not refreshed for LEASE_MS is free again. */
 const REFRESH_MS = 10_000;
@@ -122,11 +123,7 @@ function tooMany(limit: number): ApiError {
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`stream slot check timed out after ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
+  return settleWithin(promise, ms, () => {
+    throw new Error(`stream slot check timed out after ${ms} ms`);
+  });
 }

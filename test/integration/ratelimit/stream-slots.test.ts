@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/errors.ts';
 import { createRedis } from '../../../src/redis/client.ts';
@@ -81,6 +82,46 @@ describe('stream slots', () => {
       shared.release();
     } finally {
       await client.quit().catch(() => client.disconnect());
+    }
+  });
+
+  it('counts in-process when Redis does not answer within the check’s bound, and drops the late failure', async () => {
+    // A server that accepts the connection and never answers (a stalled Redis): the check
+    // gives up at its bound and the stream is counted in this process. The check's failure
+    // afterwards (the connection closed) must not reach the process as an unhandled
+    // rejection, which would restart the api.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    const client = createRedis(`redis://127.0.0.1:${port}`);
+    const errors: unknown[] = [];
+    try {
+      const slots = new StreamSlots(client, {
+        prefix: `${prefix}-silent`,
+        maxPerWorkspace: 1,
+        onError: (e) => errors.push(e),
+      });
+      const slot = await slots.acquire('w1', randomUUID());
+      expect(errors.map((e) => (e as Error).message)).toEqual([
+        'stream slot check timed out after 500 ms',
+      ]);
+      await refusal(slots.acquire('w1', randomUUID()));
+      slot.release();
+      // The checks still waiting on the silent server fail now.
+      client.disconnect();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+      client.disconnect();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 });

@@ -35,6 +35,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     teardownTimeout: 30_000,
+    // `expect.poll` waits for something a user would see happen (a page's image loaded, a
+    // row listed). Vitest's default of 1 s is a timing bound a busy machine misses; a poll
+    // that passes returns as soon as it does, so a longer bound costs only failing runs.
+    expect: { poll: { timeout: 20_000 } },
     projects: [
       {
         extends: true,

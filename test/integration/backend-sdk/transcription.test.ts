@@ -144,7 +144,7 @@ describe('server SDK realtime transcription', () => {
     await stream.sendAudio(first);
     await stream.flush();
     // The transcript event precedes `flushed` on the wire: the loop has it by now.
-    await vi.waitFor(() => expect(heard).toEqual([FIRST]));
+    await vi.waitFor(() => expect(heard).toEqual([FIRST]), { timeout: 20_000 });
     await stream.sendAudio(second);
     await stream.flush();
     await stream.end();

@@ -114,7 +114,7 @@ describe('dashboard: API keys', () => {
           await row.waitFor();
           return (await row.locator('td').nth(6).innerText()).trim();
         },
-        { timeout: 5_000 },
+        // Each look reloads the page: the suite's default bound, not a few looks' worth.
       )
       .not.toBe('Never');
   });
